@@ -1,0 +1,22 @@
+"""pfungst: catch Clever Hans effects in multiple-choice LLM evaluation.
+
+Load a benchmark, audit it for surface cues, stress a model for order, format and scoring sensitivity, join the
+two, report. See the README for the command line and the Python API.
+"""
+
+from pfungst.data import Benchmark, Item, Provenance, load
+from pfungst.errors import ConfigError, DataError, PfungstError, ReaderError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Benchmark",
+    "ConfigError",
+    "DataError",
+    "Item",
+    "PfungstError",
+    "Provenance",
+    "ReaderError",
+    "__version__",
+    "load",
+]

@@ -1,0 +1,215 @@
+"""A benchmark: immutable items plus where they came from and what was rejected or duplicated on the way."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal, overload
+
+import pandas as pd
+
+from pfungst.data.item import Item
+
+__all__ = ["Benchmark", "OptionKind", "Provenance", "Rejection"]
+
+OptionKind = Literal["shared_labels", "per_item"]
+"""``shared_labels``: every item chooses from one label set (NLI, yes/no); ``per_item``: each has its own choices."""
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A source row that did not become an item, and why."""
+
+    line: int
+    """1-based line (or record) number in the source."""
+    field: str
+    """The field at fault; empty when the whole row is."""
+    reason: str
+    """What was wrong, as the strict error would have said it."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "field": self.field, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a benchmark came from and everything that happened to its rows on the way in.
+
+    ``rows_read = rows_kept + len(rejected)`` always holds. Duplicates are kept and counted, never silently dropped;
+    :meth:`Benchmark.deduplicate` drops them explicitly and records that in ``steps``.
+    """
+
+    source: str
+    """Path (or dataset name) the items were read from."""
+    format: str
+    """Name of the reader that read them."""
+    sha256: str = ""
+    """SHA-256 of the source file's bytes (of the sorted per-file hashes for a directory); empty if not a file."""
+    rows_read: int = 0
+    """Data rows (records) seen in the source, header and blank lines excluded."""
+    rows_kept: int = 0
+    """Rows that became items."""
+    rejected: tuple[Rejection, ...] = ()
+    """Rows that did not become items, with the reason (only with ``on_error='skip'`` or by a reader's rule)."""
+    duplicate_texts: int = 0
+    """Items whose text equals an earlier item's text (kept)."""
+    conflicting_duplicates: int = 0
+    """Of those, items whose gold answer differs from the earlier item's (same text, different answer)."""
+    duplicate_ids: int = 0
+    """Items whose source id repeated an earlier one; they were renamed ``<id>#2``, ``<id>#3``, ..."""
+    warnings: tuple[str, ...] = ()
+    """Problems that did not stop loading (duplicate options within an item, ...), each with file, line, field."""
+    steps: tuple[str, ...] = ()
+    """Operations applied after reading (slices, filters, deduplication), in order."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict with stable keys."""
+        return {
+            "source": self.source,
+            "format": self.format,
+            "sha256": self.sha256,
+            "rows_read": self.rows_read,
+            "rows_kept": self.rows_kept,
+            "rows_rejected": len(self.rejected),
+            "rejected": [r.to_dict() for r in self.rejected],
+            "duplicate_texts": self.duplicate_texts,
+            "conflicting_duplicates": self.conflicting_duplicates,
+            "duplicate_ids": self.duplicate_ids,
+            "warnings": list(self.warnings),
+            "steps": list(self.steps),
+        }
+
+
+@dataclass(frozen=True)
+class Benchmark(Sequence[Item]):
+    """An immutable, sliceable sequence of items with a name, an option kind and provenance.
+
+    Slicing and filtering return new benchmarks that share the items and record the step in provenance.
+
+    Example:
+        >>> b = Benchmark("toy", (Item("a", "1+1=", ("1", "2"), 1), Item("b", "2+2=", ("4", "5"), 0)))
+        >>> len(b), b[0].answer, len(b[:1])
+        (2, '2', 1)
+    """
+
+    name: str
+    """Short name, used in reports."""
+    items: tuple[Item, ...]
+    """The items, in source order."""
+    option_kind: OptionKind = "per_item"
+    """Whether items share one label set or each has its own options."""
+    labels: tuple[str, ...] = ()
+    """The shared label set, in canonical order (only for ``shared_labels``)."""
+    provenance: Provenance = field(default_factory=lambda: Provenance(source="", format="memory"))
+    """Where the items came from and what happened on the way."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.items, tuple):
+            object.__setattr__(self, "items", tuple(self.items))
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self) -> Iterator[Item]:
+        return iter(self.items)
+
+    @overload
+    def __getitem__(self, index: int) -> Item: ...
+    @overload
+    def __getitem__(self, index: slice) -> Benchmark: ...
+    def __getitem__(self, index: int | slice) -> Item | Benchmark:
+        if isinstance(index, slice):
+            return self._derive(self.items[index], f"slice[{index.start}:{index.stop}:{index.step}]")
+        return self.items[index]
+
+    def __repr__(self) -> str:
+        return (
+            f"Benchmark(name={self.name!r}, items={len(self)}, option_kind={self.option_kind!r}, "
+            f"format={self.provenance.format!r})"
+        )
+
+    def filter(self, predicate: Callable[[Item], bool], description: str = "filter") -> Benchmark:
+        """Keep the items for which ``predicate`` is true; ``description`` is recorded in provenance."""
+        kept = tuple(item for item in self.items if predicate(item))
+        return self._derive(kept, f"{description}: kept {len(kept)} of {len(self)}")
+
+    def select(self, ids: Iterable[str]) -> Benchmark:
+        """Keep the items with the given ids, in benchmark order."""
+        wanted = set(ids)
+        return self.filter(lambda item: item.id in wanted, "select ids")
+
+    def deduplicate(self) -> Benchmark:
+        """Drop every item whose text repeats an earlier item's text (keeping the first)."""
+        seen: set[str] = set()
+        kept = []
+        for item in self.items:
+            if item.text not in seen:
+                seen.add(item.text)
+                kept.append(item)
+        return self._derive(tuple(kept), f"deduplicate texts: dropped {len(self) - len(kept)}")
+
+    def with_name(self, name: str) -> Benchmark:
+        """The same benchmark under another name."""
+        return replace(self, name=name)
+
+    @property
+    def option_counts(self) -> dict[int, int]:
+        """How many items have each number of options, e.g. ``{4: 1165, 3: 4, 5: 3}``."""
+        return dict(sorted(Counter(item.n_options for item in self.items).items()))
+
+    @property
+    def gold_counts(self) -> dict[str, int]:
+        """How often each gold answer occurs: by label for shared labels, by position (``"0"``...) otherwise."""
+        if self.option_kind == "shared_labels":
+            counts = Counter(item.answer for item in self.items)
+            return {label: counts.get(label, 0) for label in self.labels}
+        positions = Counter(item.gold for item in self.items)
+        return {str(k): positions[k] for k in range(max(self.option_counts, default=0))}
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per item: id, text, options (list), gold, answer, n_options, then fields and metadata columns."""
+        rows = []
+        for item in self.items:
+            row: dict[str, Any] = {
+                "id": item.id,
+                "text": item.text,
+                "options": list(item.options),
+                "gold": item.gold,
+                "answer": item.answer,
+                "n_options": item.n_options,
+            }
+            row.update({f"field.{k}": v for k, v in item.fields.items()})
+            row.update({f"meta.{k}": v for k, v in item.metadata.items()})
+            rows.append(row)
+        columns = ["id", "text", "options", "gold", "answer", "n_options"]
+        return pd.DataFrame(rows, columns=None if rows else columns)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe description of the benchmark without its items (name, kind, labels, counts, provenance)."""
+        return {
+            "name": self.name,
+            "n_items": len(self),
+            "option_kind": self.option_kind,
+            "labels": list(self.labels),
+            "option_counts": {str(k): v for k, v in self.option_counts.items()},
+            "provenance": self.provenance.to_dict(),
+        }
+
+    def save(self, path: str | Path) -> Path:
+        """Write the items as native ``pfungst`` JSONL (one :meth:`Item.to_dict` per line); returns the path."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w", encoding="utf-8") as handle:
+            for item in self.items:
+                record = item.to_dict()
+                if self.option_kind == "shared_labels":
+                    record["label_set"] = list(self.labels)
+                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        return path
+
+    def _derive(self, items: tuple[Item, ...], step: str) -> Benchmark:
+        provenance = replace(self.provenance, steps=(*self.provenance.steps, step))
+        return replace(self, items=items, provenance=provenance)

@@ -1,0 +1,243 @@
+"""Turns validated rows into a :class:`Benchmark`, counting duplicates and rejections as it goes.
+
+Every reader funnels its rows through :class:`BenchmarkBuilder`, so the rules (at least two non-empty options,
+gold in range, duplicate options reported, duplicate ids renamed, nothing dropped without a count) live here once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pfungst.data.benchmark import Benchmark, Provenance, Rejection
+from pfungst.data.item import Item
+from pfungst.errors import ConfigError, ReaderError
+
+__all__ = ["BenchmarkBuilder", "ReadOptions", "file_sha256"]
+
+OnError = Literal["raise", "skip"]
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How to read a source: the error policy and the reader-specific mapping (column names and the like)."""
+
+    on_error: OnError = "raise"
+    """``raise``: stop at the first malformed row; ``skip``: reject it, record why in provenance, go on."""
+    strict: bool = False
+    """Also raise on problems that are only warnings by default (duplicate options within an item)."""
+    name: str = ""
+    """Benchmark name; the reader derives one from the path when empty."""
+    mapping: Mapping[str, Any] = field(default_factory=dict)
+    """Reader-specific settings, e.g. ``question='stem'`` or ``subset='mc1'``; each reader lists its keys."""
+
+    def __post_init__(self) -> None:
+        if self.on_error not in ("raise", "skip"):
+            raise ConfigError(f"on_error must be 'raise' or 'skip', not {self.on_error!r}")
+
+    def setting(self, key: str, default: Any = None) -> Any:
+        """The mapping's value for ``key``, or ``default``."""
+        return self.mapping.get(key, default)
+
+    def check_keys(self, reader: str, allowed: Sequence[str]) -> None:
+        """Raise :class:`ConfigError` when the mapping holds a key the reader does not understand."""
+        unknown = sorted(set(self.mapping) - set(allowed))
+        if unknown:
+            accepted = ", ".join(sorted(allowed)) or "none"
+            raise ConfigError(
+                f"The '{reader}' reader does not understand {', '.join(repr(k) for k in unknown)}. "
+                f"It accepts: {accepted}"
+            )
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file, or of the sorted ``name:hash`` lines of every file under a directory."""
+    if path.is_dir():
+        lines = sorted(f"{p.relative_to(path)}:{file_sha256(p)}" for p in path.rglob("*") if p.is_file())
+        return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class BenchmarkBuilder:
+    """Collects items row by row under one error policy and builds the benchmark with its provenance.
+
+    Use :meth:`row` around the parsing of each source row: a :class:`ReaderError` raised inside either propagates
+    (``on_error='raise'``) or becomes a recorded rejection (``'skip'``).
+
+    Args:
+        path: The source being read (for messages and the hash).
+        format: Name of the reader.
+        options: The read options (error policy, strictness, name).
+        labels: For shared-label tasks, the label set in canonical order; ``None`` for per-item choices.
+            Pass an empty tuple to collect labels from the data (sorted) when the source does not list them.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        format: str,
+        options: ReadOptions,
+        *,
+        labels: Sequence[str] | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.format = format
+        self.options = options
+        self._labels = tuple(labels) if labels is not None else None
+        self._pending: list[tuple[int, dict[str, Any]]] = []  # (line, item kwargs) with gold as text for labels
+        self._rejected: list[Rejection] = []
+        self._warnings: list[str] = []
+        self._rows = 0
+        self._file = self.path
+
+    @property
+    def shared_labels(self) -> bool:
+        return self._labels is not None
+
+    @contextmanager
+    def row(self, line: int, file: Path | None = None) -> Iterator[None]:
+        """Count one source row; turn a :class:`ReaderError` inside into a rejection when skipping.
+
+        ``file`` names the file the row is in when a reader reads several (a directory of MMLU subjects).
+        """
+        self._rows += 1
+        self._file = file or self.path
+        try:
+            yield
+        except ReaderError as error:
+            if self.options.on_error == "raise":
+                raise
+            self._rejected.append(Rejection(line=error.line or line, field=error.field, reason=str(error)))
+        finally:
+            self._file = self.path
+
+    def reject(self, line: int, field: str, reason: str) -> None:
+        """Record a row the reader skips by rule (not an error), e.g. SNLI's ``-`` gold label."""
+        self._rejected.append(Rejection(line=line, field=field, reason=f"{self._file}:{line}: {reason}"))
+
+    def error(self, line: int, field: str, reason: str, hint: str = "") -> ReaderError:
+        """A :class:`ReaderError` located in the row being read (raise it)."""
+        return ReaderError(self._file, line, field, reason, hint)
+
+    def add(
+        self,
+        *,
+        line: int,
+        text: str,
+        gold: int | str,
+        options: Sequence[str] = (),
+        id: str = "",
+        fields: Mapping[str, str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        text_field: str = "text",
+        options_field: str = "options",
+    ) -> None:
+        """Validate one item and keep it.
+
+        For per-item choices pass ``options`` and a 0-based ``gold`` index. For shared labels pass the gold label
+        text as ``gold`` and no options; the label set becomes every item's options.
+        """
+        if not isinstance(text, str) or not text.strip():
+            raise self.error(line, text_field, "the text is empty", "Every item needs a question or input text")
+        if self.shared_labels:
+            if not isinstance(gold, str) or not gold.strip():
+                raise self.error(line, options_field, f"the label {gold!r} is empty")
+            if self._labels and gold not in self._labels:
+                allowed = ", ".join(repr(label) for label in self._labels)
+                raise self.error(line, options_field, f"label {gold!r} is not one of {allowed}")
+        else:
+            self._check_options(line, tuple(options), gold, options_field)
+        meta = {**(metadata or {}), "source_line": line}
+        if self._file != self.path:
+            meta["source_file"] = self._file.name
+        self._pending.append(
+            (line, {"id": str(id), "text": text, "options": tuple(options), "gold": gold,
+                    "fields": dict(fields or {}), "metadata": meta})
+        )
+
+    def _check_options(self, line: int, options: tuple[str, ...], gold: int | str, field: str) -> None:
+        if not options:
+            raise self.error(line, field, "the item has no options", "A multiple-choice item needs at least two")
+        if len(options) == 1:
+            raise self.error(line, field, f"the item has a single option ({options[0]!r})",
+                             "A multiple-choice item needs at least two")
+        for position, option in enumerate(options):
+            if not isinstance(option, str) or not option.strip():
+                raise self.error(line, field, f"option {position} is empty")
+        if not isinstance(gold, int) or isinstance(gold, bool) or not 0 <= gold < len(options):
+            raise self.error(line, field, f"gold index {gold!r} is out of range for {len(options)} options")
+        seen: dict[str, int] = {}
+        for position, option in enumerate(options):
+            if option in seen:
+                message = f"{self._file}:{line}: field '{field}': duplicate option {option!r} at positions "
+                message += f"{seen[option]} and {position}"
+                if self.options.strict:
+                    raise self.error(line, field, f"duplicate option {option!r} at positions "
+                                     f"{seen[option]} and {position}", "Remove the repeated option")
+                self._warnings.append(message)
+            seen.setdefault(option, position)
+
+    def build(self, name: str = "") -> Benchmark:
+        """The benchmark of every item kept so far, with provenance; raises if no item was kept."""
+        name = self.options.name or name or self.path.stem
+        if not self._pending:
+            reason = "no items could be read" if self._rows else "the file holds no data rows"
+            raise ReaderError(self.path, 0, "", reason, self._empty_hint())
+        labels = self._final_labels()
+        items, counts = self._make_items(labels)
+        provenance = Provenance(
+            source=str(self.path),
+            format=self.format,
+            sha256=file_sha256(self.path) if self.path.exists() else "",
+            rows_read=self._rows,
+            rows_kept=len(items),
+            rejected=tuple(self._rejected),
+            warnings=tuple(self._warnings),
+            **counts,
+        )
+        kind = "shared_labels" if labels is not None else "per_item"
+        return Benchmark(name=name, items=tuple(items), option_kind=kind, labels=labels or (), provenance=provenance)
+
+    def _empty_hint(self) -> str:
+        if self._rejected:
+            return f"All {len(self._rejected)} rows were rejected; the first: {self._rejected[0].reason}"
+        return "Check the file and the --format"
+
+    def _final_labels(self) -> tuple[str, ...] | None:
+        if self._labels is None:
+            return None
+        if self._labels:
+            return self._labels
+        return tuple(sorted({str(kwargs["gold"]) for _, kwargs in self._pending}))
+
+    def _make_items(self, labels: tuple[str, ...] | None) -> tuple[list[Item], dict[str, int]]:
+        items: list[Item] = []
+        ids: dict[str, int] = {}
+        first_gold: dict[str, str] = {}
+        counts = {"duplicate_texts": 0, "conflicting_duplicates": 0, "duplicate_ids": 0}
+        for line, kwargs in self._pending:
+            if labels is not None:
+                kwargs["options"] = labels
+                kwargs["gold"] = labels.index(kwargs["gold"])
+            base_id = kwargs["id"] or f"{kwargs['metadata'].get('source_file', self.path.name)}:{line}"
+            ids[base_id] = ids.get(base_id, 0) + 1
+            if ids[base_id] > 1:
+                counts["duplicate_ids"] += 1
+                base_id = f"{base_id}#{ids[base_id]}"
+            kwargs["id"] = base_id
+            item = Item(**kwargs)
+            if item.text in first_gold:
+                counts["duplicate_texts"] += 1
+                counts["conflicting_duplicates"] += first_gold[item.text] != item.answer
+            else:
+                first_gold[item.text] = item.answer
+            items.append(item)
+        return items, counts

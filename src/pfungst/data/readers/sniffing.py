@@ -1,0 +1,55 @@
+"""Cheap looks at the start of a file, for readers' ``sniff`` methods. They never raise."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+__all__ = ["first_json_record", "head_lines", "head_text", "json_document"]
+
+_HEAD_BYTES = 64 * 1024
+
+
+def head_text(path: Path, size: int = _HEAD_BYTES) -> str:
+    """Up to ``size`` bytes from the start of the file (gunzipped for ``.gz``), decoded leniently; '' on failure."""
+    try:
+        if not path.is_file():
+            return ""
+        if path.suffix == ".gz":
+            with gzip.open(path, "rb") as handle:
+                raw = handle.read(size)
+        else:
+            with path.open("rb") as handle:
+                raw = handle.read(size)
+    except OSError:
+        return ""
+    return raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+
+
+def head_lines(path: Path, count: int = 2) -> list[str]:
+    """The first ``count`` non-blank lines (complete lines only, as far as the head reaches)."""
+    lines = [line.rstrip("\r") for line in head_text(path).split("\n") if line.strip()]
+    return lines[:count]
+
+
+def first_json_record(path: Path) -> dict[str, Any] | None:
+    """The first line parsed as a JSON object (JSON-lines files), or None."""
+    for line in head_lines(path, 1):
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            return None
+        return data if isinstance(data, dict) else None
+    return None
+
+
+def json_document(path: Path, max_bytes: int = 50 * 1024 * 1024) -> Any:
+    """The whole file parsed as one JSON document, for files up to ``max_bytes``; None otherwise."""
+    try:
+        if not path.is_file() or path.stat().st_size > max_bytes or path.suffix == ".gz":
+            return None
+        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, json.JSONDecodeError):
+        return None

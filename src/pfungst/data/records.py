@@ -1,0 +1,185 @@
+"""Line-numbered records from JSON lines, JSON arrays, CSV / TSV and Parquet files.
+
+Every record carries the line where it starts, so a reader can name ``file:line`` and the field in an error. A
+record that cannot be parsed (malformed JSON, wrong field count, bytes that are not UTF-8) carries its error
+instead of data: the reader raises it inside ``builder.row(...)``, which applies the error policy.
+
+Bytes that are not UTF-8 are decoded with ``surrogateescape`` and then reported with the field that holds them,
+which is more useful than a byte offset.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pfungst.errors import ReaderError
+
+__all__ = ["Record", "iter_csv", "iter_json_array", "iter_jsonl", "iter_parquet", "read_text"]
+
+_SURROGATE = re.compile("[\udc80-\udcff]")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One source record: its starting line (or record number) and its data, or the error that spoiled it."""
+
+    line: int
+    raw: Any = None
+    error: ReaderError | None = None
+
+    def data(self) -> Any:
+        """The parsed data; raises the parse error when there is one."""
+        if self.error is not None:
+            raise self.error
+        return self.raw
+
+
+def read_text(path: Path) -> str:
+    """The file's text, gunzipped when it ends in ``.gz``, with bad bytes kept as surrogates for later reporting."""
+    try:
+        raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+    except OSError as error:
+        raise ReaderError(path, 0, "", f"cannot read the file ({error.strerror or error})") from error
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    return raw.decode("utf-8", errors="surrogateescape")
+
+
+def _bad_bytes(path: Path, line: int, value: Any, field: str = "") -> ReaderError | None:
+    """An error naming the first field whose text holds bytes that are not UTF-8, if any."""
+    if isinstance(value, str):
+        match = _SURROGATE.search(value)
+        if match:
+            byte = ord(match.group()) - 0xDC00
+            return ReaderError(path, line, field or "(text)", f"invalid UTF-8 byte 0x{byte:02X}",
+                               "Re-save the file as UTF-8")
+        return None
+    if isinstance(value, dict):
+        items = list(value.items())
+    elif isinstance(value, list):
+        items = [(str(i), v) for i, v in enumerate(value)]
+    else:
+        return None
+    for key, child in items:
+        name = str(key)
+        found = _bad_bytes(path, line, name, f"{field}.{name}" if field else name)  # the key itself
+        found = found or _bad_bytes(path, line, child, f"{field}.{name}" if field else name)
+        if found:
+            return found
+    return None
+
+
+def iter_jsonl(path: Path) -> Iterator[Record]:
+    """One record per non-blank line; each must be a JSON object."""
+    # Split on newlines only: str.splitlines() would also break at U+0085 and U+2028 inside JSON strings.
+    for number, text in enumerate(read_text(path).split("\n"), start=1):
+        if not text.strip():
+            continue
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            reason = f"malformed JSON ({error.msg} at column {error.colno})"
+            yield Record(number, error=ReaderError(path, number, "(json)", reason, "Each line must be one JSON object"))
+            continue
+        if not isinstance(data, dict):
+            kind = type(data).__name__
+            yield Record(number, error=ReaderError(path, number, "(json)", f"expected a JSON object, found a {kind}"))
+            continue
+        error = _bad_bytes(path, number, data)
+        yield Record(number, error=error) if error else Record(number, data)
+
+
+def iter_json_array(path: Path, key: str = "") -> Iterator[Record]:
+    """One record per element of a top-level JSON array (or of the array under ``key``), with its line."""
+    text = read_text(path)
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ReaderError(path, error.lineno, "(json)", f"malformed JSON ({error.msg} at column {error.colno})") from None
+    array = document.get(key) if key and isinstance(document, dict) else document
+    if not isinstance(array, list):
+        where = f"under '{key}'" if key else "at the top level"
+        raise ReaderError(path, 1, key or "(json)", f"expected a JSON array {where}, found {type(array).__name__}")
+    lines = _element_lines(text, key, len(array))
+    for index, element in enumerate(array):
+        line = lines[index] if index < len(lines) else index + 1
+        error = _bad_bytes(path, line, element)
+        yield Record(line, error=error) if error else Record(line, element)
+
+
+def _element_lines(text: str, key: str, count: int) -> list[int]:
+    """The line on which each element of the array starts (best effort; empty when not found)."""
+    decoder = json.JSONDecoder()
+    start = text.find("[", text.find(f'"{key}"') if key else 0)
+    if start < 0:
+        return []
+    position, lines = start + 1, []
+    whitespace = re.compile(r"[\s,]*")
+    for _ in range(count):
+        match = whitespace.match(text, position)
+        position = match.end() if match else position
+        lines.append(text.count("\n", 0, position) + 1)
+        try:
+            _, position = decoder.raw_decode(text, position)
+        except json.JSONDecodeError:
+            return lines
+    return lines
+
+
+def iter_csv(path: Path, delimiter: str = ",", header: bool = True) -> Iterator[Record]:
+    """One record per CSV / TSV row: a dict keyed by the header, or a list when ``header`` is false.
+
+    Quoted fields may span lines; a record's line is where it starts. A row with a different number of fields than
+    the header is an error naming the missing or extra columns.
+    """
+    # newline="" keeps U+0085 and friends inside fields (MMLU has them); csv counts \n and \r\n only.
+    reader = csv.reader(io.StringIO(read_text(path), newline=""), delimiter=delimiter)
+    columns: list[str] | None = None
+    previous_end = 0
+    for row in reader:
+        line, previous_end = previous_end + 1, reader.line_num
+        if not row or all(not cell.strip() for cell in row):
+            continue
+        if header and columns is None:
+            columns = [name.strip() for name in row]
+            continue
+        if columns is None:
+            data: Any = row
+        else:
+            if len(row) != len(columns):
+                yield Record(line, error=_field_count_error(path, line, row, columns))
+                continue
+            data = dict(zip(columns, row, strict=True))
+        names = columns or [str(i) for i in range(len(row))]
+        error = next(filter(None, (_bad_bytes(path, line, cell, name) for name, cell in zip(names, row, strict=False))),
+                     None)
+        yield Record(line, error=error) if error else Record(line, data)
+
+
+def _field_count_error(path: Path, line: int, row: list[str], columns: list[str]) -> ReaderError:
+    if len(row) < len(columns):
+        missing = ", ".join(columns[len(row):])
+        return ReaderError(path, line, columns[len(row)], f"line has {len(row)} fields, the header has "
+                           f"{len(columns)}. No value for: {missing}")
+    return ReaderError(path, line, "(row)", f"line has {len(row)} fields, the header has {len(columns)}",
+                       "Quote fields that contain the delimiter")
+
+
+def iter_parquet(path: Path) -> Iterator[Record]:
+    """One record per Parquet row (record numbers start at 1)."""
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except Exception as error:  # pyarrow raises several unrelated types for a bad file
+        raise ReaderError(path, 0, "", f"not a readable Parquet file ({error})") from error
+    for number, row in enumerate(table.to_pylist(), start=1):
+        yield Record(number, row)

@@ -1,0 +1,113 @@
+"""The exceptions pfungst raises, one hierarchy for the whole package.
+
+Every error a user can cause derives from :class:`PfungstError`; the CLI prints its message and exits with 2.
+Anything else that escapes is a bug and is shown with its traceback.
+
+::
+
+    PfungstError
+    ├── DataError (also ValueError)          a benchmark could not be read or is not usable
+    │   └── ReaderError                      ... at a known place: path, line (or record), field
+    ├── ConfigError (also ValueError)        an option, name or combination of settings is invalid
+    │   └── MissingDependency (also ImportError)  an optional extra is needed and not installed
+    └── BackendError (also RuntimeError)     a language-model backend failed
+        ├── BackendUnavailable               it could not be reached or started
+        ├── RequestFailed                    it refused or failed one request
+        └── ResponseInvalid                  it answered with something unusable
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from pathlib import Path
+
+__all__ = [
+    "BackendError",
+    "BackendUnavailable",
+    "ConfigError",
+    "DataError",
+    "MissingDependency",
+    "PfungstError",
+    "ReaderError",
+    "RequestFailed",
+    "ResponseInvalid",
+    "unknown_name_message",
+]
+
+
+class PfungstError(Exception):
+    """Base class of every error a user can cause or fix."""
+
+
+class DataError(PfungstError, ValueError):
+    """A benchmark could not be read or is not usable as it is."""
+
+
+class ReaderError(DataError):
+    """A benchmark file is malformed at a known place.
+
+    The message reads ``path:line: field 'name': what is wrong. What to do.`` so that an editor or a terminal can
+    jump to it.
+
+    Attributes:
+        path: The file being read.
+        line: 1-based line number (or record number for formats without lines); 0 when the whole file is at fault.
+        field: The field, column or key at fault; empty when the whole record is at fault.
+        reason: What was expected and what was found.
+        hint: What to do about it; may be empty.
+    """
+
+    def __init__(self, path: str | Path, line: int, field: str, reason: str, hint: str = "") -> None:
+        self.path = str(path)
+        self.line = line
+        self.field = field
+        self.reason = reason
+        self.hint = hint
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        what = f"field '{self.field}': {self.reason}" if self.field else self.reason
+        message = f"{where}: {what}"
+        return f"{message}. {self.hint}" if self.hint else message
+
+    def __reduce__(self):  # keep the structured fields through pickling (joblib workers)
+        return (type(self), (self.path, self.line, self.field, self.reason, self.hint))
+
+
+class ConfigError(PfungstError, ValueError):
+    """An option, a registry name or a combination of settings is invalid."""
+
+
+class MissingDependency(ConfigError, ImportError):
+    """An optional dependency is needed for the requested feature; the message gives the install line."""
+
+
+class BackendError(PfungstError, RuntimeError):
+    """A language-model backend failed."""
+
+
+class BackendUnavailable(BackendError):
+    """A backend could not be reached, loaded or started."""
+
+
+class RequestFailed(BackendError):
+    """A backend refused or failed one request (after any retries)."""
+
+
+class ResponseInvalid(BackendError):
+    """A backend answered, but with something that cannot be used."""
+
+
+def unknown_name_message(kind: str, name: str, choices: Iterable[str]) -> str:
+    """Say that ``name`` is not a known ``kind``, with close matches and every valid choice.
+
+    Example:
+        >>> unknown_name_message("format", "mmluu", ["mmlu", "arc"])
+        "Unknown format 'mmluu'. Did you mean: mmlu? Available: arc, mmlu"
+    """
+    options = sorted(choices)
+    close = difflib.get_close_matches(name, options, n=3, cutoff=0.6)
+    hint = f" Did you mean: {', '.join(close)}?" if close else ""
+    return f"Unknown {kind} '{name}'.{hint} Available: {', '.join(options)}"
