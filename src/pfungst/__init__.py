@@ -5,6 +5,7 @@ two, report. See the README for the command line and the Python API.
 """
 
 from pfungst.data import Benchmark, Item, Provenance, load
+from pfungst.data.summary import summarize
 from pfungst.errors import ConfigError, DataError, PfungstError, ReaderError
 
 __version__ = "0.1.0"
@@ -19,4 +20,5 @@ __all__ = [
     "ReaderError",
     "__version__",
     "load",
+    "summarize",
 ]

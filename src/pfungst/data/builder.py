@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pfungst.data.benchmark import Benchmark, Provenance, Rejection
+from pfungst.data.benchmark import Benchmark, OptionKind, Provenance, Rejection
 from pfungst.data.item import Item
 from pfungst.errors import ConfigError, ReaderError
 
@@ -123,6 +123,12 @@ class BenchmarkBuilder:
         """Record a row the reader skips by rule (not an error), e.g. SNLI's ``-`` gold label."""
         self._rejected.append(Rejection(line=line, field=field, reason=f"{self._file}:{line}: {reason}"))
 
+    def warn(self, line: int, field: str, reason: str, hint: str = "") -> None:
+        """Record a problem that does not stop loading (a dropped empty option); raise it when strict."""
+        if self.options.strict:
+            raise self.error(line, field, reason, hint)
+        self._warnings.append(f"{self._file}:{line}: field '{field}': {reason}")
+
     def error(self, line: int, field: str, reason: str, hint: str = "") -> ReaderError:
         """A :class:`ReaderError` located in the row being read (raise it)."""
         return ReaderError(self._file, line, field, reason, hint)
@@ -163,27 +169,34 @@ class BenchmarkBuilder:
                     "fields": dict(fields or {}), "metadata": meta})
         )
 
-    def _check_options(self, line: int, options: tuple[str, ...], gold: int | str, field: str) -> None:
+    def check_options(self, line: int, options: Sequence[str], field: str = "options") -> None:
+        """Raise unless there are at least two non-empty options; record (or, when strict, raise on) duplicates.
+
+        Readers call it before resolving an answer against the options, so that an empty option list is reported
+        as such rather than as an answer out of range.
+        """
         if not options:
             raise self.error(line, field, "the item has no options", "A multiple-choice item needs at least two")
         if len(options) == 1:
             raise self.error(line, field, f"the item has a single option ({options[0]!r})",
                              "A multiple-choice item needs at least two")
+        seen: dict[str, int] = {}
         for position, option in enumerate(options):
             if not isinstance(option, str) or not option.strip():
                 raise self.error(line, field, f"option {position} is empty")
+            if option in seen:
+                reason = f"duplicate option {option!r} at positions {seen[option]} and {position}"
+                if self.options.strict:
+                    raise self.error(line, field, reason, "Remove the repeated option")
+                warning = f"{self._file}:{line}: field '{field}': {reason}"
+                if warning not in self._warnings:
+                    self._warnings.append(warning)
+            seen.setdefault(option, position)
+
+    def _check_options(self, line: int, options: tuple[str, ...], gold: int | str, field: str) -> None:
+        self.check_options(line, options, field)
         if not isinstance(gold, int) or isinstance(gold, bool) or not 0 <= gold < len(options):
             raise self.error(line, field, f"gold index {gold!r} is out of range for {len(options)} options")
-        seen: dict[str, int] = {}
-        for position, option in enumerate(options):
-            if option in seen:
-                message = f"{self._file}:{line}: field '{field}': duplicate option {option!r} at positions "
-                message += f"{seen[option]} and {position}"
-                if self.options.strict:
-                    raise self.error(line, field, f"duplicate option {option!r} at positions "
-                                     f"{seen[option]} and {position}", "Remove the repeated option")
-                self._warnings.append(message)
-            seen.setdefault(option, position)
 
     def build(self, name: str = "") -> Benchmark:
         """The benchmark of every item kept so far, with provenance; raises if no item was kept."""
@@ -192,7 +205,7 @@ class BenchmarkBuilder:
             reason = "no items could be read" if self._rows else "the file holds no data rows"
             raise ReaderError(self.path, 0, "", reason, self._empty_hint())
         labels = self._final_labels()
-        items, counts = self._make_items(labels)
+        items, duplicates = self._make_items(labels)
         provenance = Provenance(
             source=str(self.path),
             format=self.format,
@@ -201,9 +214,11 @@ class BenchmarkBuilder:
             rows_kept=len(items),
             rejected=tuple(self._rejected),
             warnings=tuple(self._warnings),
-            **counts,
+            duplicate_texts=duplicates["texts"],
+            conflicting_duplicates=duplicates["conflicting"],
+            duplicate_ids=duplicates["ids"],
         )
-        kind = "shared_labels" if labels is not None else "per_item"
+        kind: OptionKind = "shared_labels" if labels is not None else "per_item"
         return Benchmark(name=name, items=tuple(items), option_kind=kind, labels=labels or (), provenance=provenance)
 
     def _empty_hint(self) -> str:
@@ -222,7 +237,7 @@ class BenchmarkBuilder:
         items: list[Item] = []
         ids: dict[str, int] = {}
         first_gold: dict[str, str] = {}
-        counts = {"duplicate_texts": 0, "conflicting_duplicates": 0, "duplicate_ids": 0}
+        counts = {"texts": 0, "conflicting": 0, "ids": 0}
         for line, kwargs in self._pending:
             if labels is not None:
                 kwargs["options"] = labels
@@ -230,13 +245,13 @@ class BenchmarkBuilder:
             base_id = kwargs["id"] or f"{kwargs['metadata'].get('source_file', self.path.name)}:{line}"
             ids[base_id] = ids.get(base_id, 0) + 1
             if ids[base_id] > 1:
-                counts["duplicate_ids"] += 1
+                counts["ids"] += 1
                 base_id = f"{base_id}#{ids[base_id]}"
             kwargs["id"] = base_id
             item = Item(**kwargs)
             if item.text in first_gold:
-                counts["duplicate_texts"] += 1
-                counts["conflicting_duplicates"] += first_gold[item.text] != item.answer
+                counts["texts"] += 1
+                counts["conflicting"] += first_gold[item.text] != item.answer
             else:
                 first_gold[item.text] = item.answer
             items.append(item)

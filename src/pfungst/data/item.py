@@ -70,9 +70,9 @@ class Item:
     """The answer options in the benchmark's original order; for shared-label tasks, the label set."""
     gold: int
     """0-based index of the correct option in ``options``."""
-    fields: FrozenMapping = field(default_factory=FrozenMapping)
+    fields: Mapping[str, str] = field(default_factory=FrozenMapping)
     """Named parts of the text (``premise``, ``hypothesis``, ``passage``, ...) for partial-input baselines."""
-    metadata: FrozenMapping = field(default_factory=FrozenMapping)
+    metadata: Mapping[str, Any] = field(default_factory=FrozenMapping)
     """Anything else the source recorded (subject, source line, difficulty, ...); never shown to a model."""
 
     def __post_init__(self) -> None:

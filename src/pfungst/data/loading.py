@@ -60,7 +60,7 @@ def load(
 
 
 def detect_format(source: str | Path, has_mapping: bool = False) -> str:
-    """The one reader whose ``sniff`` claims ``source``; with a mapping, the generic reader for its suffix.
+    """The one reader whose ``sniff`` claims ``source``; failing that, with a mapping, the generic one for its suffix.
 
     Raises:
         DataError: the path does not exist, or no reader (or several) claims it.
@@ -70,8 +70,8 @@ def detect_format(source: str | Path, has_mapping: bool = False) -> str:
         raise DataError(f"{source}: no such file or directory. For a Hugging Face hub dataset pass "
                         "--format huggingface")
     claims = [name for name in READERS if name not in GENERIC_READERS and get_reader(name).sniff(path)]
-    if len(claims) == 1 and not has_mapping:
-        return claims[0]
+    if len(claims) == 1:
+        return claims[0]  # reader settings in a mapping (subset=, language=) are checked by the reader
     if has_mapping:
         return _generic_for(path)
     if len(claims) > 1:

@@ -138,6 +138,7 @@ class ColumnMapping:
                         metadata=metadata, text_field=self.question or "text_template", options_field=self.label)
             return
         options = self._options(builder, line, row)
+        builder.check_options(line, options, self.options or "options")
         try:
             gold = resolve_answer(row[self.answer], options, self.answer_format)
         except AnswerError as error:

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pfungst.errors import ReaderError
 
@@ -85,8 +85,8 @@ def iter_jsonl(path: Path) -> Iterator[Record]:
             continue
         try:
             data = json.loads(text)
-        except json.JSONDecodeError as error:
-            reason = f"malformed JSON ({error.msg} at column {error.colno})"
+        except json.JSONDecodeError as exc:
+            reason = f"malformed JSON ({exc.msg} at column {exc.colno})"
             yield Record(number, error=ReaderError(path, number, "(json)", reason, "Each line must be one JSON object"))
             continue
         if not isinstance(data, dict):
@@ -102,8 +102,8 @@ def iter_json_array(path: Path, key: str = "") -> Iterator[Record]:
     text = read_text(path)
     try:
         document = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ReaderError(path, error.lineno, "(json)", f"malformed JSON ({error.msg} at column {error.colno})") from None
+    except json.JSONDecodeError as exc:
+        raise ReaderError(path, exc.lineno, "(json)", f"malformed JSON ({exc.msg} at column {exc.colno})") from None
     array = document.get(key) if key and isinstance(document, dict) else document
     if not isinstance(array, list):
         where = f"under '{key}'" if key else "at the top level"
@@ -134,14 +134,17 @@ def _element_lines(text: str, key: str, count: int) -> list[int]:
     return lines
 
 
-def iter_csv(path: Path, delimiter: str = ",", header: bool = True) -> Iterator[Record]:
+def iter_csv(
+    path: Path, delimiter: str = ",", header: bool = True, quoting: Literal[0, 1, 2, 3] = csv.QUOTE_MINIMAL
+) -> Iterator[Record]:
     """One record per CSV / TSV row: a dict keyed by the header, or a list when ``header`` is false.
 
     Quoted fields may span lines; a record's line is where it starts. A row with a different number of fields than
-    the header is an error naming the missing or extra columns.
+    the header is an error naming the missing or extra columns. Pass ``quoting=csv.QUOTE_NONE`` for files whose
+    quotes are plain text (MNLI / SNLI TSVs hold unbalanced double quotes).
     """
     # newline="" keeps U+0085 and friends inside fields (MMLU has them); csv counts \n and \r\n only.
-    reader = csv.reader(io.StringIO(read_text(path), newline=""), delimiter=delimiter)
+    reader = csv.reader(io.StringIO(read_text(path), newline=""), delimiter=delimiter, quoting=quoting)
     columns: list[str] | None = None
     previous_end = 0
     for row in reader:

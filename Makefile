@@ -1,0 +1,34 @@
+# Two entry points, each of which sets up its own virtualenv on a fresh machine:
+#   make demo   install pfungst and run the main job on the built-in planted-artifact benchmarks
+#   make test   install pfungst with its development extras and run lint, type checks and the test suite
+PYTHON ?= python3
+VENV ?= .venv
+BIN = $(VENV)/bin
+
+.PHONY: demo test install install-dev clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+demo: $(VENV)/.installed
+	$(BIN)/pfungst demo --out pfungst-demo
+
+test: $(VENV)/.installed-dev
+	$(BIN)/ruff check src tests
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -q
+
+clean:
+	rm -rf $(VENV) pfungst-demo .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,142 @@
+"""The ``pfungst`` command line: parse options, call the Python API, print. Nothing here is CLI-only logic.
+
+Exit codes: 0 ok; 2 user error (one message, no traceback); 130 interrupted; 1 with a traceback for bugs.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+import pfungst
+from pfungst.data.builder import OnError
+from pfungst.data.readers import READERS, get_reader
+from pfungst.data.summary import summarize
+from pfungst.data.synthetic import SYNTHETIC, make_synthetic
+from pfungst.errors import ConfigError, PfungstError
+from pfungst.report.console import render_readers, render_summary
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="pfungst",
+    help="Catch Clever Hans effects in multiple-choice LLM evaluation.",
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,  # locals may hold API keys
+    add_completion=False,
+)
+console = Console(stderr=True)
+
+FormatOption = Annotated[str | None, typer.Option("--format", "-f", help="Reader name (see `pfungst formats`); "
+                                                  "detected when omitted.")]
+MapOption = Annotated[list[str] | None, typer.Option("--map", "-m", help="Reader setting KEY=VALUE, repeatable, "
+                                                     "e.g. --map question=stem --map option_columns=A,B,C,D")]
+OnErrorOption = Annotated[str, typer.Option("--on-error", help="raise: stop at the first malformed row; "
+                                            "skip: reject it, count it, go on.")]
+StrictOption = Annotated[bool, typer.Option("--strict", help="Also stop on warnings (duplicate options).")]
+
+
+@contextmanager
+def _user_errors() -> Iterator[None]:
+    """Print a user error as one message and exit 2; Ctrl-C exits 130."""
+    try:
+        yield
+    except PfungstError as error:
+        console.print(f"[bold red]error:[/bold red] {escape(str(error))}")
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        console.print("interrupted")
+        raise typer.Exit(130) from None
+
+
+def _parse_mapping(pairs: list[str] | None) -> dict[str, Any]:
+    mapping: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--map {pair!r}: expected KEY=VALUE, e.g. --map question=stem")
+        mapping[key.strip()] = value
+    return mapping
+
+
+def _load(data: Path, format: str | None, maps: list[str] | None, on_error: str, strict: bool) -> pfungst.Benchmark:
+    if on_error not in ("raise", "skip"):
+        raise ConfigError(f"--on-error must be 'raise' or 'skip', not {on_error!r}")
+    mode: OnError = "skip" if on_error == "skip" else "raise"
+    return pfungst.load(data, format, on_error=mode, strict=strict, **_parse_mapping(maps))
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"pfungst {pfungst.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    """Catch Clever Hans effects in multiple-choice LLM evaluation."""
+
+
+@app.command()
+def formats() -> None:
+    """List the benchmark readers, one line each."""
+    with _user_errors():
+        rows = [(name, get_reader(name).description) for name in READERS]
+        render_readers(rows, Console(file=sys.stdout, highlight=False))
+
+
+@app.command()
+def inspect(
+    data: Annotated[Path, typer.Argument(help="Benchmark file or directory (or a hub name with "
+                                                "--format huggingface).")],
+    format: FormatOption = None,
+    map: MapOption = None,
+    on_error: OnErrorOption = "raise",
+    strict: StrictOption = False,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Also write the summary as JSON here.")] = None,
+) -> None:
+    """Summarise a benchmark: items, options, label and gold-position histograms, lengths, duplicates, provenance."""
+    with _user_errors():
+        summary = summarize(_load(data, format, map, on_error, strict))
+        render_summary(summary, console)
+        if json_path:
+            json_path.write_text(json.dumps(summary.to_dict(), indent=2, ensure_ascii=False) + "\n")
+            console.print(f"wrote {escape(str(json_path))}")
+
+
+@app.command()
+def demo(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the generated benchmarks.")] = Path(
+        "pfungst-demo"
+    ),
+    seed: Annotated[int, typer.Option(help="Random seed; the same seed gives the same files.")] = 0,
+    items: Annotated[int, typer.Option(help="Items per synthetic benchmark.")] = 400,
+) -> None:
+    """Generate the built-in benchmarks with planted artifacts, save them and summarise each."""
+    with _user_errors():
+        for name in SYNTHETIC:
+            benchmark = make_synthetic(name, n_items=items, seed=seed)
+            path = benchmark.save(out / f"{name}.jsonl")
+            console.rule(f"{name}: planted {escape(SYNTHETIC[name].planted)}")
+            render_summary(summarize(pfungst.load(path)), console)
+        console.print(f"wrote {len(SYNTHETIC)} benchmarks to {escape(str(out))}/ (seed {seed})")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

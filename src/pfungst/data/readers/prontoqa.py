@@ -1,0 +1,107 @@
+"""ProntoQA (Saparov & He 2023) as distributed by Logic-LM: a JSON list of true / false questions.
+
+Each element is ``{id, context, question, options: ["A) True", "B) False"], answer: "A"|"B", explanation}``.
+Every item's options are the same two, so the benchmark uses the shared labels ``True`` and ``False`` (in that
+order): the ``A) `` / ``B) `` prefixes are stripped, the stripped options must be exactly ``True``, ``False`` (an
+error naming ``options`` otherwise), and the answer letter picks the label. The text a model sees is
+``context + "\\n" + question``; ``fields`` hold ``context`` and ``question``; ``metadata`` keeps ``explanation``
+(the chain of reasoning steps). Item ids are the source's ``id``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from pfungst.data.answers import AnswerError, resolve_answer
+from pfungst.data.benchmark import Benchmark
+from pfungst.data.builder import BenchmarkBuilder, ReadOptions
+from pfungst.data.readers.sniffing import head_text
+from pfungst.data.records import iter_json_array
+
+__all__ = ["ProntoQaReader"]
+
+_LABELS = ("True", "False")
+_PREFIX = re.compile(r"^\s*[A-Z]\)\s*")
+_KEYS = {"id", "context", "question", "options", "answer"}
+_ARRAY_START = re.compile(r"\s*\[\s*")
+
+
+class ProntoQaReader:
+    """ProntoQA ``dev.json`` (Logic-LM layout), read as a True / False task."""
+
+    name = "prontoqa"
+    description = "ProntoQA JSON list {id, context, question, options: ['A) True', 'B) False'], answer}"
+
+    def sniff(self, path: Path) -> bool:
+        first = _first_element(path)
+        if not isinstance(first, dict) or not _KEYS <= set(first) or not isinstance(first["options"], list):
+            return False
+        return tuple(_PREFIX.sub("", str(option)) for option in first["options"]) == _LABELS
+
+    def read(self, path: Path, options: ReadOptions) -> Benchmark:
+        """Read one ProntoQA JSON file; raises :class:`~pfungst.errors.ReaderError` naming record line and key."""
+        options.check_keys(self.name, [])
+        builder = BenchmarkBuilder(path, self.name, options, labels=_LABELS)
+        for record in iter_json_array(path):
+            with builder.row(record.line):
+                _add(builder, record.line, record.data())
+        return builder.build(f"prontoqa-{path.stem}")
+
+
+def _add(builder: BenchmarkBuilder, line: int, data: Any) -> None:
+    if not isinstance(data, dict):
+        raise builder.error(line, "(json)", f"expected a JSON object, found a {type(data).__name__}")
+    context = _string(builder, line, data, "context")
+    question = _string(builder, line, data, "question")
+    options = data.get("options")
+    if not isinstance(options, list) or not all(isinstance(option, str) for option in options):
+        raise builder.error(line, "options", f"expected a list of strings, found {options!r}")
+    stripped = tuple(_PREFIX.sub("", option) for option in options)
+    if stripped != _LABELS:
+        raise builder.error(line, "options", f"expected ['A) True', 'B) False'], found {options!r}",
+                            "ProntoQA items choose between True and False")
+    if "answer" not in data:
+        raise builder.error(line, "answer", "missing field 'answer'")
+    try:
+        gold = resolve_answer(data["answer"], stripped, "letter")
+    except AnswerError as error:
+        raise builder.error(line, "answer", error.reason, "ProntoQA answers are the letters A or B") from None
+    builder.add(
+        line=line,
+        id=str(data.get("id") or ""),
+        text=f"{context}\n{question}",
+        gold=_LABELS[gold],
+        fields={"context": context, "question": question},
+        metadata={"explanation": data.get("explanation", [])},
+        text_field="question",
+        options_field="options",
+    )
+
+
+def _string(builder: BenchmarkBuilder, line: int, data: dict[str, Any], key: str) -> str:
+    if key not in data:
+        raise builder.error(line, key, f"missing field '{key}'")
+    value = data[key]
+    if not isinstance(value, str):
+        raise builder.error(line, key, f"expected a string, found {type(value).__name__}")
+    if not value.strip():
+        raise builder.error(line, key, "the value is empty")
+    return value
+
+
+def _first_element(path: Path) -> Any:
+    """The first element of a ``.json`` file's top-level array, parsed from the file's head; None if none."""
+    if path.suffix != ".json":
+        return None
+    text = head_text(path)
+    match = _ARRAY_START.match(text)
+    if not match:
+        return None
+    try:
+        first, _ = json.JSONDecoder().raw_decode(text, match.end())
+    except json.JSONDecodeError:
+        return None
+    return first

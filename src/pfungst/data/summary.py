@@ -1,0 +1,130 @@
+"""``summarize``: what a benchmark holds, before any audit (``pfungst inspect``).
+
+Counts and histograms, with the two tests a reader of them needs at once: is the gold answer spread evenly over
+positions (or labels), and how far does always guessing the most frequent answer get.
+"""
+
+from __future__ import annotations
+
+import statistics
+import string
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from pfungst.data.benchmark import Benchmark
+from pfungst.stats import Estimate, chisquare_test, wilson_interval
+
+__all__ = ["BenchmarkSummary", "LengthStats", "summarize"]
+
+
+@dataclass(frozen=True)
+class LengthStats:
+    """Distribution of a length (characters or words) over items."""
+
+    mean: float
+    median: float
+    minimum: int
+    maximum: int
+
+    @classmethod
+    def of(cls, values: Sequence[int]) -> LengthStats:
+        if not values:
+            return cls(0.0, 0.0, 0, 0)
+        return cls(float(statistics.fmean(values)), float(statistics.median(values)), min(values), max(values))
+
+    def to_dict(self) -> dict[str, float]:
+        return {"mean": self.mean, "median": self.median, "min": self.minimum, "max": self.maximum}
+
+
+@dataclass(frozen=True)
+class BenchmarkSummary:
+    """A benchmark's shape: sizes, histograms, lengths, duplicates, and provenance."""
+
+    benchmark: dict[str, Any]
+    """``Benchmark.to_dict()``: name, kind, labels, option counts and provenance."""
+    gold_counts: dict[str, int]
+    """Gold answers per label (shared labels) or per position letter ``A``, ``B``, ... (per-item choices)."""
+    gold_uniformity: Estimate
+    """Chi-squared test that gold answers are spread evenly (over each item's own positions, or over labels)."""
+    majority: Estimate
+    """Share of items whose gold is the most frequent label / position (Wilson interval); baseline = 1/K."""
+    text_chars: LengthStats
+    text_words: LengthStats
+    option_chars: LengthStats
+    """Option lengths in characters (per-item choices; zeros for shared labels)."""
+    field_names: dict[str, int] = field(default_factory=dict)
+    """Named fields present, with the number of items that have each."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "benchmark": self.benchmark,
+            "gold_counts": self.gold_counts,
+            "gold_uniformity": self.gold_uniformity.to_dict(),
+            "majority": self.majority.to_dict(),
+            "text_chars": self.text_chars.to_dict(),
+            "text_words": self.text_words.to_dict(),
+            "option_chars": self.option_chars.to_dict(),
+            "field_names": self.field_names,
+        }
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy histograms: one row per (histogram, key) with its count."""
+        rows = [("gold", key, count) for key, count in self.gold_counts.items()]
+        rows += [("options_per_item", key, count) for key, count in self.benchmark["option_counts"].items()]
+        return pd.DataFrame(rows, columns=["histogram", "key", "count"])
+
+    def __repr__(self) -> str:
+        return f"BenchmarkSummary(name={self.benchmark['name']!r}, items={self.benchmark['n_items']})"
+
+
+def summarize(benchmark: Benchmark) -> BenchmarkSummary:
+    """Describe ``benchmark``: histograms, lengths, duplicates, a gold-uniformity test and the majority baseline.
+
+    Example:
+        >>> from pfungst.data import Benchmark, Item
+        >>> b = Benchmark("toy", [Item(str(i), "q", ("x", "y"), i % 2) for i in range(10)])
+        >>> summarize(b).gold_counts
+        {'A': 5, 'B': 5}
+    """
+    gold_counts, expected = _gold_histogram(benchmark)
+    top = max(gold_counts.values(), default=0)
+    n = len(benchmark)
+    what = "gold labels equally frequent" if benchmark.option_kind == "shared_labels" else "gold positions uniform"
+    majority = Estimate(
+        value=top / n if n else 0.0,
+        method="share of the most frequent gold answer (Wilson 95% interval)",
+        n=n,
+        ci=wilson_interval(top, n),
+        baseline=1 / len(gold_counts) if gold_counts else float("nan"),
+    )
+    fields = Counter(name for item in benchmark for name in item.fields)
+    option_lengths = [len(o) for item in benchmark for o in item.options] if benchmark.option_kind == "per_item" else []
+    return BenchmarkSummary(
+        benchmark=benchmark.to_dict(),
+        gold_counts=gold_counts,
+        gold_uniformity=chisquare_test(list(gold_counts.values()), expected, what),
+        majority=majority,
+        text_chars=LengthStats.of([len(item.text) for item in benchmark]),
+        text_words=LengthStats.of([len(item.text.split()) for item in benchmark]),
+        option_chars=LengthStats.of(option_lengths),
+        field_names=dict(fields),
+    )
+
+
+def _gold_histogram(benchmark: Benchmark) -> tuple[dict[str, int], list[float]]:
+    """Observed gold counts and the counts expected if every item's gold were uniform over its own options."""
+    if benchmark.option_kind == "shared_labels":
+        counts = benchmark.gold_counts
+        return counts, [1.0] * len(counts)
+    width = max(benchmark.option_counts, default=0)
+    observed = Counter(item.gold for item in benchmark)
+    expected = [sum(1 / item.n_options for item in benchmark if item.n_options > k) for k in range(width)]
+    return {_position_name(k): observed.get(k, 0) for k in range(width)}, expected
+
+
+def _position_name(k: int) -> str:
+    return string.ascii_uppercase[k] if k < 26 else str(k + 1)

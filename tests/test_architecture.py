@@ -1,0 +1,61 @@
+"""The package's public surface and the direction of its imports (STYLE.md rules 3 and 4)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pfungst
+
+SOURCE = Path(pfungst.__file__).parent
+
+# Stages from left to right; a module may import only its own stage, stages to its left, and the shared modules.
+STAGES = ["data", "audit", "models", "stress", "reliance", "report", "cli"]
+SHARED = {"errors", "stats"}
+
+
+def test_public_api_is_exactly_the_documented_one() -> None:
+    assert sorted(pfungst.__all__) == sorted([
+        "Benchmark", "ConfigError", "DataError", "Item", "PfungstError", "Provenance", "ReaderError",
+        "__version__", "load", "summarize",
+    ])
+    for name in pfungst.__all__:
+        assert hasattr(pfungst, name)
+
+
+def _stage(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text())
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pfungst"):
+            found.append(node.module)
+        elif isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names if alias.name.startswith("pfungst")]
+    return found
+
+
+def test_imports_point_left_only() -> None:
+    wrong = []
+    for path in SOURCE.rglob("*.py"):
+        module = "pfungst." + ".".join(path.relative_to(SOURCE).with_suffix("").parts)
+        own = _stage(module)
+        if own in SHARED or own in ("__init__", ""):
+            continue
+        for target in _imports(path):
+            other = _stage(target)
+            if other in SHARED or other in ("", "__init__") or own not in STAGES or other not in STAGES:
+                continue
+            if STAGES.index(other) > STAGES.index(own):
+                wrong.append(f"{module} imports {target}")
+    assert wrong == []
+
+
+def test_shared_modules_import_no_stage() -> None:
+    for name in SHARED:
+        for target in _imports(SOURCE / f"{name}.py"):
+            assert _stage(target) in SHARED, f"pfungst.{name} imports {target}"
