@@ -35,7 +35,8 @@ def resolve_answer(value: object, options: Sequence[str], answer_format: str = "
         ConfigError: the answer format is unknown.
 
     Example:
-        >>> resolve_answer("B", ["x", "y", "z"]), resolve_answer(2, ["x", "y", "z"]), resolve_answer("z", ["x", "y", "z"])
+        >>> options = ["x", "y", "z"]
+        >>> resolve_answer("B", options), resolve_answer(2, options), resolve_answer("z", options)
         (1, 2, 2)
     """
     if answer_format not in ANSWER_FORMATS:

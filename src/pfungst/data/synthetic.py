@@ -29,13 +29,14 @@ __all__ = ["SYNTHETIC", "SyntheticSpec", "make_synthetic"]
 
 # Five-letter words only: an option's length in characters is then a fixed function of its length in words, so
 # "longest" means the same in characters, words and (nearly) tokens.
-_WORDS = (
+_WORD_LIST = (
     "apple brick cloud dance eagle flame grape house image jelly knife lemon maple night ocean piano queen river "
     "stone table uncle vivid whale yacht zebra amber bloom charm daisy ember frost giant honey ivory joker karma "
     "lunar mango noble olive pearl quilt robin solar tiger urban vapor wheat xenon yield zonal arrow beach candy "
     "denim elbow fairy globe hazel index jolly koala lilac medal nylon orbit plaza quota radar salad torch unity "
     "vault waltz youth badge cabin diner envoy fiber grain haven inlet jumbo kiosk lodge mural nerve opera patio"
-).split()
+)
+_WORDS = _WORD_LIST.split()
 _LABELS = ("entailment", "neutral", "contradiction")
 
 

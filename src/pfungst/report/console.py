@@ -89,4 +89,4 @@ def render_readers(rows: list[tuple[str, str]], console: Console) -> None:
     """One line per reader: name and description."""
     width = max((len(name) for name, _ in rows), default=0)
     for name, description in rows:
-        console.print(f"{name:<{width}}  {escape(description)}", highlight=False)
+        console.print(f"{name:<{width}}  {escape(description)}", highlight=False, soft_wrap=True)

@@ -57,7 +57,7 @@ def test_cladder_answer_other_than_yes_or_no_names_record_line_and_field(tmp_pat
     path = tmp_path / "toy.json"
     path.write_text(json.dumps([_record(1, "yes"), _record(2, "maybe")], indent=2))
     assert detect_format(path) == "cladder"
-    with pytest.raises(ReaderError, match=r"toy\.json:13: field 'answer': label 'maybe' is not one of 'yes', 'no'"):
+    with pytest.raises(ReaderError, match=r"toy\.json:14: field 'answer': label 'maybe' is not one of 'yes', 'no'"):
         pfungst.load(path)
 
 

@@ -32,7 +32,8 @@ def test_mnli_dev_matched_has_9815_items_and_keeps_quotes_as_text(shared_data: P
     assert benchmark.provenance.rejected == ()
     first = benchmark[0]
     assert first.id == "0"
-    assert first.text == "Premise: The new rights are nice enough\nHypothesis: Everyone really likes the newest benefits "
+    assert first.text == ("Premise: The new rights are nice enough\n"
+                          "Hypothesis: Everyone really likes the newest benefits ")
     assert first.answer == "neutral"
     assert first.fields["hypothesis"] == "Everyone really likes the newest benefits "
     assert first.metadata["correct_responses"] == 100

@@ -65,4 +65,7 @@ def test_native_round_trip_keeps_items_and_label_sets(tmp_path: Path) -> None:
     reloaded = pfungst.load(original.save(tmp_path / "saved.jsonl"))
     assert reloaded.provenance.format == "pfungst"
     assert reloaded.labels == ("b", "a")
-    assert [(i.id, i.text, i.options, i.gold) for i in reloaded] == [(i.id, i.text, i.options, i.gold) for i in original]
+    def key(item):
+        return item.id, item.text, item.options, item.gold
+
+    assert [key(i) for i in reloaded] == [key(i) for i in original]

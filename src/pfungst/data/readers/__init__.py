@@ -16,7 +16,7 @@ from pfungst.data.benchmark import Benchmark
 from pfungst.data.builder import ReadOptions
 from pfungst.errors import ConfigError, unknown_name_message
 
-__all__ = ["READERS", "Reader", "get_reader"]
+__all__ = ["GENERIC_READERS", "READERS", "Reader", "get_reader"]
 
 
 @runtime_checkable
@@ -65,8 +65,8 @@ READERS: dict[str, str] = {
     "huggingface": "pfungst.data.readers.huggingface:HuggingFaceReader",
 }
 
-GENERIC_READERS: tuple[str, ...] = ("jsonl", "csv", "tsv", "parquet", "huggingface")
-"""Readers that need a column mapping and are never chosen by sniffing alone."""
+GENERIC_READERS: tuple[str, ...] = ("jsonl", "csv", "tsv", "parquet")
+"""Readers that need a column mapping and are never chosen by sniffing alone (huggingface sniffs saved folders)."""
 
 
 def get_reader(name: str) -> Reader:

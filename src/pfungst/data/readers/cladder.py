@@ -2,9 +2,10 @@
 
 Each element is ``{question_id, desc_id, given_info, question, answer, meta, reasoning}`` with ``answer`` ``yes``
 or ``no`` (the shared labels, in that order). The text a model sees is ``given_info + " " + question`` (just
-``question`` when ``given_info`` is empty); ``fields`` hold ``given_info`` and ``question``. Item ids are ``question_id``; ``metadata`` keeps ``desc_id`` and, from
-``meta``, ``rung``, ``query_type``, ``story_id``, ``graph_id``, ``model_id`` and ``polarity`` where present. The
-worked ``reasoning`` is not kept (it spells out the answer and is not needed to audit the questions).
+``question`` when ``given_info`` is empty); ``fields`` hold ``given_info`` and ``question``. Item ids are
+``question_id``; ``metadata`` keeps ``desc_id`` and, from ``meta``, ``rung``, ``query_type``, ``story_id``,
+``graph_id``, ``model_id`` and ``polarity`` where present. The worked ``reasoning`` is not kept (it spells out the
+answer and is not needed to audit the questions).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ class CLadderReader:
 
     def sniff(self, path: Path) -> bool:
         first = _first_element(path)
-        return isinstance(first, dict) and _KEYS <= set(first)
+        return isinstance(first, dict) and set(first) >= _KEYS
 
     def read(self, path: Path, options: ReadOptions) -> Benchmark:
         """Read one CLadder JSON file; raises :class:`~pfungst.errors.ReaderError` naming record line and key."""

@@ -67,10 +67,8 @@ def _add_row(builder: BenchmarkBuilder, line: int, row: dict[str, str], default_
     for column in inputs:
         if not row[column].strip():
             raise builder.error(line, column, "the value is empty")
-    if len(inputs) == 1:
-        text = row[inputs[0]]
-    else:
-        text = "\n".join(f"{_heading(column)}: {row[column]}" for column in inputs)
+    lines = (f"{_heading(column)}: {row[column]}" for column in inputs)
+    text = row[inputs[0]] if len(inputs) == 1 else "\n".join(lines)
     task = default_id.rpartition("/")[0]
     index = row.get(_INDEX, "").strip()
     builder.add(

@@ -26,7 +26,7 @@ class NativeReader:
 
     def sniff(self, path: Path) -> bool:
         record = first_json_record(path)
-        return record is not None and _KEYS <= set(record)
+        return record is not None and set(record) >= _KEYS
 
     def read(self, path: Path, options: ReadOptions) -> Benchmark:
         options.check_keys(self.name, [])

@@ -77,9 +77,9 @@ def _header(path: Path) -> set[str]:
 
 def _layout(columns: set[str]) -> str:
     """``nli``, ``mc`` or '' from a file's header."""
-    if _MC_COLUMNS <= columns:
+    if columns >= _MC_COLUMNS:
         return "mc"
-    return "nli" if _NLI_COLUMNS <= columns else ""
+    return "nli" if columns >= _NLI_COLUMNS else ""
 
 
 def _value(builder: BenchmarkBuilder, line: int, row: dict[str, str], column: str) -> str:

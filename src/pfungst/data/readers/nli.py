@@ -6,7 +6,8 @@ Both readers read the same layouts; they differ only in which files they claim w
 * the official tab-separated files (``gold_label``, ``sentence1``, ``sentence2``, ``pairID``, ``label1`` ...
   ``label5``, parses; GLUE's MNLI TSVs add ``index``);
 * the ``index, premise, hypothesis, gold_label`` TSV (with ``number of correct responses (out of 100)``, kept as
-  the int ``correct_responses``) that hypothesis-only studies distribute for MNLI dev-matched.
+  the int ``correct_responses``) that hypothesis-only studies distribute for MNLI dev-matched (read in either
+  format, but claimed only as a TSV).
 
 A file with a ``genre`` or ``promptID`` column (or key) is MNLI, one with ``captionID`` is SNLI; the
 ``premise``/``hypothesis`` layout is claimed by ``mnli``. TSVs are read with quoting off: their double quotes are
@@ -56,7 +57,7 @@ class _NliReader:
 
     def sniff(self, path: Path) -> bool:
         columns = _columns(path)
-        return bool(columns) and _dataset(columns) == self.name
+        return bool(columns) and _dataset(columns, jsonl=_is_jsonl(path)) == self.name
 
     def read(self, path: Path, options: ReadOptions) -> Benchmark:
         """Read one NLI file (JSON lines or TSV); raises :class:`~pfungst.errors.ReaderError` naming the field."""
@@ -96,13 +97,14 @@ def _columns(path: Path) -> set[str]:
     return {column.strip() for column in lines[0].split("\t")} if lines and "\t" in lines[0] else set()
 
 
-def _dataset(columns: set[str]) -> str:
+def _dataset(columns: set[str], jsonl: bool) -> str:
     """``mnli``, ``snli`` or '' from a file's columns (see the module docstring for the rule)."""
     if "gold_label" not in columns:
         return ""
-    if {"premise", "hypothesis"} <= columns and not {"sentence1", "sentence2"} & columns:
-        return "" if _SNLI_MARKS & columns else "mnli"
-    if not {"sentence1", "sentence2"} <= columns:
+    if columns >= {"premise", "hypothesis"} and not {"sentence1", "sentence2"} & columns:
+        # Only the dev-matched TSV has this layout; a JSON-lines file with these keys could be any NLI set.
+        return "" if jsonl or _SNLI_MARKS & columns else "mnli"
+    if not columns >= {"sentence1", "sentence2"}:
         return ""
     mnli, snli = bool(_MNLI_MARKS & columns), bool(_SNLI_MARKS & columns)
     return "mnli" if mnli and not snli else "snli" if snli and not mnli else ""

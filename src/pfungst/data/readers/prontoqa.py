@@ -37,7 +37,7 @@ class ProntoQaReader:
 
     def sniff(self, path: Path) -> bool:
         first = _first_element(path)
-        if not isinstance(first, dict) or not _KEYS <= set(first) or not isinstance(first["options"], list):
+        if not isinstance(first, dict) or not set(first) >= _KEYS or not isinstance(first["options"], list):
             return False
         return tuple(_PREFIX.sub("", str(option)) for option in first["options"]) == _LABELS
 
