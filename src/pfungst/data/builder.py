@@ -186,11 +186,9 @@ class BenchmarkBuilder:
                 raise self.error(line, field, f"option {position} is empty")
             if option in seen:
                 reason = f"duplicate option {option!r} at positions {seen[option]} and {position}"
-                if self.options.strict:
-                    raise self.error(line, field, reason, "Remove the repeated option")
                 warning = f"{self._file}:{line}: field '{field}': {reason}"
-                if warning not in self._warnings:
-                    self._warnings.append(warning)
+                if warning not in self._warnings:  # readers may check before add() checks again
+                    self.warn(line, field, reason, "Remove the repeated option")
             seen.setdefault(option, position)
 
     def _check_options(self, line: int, options: tuple[str, ...], gold: int | str, field: str) -> None:

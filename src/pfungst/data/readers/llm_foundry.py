@@ -69,6 +69,7 @@ def _add(builder: BenchmarkBuilder, line: int, data: dict[str, Any], stem: str) 
     for position, choice in enumerate(choices):
         if not isinstance(choice, str):
             raise builder.error(line, f"{options_key}[{position}]", f"expected a string, found {choice!r}")
+    builder.check_options(line, choices, options_key)
     try:
         gold = resolve_answer(data["gold"], choices, "index")
     except AnswerError as error:
