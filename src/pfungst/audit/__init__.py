@@ -1,0 +1,1 @@
+"""Audit a benchmark: can its answers be predicted from surface features alone?"""

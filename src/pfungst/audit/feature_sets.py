@@ -1,0 +1,112 @@
+"""Named feature sets: the paper's 13 text feature sets, and the option-level set for per-item choices.
+
+A :class:`FeatureSet` makes a fresh, unfitted scikit-learn transformer; the probe fits it on training folds only.
+Text feature sets transform a sequence of strings (one per item); the option-level set transforms an
+:class:`~pfungst.audit.features.options.OptionTable` (one row per item and option).
+
+Names: ``{1,2}-grams_{tf,tfidf,presence}[_gpt2]`` and ``readability``. "2-grams" means 1- and 2-grams together,
+as in Pacchiardi et al. 2024; ``paper_name`` gives their name for each set (``simple_frequency`` is their TF).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from sklearn.base import TransformerMixin
+
+from pfungst.errors import ConfigError, unknown_name_message
+
+__all__ = ["FEATURE_SETS", "PAPER_FEATURE_SETS", "FeatureSet", "get_feature_set"]
+
+Level = Literal["item", "option"]
+
+
+@dataclass(frozen=True)
+class FeatureSet:
+    """A named recipe for a scikit-learn transformer of surface features."""
+
+    name: str
+    """Registry name, e.g. ``1-grams_tf_gpt2``."""
+    paper_name: str
+    """Pacchiardi et al.'s name for the same set (empty if theirs has none)."""
+    level: Level
+    """``item``: one row per item (a string each); ``option``: one row per (item, option)."""
+    factory: str
+    """``module:Class`` of the transformer."""
+    params: dict[str, Any] = field(default_factory=dict)
+    """Keyword arguments for the transformer."""
+    description: str = ""
+
+    def make(self, **overrides: Any) -> TransformerMixin:
+        """A fresh, unfitted transformer (``overrides`` such as ``paper_compatible=True``, ``min_df=2``)."""
+        module_name, _, class_name = self.factory.partition(":")
+        cls = getattr(importlib.import_module(module_name), class_name)
+        transformer: TransformerMixin = cls(**{**self.params, **overrides})
+        return transformer
+
+    def spec(self) -> dict[str, Any]:
+        """``{"name", "params"}`` for provenance."""
+        return {"name": self.name, "params": dict(self.params)}
+
+
+def _ngram_sets() -> dict[str, FeatureSet]:
+    sets = {}
+    paper_weighting = {"tf": "simple_frequency", "tfidf": "tfidf", "presence": "presence"}
+    for n in (1, 2):
+        for weighting in ("tf", "tfidf", "presence"):
+            for level in ("word", "gpt2"):
+                suffix = "_gpt2" if level == "gpt2" else ""
+                name = f"{n}-grams_{weighting}{suffix}"
+                grams = "1-grams" if n == 1 else "1- and 2-grams"
+                sets[name] = FeatureSet(
+                    name=name,
+                    paper_name=f"{n}-grams_{paper_weighting[weighting]}{suffix}",
+                    level="item",
+                    factory="pfungst.audit.features.ngrams:NgramFeatures",
+                    params={"level": level, "ngram_range": (1, n), "weighting": weighting},
+                    description=f"{grams} of {'GPT-2 tokens' if level == 'gpt2' else 'words'}, {weighting}",
+                )
+    return sets
+
+
+FEATURE_SETS: dict[str, FeatureSet] = {
+    **_ngram_sets(),
+    "readability": FeatureSet(
+        name="readability",
+        paper_name="readability_diversity_metrics",
+        level="item",
+        factory="pfungst.audit.features.readability:ReadabilityFeatures",
+        description="Flesch reading ease, Gunning fog, SMOG, Yule's K, FORCAST, type-token ratio, "
+        "mean sentence length, word count",
+    ),
+    "options": FeatureSet(
+        name="options",
+        paper_name="",
+        level="option",
+        factory="pfungst.audit.features.options:OptionFeatures",
+        description="option length (characters, words, GPT-2 tokens), length rank, longest / shortest, position, "
+        "overlap with the question, negation words, 'all / none of the above'",
+    ),
+    "options_1-grams_presence": FeatureSet(
+        name="options_1-grams_presence",
+        paper_name="",
+        level="option",
+        factory="pfungst.audit.features.options:OptionNgramFeatures",
+        params={"ngram_range": (1, 1)},
+        description="choices-only baseline: word 1-grams of each option's text, without the question",
+    ),
+}
+
+PAPER_FEATURE_SETS: tuple[str, ...] = tuple(
+    name for name, feature_set in FEATURE_SETS.items() if feature_set.paper_name
+)
+"""The 13 feature sets of Pacchiardi et al. 2024, in registry order."""
+
+
+def get_feature_set(name: str) -> FeatureSet:
+    """The feature set registered as ``name`` (unknown names list close matches and all names)."""
+    if name not in FEATURE_SETS:
+        raise ConfigError(unknown_name_message("feature set", name, FEATURE_SETS))
+    return FEATURE_SETS[name]

@@ -1,0 +1,123 @@
+"""What a probe sees of a benchmark: one text per item (item level) or one row per item and option (option level).
+
+Partial-input baselines choose which named fields make up the text (``fields=("hypothesis",)`` for a
+hypothesis-only baseline); the choices-only baseline uses the option table without the question.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from pfungst.data.benchmark import Benchmark
+from pfungst.errors import ConfigError
+
+__all__ = ["ItemInputs", "OptionTable", "item_texts"]
+
+
+def item_texts(benchmark: Benchmark, fields: Sequence[str] = ()) -> tuple[str, ...]:
+    """Each item's text, or the named fields joined by newlines (a partial-input baseline).
+
+    Raises:
+        ConfigError: an item lacks one of the fields (the message lists the fields it has).
+    """
+    if not fields:
+        return tuple(item.text for item in benchmark)
+    texts = []
+    for item in benchmark:
+        missing = [name for name in fields if name not in item.fields]
+        if missing:
+            have = ", ".join(item.fields) or "none"
+            raise ConfigError(f"item {item.id!r} has no field {missing[0]!r} (it has: {have}); "
+                              "partial-input baselines need fields every item has")
+        texts.append("\n".join(item.fields[name] for name in fields))
+    return tuple(texts)
+
+
+@dataclass(frozen=True)
+class ItemInputs:
+    """Item-level probe inputs: a text and a class per item.
+
+    For shared-label tasks the classes are the labels; for per-item choices they are gold positions (``A``,
+    ``B``, ...), so an item-level probe asks whether the text predicts where the answer sits.
+    """
+
+    item_ids: tuple[str, ...]
+    texts: tuple[str, ...]
+    y: np.ndarray
+    """Class index per item (int)."""
+    classes: tuple[str, ...]
+    """Class names, indexed by ``y``."""
+
+    @classmethod
+    def from_benchmark(cls, benchmark: Benchmark, fields: Sequence[str] = ()) -> ItemInputs:
+        if benchmark.option_kind == "shared_labels":
+            classes = benchmark.labels
+        else:
+            width = max(benchmark.option_counts)
+            classes = tuple(string.ascii_uppercase[k] if k < 26 else str(k + 1) for k in range(width))
+        return cls(
+            item_ids=tuple(item.id for item in benchmark),
+            texts=item_texts(benchmark, fields),
+            y=np.array([item.gold for item in benchmark], dtype=int),
+            classes=classes,
+        )
+
+    def __len__(self) -> int:
+        return len(self.item_ids)
+
+    def subset(self, indices: np.ndarray) -> ItemInputs:
+        """The inputs of the items at ``indices`` (positions, not ids)."""
+        return ItemInputs(
+            item_ids=tuple(self.item_ids[i] for i in indices),
+            texts=tuple(self.texts[i] for i in indices),
+            y=self.y[indices],
+            classes=self.classes,
+        )
+
+
+@dataclass(frozen=True)
+class OptionTable:
+    """Option-level probe inputs: one row per (item, option), for models that choose among an item's options.
+
+    ``frame`` columns: ``item`` (0-based item index), ``position`` (0-based), ``option`` (its text), ``question``
+    (the item text, or '' for the choices-only baseline), ``n_options``, ``is_gold`` (bool).
+    """
+
+    item_ids: tuple[str, ...]
+    frame: pd.DataFrame
+    gold: np.ndarray
+    """Gold position per item."""
+
+    @classmethod
+    def from_benchmark(cls, benchmark: Benchmark, fields: Sequence[str] = (), with_question: bool = True) -> OptionTable:
+        if benchmark.option_kind != "per_item":
+            raise ConfigError("option-level features need per-item choices; this benchmark has a shared label set")
+        questions = item_texts(benchmark, fields) if with_question else ("",) * len(benchmark)
+        rows = [
+            (index, position, option, questions[index], item.n_options, position == item.gold)
+            for index, item in enumerate(benchmark)
+            for position, option in enumerate(item.options)
+        ]
+        frame = pd.DataFrame(rows, columns=["item", "position", "option", "question", "n_options", "is_gold"])
+        gold = np.array([item.gold for item in benchmark], dtype=int)
+        return cls(item_ids=tuple(item.id for item in benchmark), frame=frame, gold=gold)
+
+    def __len__(self) -> int:
+        return len(self.item_ids)
+
+    def subset(self, indices: np.ndarray) -> OptionTable:
+        """The rows of the items at ``indices``, renumbered 0..len(indices)-1 in that order."""
+        order = {int(old): new for new, old in enumerate(indices)}
+        rows = self.frame[self.frame["item"].isin(order)].copy()
+        rows["item"] = rows["item"].map(order)
+        rows = rows.sort_values(["item", "position"], kind="stable").reset_index(drop=True)
+        return OptionTable(
+            item_ids=tuple(self.item_ids[i] for i in indices),
+            frame=rows,
+            gold=self.gold[indices],
+        )
