@@ -11,13 +11,13 @@ SOURCE = Path(pfungst.__file__).parent
 
 # Stages from left to right; a module may import only its own stage, stages to its left, and the shared modules.
 STAGES = ["data", "audit", "models", "stress", "reliance", "report", "cli"]
-SHARED = {"errors", "stats"}
+SHARED = {"errors", "stats", "environment"}
 
 
 def test_public_api_is_exactly_the_documented_one() -> None:
     assert sorted(pfungst.__all__) == sorted([
-        "Benchmark", "ConfigError", "DataError", "Item", "PfungstError", "Provenance", "ReaderError",
-        "__version__", "load", "summarize",
+        "AuditConfig", "AuditResult", "Benchmark", "ConfigError", "DataError", "Item", "PfungstError", "Provenance", "ReaderError",
+        "__version__", "audit", "load", "summarize",
     ])
     for name in pfungst.__all__:
         assert hasattr(pfungst, name)

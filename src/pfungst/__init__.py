@@ -4,6 +4,7 @@ Load a benchmark, audit it for surface cues, stress a model for order, format an
 two, report. See the README for the command line and the Python API.
 """
 
+from pfungst.audit import AuditConfig, AuditResult, audit
 from pfungst.data import Benchmark, Item, Provenance, load
 from pfungst.data.summary import summarize
 from pfungst.errors import ConfigError, DataError, PfungstError, ReaderError
@@ -11,6 +12,8 @@ from pfungst.errors import ConfigError, DataError, PfungstError, ReaderError
 __version__ = "0.1.0"
 
 __all__ = [
+    "AuditConfig",
+    "AuditResult",
     "Benchmark",
     "ConfigError",
     "DataError",
@@ -19,6 +22,7 @@ __all__ = [
     "Provenance",
     "ReaderError",
     "__version__",
+    "audit",
     "load",
     "summarize",
 ]

@@ -1,1 +1,47 @@
-"""Audit a benchmark: can its answers be predicted from surface features alone?"""
+"""Audit a benchmark: can its answers be predicted from surface features alone?
+
+``audit(benchmark)`` probes it with every feature set (scikit-learn pipelines fitted on training folds only),
+adds zero-training heuristics and a cue table, and returns an :class:`AuditResult` with a verdict and its evidence.
+``fix`` writes counterbalanced and AFLite-filtered copies and audits them again.
+"""
+
+from pfungst.audit.cues import CueConfig, CueTable, find_cues
+from pfungst.audit.feature_sets import FEATURE_SETS, PAPER_FEATURE_SETS, FeatureSet, get_feature_set
+from pfungst.audit.fix import FixResult, fix
+from pfungst.audit.heuristics import HeuristicConfig, HeuristicsReport, run_heuristics
+from pfungst.audit.inputs import ItemInputs, OptionTable
+from pfungst.audit.mitigate import AFLiteConfig, FilterResult, counterbalance, filter_predictable
+from pfungst.audit.probe import ProbeConfig, run_probe
+from pfungst.audit.probe_outcome import ProbeOutcome
+from pfungst.audit.result import SCHEMA_VERSION, AuditResult, Verdict
+from pfungst.audit.run import AuditConfig, audit, default_feature_sets
+
+__all__ = [
+    "FEATURE_SETS",
+    "PAPER_FEATURE_SETS",
+    "SCHEMA_VERSION",
+    "AFLiteConfig",
+    "AuditConfig",
+    "AuditResult",
+    "CueConfig",
+    "CueTable",
+    "FeatureSet",
+    "FilterResult",
+    "FixResult",
+    "HeuristicConfig",
+    "HeuristicsReport",
+    "ItemInputs",
+    "OptionTable",
+    "ProbeConfig",
+    "ProbeOutcome",
+    "Verdict",
+    "audit",
+    "counterbalance",
+    "default_feature_sets",
+    "filter_predictable",
+    "find_cues",
+    "fix",
+    "get_feature_set",
+    "run_heuristics",
+    "run_probe",
+]

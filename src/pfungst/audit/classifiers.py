@@ -1,0 +1,163 @@
+"""The probe's classifier grid: Pacchiardi et al. 2024's three logistic regressions, for items and for options.
+
+========== ======= ===== =========================================================================
+name       penalty C     item level (scikit-learn)
+========== ======= ===== =========================================================================
+``l2_C1``  L2      1.0   ``LogisticRegression(solver="lbfgs")``: multinomial for K > 2
+``l1_C1``  L1      1.0   ``LogisticRegression(solver="liblinear", l1_ratio=1)``: one-vs-rest for K > 2
+``l1_C0.1`` L1     0.1   the same with ``C=0.1``
+========== ======= ===== =========================================================================
+
+Why these solvers: with ``penalty="l1"`` scikit-learn's default solver (lbfgs) is refused, and ``liblinear`` is what
+the paper's code ran for L1 (fast and exact on sparse n-grams). liblinear shuffles coordinates with
+``random_state``, which the paper left unseeded; here it is the probe's seed, so every run repeats exactly.
+liblinear is binary-only since scikit-learn 1.8, so for K > 2 it is wrapped in ``OneVsRestClassifier``, which is
+what scikit-learn did inside ``LogisticRegression`` when the paper ran. L2 keeps the paper's default, lbfgs
+(deterministic). Option-level inputs use :class:`~pfungst.audit.conditional_logit.ConditionalLogit` with the same
+penalty and ``C``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from sklearn.base import ClassifierMixin
+from sklearn.dummy import DummyClassifier
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.multiclass import OneVsRestClassifier
+
+from pfungst.audit.conditional_logit import ConditionalLogit
+from pfungst.errors import ConfigError, unknown_name_message
+
+__all__ = [
+    "CLASSIFIERS",
+    "ClassifierSpec",
+    "FeatureWeight",
+    "check_classifier_names",
+    "class_weights",
+    "counting_convergence_warnings",
+    "fit_item_classifier",
+    "make_choice_model",
+    "make_classifier",
+    "top_features",
+]
+
+
+@dataclass(frozen=True)
+class ClassifierSpec:
+    """One logistic regression of the grid: its penalty and inverse regularisation strength."""
+
+    name: str
+    penalty: Literal["l1", "l2"]
+    C: float
+
+    def spec(self) -> dict[str, Any]:
+        """``{"name", "params"}`` for provenance."""
+        solver = "lbfgs" if self.penalty == "l2" else "liblinear"
+        return {"name": self.name, "params": {"penalty": self.penalty, "C": self.C, "item_solver": solver,
+                                              "option_model": "ConditionalLogit (L-BFGS-B)"}}
+
+
+CLASSIFIERS: dict[str, ClassifierSpec] = {
+    "l2_C1": ClassifierSpec("l2_C1", "l2", 1.0),
+    "l1_C1": ClassifierSpec("l1_C1", "l1", 1.0),
+    "l1_C0.1": ClassifierSpec("l1_C0.1", "l1", 0.1),
+}
+"""The grid, in the order used to break ties in validation scores."""
+
+
+@dataclass(frozen=True)
+class FeatureWeight:
+    """A feature's weight for a class in the fitted final model (larger: more evidence for the class)."""
+
+    class_name: str
+    """The class (for option-level models: ``chosen`` or ``not chosen``)."""
+    feature: str
+    """The feature's name, from the transformer's ``get_feature_names_out``."""
+    weight: float
+    """Its coefficient for the class (standardised units when the features were scaled)."""
+    rank: int
+    """1 for the strongest feature of the class."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"class": self.class_name, "feature": self.feature, "weight": self.weight, "rank": self.rank}
+
+
+def check_classifier_names(names: Sequence[str]) -> None:
+    """Raise :class:`ConfigError` for an empty grid or an unknown classifier name (close matches listed)."""
+    if not names:
+        raise ConfigError("the classifier grid is empty; name at least one of: " + ", ".join(CLASSIFIERS))
+    for name in names:
+        if name not in CLASSIFIERS:
+            raise ConfigError(unknown_name_message("classifier", name, CLASSIFIERS))
+
+
+def make_classifier(name: str, *, n_classes: int, seed: int, max_iter: int) -> ClassifierMixin:
+    """A fresh item-level classifier for grid entry ``name`` (see the module docstring for the solvers)."""
+    spec = CLASSIFIERS[name]
+    if spec.penalty == "l2":
+        return LogisticRegression(C=spec.C, l1_ratio=0.0, solver="lbfgs", max_iter=max_iter, random_state=seed)
+    binary = LogisticRegression(C=spec.C, l1_ratio=1.0, solver="liblinear", max_iter=max_iter, random_state=seed)
+    return binary if n_classes <= 2 else OneVsRestClassifier(binary)
+
+
+def make_choice_model(name: str, *, max_iter: int) -> ConditionalLogit:
+    """A fresh option-level model (a conditional logit) with grid entry ``name``'s penalty and ``C``."""
+    spec = CLASSIFIERS[name]
+    return ConditionalLogit(C=spec.C, penalty=spec.penalty, max_iter=max_iter)
+
+
+def fit_item_classifier(name: str, X: Any, y: np.ndarray, *, n_classes: int, seed: int,
+                        max_iter: int) -> ClassifierMixin:
+    """Fit grid entry ``name``; a training set with one class gets a constant predictor instead (nothing to learn)."""
+    if np.unique(y).size < 2:
+        return DummyClassifier(strategy="most_frequent").fit(X, y)
+    model = make_classifier(name, n_classes=n_classes, seed=seed, max_iter=max_iter)
+    return model.fit(X, y)
+
+
+@contextmanager
+def counting_convergence_warnings(count: Callable[[int], None]) -> Iterator[None]:
+    """Capture ConvergenceWarnings (reporting how many through ``count``); let every other warning through."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        yield
+    converged = 0
+    for entry in caught:
+        if issubclass(entry.category, ConvergenceWarning):
+            converged += 1
+        else:
+            warnings.warn_explicit(entry.message, entry.category, entry.filename, entry.lineno)
+    count(converged)
+
+
+def class_weights(model: Any, class_names: Sequence[str]) -> dict[str, np.ndarray]:
+    """Per class, the coefficient vector that raises its score (binary models: +coef for class 1, -coef for 0)."""
+    if isinstance(model, ConditionalLogit):
+        return {"chosen": model.coef_, "not chosen": -model.coef_}
+    if isinstance(model, OneVsRestClassifier):
+        return {class_names[int(c)]: np.ravel(est.coef_) for c, est in zip(model.classes_, model.estimators_,
+                                                                              strict=True)}
+    if isinstance(model, LogisticRegression):
+        coef, classes = np.atleast_2d(model.coef_), model.classes_
+        if coef.shape[0] == 1:
+            return {class_names[int(classes[1])]: coef[0], class_names[int(classes[0])]: -coef[0]}
+        return {class_names[int(c)]: row for c, row in zip(classes, coef, strict=True)}
+    return {}
+
+
+def top_features(model: Any, feature_names: Sequence[str] | np.ndarray, class_names: Sequence[str],
+                 top_k: int) -> tuple[FeatureWeight, ...]:
+    """The ``top_k`` features with the largest positive weight for each class (zero weights are left out)."""
+    found = []
+    for class_name, weights in class_weights(model, class_names).items():
+        order = np.argsort(-weights, kind="stable")[:top_k]
+        found += [FeatureWeight(class_name, str(feature_names[j]), float(weights[j]), rank)
+                  for rank, j in enumerate((j for j in order if weights[j] > 0), start=1)]
+    return tuple(found)

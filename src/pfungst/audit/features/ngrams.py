@@ -1,0 +1,182 @@
+"""Word and GPT-2-token n-gram features (TF, TF-IDF, presence), as in Pacchiardi et al. 2024, corrected.
+
+:class:`NgramFeatures` composes scikit-learn's ``CountVectorizer`` with a ``TfidfTransformer`` where needed:
+
+- ``tf``: term frequency, each document's counts divided by its total count of vocabulary n-grams (l1-normalised
+  rows that sum to 1; n-grams not seen in ``fit`` are not counted; a row with none stays 0);
+- ``presence``: 1 if the n-gram occurs in the document, else 0;
+- ``tfidf``: scikit-learn's ``TfidfTransformer`` defaults (smooth idf, l2-normalised rows).
+
+``paper_compatible=True`` reproduces the published code, where ``tf`` ("simple_frequency") and ``presence`` both
+return raw counts; ``tfidf`` is the same either way.
+
+Word level uses scikit-learn's default token pattern (words of two or more word characters). GPT-2 level lower-cases
+first (as the paper did, unless ``lowercase=False``), tokenises with GPT-2's BPE and forms n-grams of tokens; a
+column is named by its tokens in GPT-2's vocabulary spelling joined by spaces (``"Ġis Ġnot"``: ``Ġ`` stands for a
+space, ``Ċ`` for a newline), which is unambiguous because symbols contain no spaces.
+
+Example:
+    >>> features = NgramFeatures(weighting="tf").fit(["not a cat", "a dog"])
+    >>> features.get_feature_names_out().tolist()
+    ['cat', 'dog', 'not']
+    >>> features.transform(["not not cat"]).toarray().round(3).tolist()
+    [[0.333, 0.0, 0.667]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
+from sklearn.utils.validation import check_is_fitted
+
+from pfungst.audit.gpt2 import gpt2_symbols
+from pfungst.errors import ConfigError
+
+__all__ = ["NgramFeatures"]
+
+Level = Literal["word", "gpt2"]
+Weighting = Literal["tf", "tfidf", "presence"]
+_LEVELS = ("word", "gpt2")
+_WEIGHTINGS = ("tf", "tfidf", "presence")
+
+
+class _Gpt2NgramAnalyzer:
+    """CountVectorizer analyzer: a document's GPT-2 token n-grams (a class, not a lambda, so it pickles)."""
+
+    def __init__(self, ngram_range: tuple[int, int], lowercase: bool) -> None:
+        self.ngram_range = ngram_range
+        self.lowercase = lowercase
+
+    def __call__(self, document: str) -> list[str]:
+        tokens = gpt2_symbols(document.lower() if self.lowercase else document)
+        low, high = self.ngram_range
+        if (low, high) == (1, 1):
+            return tokens
+        grams = list(tokens) if low == 1 else []
+        for n in range(max(low, 2), min(high, len(tokens)) + 1):
+            grams += [" ".join(tokens[start:start + n]) for start in range(len(tokens) - n + 1)]
+        return grams
+
+    def __repr__(self) -> str:
+        return f"_Gpt2NgramAnalyzer(ngram_range={self.ngram_range}, lowercase={self.lowercase})"
+
+
+def _as_texts(X: Any) -> list[str]:
+    """The documents of ``X`` as a list of strings; a bare string is refused (it is not a sequence of texts)."""
+    if isinstance(X, str | bytes):
+        raise ConfigError("n-gram features take a sequence of texts (one per item), not a single string; "
+                          "wrap it in a list")
+    texts = list(X)
+    wrong = next((index for index, text in enumerate(texts) if not isinstance(text, str)), None)
+    if wrong is not None:
+        raise ConfigError(f"n-gram features take strings; document {wrong} is {type(texts[wrong]).__name__}")
+    return texts
+
+
+class NgramFeatures(TransformerMixin, BaseEstimator):
+    """Bag-of-n-grams features of each item's text, fitted on training folds only (unseen n-grams are ignored).
+
+    Args:
+        level: ``"word"`` (scikit-learn's default token pattern) or ``"gpt2"`` (GPT-2 BPE tokens).
+        ngram_range: Smallest and largest n; ``(1, 2)`` is the paper's "2-grams" (1- and 2-grams together).
+        weighting: ``"tf"`` (counts / document total), ``"tfidf"`` (scikit-learn defaults) or ``"presence"`` (0/1).
+        min_df: Keep n-grams occurring in at least this many training documents (int) or this fraction (float).
+            The paper used 2.
+        lowercase: Lower-case the text first (both levels).
+        paper_compatible: Reproduce the paper's code: ``tf`` and ``presence`` are raw counts.
+        max_features: Keep only the most frequent n-grams (None: all).
+
+    Attributes:
+        vectorizer_: The fitted ``CountVectorizer``.
+        weighter_: The fitted ``TfidfTransformer`` (``tf`` and ``tfidf``), or None for counts and presence.
+    """
+
+    def __init__(
+        self,
+        *,
+        level: Level = "word",
+        ngram_range: tuple[int, int] = (1, 1),
+        weighting: Weighting = "tf",
+        min_df: int | float = 1,
+        lowercase: bool = True,
+        paper_compatible: bool = False,
+        max_features: int | None = None,
+    ) -> None:
+        self.level = level
+        self.ngram_range = ngram_range
+        self.weighting = weighting
+        self.min_df = min_df
+        self.lowercase = lowercase
+        self.paper_compatible = paper_compatible
+        self.max_features = max_features
+
+    def _check_params(self) -> tuple[int, int]:
+        if self.level not in _LEVELS:
+            raise ConfigError(f"NgramFeatures: level must be one of {', '.join(_LEVELS)}, not {self.level!r}")
+        if self.weighting not in _WEIGHTINGS:
+            raise ConfigError(f"NgramFeatures: weighting must be one of {', '.join(_WEIGHTINGS)}, "
+                              f"not {self.weighting!r}")
+        low, high = (int(n) for n in self.ngram_range)
+        if not 1 <= low <= high:
+            raise ConfigError(f"NgramFeatures: ngram_range must be (low, high) with 1 <= low <= high, "
+                              f"not {self.ngram_range!r}")
+        return low, high
+
+    def _make_vectorizer(self, ngram_range: tuple[int, int]) -> CountVectorizer:
+        binary = self.weighting == "presence" and not self.paper_compatible
+        common: dict[str, Any] = {"min_df": self.min_df, "max_features": self.max_features, "binary": binary,
+                                  "dtype": np.float64}
+        if self.level == "word":
+            return CountVectorizer(lowercase=self.lowercase, ngram_range=ngram_range, **common)
+        return CountVectorizer(analyzer=_Gpt2NgramAnalyzer(ngram_range, self.lowercase), lowercase=False, **common)
+
+    def _make_weighter(self) -> TfidfTransformer | None:
+        if self.weighting == "tfidf":
+            return TfidfTransformer()
+        if self.weighting == "tf" and not self.paper_compatible:
+            return TfidfTransformer(use_idf=False, norm="l1")
+        return None
+
+    def fit(self, X: Sequence[str], y: Any = None) -> NgramFeatures:
+        """Learn the vocabulary (and idf weights) from the training texts ``X``."""
+        self.fit_transform(X)
+        return self
+
+    def fit_transform(self, X: Sequence[str], y: Any = None, **fit_params: Any) -> sp.csr_matrix:
+        """Fit on ``X`` and return its features (one pass over the texts).
+
+        Raises:
+            ConfigError: invalid parameters, input that is not a sequence of strings, or no n-gram left after
+                ``min_df`` / ``max_features`` (the message suggests a lower ``min_df``).
+        """
+        ngram_range = self._check_params()
+        texts = _as_texts(X)
+        self.vectorizer_ = self._make_vectorizer(ngram_range)
+        try:
+            counts = self.vectorizer_.fit_transform(texts)
+        except ValueError as exc:  # sklearn: empty vocabulary, or min_df pruned every term
+            raise ConfigError(f"NgramFeatures({self.level}, min_df={self.min_df}) found no n-grams in "
+                              f"{len(texts)} training texts: {exc}") from exc
+        self.weighter_ = self._make_weighter()
+        if self.weighter_ is None:
+            return counts.tocsr()
+        return self.weighter_.fit_transform(counts).tocsr()
+
+    def transform(self, X: Sequence[str]) -> sp.csr_matrix:
+        """The features of ``X`` (sparse, one row per text); n-grams not seen in fit are ignored."""
+        check_is_fitted(self, "vectorizer_")
+        counts = self.vectorizer_.transform(_as_texts(X))
+        if self.weighter_ is None:
+            return counts.tocsr()
+        return self.weighter_.transform(counts).tocsr()
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """The n-gram of each column: words joined by spaces, or GPT-2 symbols (``"Ġnot"``) joined by spaces."""
+        check_is_fitted(self, "vectorizer_")
+        names: np.ndarray = self.vectorizer_.get_feature_names_out()
+        return names

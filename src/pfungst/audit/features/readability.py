@@ -1,0 +1,136 @@
+"""Readability and lexical-diversity features of each text: the paper's four, plus four more by default.
+
+Pacchiardi et al. 2024 ("readability_diversity_metrics") used Flesch reading ease, Gunning fog, SMOG and Yule's K;
+``paper_compatible=True`` gives exactly those four columns. By default four more follow: FORCAST grade, type-token
+ratio, mean sentence length and word count.
+
+The classic formulas come from textstat 0.7.3 (offline; it rounds its outputs, Flesch to 2 decimals, SMOG to 1).
+Words are textstat's: the text with punctuation removed, split on whitespace (``don't`` is one word, ``dont``).
+Yule's K is computed here from word frequencies: ``K = 10^4 * (sum_i i^2 V_i - N) / N^2``, with ``N`` words and
+``V_i`` word types that occur ``i`` times (case-insensitive).
+
+Empty and very short texts give numbers, never NaN: a ratio with a zero denominator is taken as 0. An empty text
+has Flesch 206.84 (textstat's constant term), Gunning fog 0, SMOG 0 (textstat gives 0 below three sentences),
+Yule's K 0, FORCAST 20, type-token ratio 0, mean sentence length 0 and word count 0. A one-word text has Yule's K 0
+and type-token ratio 1.
+
+The features are on very different scales (word count in the hundreds, type-token ratio below 1): put a
+``StandardScaler`` after this transformer before a regularised linear model.
+
+Example:
+    >>> features = ReadabilityFeatures()
+    >>> X = features.fit_transform(["The cat sat on the mat."])
+    >>> float(X[0, list(features.get_feature_names_out()).index("word_count")])
+    6.0
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import textstat
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from pfungst.errors import ConfigError
+
+__all__ = ["EXTRA_FEATURES", "PAPER_FEATURES", "ReadabilityFeatures", "yules_k"]
+
+PAPER_FEATURES: tuple[str, ...] = ("flesch_reading_ease", "gunning_fog", "smog_index", "yules_k")
+"""The four readability and diversity measures of Pacchiardi et al. 2024, in column order."""
+EXTRA_FEATURES: tuple[str, ...] = ("forcast_grade", "type_token_ratio", "mean_sentence_length", "word_count")
+"""The columns added unless ``paper_compatible``."""
+
+
+def yules_k(words: Sequence[str]) -> float:
+    """Yule's K of a word sequence: 10^4 * (sum_i i^2 V_i - N) / N^2; 0 for no words. Lower means more diverse.
+
+    Example:
+        >>> yules_k("the cat saw the dog and the bird".split())  # N=8, V_1=5, V_3=1: 10^4 * (14 - 8) / 64
+        937.5
+    """
+    n_words = len(words)
+    if n_words == 0:
+        return 0.0
+    frequency_of_frequency = Counter(Counter(words).values())
+    second_moment = sum(i * i * v for i, v in frequency_of_frequency.items())
+    return 1e4 * (second_moment - n_words) / n_words**2
+
+
+@lru_cache(maxsize=1 << 16)
+def _syllables(word: str) -> int:
+    # textstat caches only its last 128 calls; a corpus repeats a few thousand words.
+    return int(textstat.syllable_count(word))
+
+
+def _ratio(numerator: float, denominator: float) -> float:
+    return numerator / denominator if denominator else 0.0
+
+
+def _readability_row(text: str, extra: bool) -> list[float]:
+    """The feature values of one text (see the module docstring for the definitions)."""
+    words = textstat.remove_punctuation(text.lower()).split()
+    row = [
+        float(textstat.flesch_reading_ease(text)),
+        float(textstat.gunning_fog(text)),
+        float(textstat.smog_index(text)),
+        yules_k(words),
+    ]
+    if extra:
+        n_words = len(words)
+        monosyllables = sum(1 for word in words if _syllables(word) < 2)
+        row += [
+            20.0 - _ratio(monosyllables * 150.0, n_words) / 10.0,
+            _ratio(len(set(words)), n_words),
+            _ratio(n_words, textstat.sentence_count(text)),
+            float(n_words),
+        ]
+    return row
+
+
+class ReadabilityFeatures(TransformerMixin, BaseEstimator):
+    """Dense readability and diversity features, one row per text (stateless: ``fit`` only checks the input).
+
+    Args:
+        paper_compatible: Only the paper's four columns (Flesch, Gunning fog, SMOG, Yule's K).
+
+    Attributes:
+        feature_names_: The column names, set by ``fit``.
+    """
+
+    def __init__(self, *, paper_compatible: bool = False) -> None:
+        self.paper_compatible = paper_compatible
+
+    def fit(self, X: Sequence[str], y: Any = None) -> ReadabilityFeatures:
+        """Check that ``X`` is a sequence of strings and fix the columns; nothing is learned."""
+        _as_texts(X)
+        names = PAPER_FEATURES if self.paper_compatible else PAPER_FEATURES + EXTRA_FEATURES
+        self.feature_names_ = np.asarray(names, dtype=object)
+        return self
+
+    def transform(self, X: Sequence[str]) -> np.ndarray:
+        """The features of each text of ``X`` (float array, texts x features)."""
+        check_is_fitted(self, "feature_names_")
+        texts = _as_texts(X)
+        rows = [_readability_row(text, not self.paper_compatible) for text in texts]
+        return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(self.feature_names_))
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """The column names (``flesch_reading_ease``, ..., ``word_count``)."""
+        check_is_fitted(self, "feature_names_")
+        return self.feature_names_.copy()
+
+
+def _as_texts(X: Any) -> list[str]:
+    if isinstance(X, str | bytes):
+        raise ConfigError("readability features take a sequence of texts (one per item), not a single string; "
+                          "wrap it in a list")
+    texts = list(X)
+    wrong = next((index for index, text in enumerate(texts) if not isinstance(text, str)), None)
+    if wrong is not None:
+        raise ConfigError(f"readability features take strings; text {wrong} is {type(texts[wrong]).__name__}")
+    return texts

@@ -1,0 +1,290 @@
+"""Probe a benchmark with one feature set: can a simple classifier on surface features predict the answers?
+
+Two protocols (:class:`ProbeConfig`):
+
+- ``crossfit`` (default): seeded ``RepeatedStratifiedKFold`` (option level: stratified by gold position). In each
+  training fold the feature set is fitted on the training items only; the classifier grid is compared on an
+  inner stratified validation split of the training fold (the feature transformer, which never sees labels, is
+  shared by the inner split; supervised steps are not), the best is refitted on the whole training fold and
+  predicts the held-out fold. Every item gets one out-of-fold prediction per repeat, so every score has a
+  distribution over repeats and a bootstrap interval over items.
+- ``pacchiardi2024``: Pacchiardi et al. 2024's protocol, to reproduce their table: the items shuffled with seed 42,
+  one unstratified 60/20/20 train/validation/test split, n-grams with ``min_df=2`` and their raw-count TF and
+  presence (``paper_compatible=True``), ``SelectKBest(f_classif, k=min(20000, n_features))`` fitted on train, the
+  three logistic regressions fitted on train and selected by validation accuracy, and the test-set
+  chance-corrected accuracy that the paper calls "kappa". Only test items are predicted.
+
+The permutation p-values test whether the (fixed) out-of-fold predictions are associated with the labels; they do
+not refit the classifiers on permuted labels. Cross-fitting already keeps every prediction out of sample, so
+the null distribution of kappa under "no signal" is centred on 0 without refitting.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections import Counter
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import RepeatedStratifiedKFold, ShuffleSplit, StratifiedShuffleSplit, train_test_split
+from threadpoolctl import threadpool_limits
+
+from pfungst.audit.classifiers import CLASSIFIERS, check_classifier_names, counting_convergence_warnings, top_features
+from pfungst.audit.feature_sets import FeatureSet
+from pfungst.audit.inputs import ItemInputs, OptionTable
+from pfungst.audit.probe_outcome import FoldChoice, ProbeOutcome, ScoreSettings, score_predictions
+from pfungst.audit.probe_tasks import Encoder, EncoderSettings, ItemTask, OptionTask, accepted_overrides, make_task
+from pfungst.errors import ConfigError
+from pfungst.stats import cohen_kappa
+
+__all__ = ["PAPER_SEED", "ProbeConfig", "run_probe"]
+
+PAPER_SEED = 42
+"""The seed of Pacchiardi et al. 2024's shuffle."""
+
+Protocol = Literal["crossfit", "pacchiardi2024"]
+
+
+@dataclass(frozen=True)
+class ProbeConfig:
+    """Settings of a probe; the defaults are the recommended protocol."""
+
+    protocol: Protocol = "crossfit"
+    n_splits: int = 5
+    """Cross-fitting folds (crossfit only)."""
+    n_repeats: int = 2
+    """Repeats of the cross-fitting with different fold assignments (crossfit only)."""
+    seed: int = 0
+    """Seeds the folds, inner splits, liblinear, bootstrap and permutations (pacchiardi2024 shuffles with 42)."""
+    n_bootstrap: int = 1000
+    n_permutations: int = 1000
+    classifiers: tuple[str, ...] = tuple(CLASSIFIERS)
+    """Names from :data:`~pfungst.audit.classifiers.CLASSIFIERS`; ties in validation go to the earlier name."""
+    validation_fraction: float = 0.25
+    """Share of each training fold held out to choose the classifier (crossfit)."""
+    selection_metric: Literal["kappa", "accuracy"] = "kappa"
+    """What picks the classifier under crossfit (pacchiardi2024 always uses accuracy, as the paper did)."""
+    scale_dense: bool = True
+    """Standardise dense features (readability, option features) under crossfit; pacchiardi2024 never does."""
+    max_iter: int = 1000
+    top_k: int = 10
+    """Most predictive features reported per class."""
+    paper_split: Literal["permutation", "train_test_split"] = "train_test_split"
+    """pacchiardi2024 split: two chained ``train_test_split(random_state=42)`` calls (test 20%, then validation 25%
+    of the rest), or ``RandomState(42).permutation`` (what ``DataFrame.sample(frac=1, random_state=42)`` gives)
+    cut at 60% and 80%. Neither reproduces every reference cell: the split also depends on the order of the items
+    in the paper's merged data frame, which is not recorded (each model's log lists the items in another order).
+    ``train_test_split`` matched more cells in a search over item orders."""
+    level: float = 0.95
+    n_jobs: int = 1
+    """Parallel (repeat, fold) fits with joblib."""
+
+    def validate(self) -> None:
+        """Raise :class:`ConfigError` for an invalid setting, before any fitting."""
+        if self.protocol not in ("crossfit", "pacchiardi2024"):
+            raise ConfigError(f"Unknown protocol '{self.protocol}'. Available: crossfit, pacchiardi2024")
+        check_classifier_names(self.classifiers)
+        if self.n_splits < 2 or self.n_repeats < 1:
+            raise ConfigError(f"crossfit needs n_splits >= 2 and n_repeats >= 1, not {self.n_splits} and "
+                              f"{self.n_repeats}")
+        if not 0 < self.validation_fraction < 1 or not 0 < self.level < 1:
+            raise ConfigError("validation_fraction and level must lie strictly between 0 and 1")
+        if self.selection_metric not in ("kappa", "accuracy"):
+            raise ConfigError(f"selection_metric must be 'kappa' or 'accuracy', not {self.selection_metric!r}")
+        if self.paper_split not in ("permutation", "train_test_split"):
+            raise ConfigError(f"paper_split must be 'permutation' or 'train_test_split', not {self.paper_split!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "classifiers": list(self.classifiers)}
+
+
+@dataclass(frozen=True)
+class _FoldResult:
+    test: np.ndarray
+    predictions: np.ndarray
+    choice: FoldChoice
+    warnings: int
+
+
+def run_probe(feature_set: FeatureSet, inputs: ItemInputs | OptionTable,
+              config: ProbeConfig | None = None) -> ProbeOutcome:
+    """Fit and score ``feature_set`` on ``inputs`` under ``config``'s protocol (crossfit by default).
+
+    Args:
+        feature_set: The features; its level must match the inputs (texts for ``item``, an option table for
+            ``option``).
+        inputs: One text and class per item (:class:`ItemInputs`) or one row per option (:class:`OptionTable`).
+        config: Protocol and settings; ``ProbeConfig()`` if omitted.
+
+    Raises:
+        ConfigError: Invalid settings, a feature set of the wrong level, or too few items for the protocol.
+
+    Example:
+        >>> from pfungst.data.synthetic import make_synthetic
+        >>> from pfungst.audit.feature_sets import FeatureSet
+        >>> words = FeatureSet("words", "", "item", "sklearn.feature_extraction.text:CountVectorizer")
+        >>> inputs = ItemInputs.from_benchmark(make_synthetic("cue-word", 300), fields=("hypothesis",))
+        >>> outcome = run_probe(words, inputs, ProbeConfig(n_bootstrap=200, n_permutations=200))
+        >>> outcome.kappa.ci.low > 0.2, outcome.kappa.pvalue < 0.01
+        (True, True)
+    """
+    config = config or ProbeConfig()
+    config.validate()
+    task = make_task(inputs)
+    if feature_set.level != task.level:
+        raise ConfigError(f"feature set '{feature_set.name}' is {feature_set.level}-level; these inputs are "
+                          f"{task.level}-level ({'OptionTable' if task.level == 'option' else 'ItemInputs'})")
+    if config.protocol == "pacchiardi2024" and task.level == "option":
+        raise ConfigError("the pacchiardi2024 protocol is item-level only; use protocol 'crossfit' for options")
+    started = time.perf_counter()
+    # The fits are small: multi-threaded BLAS only adds thread wake-ups (10x slower on 2 cores). Parallelism is
+    # over folds (n_jobs) and feature sets instead.
+    with threadpool_limits(limits=1, user_api="blas"):
+        if config.protocol == "crossfit":
+            settings = EncoderSettings({}, scale_dense=config.scale_dense)
+            folds = _crossfit(task, feature_set, settings, config)
+        else:
+            overrides = accepted_overrides(feature_set, {"min_df": 2, "paper_compatible": True})
+            settings = EncoderSettings(overrides, scale_dense=False, select_k=20000)
+            folds = [_pacchiardi_split(task, feature_set, settings, config)]
+        return _outcome(task, feature_set, settings, config, folds, started)
+
+
+def _crossfit(task: ItemTask | OptionTask, feature_set: FeatureSet, settings: EncoderSettings,
+              config: ProbeConfig) -> list[_FoldResult]:
+    n = len(task.item_ids)
+    if n < 2 * config.n_splits:
+        raise ConfigError(f"{n} items are too few for {config.n_splits}-fold cross-fitting (need at least "
+                          f"{2 * config.n_splits}); lower n_splits")
+    splitter = RepeatedStratifiedKFold(n_splits=config.n_splits, n_repeats=config.n_repeats,
+                                       random_state=config.seed)
+    jobs = [(r, f, train, test) for index, (train, test) in enumerate(splitter.split(np.zeros(n), task.y))
+            for r, f in [divmod(index, config.n_splits)]]
+    return Parallel(n_jobs=config.n_jobs)(
+        delayed(_crossfit_fold)(task, feature_set, settings, config, r, f, train, test)
+        for r, f, train, test in jobs
+    )
+
+
+def _crossfit_fold(task: ItemTask | OptionTask, feature_set: FeatureSet, settings: EncoderSettings,
+                   config: ProbeConfig, repeat: int, fold: int, train: np.ndarray, test: np.ndarray) -> _FoldResult:
+    """Choose a classifier inside the training fold, refit it on the whole fold, predict the held-out fold."""
+    warned = [0]
+    with counting_convergence_warnings(lambda count: warned.__setitem__(0, count)):
+        encoder = Encoder(feature_set, settings)
+        train_block = task.encode(encoder, train, fit=True)
+        test_block = task.encode(encoder, test, fit=False)
+        inner_seed = int(np.random.SeedSequence([config.seed, repeat, fold]).generate_state(1)[0])
+        inner_train, inner_val = _inner_split(train_block.y, config.validation_fraction, inner_seed)
+        fit_block, val_block = train_block.take(inner_train), train_block.take(inner_val)
+        scores = {}
+        for name in config.classifiers:
+            model = task.fit(name, fit_block, seed=config.seed, max_iter=config.max_iter)
+            scores[name] = _score(val_block.y, task.predict(model, val_block), config.selection_metric)
+        best = max(config.classifiers, key=lambda name: scores[name])
+        model = task.fit(best, train_block, seed=config.seed, max_iter=config.max_iter)
+        predictions = task.predict(model, test_block)
+    choice = FoldChoice(repeat, fold, int(train.size), int(test.size), best, scores)
+    return _FoldResult(np.sort(test), predictions, choice, warned[0])
+
+
+def _inner_split(y: np.ndarray, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A validation split of a training fold, stratified when every class has at least two items."""
+    _, counts = np.unique(y, return_counts=True)
+    stratified = counts.min() >= 2 and round(fraction * y.size) >= counts.size
+    splitter = (StratifiedShuffleSplit if stratified else ShuffleSplit)(
+        n_splits=1, test_size=fraction, random_state=seed)
+    inner_train, inner_val = next(splitter.split(np.zeros(y.size), y))
+    return np.sort(inner_train), np.sort(inner_val)
+
+
+def _score(y: np.ndarray, predictions: np.ndarray, metric: str) -> float:
+    if metric == "accuracy":
+        return float(np.mean(y == predictions))
+    return cohen_kappa(y, predictions)
+
+
+def _paper_indices(n: int, how: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pacchiardi et al.'s unstratified 60/20/20 train/validation/test split with seed 42."""
+    if how == "train_test_split":
+        rest, test = train_test_split(np.arange(n), test_size=0.2, random_state=PAPER_SEED)
+        train, val = train_test_split(rest, test_size=0.25, random_state=PAPER_SEED)
+        return train, val, test
+    order = np.random.RandomState(PAPER_SEED).permutation(n)
+    first, second = int(0.6 * n), int(0.8 * n)
+    return order[:first], order[first:second], order[second:]
+
+
+def _pacchiardi_split(task: ItemTask | OptionTask, feature_set: FeatureSet, settings: EncoderSettings,
+                      config: ProbeConfig) -> _FoldResult:
+    """Fit the grid on train, choose by validation accuracy, predict the test items (one split, no refit)."""
+    n = len(task.item_ids)
+    if n < 5:
+        raise ConfigError(f"{n} items are too few for a 60/20/20 split; the pacchiardi2024 protocol needs 5 or more")
+    train, val, test = _paper_indices(n, config.paper_split)
+    warned = [0]
+    with counting_convergence_warnings(lambda count: warned.__setitem__(0, count)):
+        encoder = Encoder(feature_set, settings)
+        train_block = task.encode(encoder, train, fit=True)
+        val_block, test_block = task.encode(encoder, val, fit=False), task.encode(encoder, test, fit=False)
+        models, scores = {}, {}
+        for name in config.classifiers:
+            models[name] = task.fit(name, train_block, seed=config.seed, max_iter=config.max_iter)
+            scores[name] = _score(val_block.y, task.predict(models[name], val_block), "accuracy")
+        best = max(config.classifiers, key=lambda name: scores[name])
+        predictions = task.predict(models[best], test_block)
+    choice = FoldChoice(0, 0, int(train.size), int(test.size), best, scores)
+    return _FoldResult(test, predictions, choice, warned[0])
+
+
+def _final_model(task: ItemTask | OptionTask, feature_set: FeatureSet, settings: EncoderSettings,
+                 config: ProbeConfig, name: str) -> tuple[Any, int]:
+    """The most predictive features of ``name`` fitted on all items, and the convergence warnings it raised."""
+    warned = [0]
+    with counting_convergence_warnings(lambda count: warned.__setitem__(0, count)):
+        encoder = Encoder(feature_set, settings)
+        block = task.encode(encoder, np.arange(len(task.item_ids)), fit=True)
+        model = task.fit(name, block, seed=config.seed, max_iter=config.max_iter)
+        weights = top_features(model, encoder.feature_names(), task.class_names, config.top_k)
+    return weights, warned[0]
+
+
+def _outcome(task: ItemTask | OptionTask, feature_set: FeatureSet, settings: EncoderSettings, config: ProbeConfig,
+             folds: list[_FoldResult], started: float) -> ProbeOutcome:
+    n, n_repeats = len(task.item_ids), 1 + max(result.choice.repeat for result in folds)
+    predictions = np.full((n_repeats, n), -1, dtype=int)
+    for result in folds:
+        predictions[result.choice.repeat, result.test] = result.predictions
+    chosen = Counter(result.choice.classifier for result in folds)
+    final = max(config.classifiers, key=lambda name: chosen.get(name, 0))
+    weights, final_warnings = _final_model(task, feature_set, settings, config, final)
+    crossfit = config.protocol == "crossfit"
+    description = (f"out-of-fold, {config.n_splits}-fold cross-fitting x {config.n_repeats} repeats "
+                   "(mean over repeats)" if crossfit else
+                   "pacchiardi2024: one unstratified 60/20/20 split (seed 42), test items only")
+    scores = score_predictions(task.y, predictions, ScoreSettings(
+        n_classes=1.0 / task.chance, seed=config.seed, n_bootstrap=config.n_bootstrap,
+        n_permutations=config.n_permutations, level=config.level,
+        accuracy_interval="bootstrap" if crossfit else "wilson", description=description))
+    scored = predictions >= 0
+    share = np.where(scored[0], (predictions == task.y).sum(axis=0) / np.maximum(scored.sum(axis=0), 1), np.nan)
+    n_warnings = sum(result.warnings for result in folds) + final_warnings
+    if n_warnings:
+        warnings.warn(f"feature set '{feature_set.name}': {n_warnings} classifier fit(s) stopped at max_iter="
+                      f"{config.max_iter} without converging; raise ProbeConfig.max_iter", ConvergenceWarning,
+                      stacklevel=3)
+    return ProbeOutcome(
+        feature_set=feature_set.name, level=task.level, protocol=config.protocol, classes=task.class_names,
+        accuracy=scores.accuracy, kappa=scores.kappa, chance_corrected_accuracy=scores.chance_corrected_accuracy,
+        majority_baseline=scores.majority_baseline, per_repeat=scores.per_repeat,
+        folds=tuple(result.choice for result in folds), final_classifier=final, top_features=weights,
+        item_ids=tuple(task.item_ids), gold=task.y.copy(), prediction=predictions[0], share_correct=share,
+        settings={"config": config.to_dict(), "feature_set": feature_set.spec(),
+                  "overrides": dict(settings.overrides), "scale_dense": settings.scale_dense,
+                  "select_k": settings.select_k, "classifiers": [CLASSIFIERS[c].spec() for c in config.classifiers]},
+        convergence_warnings=n_warnings, seconds=time.perf_counter() - started,
+    )

@@ -1,0 +1,247 @@
+"""What a probe found: estimates with intervals and tests, their distribution over repeats, and per-item predictions.
+
+Statistics (see :func:`score_predictions`):
+
+- ``accuracy``: share of scored items predicted right (mean over repeats); ``baseline`` = majority-class share of
+  the scored items (all items under cross-fitting, the test items under pacchiardi2024).
+- ``kappa``: Cohen's kappa of predictions against labels (chance from both marginals; mean over repeats);
+  ``baseline`` 0. Its ``pvalue`` tests kappa = 0 by shuffling labels against the fixed out-of-fold predictions.
+  Both marginals are kept by a shuffle, so kappa is then a monotone function of accuracy and the test is the same
+  for accuracy and chance-corrected accuracy: all three carry the one p-value.
+- ``chance_corrected_accuracy``: Pacchiardi et al. 2024's "kappa", ``(acc - 1/K) / (1 - 1/K)``; ``baseline`` is
+  the value the majority-class guess gets (0 only for balanced labels). Its interval maps the accuracy interval
+  through the same increasing function.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pfungst.audit.classifiers import FeatureWeight
+from pfungst.stats import (
+    ConfidenceInterval,
+    Estimate,
+    bootstrap_interval,
+    chance_corrected_accuracy,
+    cohen_kappa,
+    majority_baseline,
+    permutation_pvalue,
+    wilson_interval,
+)
+
+__all__ = ["FoldChoice", "ProbeOutcome", "RepeatScore", "ScoreSettings", "Scores", "score_predictions"]
+
+
+@dataclass(frozen=True)
+class RepeatScore:
+    """The scores of one repeat of the cross-fitting (one full set of out-of-fold predictions)."""
+
+    repeat: int
+    accuracy: float
+    kappa: float
+    chance_corrected_accuracy: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class FoldChoice:
+    """The classifier chosen on validation data inside one training fold, and the validation scores behind it."""
+
+    repeat: int
+    fold: int
+    n_train: int
+    n_test: int
+    classifier: str
+    validation_scores: dict[str, float] = field(default_factory=dict)
+    """Validation score (the selection metric) of every classifier of the grid."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "validation_scores": dict(self.validation_scores)}
+
+
+@dataclass(frozen=True)
+class ScoreSettings:
+    """How to turn predictions into estimates."""
+
+    n_classes: float
+    """K in ``(acc - 1/K) / (1 - 1/K)``: the number of labels, or ``1 / mean(1 / n_options)`` for options."""
+    seed: int
+    n_bootstrap: int = 1000
+    n_permutations: int = 1000
+    level: float = 0.95
+    accuracy_interval: str = "bootstrap"
+    """``bootstrap`` (over items, repeats averaged) or ``wilson`` (one prediction per item)."""
+    description: str = ""
+    """How the predictions were made, prefixed to every estimate's ``method``."""
+
+
+@dataclass(frozen=True)
+class Scores:
+    """The headline estimates and their distribution over repeats."""
+
+    accuracy: Estimate
+    kappa: Estimate
+    chance_corrected_accuracy: Estimate
+    majority_baseline: Estimate
+    per_repeat: tuple[RepeatScore, ...]
+
+
+def score_predictions(y: np.ndarray, predictions: np.ndarray, settings: ScoreSettings) -> Scores:
+    """Estimates from per-repeat predictions ``(n_repeats, n_items)``; -1 marks items not predicted (not scored)."""
+    predictions = np.atleast_2d(predictions)
+    scored = predictions[0] >= 0
+    truth, preds = np.asarray(y)[scored], predictions[:, scored]
+    correct = preds == truth
+    n, k = int(truth.size), settings.n_classes
+    majority = majority_baseline(truth)
+    per_repeat = tuple(
+        RepeatScore(r, float(correct[r].mean()), cohen_kappa(truth, preds[r]),
+                    chance_corrected_accuracy(float(correct[r].mean()), k))
+        for r in range(preds.shape[0])
+    ) if n else ()
+    accuracy = float(correct.mean()) if n else math.nan
+    kappa = float(np.mean([s.kappa for s in per_repeat])) if n else math.nan
+    seeds = np.random.SeedSequence(settings.seed).spawn(2)
+    pvalue = permutation_pvalue(truth, preds, _mean_kappa, n_permutations=settings.n_permutations,
+                                seed=seeds[0]) if n and settings.n_permutations else math.nan
+    if settings.accuracy_interval == "wilson":
+        accuracy_ci = wilson_interval(int(correct.sum()), n, settings.level)
+    else:
+        accuracy_ci = bootstrap_interval(lambda idx: float(correct[:, idx].mean()), n,
+                                         n_resamples=settings.n_bootstrap, seed=seeds[1], level=settings.level)
+    kappa_ci = bootstrap_interval(lambda idx: _mean_kappa(truth[idx], preds[:, idx]), n,
+                                  n_resamples=settings.n_bootstrap, seed=seeds[1], level=settings.level)
+    how = f"{settings.description}; " if settings.description else ""
+    test = f"permutation p-value ({settings.n_permutations} label shuffles against fixed predictions)"
+    return Scores(
+        accuracy=Estimate(accuracy, f"{how}accuracy; {settings.accuracy_interval} interval; {test}", n,
+                          accuracy_ci, pvalue, majority),
+        kappa=Estimate(kappa, f"{how}Cohen's kappa; percentile bootstrap interval over items; {test}", n, kappa_ci,
+                       pvalue, 0.0),
+        chance_corrected_accuracy=Estimate(
+            chance_corrected_accuracy(accuracy, k) if n else math.nan,
+            f"{how}chance-corrected accuracy (acc - 1/K) / (1 - 1/K), K = {k:g} (Pacchiardi et al. 2024's 'kappa'; "
+            "ignores label imbalance); interval mapped from the accuracy interval",
+            n, ConfidenceInterval(chance_corrected_accuracy(accuracy_ci.low, k),
+                                  chance_corrected_accuracy(accuracy_ci.high, k), settings.level),
+            pvalue, chance_corrected_accuracy(majority, k) if n else math.nan),
+        majority_baseline=Estimate(majority, "share of the most frequent class among the scored items; wilson", n,
+                                   wilson_interval(round(majority * n), n, settings.level) if n else None,
+                                   baseline=1.0 / k),
+        per_repeat=per_repeat,
+    )
+
+
+def _mean_kappa(truth: np.ndarray, preds: np.ndarray) -> float:
+    return float(np.mean([cohen_kappa(truth, row) for row in np.atleast_2d(preds)]))
+
+
+@dataclass(frozen=True, eq=False)
+class ProbeOutcome:
+    """The result of one probe: one feature set, one protocol, on one benchmark's items or options."""
+
+    feature_set: str
+    level: str
+    """``item`` (a classifier per item) or ``option`` (a conditional logit among each item's options)."""
+    protocol: str
+    classes: tuple[str, ...]
+    """Class names (labels, or option positions A, B, ... at option level), indexed by ``gold`` / ``prediction``."""
+    accuracy: Estimate
+    kappa: Estimate
+    """Cohen's kappa: the default headline statistic (chance from the label and prediction marginals)."""
+    chance_corrected_accuracy: Estimate
+    """Pacchiardi et al. 2024's "kappa", ``(acc - 1/K) / (1 - 1/K)``: their headline statistic."""
+    majority_baseline: Estimate
+    per_repeat: tuple[RepeatScore, ...]
+    """One score per repeat (cross-fitting) or the single test split (pacchiardi2024): a distribution."""
+    folds: tuple[FoldChoice, ...]
+    """Per training fold (or the one training split), the classifier chosen on validation data."""
+    final_classifier: str
+    """The classifier chosen most often, refitted on all items for ``top_features``."""
+    top_features: tuple[FeatureWeight, ...]
+    item_ids: tuple[str, ...]
+    gold: np.ndarray
+    """Per item, the gold class index."""
+    prediction: np.ndarray
+    """Per item, the predicted class index of repeat 0; -1 where the item was not predicted (not a test item)."""
+    share_correct: np.ndarray
+    """Per item, the share of repeats that predicted it right; NaN where it was not predicted."""
+    settings: dict[str, Any]
+    """Every setting used: the probe config, the feature set spec and overrides, the classifier grid."""
+    convergence_warnings: int = 0
+    """Fits that stopped at ``max_iter`` without converging (each also reported as a warning)."""
+    seconds: float = 0.0
+
+    @property
+    def predicted(self) -> np.ndarray:
+        """Per item, whether it received an out-of-fold (or test) prediction."""
+        return self.prediction >= 0
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per item: gold, prediction and correct (``<NA>`` where not predicted), share of repeats correct."""
+        predicted = self.predicted
+        names = np.asarray(self.classes, dtype=object)
+        missing = ~predicted
+        return pd.DataFrame({
+            "item_id": list(self.item_ids),
+            "feature_set": self.feature_set,
+            "gold": self.gold,
+            "gold_class": names[self.gold],
+            "predicted": predicted,
+            "prediction": pd.arrays.IntegerArray(np.maximum(self.prediction, 0), missing),
+            "prediction_class": pd.Series(np.where(predicted, names[np.maximum(self.prediction, 0)], None),
+                                          dtype=object),
+            "correct": pd.arrays.BooleanArray(self.prediction == self.gold, missing),
+            "share_correct": self.share_correct,
+        })
+
+    def to_dict(self, items: bool = False) -> dict[str, Any]:
+        """A JSON-safe dict with stable keys; ``items=True`` adds the per-item records of :meth:`to_frame`."""
+        result: dict[str, Any] = {
+            "feature_set": self.feature_set,
+            "level": self.level,
+            "protocol": self.protocol,
+            "classes": list(self.classes),
+            "n_items": len(self.item_ids),
+            "n_predicted": int(self.predicted.sum()),
+            "accuracy": self.accuracy.to_dict(),
+            "kappa": self.kappa.to_dict(),
+            "chance_corrected_accuracy": self.chance_corrected_accuracy.to_dict(),
+            "majority_baseline": self.majority_baseline.to_dict(),
+            "per_repeat": [score.to_dict() for score in self.per_repeat],
+            "folds": [fold.to_dict() for fold in self.folds],
+            "final_classifier": self.final_classifier,
+            "top_features": [weight.to_dict() for weight in self.top_features],
+            "settings": _json_safe(self.settings),
+            "convergence_warnings": self.convergence_warnings,
+            "seconds": self.seconds,
+        }
+        if items:
+            frame = self.to_frame()
+            result["items"] = _json_safe(frame.astype(object).where(frame.notna(), None).to_dict(orient="records"))
+        return result
+
+    def __repr__(self) -> str:
+        k, ci = self.kappa, self.kappa.ci
+        interval = f" [{ci.low:.3f}, {ci.high:.3f}]" if ci else ""
+        return (f"ProbeOutcome({self.feature_set!r}, {self.protocol}, kappa={k.value:.3f}{interval}, "
+                f"p={k.pvalue:.3g}, accuracy={self.accuracy.value:.3f}, n={k.n})")
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(key): _json_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(item) for item in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value

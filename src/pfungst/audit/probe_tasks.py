@@ -1,0 +1,182 @@
+"""What the probe fits on: item-level texts or option-level rows, encoded by a feature set fitted on training items.
+
+An :class:`Encoder` is the feature set's transformer, then (for dense output such as readability scores) a
+``StandardScaler`` so that one ``C`` means the same for every feature, then (pacchiardi2024 protocol only)
+``SelectKBest(f_classif)``. It is fitted on training items only. :class:`ItemTask` and :class:`OptionTask` give
+the two input kinds one interface: encode items, take a subset of encoded items, fit a grid classifier, predict one
+class (item level) or one option position (option level) per item.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.feature_selection import SelectKBest, f_classif
+from sklearn.preprocessing import StandardScaler
+
+from pfungst.audit.classifiers import fit_item_classifier, make_choice_model
+from pfungst.audit.feature_sets import FeatureSet
+from pfungst.audit.inputs import ItemInputs, OptionTable
+
+__all__ = ["Block", "Encoder", "EncoderSettings", "ItemTask", "OptionTask", "accepted_overrides", "make_task"]
+
+
+@dataclass(frozen=True)
+class EncoderSettings:
+    """How to turn a feature set into a fitted encoder."""
+
+    overrides: Mapping[str, Any]
+    """Keyword arguments for ``feature_set.make`` (only those the transformer accepts)."""
+    scale_dense: bool = True
+    """Standardise dense feature matrices (readability) unless the transformer has its own ``standardize``
+    parameter (option features); sparse n-grams are left as they are."""
+    select_k: int = 0
+    """Keep the ``min(select_k, n_features)`` best features by ANOVA F (0: keep all)."""
+
+
+def accepted_overrides(feature_set: FeatureSet, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``overrides`` that ``feature_set``'s transformer takes as parameters (``min_df`` only for n-grams)."""
+    params = feature_set.make().get_params()
+    return {key: value for key, value in overrides.items() if key in params}
+
+
+class Encoder:
+    """A feature set's transformer, then optional scaling and feature selection, fitted on training items."""
+
+    def __init__(self, feature_set: FeatureSet, settings: EncoderSettings) -> None:
+        self.transformer = feature_set.make(**settings.overrides)
+        self.settings = settings
+        self.scaler: StandardScaler | None = None
+        self.selector: SelectKBest | None = None
+
+    def fit_transform(self, raw: Any, y: np.ndarray | None) -> Any:
+        """Fit on the training items' raw inputs and return their features (``y`` is needed for selection)."""
+        X = self.transformer.fit_transform(raw)
+        # A transformer with a ``standardize`` parameter (option features) scales its own columns.
+        if self.settings.scale_dense and not sp.issparse(X) and "standardize" not in self.transformer.get_params():
+            self.scaler = StandardScaler()
+            X = self.scaler.fit_transform(X)
+        if self.settings.select_k and y is not None:
+            self.selector = SelectKBest(f_classif, k=min(self.settings.select_k, X.shape[1]))
+            with warnings.catch_warnings():  # constant columns give F = NaN; they are simply not selected
+                warnings.simplefilter("ignore", RuntimeWarning)
+                warnings.filterwarnings("ignore", message="Features .* are constant")
+                X = self.selector.fit_transform(X, y)
+        return X
+
+    def transform(self, raw: Any) -> Any:
+        X = self.transformer.transform(raw)
+        if self.scaler is not None:
+            X = self.scaler.transform(X)
+        if self.selector is not None:
+            X = self.selector.transform(X)
+        return X
+
+    def feature_names(self) -> np.ndarray:
+        names = np.asarray(self.transformer.get_feature_names_out(), dtype=object)
+        return names[self.selector.get_support()] if self.selector is not None else names
+
+
+@dataclass(frozen=True)
+class Block:
+    """Encoded items: feature rows, the class of each item, and (option level) which item each row belongs to."""
+
+    X: Any
+    y: np.ndarray
+    """Per item: the label index (item level) or the gold position (option level)."""
+    row_item: np.ndarray | None = None
+    """Option level: per row, the item's position in this block; None at item level (one row per item)."""
+    is_gold: np.ndarray | None = None
+
+    def take(self, items: np.ndarray) -> Block:
+        """The items at ``items`` (positions in this block; option level keeps ascending order)."""
+        if self.row_item is None or self.is_gold is None:
+            return Block(self.X[items], self.y[items])
+        items = np.sort(items)
+        mask = np.isin(self.row_item, items)
+        renumber = np.full(self.y.size, -1)
+        renumber[items] = np.arange(items.size)
+        return Block(self.X[np.flatnonzero(mask)], self.y[items], renumber[self.row_item[mask]],
+                     self.is_gold[mask])
+
+
+class ItemTask:
+    """Item-level inputs: one text per item, classes are the labels (or gold positions)."""
+
+    level: Literal["item", "option"] = "item"
+
+    def __init__(self, inputs: ItemInputs) -> None:
+        self.item_ids = inputs.item_ids
+        self.texts = inputs.texts
+        self.y = np.asarray(inputs.y, dtype=int)
+        self.class_names = tuple(inputs.classes)
+        self.n_classes = len(self.class_names)
+        self.chance = 1.0 / self.n_classes if self.n_classes else float("nan")
+
+    def encode(self, encoder: Encoder, items: np.ndarray, fit: bool) -> Block:
+        """Features of ``items`` (positions), fitting ``encoder`` on them when ``fit``."""
+        raw = [self.texts[i] for i in items]
+        y = self.y[items]
+        X = encoder.fit_transform(raw, y) if fit else encoder.transform(raw)
+        return Block(X, y)
+
+    def fit(self, name: str, block: Block, *, seed: int, max_iter: int) -> Any:
+        return fit_item_classifier(name, block.X, block.y, n_classes=self.n_classes, seed=seed, max_iter=max_iter)
+
+    def predict(self, model: Any, block: Block) -> np.ndarray:
+        return np.asarray(model.predict(block.X), dtype=int)
+
+
+class OptionTask:
+    """Option-level inputs: one row per (item, option); a conditional logit picks one option per item."""
+
+    level: Literal["item", "option"] = "option"
+
+    def __init__(self, table: OptionTable) -> None:
+        self.table = table
+        self.item_ids = table.item_ids
+        self.y = np.asarray(table.gold, dtype=int)
+        n_options = table.frame.groupby("item", sort=True)["n_options"].first().to_numpy()
+        self.n_classes = int(n_options.max()) if n_options.size else 0
+        self.class_names = tuple(_position_name(k) for k in range(self.n_classes))
+        self.chance = float(np.mean(1.0 / n_options)) if n_options.size else float("nan")
+
+    def encode(self, encoder: Encoder, items: np.ndarray, fit: bool) -> Block:
+        """Features of the options of ``items`` (positions), fitting ``encoder`` on them when ``fit``."""
+        items = np.sort(items)
+        frame = self.table.subset(items).frame
+        is_gold = frame["is_gold"].to_numpy(dtype=bool)
+        X = encoder.fit_transform(frame, is_gold.astype(int)) if fit else encoder.transform(frame)
+        return Block(X, self.y[items], frame["item"].to_numpy(dtype=int), is_gold)
+
+    def fit(self, name: str, block: Block, *, seed: int, max_iter: int) -> Any:
+        del seed  # the conditional logit is deterministic
+        rows, is_gold = _option_rows(block)
+        return make_choice_model(name, max_iter=max_iter).fit(block.X, is_gold, rows)
+
+    def predict(self, model: Any, block: Block) -> np.ndarray:
+        rows, _ = _option_rows(block)
+        return np.asarray(model.predict_choice(block.X, rows), dtype=int)
+
+
+def _option_rows(block: Block) -> tuple[np.ndarray, np.ndarray]:
+    if block.row_item is None or block.is_gold is None:
+        raise TypeError("an option-level block needs row_item and is_gold")
+    return block.row_item, block.is_gold
+
+
+def _position_name(k: int) -> str:
+    return chr(ord("A") + k) if k < 26 else str(k + 1)
+
+
+def make_task(inputs: ItemInputs | OptionTable) -> ItemTask | OptionTask:
+    """The task adapter for ``inputs``."""
+    if isinstance(inputs, OptionTable):
+        return OptionTask(inputs)
+    return ItemTask(inputs)
+

@@ -1,0 +1,155 @@
+"""What an audit found: one probe outcome per feature set, heuristics, cues, a verdict with its evidence.
+
+Schema changes that alter a field's meaning bump :data:`SCHEMA_VERSION`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from pfungst.audit.cues import CueTable
+from pfungst.audit.heuristics import HeuristicsReport
+from pfungst.audit.probe_outcome import ProbeOutcome
+from pfungst.stats import Estimate
+
+__all__ = ["SCHEMA_VERSION", "AuditResult", "Verdict"]
+
+SCHEMA_VERSION = "pfungst.audit/1"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """"predictable" or "no evidence", never a bare yes or no: the statistic, its interval and the threshold."""
+
+    label: Literal["predictable", "no evidence"]
+    feature_set: str
+    """The feature set with the highest point estimate."""
+    statistic: str
+    """``kappa`` (Cohen's, the default) or ``chance_corrected_accuracy`` (pacchiardi2024)."""
+    estimate: Estimate
+    """The statistic with a simultaneous interval: Bonferroni over the feature sets tried, so that picking the best
+    of several does not inflate the evidence."""
+    threshold: float
+    """The lower bound must exceed this for "predictable"."""
+    n_feature_sets: int
+
+    @property
+    def explanation(self) -> str:
+        ci = self.estimate.ci
+        bound = f"[{ci.low:.3f}, {ci.high:.3f}]" if ci else "(no interval)"
+        level = f"{ci.level:.4g}" if ci else ""
+        comparison = "above" if self.label == "predictable" else "not above"
+        return (f"{self.label}: best feature set {self.feature_set}, {self.statistic} {self.estimate.value:.3f} "
+                f"{bound} ({level} simultaneous interval over {self.n_feature_sets} feature sets); the lower bound "
+                f"is {comparison} the threshold {self.threshold:g}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"label": self.label, "feature_set": self.feature_set, "statistic": self.statistic,
+                "estimate": self.estimate.to_dict(), "threshold": self.threshold,
+                "n_feature_sets": self.n_feature_sets, "explanation": self.explanation}
+
+
+@dataclass(frozen=True, eq=False)
+class AuditResult:
+    """Everything :func:`pfungst.audit` found about one benchmark, with the settings and versions that made it."""
+
+    benchmark: dict[str, Any]
+    """``Benchmark.to_dict()`` of the audited benchmark (name, kind, counts, provenance)."""
+    probes: tuple[ProbeOutcome, ...]
+    """One outcome per feature set, in the order tried."""
+    verdict: Verdict
+    heuristics: HeuristicsReport | None
+    """Zero-training baselines; None when disabled."""
+    cues: CueTable | None
+    """Cue table after Niven & Kao; None when disabled."""
+    settings: dict[str, Any]
+    """Every setting of the audit, the seed included."""
+    environment: dict[str, Any]
+    """Package versions, git revision, platform, time."""
+
+    @property
+    def best(self) -> ProbeOutcome:
+        """The probe named by the verdict."""
+        return next(p for p in self.probes if p.feature_set == self.verdict.feature_set)
+
+    def probe(self, feature_set: str) -> ProbeOutcome:
+        """The outcome for ``feature_set``."""
+        for outcome in self.probes:
+            if outcome.feature_set == feature_set:
+                return outcome
+        raise KeyError(f"no probe for feature set {feature_set!r}; tried: {[p.feature_set for p in self.probes]}")
+
+    def scores_frame(self) -> pd.DataFrame:
+        """One row per feature set: kappa, chance-corrected accuracy and accuracy with intervals, p-value, baseline."""
+        rows = []
+        for outcome in self.probes:
+            row: dict[str, Any] = {"feature_set": outcome.feature_set, "level": outcome.level,
+                                   "classifier": outcome.final_classifier}
+            for name in ("kappa", "chance_corrected_accuracy", "accuracy"):
+                estimate: Estimate = getattr(outcome, name)
+                row[name] = estimate.value
+                row[f"{name}_low"] = estimate.ci.low if estimate.ci else math.nan
+                row[f"{name}_high"] = estimate.ci.high if estimate.ci else math.nan
+            row["kappa_pvalue"] = outcome.kappa.pvalue
+            row["majority_baseline"] = outcome.majority_baseline.value
+            row["n"] = outcome.kappa.n
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per item: the best probe's out-of-fold prediction and whether it was right, plus each heuristic's.
+
+        This is what the reliance analysis joins with model outcomes.
+        """
+        frame = self.best.to_frame()
+        if self.heuristics is not None:
+            for result in self.heuristics.results:
+                predicted, gold = np.asarray(result.predictions), np.asarray(result.gold)
+                abstained = predicted < 0  # the heuristic does not apply to the item: NA, not wrong
+                predictions = pd.Series(pd.arrays.IntegerArray(np.maximum(predicted, 0), abstained),
+                                        index=result.item_ids)
+                correct = pd.Series(pd.arrays.BooleanArray(predicted == gold, abstained), index=result.item_ids)
+                frame[f"heuristic.{result.name}"] = frame["item_id"].map(predictions)
+                frame[f"heuristic.{result.name}.correct"] = frame["item_id"].map(correct)
+        return frame
+
+    def to_dict(self, items: bool = False) -> dict[str, Any]:
+        """A JSON-safe dict with stable keys; ``items=True`` adds per-item predictions of every probe."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "kind": "audit",
+            "benchmark": self.benchmark,
+            "verdict": self.verdict.to_dict(),
+            "probes": [outcome.to_dict(items=items) for outcome in self.probes],
+            "heuristics": self.heuristics.to_dict() if self.heuristics else None,
+            "cues": self.cues.to_dict() if self.cues else None,
+            "settings": self.settings,
+            "environment": self.environment,
+        }
+
+    def save_json(self, path: str | Path, items: bool = False) -> Path:
+        """Write :meth:`to_dict` as JSON (NaN as null); returns the path."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(_nan_to_none(self.to_dict(items=items)), indent=2, ensure_ascii=False) + "\n")
+        return path
+
+    def __repr__(self) -> str:
+        return f"AuditResult({self.benchmark['name']!r}, {self.verdict.explanation})"
+
+
+def _nan_to_none(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _nan_to_none(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_nan_to_none(v) for v in value]
+    return value

@@ -1,0 +1,164 @@
+"""``audit``: probe a benchmark with every feature set, add heuristics and cues, and give a verdict with evidence."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
+from typing import Literal
+
+import numpy as np
+
+from pfungst.audit.cues import CueConfig, find_cues
+from pfungst.audit.feature_sets import PAPER_FEATURE_SETS, get_feature_set
+from pfungst.audit.heuristics import HeuristicConfig, run_heuristics
+from pfungst.audit.inputs import ItemInputs, OptionTable
+from pfungst.audit.probe import ProbeConfig, run_probe
+from pfungst.audit.probe_outcome import ProbeOutcome
+from pfungst.audit.result import AuditResult, Verdict
+from pfungst.data.benchmark import Benchmark
+from pfungst.environment import environment
+from pfungst.errors import ConfigError
+from pfungst.stats import Estimate, bootstrap_interval, chance_corrected_accuracy, cohen_kappa
+
+__all__ = ["AuditConfig", "audit", "default_feature_sets"]
+
+Protocol = Literal["crossfit", "pacchiardi2024"]
+Progress = Callable[[str, int, int], None]
+"""Called as ``progress(step, done, total)`` before each probe and once at the end."""
+
+PER_ITEM_DEFAULTS: tuple[str, ...] = ("options", "options_1-grams_presence", "1-grams_presence")
+
+
+@dataclass(frozen=True)
+class AuditConfig:
+    """Settings of an audit; the defaults are the recommended (correct) protocol."""
+
+    protocol: Protocol = "crossfit"
+    """``crossfit``: stratified repeated cross-fitting, Cohen's kappa, intervals and permutation tests.
+    ``pacchiardi2024``: the paper's single 60/20/20 split and its chance-corrected accuracy, to reproduce its table."""
+    feature_sets: tuple[str, ...] = ()
+    """Feature sets to probe; empty means :func:`default_feature_sets` for the benchmark."""
+    fields: tuple[str, ...] = ()
+    """Partial-input baseline: build each item's text from these named fields only (``("hypothesis",)``)."""
+    seed: int = 0
+    n_splits: int = 5
+    n_repeats: int = 2
+    n_bootstrap: int = 1000
+    n_permutations: int = 1000
+    threshold: float = 0.2
+    """The verdict is "predictable" when the simultaneous lower bound of the best statistic exceeds this."""
+    level: float = 0.95
+    heuristics: bool = True
+    cues: bool = True
+    cue_top_k: int = 30
+    n_jobs: int = 1
+
+    def probe_config(self) -> ProbeConfig:
+        return ProbeConfig(protocol=self.protocol, n_splits=self.n_splits, n_repeats=self.n_repeats, seed=self.seed,
+                           n_bootstrap=self.n_bootstrap, n_permutations=self.n_permutations, level=self.level,
+                           n_jobs=self.n_jobs)
+
+    def validate(self) -> None:
+        """Raise :class:`ConfigError` for an invalid setting, before any fitting."""
+        self.probe_config().validate()
+        for name in self.feature_sets:
+            get_feature_set(name)
+        if not 0 <= self.threshold < 1:
+            raise ConfigError(f"threshold must lie in [0, 1), not {self.threshold}")
+
+
+def default_feature_sets(benchmark: Benchmark, protocol: Protocol = "crossfit") -> tuple[str, ...]:
+    """The paper's 13 sets for shared labels; option-level and choices-only sets (plus question 1-grams) otherwise."""
+    if benchmark.option_kind == "shared_labels" or protocol == "pacchiardi2024":
+        return PAPER_FEATURE_SETS
+    return PER_ITEM_DEFAULTS
+
+
+def audit(benchmark: Benchmark, config: AuditConfig | None = None, *, progress: Progress | None = None,
+          **settings: object) -> AuditResult:
+    """Can ``benchmark`` be answered from surface features alone? Probe, explain, and give a verdict.
+
+    Args:
+        benchmark: The benchmark to audit.
+        config: Settings; keyword ``settings`` override single fields (``audit(b, seed=3, threshold=0.1)``).
+        progress: Optional callback ``progress(step, done, total)`` for progress bars.
+
+    Raises:
+        ConfigError: an invalid setting, an unknown feature set, or a field the items lack.
+
+    Example:
+        >>> from pfungst.data.synthetic import make_synthetic
+        >>> result = audit(make_synthetic("cue-word", 300), fields=("hypothesis",), feature_sets=("1-grams_presence",),
+        ...                n_bootstrap=200, n_permutations=200, cues=False, heuristics=False)
+        >>> result.verdict.label
+        'predictable'
+    """
+    config = replace(config or AuditConfig(), **settings)  # type: ignore[arg-type]
+    config.validate()
+    names = config.feature_sets or default_feature_sets(benchmark, config.protocol)
+    report = progress or (lambda step, done, total: None)
+    probes = []
+    for done, name in enumerate(names):
+        report(name, done, len(names))
+        probes.append(_probe(benchmark, name, config))
+    report("heuristics and cues", len(names), len(names))
+    heuristics = run_heuristics(benchmark, config=HeuristicConfig(
+        seed=config.seed, n_resamples=config.n_bootstrap, n_permutations=config.n_permutations, level=config.level,
+    )) if config.heuristics else None
+    cues = find_cues(benchmark, config=CueConfig(fields=config.fields, top_k=config.cue_top_k)) if config.cues else None
+    return AuditResult(
+        benchmark=benchmark.to_dict(),
+        probes=tuple(probes),
+        verdict=_verdict(probes, config),
+        heuristics=heuristics,
+        cues=cues,
+        settings={**asdict(config), "feature_sets": list(names),
+                  "feature_set_specs": [get_feature_set(n).spec() for n in names]},
+        environment=environment(),
+    )
+
+
+def _probe(benchmark: Benchmark, name: str, config: AuditConfig) -> ProbeOutcome:
+    feature_set = get_feature_set(name)
+    inputs: ItemInputs | OptionTable
+    if feature_set.level == "option":
+        choices_only = name.startswith("options_")
+        inputs = OptionTable.from_benchmark(benchmark, config.fields, with_question=not choices_only)
+    else:
+        inputs = ItemInputs.from_benchmark(benchmark, config.fields)
+    return run_probe(feature_set, inputs, config.probe_config())
+
+
+def _verdict(probes: list[ProbeOutcome], config: AuditConfig) -> Verdict:
+    """Best probe by point estimate; its interval widened (Bonferroni) for having picked the best of several."""
+    statistic = "kappa" if config.protocol == "crossfit" else "chance_corrected_accuracy"
+    best = max(probes, key=lambda p: _value(getattr(p, statistic)))
+    level = 1 - (1 - config.level) / len(probes)
+    mask = best.predicted
+    gold, prediction = best.gold[mask], best.prediction[mask]
+    n_classes = len(best.classes)
+
+    def measure(indices: np.ndarray) -> float:
+        if statistic == "kappa":
+            return cohen_kappa(gold[indices], prediction[indices])
+        accuracy = float(np.mean(gold[indices] == prediction[indices]))
+        return chance_corrected_accuracy(accuracy, n_classes)
+
+    interval = bootstrap_interval(measure, int(mask.sum()), n_resamples=config.n_bootstrap,
+                                  seed=[config.seed, 7], level=level)
+    source: Estimate = getattr(best, statistic)
+    estimate = Estimate(value=source.value, method=f"{source.method}; percentile bootstrap, Bonferroni over "
+                        f"{len(probes)} feature sets", n=source.n, ci=interval, pvalue=source.pvalue,
+                        baseline=source.baseline)
+    label: Literal["predictable", "no evidence"] = (
+        "predictable" if interval.low > config.threshold else "no evidence"
+    )
+    return Verdict(label=label, feature_set=best.feature_set, statistic=statistic, estimate=estimate,
+                   threshold=config.threshold, n_feature_sets=len(probes))
+
+
+def _value(estimate: Estimate) -> float:
+    return -math.inf if math.isnan(estimate.value) else estimate.value
+
+

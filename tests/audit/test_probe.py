@@ -1,0 +1,179 @@
+"""The probe finds planted artifacts, finds nothing where nothing is planted, and never leaks test items."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.model_selection import train_test_split
+
+from pfungst.audit.feature_sets import FeatureSet, get_feature_set
+from pfungst.audit.inputs import ItemInputs, OptionTable
+from pfungst.audit.probe import ProbeConfig, run_probe
+from pfungst.audit.probe_outcome import ProbeOutcome
+from pfungst.data.synthetic import make_synthetic
+from pfungst.errors import ConfigError
+
+FAST = ProbeConfig(n_bootstrap=300, n_permutations=300)
+NULL = ProbeConfig(n_bootstrap=1000, n_permutations=300, level=0.99)
+"""For benchmarks without signal: tested at 1% (99% interval, p > 0.01) so that sweeping PFUNGST_TEST_SEED rarely
+trips on the 5% of false positives a calibrated test must produce (the default seed also passes at 5%)."""
+WORDS = FeatureSet("test-words", "", "item", "sklearn.feature_extraction.text:CountVectorizer")
+"""A plain word-count feature set, for tests that do not need the registered ones."""
+
+
+def _hypotheses(seed: int, n_items: int = 300) -> ItemInputs:
+    return ItemInputs.from_benchmark(make_synthetic("cue-word", n_items, seed=seed), fields=("hypothesis",))
+
+
+def _shuffled(inputs: ItemInputs, seed: int) -> ItemInputs:
+    return replace(inputs, y=np.random.default_rng(seed).permutation(inputs.y))
+
+
+def _no_evidence(outcome: ProbeOutcome) -> bool:
+    """No evidence of signal: the interval reaches 0 (or lies below it) and kappa = 0 is not rejected."""
+    ci = outcome.kappa.ci
+    return ci is not None and ci.low <= 0.0 and outcome.kappa.pvalue > 0.01
+
+
+@pytest.mark.parametrize("name", ["1-grams_presence", "readability"])
+def test_planted_cue_word_is_found_with_interval_well_above_zero(name: str, seed: int) -> None:
+    outcome = run_probe(get_feature_set(name), _hypotheses(seed, 400), replace(FAST, seed=seed))
+    assert outcome.kappa.ci is not None and outcome.kappa.ci.low > 0.1
+    assert outcome.kappa.pvalue < 0.01
+    assert outcome.accuracy.value > outcome.majority_baseline.value + 0.1
+
+
+def test_the_cue_word_is_the_top_feature_for_contradiction(seed: int) -> None:
+    outcome = run_probe(get_feature_set("1-grams_presence"), _hypotheses(seed), replace(FAST, seed=seed))
+    top = [weight.feature for weight in outcome.top_features if weight.class_name == "contradiction"]
+    assert top[0] == "never"
+
+
+def test_planted_longest_option_is_found_by_the_option_model(seed: int) -> None:
+    table = OptionTable.from_benchmark(make_synthetic("longest-option", 300, seed=seed))
+    outcome = run_probe(get_feature_set("options"), table, replace(FAST, seed=seed))
+    assert outcome.level == "option"
+    assert outcome.kappa.ci is not None and outcome.kappa.ci.low > 0.2
+    assert outcome.kappa.pvalue < 0.01
+    chosen = [w.feature for w in outcome.top_features if w.class_name == "chosen"][:3]
+    assert any("long" in feature or "length" in feature for feature in chosen)
+
+
+@pytest.mark.parametrize("name", ["1-grams_tf", "readability"])
+def test_control_benchmark_gives_no_evidence(name: str, seed: int) -> None:
+    inputs = ItemInputs.from_benchmark(make_synthetic("control", 300, seed=seed))
+    outcome = run_probe(get_feature_set(name), inputs, replace(NULL, seed=seed))
+    assert _no_evidence(outcome)
+
+
+def test_control_benchmark_gives_no_evidence_to_the_option_model(seed: int) -> None:
+    table = OptionTable.from_benchmark(make_synthetic("control", 300, seed=seed))
+    outcome = run_probe(get_feature_set("options"), table, replace(NULL, seed=seed))
+    assert _no_evidence(outcome)
+
+
+def test_label_shuffled_copy_of_a_cued_benchmark_gives_no_evidence(seed: int) -> None:
+    outcome = run_probe(get_feature_set("1-grams_presence"), _shuffled(_hypotheses(seed), seed),
+                        replace(NULL, seed=seed))
+    assert _no_evidence(outcome)
+
+
+def test_a_random_id_per_item_predicts_nothing_so_no_test_item_is_trained_on(seed: int) -> None:
+    inputs = _hypotheses(seed)
+    ids = [f"id{value}" for value in np.random.default_rng(seed).permutation(10**6)[: len(inputs)]]
+    outcome = run_probe(WORDS, replace(inputs, texts=tuple(ids)), replace(NULL, seed=seed))
+    assert abs(outcome.kappa.value) < 0.05
+    assert _no_evidence(outcome)
+
+
+def test_every_item_gets_an_out_of_fold_prediction_in_every_repeat(seed: int) -> None:
+    inputs = _hypotheses(seed, 200)
+    config = replace(FAST, n_splits=4, n_repeats=3, seed=seed)
+    outcome = run_probe(WORDS, inputs, config)
+    assert outcome.predicted.all()
+    assert len(outcome.per_repeat) == 3 and len(outcome.folds) == 12
+    assert all(fold.n_train + fold.n_test == 200 for fold in outcome.folds)
+    assert set(np.round(outcome.share_correct * 3).astype(int)) <= {0, 1, 2, 3}
+    assert {fold.classifier for fold in outcome.folds} <= set(config.classifiers)
+    repeat_accuracy = np.mean([score.accuracy for score in outcome.per_repeat])
+    assert outcome.accuracy.value == pytest.approx(repeat_accuracy)
+    assert outcome.accuracy.value == pytest.approx(outcome.share_correct.mean())
+
+
+def test_crossfit_is_deterministic_and_parallel_folds_give_the_same_outcome(seed: int) -> None:
+    inputs = _hypotheses(seed, 200)
+    first = run_probe(WORDS, inputs, replace(FAST, seed=seed))
+    again = run_probe(WORDS, inputs, replace(FAST, seed=seed, n_jobs=2))
+    assert np.array_equal(first.prediction, again.prediction)
+    assert first.kappa == again.kappa
+
+
+def test_paper_statistic_is_the_chance_corrected_accuracy_and_baselines_are_stated(seed: int) -> None:
+    outcome = run_probe(WORDS, _hypotheses(seed), replace(FAST, seed=seed))
+    accuracy = outcome.accuracy.value
+    assert outcome.chance_corrected_accuracy.value == pytest.approx((accuracy - 1 / 3) / (1 - 1 / 3))
+    assert "Pacchiardi" in outcome.chance_corrected_accuracy.method
+    assert outcome.kappa.baseline == 0.0
+    share = np.bincount(outcome.gold).max() / len(outcome.gold)
+    assert outcome.accuracy.baseline == pytest.approx(share) == outcome.majority_baseline.value
+    assert outcome.chance_corrected_accuracy.baseline == pytest.approx((share - 1 / 3) / (1 - 1 / 3))
+
+
+def test_pacchiardi_protocol_predicts_exactly_the_test_fifth_in_their_shuffle(seed: int) -> None:
+    inputs = _hypotheses(seed, 250)
+    outcome = run_probe(get_feature_set("1-grams_presence"), inputs, replace(FAST, protocol="pacchiardi2024"))
+    _, test_ids = train_test_split(list(inputs.item_ids), test_size=0.2, random_state=42)
+    assert {inputs.item_ids[i] for i in np.flatnonzero(outcome.predicted)} == set(test_ids)
+    permuted = run_probe(get_feature_set("1-grams_presence"), inputs,
+                         replace(FAST, protocol="pacchiardi2024", paper_split="permutation"))
+    # The alternative shuffle: pandas' DataFrame.sample(frac=1, random_state=42), cut at 60% and 80%.
+    shuffled = pd.DataFrame({"id": inputs.item_ids}).sample(frac=1, random_state=42)["id"].tolist()
+    assert {inputs.item_ids[i] for i in np.flatnonzero(permuted.predicted)} == set(shuffled[200:])
+    frame = outcome.to_frame()
+    assert frame["predicted"].sum() == 50
+    not_predicted = frame[~frame["predicted"]]
+    assert not_predicted["correct"].isna().all() and not_predicted["prediction"].isna().all()
+    assert outcome.accuracy.n == 50 and len(outcome.folds) == 1
+    assert outcome.folds[0].n_train == 150
+
+
+def test_pacchiardi_protocol_is_deterministic_across_runs(seed: int) -> None:
+    inputs = _hypotheses(seed, 250)
+    config = replace(FAST, protocol="pacchiardi2024", seed=seed)
+    first, second = (run_probe(get_feature_set("2-grams_tf"), inputs, config) for _ in range(2))
+    assert np.array_equal(first.prediction, second.prediction)
+    assert first.chance_corrected_accuracy == second.chance_corrected_accuracy
+    assert first.settings["overrides"] == {"min_df": 2, "paper_compatible": True}
+    assert first.settings["select_k"] == 20000
+
+
+def test_outcome_serialises_to_json_and_a_tidy_frame(seed: int) -> None:
+    outcome = run_probe(WORDS, _hypotheses(seed, 150), replace(FAST, seed=seed))
+    data = json.loads(json.dumps(outcome.to_dict(items=True)))
+    assert data["kappa"]["value"] == pytest.approx(outcome.kappa.value)
+    assert set(data["kappa"]) == {"value", "ci", "pvalue", "baseline", "method", "n"}
+    assert len(data["items"]) == 150 and data["settings"]["config"]["protocol"] == "crossfit"
+    frame = outcome.to_frame()
+    assert list(frame.columns) == ["item_id", "feature_set", "gold", "gold_class", "predicted", "prediction",
+                                   "prediction_class", "correct", "share_correct"]
+    assert frame["item_id"].tolist() == list(outcome.item_ids)
+    assert "kappa=" in repr(outcome)
+
+
+def test_configuration_errors_are_reported_before_fitting(seed: int) -> None:
+    inputs = _hypotheses(seed, 60)
+    with pytest.raises(ConfigError, match="Did you mean: l1_C1"):
+        run_probe(WORDS, inputs, ProbeConfig(classifiers=("l1_c1",)))
+    with pytest.raises(ConfigError, match="Unknown protocol 'paper'"):
+        run_probe(WORDS, inputs, ProbeConfig(protocol="paper"))  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="is option-level; these inputs are item-level"):
+        run_probe(get_feature_set("options"), inputs)
+    table = OptionTable.from_benchmark(make_synthetic("control", 60, seed=seed))
+    with pytest.raises(ConfigError, match="pacchiardi2024 protocol is item-level only"):
+        run_probe(get_feature_set("options"), table, ProbeConfig(protocol="pacchiardi2024"))
+    with pytest.raises(ConfigError, match="too few for 5-fold"):
+        run_probe(WORDS, inputs.subset(np.arange(8)))
