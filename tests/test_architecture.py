@@ -16,7 +16,8 @@ SHARED = {"errors", "stats", "environment"}
 
 def test_public_api_is_exactly_the_documented_one() -> None:
     assert sorted(pfungst.__all__) == sorted([
-        "AuditConfig", "AuditResult", "Benchmark", "ConfigError", "DataError", "Item", "PfungstError", "Provenance", "ReaderError",
+        "AuditConfig", "AuditResult",
+        "Benchmark", "ConfigError", "DataError", "Item", "PfungstError", "Provenance", "ReaderError",
         "__version__", "audit", "load", "summarize",
     ])
     for name in pfungst.__all__:

@@ -18,13 +18,13 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 import pfungst
+from pfungst.audit.fix import fix
+from pfungst.audit.run import AuditConfig
 from pfungst.data.builder import OnError
 from pfungst.data.readers import READERS, get_reader
 from pfungst.data.summary import summarize
 from pfungst.data.synthetic import SYNTHETIC, make_synthetic
 from pfungst.errors import ConfigError, PfungstError
-from pfungst.audit.fix import fix
-from pfungst.audit.run import AuditConfig
 from pfungst.report.audit_console import render_audit
 from pfungst.report.console import render_readers, render_summary
 
@@ -158,8 +158,9 @@ def audit_command(
     map: MapOption = None,
     on_error: OnErrorOption = "raise",
     strict: StrictOption = False,
-    protocol: Annotated[str, typer.Option(help="crossfit (default: stratified repeated cross-fitting, Cohen's "
-                                          "kappa, intervals) or pacchiardi2024 (the paper's exact protocol).")] = "crossfit",
+    protocol: Annotated[str, typer.Option(
+        help="crossfit (default: stratified repeated cross-fitting, Cohen's kappa, intervals) or pacchiardi2024 "
+        "(the paper's exact protocol).")] = "crossfit",
     feature_set: Annotated[list[str] | None, typer.Option("--feature-set", help="Feature set to probe, "
                                                           "repeatable (default: all that apply).")] = None,
     fields: Annotated[str, typer.Option(help="Partial-input baseline: comma-separated named fields, e.g. "

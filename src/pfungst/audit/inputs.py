@@ -94,7 +94,9 @@ class OptionTable:
     """Gold position per item."""
 
     @classmethod
-    def from_benchmark(cls, benchmark: Benchmark, fields: Sequence[str] = (), with_question: bool = True) -> OptionTable:
+    def from_benchmark(
+        cls, benchmark: Benchmark, fields: Sequence[str] = (), with_question: bool = True
+    ) -> OptionTable:
         if benchmark.option_kind != "per_item":
             raise ConfigError("option-level features need per-item choices; this benchmark has a shared label set")
         questions = item_texts(benchmark, fields) if with_question else ("",) * len(benchmark)
