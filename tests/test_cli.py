@@ -68,3 +68,28 @@ def test_demo_writes_the_planted_benchmarks_and_they_load_back(tmp_path: Path) -
 def test_version() -> None:
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0 and result.stdout.startswith("pfungst ")
+
+
+def test_audit_writes_json_items_and_fixed_copies(tmp_path: Path) -> None:
+    from pfungst.data.synthetic import make_synthetic
+
+    data = make_synthetic("gold-position", 200, seed=2).save(tmp_path / "gp.jsonl")
+    result = runner.invoke(app, ["audit", str(data), "--bootstrap", "100", "--permutations", "100", "--quiet",
+                                 "--json", str(tmp_path / "a.json"), "--items", str(tmp_path / "items.csv"),
+                                 "--fix", str(tmp_path / "fixed")])
+    assert result.exit_code == 0, result.output
+    assert "verdict: predictable" in " ".join(result.output.split())
+    assert json.loads((tmp_path / "a.json").read_text())["verdict"]["label"] == "predictable"
+    assert (tmp_path / "items.csv").read_text().startswith("item_id,")
+    assert sorted(p.name for p in (tmp_path / "fixed").iterdir()) == [
+        "gp.counterbalanced.jsonl", "gp.filtered.jsonl", "gp.predictability.csv"]
+    # The counterbalanced copy is audited again: its gold-position artifact is gone.
+    assert "gp (counterbalanced)" in result.output
+
+
+def test_audit_rejects_an_unknown_feature_set_before_any_work(tmp_path: Path) -> None:
+    data = tmp_path / "items.jsonl"
+    data.write_text('{"question": "q", "choices": ["a", "b"], "answer": 1}\n')
+    result = runner.invoke(app, ["audit", str(data), "--feature-set", "1-grams_tfdf"])
+    assert result.exit_code == 2
+    assert "Did you mean: 1-grams_tfidf" in result.output

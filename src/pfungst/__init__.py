@@ -4,7 +4,8 @@ Load a benchmark, audit it for surface cues, stress a model for order, format an
 two, report. See the README for the command line and the Python API.
 """
 
-from pfungst.audit import AuditConfig, AuditResult, audit
+from pfungst import audit
+from pfungst.audit import AuditConfig, AuditResult
 from pfungst.data import Benchmark, Item, Provenance, load
 from pfungst.data.summary import summarize
 from pfungst.errors import ConfigError, DataError, PfungstError, ReaderError

@@ -19,7 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 import pfungst
 from pfungst.audit.fix import fix
-from pfungst.audit.run import AuditConfig
+from pfungst.audit.run import AuditConfig, audit
 from pfungst.data.builder import OnError
 from pfungst.data.readers import READERS, get_reader
 from pfungst.data.summary import summarize
@@ -181,18 +181,18 @@ def audit_command(
 ) -> None:
     """Can the benchmark be answered from surface features alone? Probes, heuristics, cues, and a verdict."""
     with _user_errors():
-        benchmark = _load(data, format, map, on_error, strict)
-        if deduplicate or protocol == "pacchiardi2024":
-            benchmark = benchmark.deduplicate()
         config = AuditConfig(
             protocol=protocol,  # type: ignore[arg-type]  # validated by AuditConfig.validate
             feature_sets=tuple(feature_set or ()), fields=tuple(f.strip() for f in fields.split(",") if f.strip()),
             seed=seed, n_repeats=repeats, n_splits=splits, n_bootstrap=bootstrap, n_permutations=permutations,
             threshold=threshold, n_jobs=jobs,
         )
-        config.validate()
+        config.validate()  # before reading data: a typo should not cost a load
+        benchmark = _load(data, format, map, on_error, strict)
+        if deduplicate or protocol == "pacchiardi2024":
+            benchmark = benchmark.deduplicate()
         with _progress_bar(quiet) as report:
-            result = pfungst.audit(benchmark, config, progress=report)
+            result = audit(benchmark, config, progress=report)
         render_audit(result, console)
         if json_path:
             console.print(f"wrote {escape(str(result.save_json(json_path, items=True)))}")

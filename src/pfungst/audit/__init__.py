@@ -3,8 +3,17 @@
 ``audit(benchmark)`` probes it with every feature set (scikit-learn pipelines fitted on training folds only),
 adds zero-training heuristics and a cue table, and returns an :class:`AuditResult` with a verdict and its evidence.
 ``fix`` writes counterbalanced and AFLite-filtered copies and audits them again.
+
+The package is callable: ``pfungst.audit(benchmark, ...)`` is :func:`pfungst.audit.run.audit`. A plain function
+of that name in ``pfungst/__init__.py`` would shadow the package, and ``import pfungst.audit.probe as probe`` would
+then fail; a callable module keeps both spellings working.
 """
 
+import sys
+import types
+from typing import Any
+
+from pfungst.audit.controls import shuffled_copy
 from pfungst.audit.cues import CueConfig, CueTable, find_cues
 from pfungst.audit.feature_sets import FEATURE_SETS, PAPER_FEATURE_SETS, FeatureSet, get_feature_set
 from pfungst.audit.fix import FixResult, fix
@@ -44,4 +53,15 @@ __all__ = [
     "get_feature_set",
     "run_heuristics",
     "run_probe",
+    "shuffled_copy",
 ]
+
+
+class _CallableModule(types.ModuleType):
+    """This package, callable as :func:`audit`."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> AuditResult:
+        return audit(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Literal
 
 import numpy as np
+from scipy.stats import binomtest
 
 from pfungst.audit.cues import CueConfig, find_cues
 from pfungst.audit.feature_sets import PAPER_FEATURE_SETS, get_feature_set
@@ -21,7 +22,7 @@ from pfungst.environment import environment
 from pfungst.errors import ConfigError
 from pfungst.stats import Estimate, bootstrap_interval, chance_corrected_accuracy, cohen_kappa
 
-__all__ = ["AuditConfig", "audit", "default_feature_sets"]
+__all__ = ["AuditConfig", "audit", "default_feature_sets", "verdict_statistic"]
 
 Protocol = Literal["crossfit", "pacchiardi2024"]
 Progress = Callable[[str, int, int], None]
@@ -110,7 +111,7 @@ def audit(benchmark: Benchmark, config: AuditConfig | None = None, *, progress: 
     return AuditResult(
         benchmark=benchmark.to_dict(),
         probes=tuple(probes),
-        verdict=_verdict(probes, config),
+        verdict=_verdict(probes, config, verdict_statistic(benchmark, config.protocol)),
         heuristics=heuristics,
         cues=cues,
         settings={**asdict(config), "feature_sets": list(names),
@@ -130,14 +131,28 @@ def _probe(benchmark: Benchmark, name: str, config: AuditConfig) -> ProbeOutcome
     return run_probe(feature_set, inputs, config.probe_config())
 
 
-def _verdict(probes: list[ProbeOutcome], config: AuditConfig) -> Verdict:
+def verdict_statistic(benchmark: Benchmark, protocol: Protocol) -> str:
+    """Which statistic the verdict reads, and why.
+
+    Shared labels: Cohen's kappa, whose chance level comes from the label and prediction marginals, so that a
+    constant majority guess scores 0 (label imbalance is not a surface cue). Per-item choices: accuracy corrected
+    for uniform guessing among each item's own options, ``(acc - mean 1/K) / (1 - mean 1/K)``, because option
+    positions are meant to be arbitrary: always answering "A" on a benchmark whose gold is mostly "A" exploits a
+    real artifact, which kappa (0 for a constant prediction) would hide. The paper's protocol always uses its
+    chance-corrected accuracy.
+    """
+    if protocol == "pacchiardi2024" or benchmark.option_kind == "per_item":
+        return "chance_corrected_accuracy"
+    return "kappa"
+
+
+def _verdict(probes: list[ProbeOutcome], config: AuditConfig, statistic: str) -> Verdict:
     """Best probe by point estimate; its interval widened (Bonferroni) for having picked the best of several."""
-    statistic = "kappa" if config.protocol == "crossfit" else "chance_corrected_accuracy"
     best = max(probes, key=lambda p: _value(getattr(p, statistic)))
     level = 1 - (1 - config.level) / len(probes)
     mask = best.predicted
     gold, prediction = best.gold[mask], best.prediction[mask]
-    n_classes = len(best.classes)
+    n_classes = _effective_classes(best)
 
     def measure(indices: np.ndarray) -> float:
         if statistic == "kappa":
@@ -148,14 +163,32 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig) -> Verdict:
     interval = bootstrap_interval(measure, int(mask.sum()), n_resamples=config.n_bootstrap,
                                   seed=[config.seed, 7], level=level)
     source: Estimate = getattr(best, statistic)
-    estimate = Estimate(value=source.value, method=f"{source.method}; percentile bootstrap, Bonferroni over "
-                        f"{len(probes)} feature sets", n=source.n, ci=interval, pvalue=source.pvalue,
+    pvalue, method = source.pvalue, source.method
+    if statistic == "chance_corrected_accuracy":
+        # Against uniform guessing among the options (or labels), not against the label marginals.
+        chance = 1 / n_classes
+        hits = int(np.sum(gold == prediction))
+        pvalue = float(binomtest(hits, int(mask.sum()), chance, alternative="greater").pvalue)
+        method = f"accuracy corrected for uniform guessing (chance {chance:.3f}); one-sided binomial test"
+    pvalue = min(1.0, pvalue * len(probes))
+    estimate = Estimate(value=source.value, method=f"{method}; percentile bootstrap, Bonferroni over "
+                        f"{len(probes)} feature sets", n=source.n, ci=interval, pvalue=pvalue,
                         baseline=source.baseline)
     label: Literal["predictable", "no evidence"] = (
         "predictable" if interval.low > config.threshold else "no evidence"
     )
     return Verdict(label=label, feature_set=best.feature_set, statistic=statistic, estimate=estimate,
                    threshold=config.threshold, n_feature_sets=len(probes))
+
+
+def _effective_classes(outcome: ProbeOutcome) -> float:
+    """K of the chance-corrected accuracy the probe reported (fractional for mixed option counts)."""
+    estimate = outcome.chance_corrected_accuracy
+    accuracy = outcome.accuracy.value
+    if estimate.value == 1 or math.isnan(estimate.value) or math.isnan(accuracy):
+        return float(len(outcome.classes))
+    chance = (accuracy - estimate.value) / (1 - estimate.value)  # invert (acc - c) / (1 - c)
+    return 1 / chance if chance > 0 else float(len(outcome.classes))
 
 
 def _value(estimate: Estimate) -> float:

@@ -1,0 +1,71 @@
+"""End to end: planted artifacts are flagged, label-shuffled real data is not, MNLI's hypothesis-only signal is found."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import pfungst
+from pfungst.audit import AuditConfig, shuffled_copy
+from pfungst.data.synthetic import make_synthetic
+
+FAST = AuditConfig(n_bootstrap=300, n_permutations=300, cues=False, heuristics=False)
+
+
+@pytest.mark.parametrize(("name", "fields"), [
+    ("longest-option", ()),
+    ("gold-position", ()),
+    ("cue-word", ("hypothesis",)),
+])
+def test_planted_artifacts_of_the_demo_are_flagged(name: str, fields: tuple[str, ...], seed: int) -> None:
+    result = pfungst.audit(make_synthetic(name, 400, seed=seed), FAST, fields=fields, seed=seed)
+    assert result.verdict.label == "predictable", result.verdict.explanation
+    assert result.verdict.estimate.ci is not None and result.verdict.estimate.ci.low > 0.2
+
+
+def test_the_control_benchmark_gives_no_evidence(seed: int) -> None:
+    result = pfungst.audit(make_synthetic("control", 400, seed=seed), FAST, seed=seed)
+    assert result.verdict.label == "no evidence", result.verdict.explanation
+
+
+def test_per_item_verdict_counts_a_constant_position_guess_as_an_artifact(seed: int) -> None:
+    result = pfungst.audit(make_synthetic("gold-position", 400, seed=seed), FAST, feature_sets=("options",),
+                           seed=seed)
+    assert result.verdict.statistic == "chance_corrected_accuracy"
+    assert result.best.kappa.value == pytest.approx(0.0, abs=0.05)  # kappa alone would hide it
+    assert result.verdict.label == "predictable"
+
+
+def test_mnli_hypothesis_only_beats_the_majority_class(shared_data: Path, seed: int) -> None:
+    mnli = pfungst.load(shared_data / "mnli" / "dev_matched.tsv")[:3000]
+    result = pfungst.audit(mnli, FAST, fields=("hypothesis",), feature_sets=("1-grams_tfidf",), seed=seed)
+    best = result.best
+    assert best.accuracy.value > 0.42 > best.majority_baseline.value + 0.06
+    assert result.verdict.label == "predictable"
+
+
+@pytest.mark.parametrize(("path", "fields", "feature_sets"), [
+    ("mnli/dev_matched.tsv", ("hypothesis",), ("1-grams_tfidf", "readability")),
+    ("pacchiardi/causal_judgment/gpt-4-0613.jsonl", (), ("1-grams_presence", "2-grams_tfidf_gpt2")),
+    ("arc/ARC-Challenge-Test.jsonl", (), ("options", "options_1-grams_presence")),
+])
+def test_label_shuffled_real_data_gives_no_evidence(shared_data: Path, path: str, fields: tuple[str, ...],
+                                                    feature_sets: tuple[str, ...], seed: int) -> None:
+    benchmark = pfungst.load(shared_data / path)[:1500]
+    result = pfungst.audit(shuffled_copy(benchmark, seed), FAST, fields=fields, feature_sets=feature_sets, seed=seed)
+    assert result.verdict.label == "no evidence", result.verdict.explanation
+
+
+def test_result_records_seed_settings_versions_and_per_item_predictions(tmp_path: Path) -> None:
+    benchmark = make_synthetic("longest-option", 200)
+    result = pfungst.audit(benchmark, AuditConfig(n_bootstrap=100, n_permutations=100), seed=5)
+    saved = json.loads(result.save_json(tmp_path / "audit.json", items=True).read_text())
+    assert saved["schema_version"] == "pfungst.audit/1"
+    assert saved["settings"]["seed"] == 5 and saved["settings"]["feature_sets"]
+    assert {"pfungst", "scikit-learn", "numpy"} <= set(saved["environment"]["packages"])
+    assert saved["benchmark"]["provenance"]["format"] == "synthetic"
+    frame = result.to_frame()
+    assert list(frame["item_id"]) == [item.id for item in benchmark]
+    assert {"prediction", "correct", "heuristic.longest_option", "heuristic.longest_option.correct"} <= set(frame)
