@@ -10,7 +10,7 @@ import pfungst
 SOURCE = Path(pfungst.__file__).parent
 
 # Stages from left to right; a module may import only its own stage, stages to its left, and the shared modules.
-STAGES = ["data", "audit", "models", "stress", "reliance", "report", "cli"]
+STAGES = ["data", "audit", "models", "stress", "reliance", "report", "demo", "cli"]
 SHARED = {"errors", "stats", "environment"}
 
 

@@ -23,9 +23,10 @@ from pfungst.audit.run import AuditConfig, audit
 from pfungst.data.builder import OnError
 from pfungst.data.readers import READERS, get_reader
 from pfungst.data.summary import summarize
-from pfungst.data.synthetic import SYNTHETIC, make_synthetic
+from pfungst.data.synthetic import SYNTHETIC
+from pfungst.demo import run_demo
 from pfungst.errors import ConfigError, PfungstError
-from pfungst.report.audit_console import render_audit
+from pfungst.report.audit_console import render_audit, render_demo_verdicts
 from pfungst.report.console import render_readers, render_summary
 
 __all__ = ["app", "main"]
@@ -126,15 +127,18 @@ def demo(
     ),
     seed: Annotated[int, typer.Option(help="Random seed; the same seed gives the same files.")] = 0,
     items: Annotated[int, typer.Option(help="Items per synthetic benchmark.")] = 400,
+    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
-    """Generate the built-in benchmarks with planted artifacts, save them and summarise each."""
+    """The built-in job: generate benchmarks with planted artifacts, summarise and audit each, write the results."""
     with _user_errors():
-        for name in SYNTHETIC:
-            benchmark = make_synthetic(name, n_items=items, seed=seed)
-            path = benchmark.save(out / f"{name}.jsonl")
+        with _progress_bar(quiet) as report:
+            result = run_demo(out, seed=seed, n_items=items, progress=report)
+        for name, summary in result.summaries.items():
             console.rule(f"{name}: planted {escape(SYNTHETIC[name].planted)}")
-            render_summary(summarize(pfungst.load(path)), console)
-        console.print(f"wrote {len(SYNTHETIC)} benchmarks to {escape(str(out))}/ (seed {seed})")
+            render_summary(summary, console)
+            render_audit(result.audits[name], console, top_cues=5)
+        render_demo_verdicts(result, console)
+        console.print(f"wrote {len(result.paths)} benchmarks and their audits to {escape(str(out))}/ (seed {seed})")
 
 
 @contextmanager

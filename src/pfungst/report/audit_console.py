@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from pfungst.audit.result import AuditResult
+from pfungst.data.synthetic import SYNTHETIC
 from pfungst.stats import Estimate
 
-__all__ = ["render_audit"]
+__all__ = ["render_audit", "render_demo_verdicts"]
 
 
 def _interval(estimate: Estimate) -> str:
@@ -92,3 +94,15 @@ def _cue_table(result: AuditResult, top: int) -> Table:
         table.add_row(escape(cue.cue), escape(cue.label), str(cue.count), f"{cue.productivity:.3f}",
                       f"{cue.coverage:.3f}", f"{cue.base_rate:.3f}", _p(cue.qvalue))
     return table
+
+
+def render_demo_verdicts(result: Any, console: Console) -> None:
+    """One line per demo benchmark: what was planted and what the audit concluded."""
+    table = Table(title="demo: planted artifacts and verdicts", title_justify="left", show_edge=False)
+    for column in ("benchmark", "planted", "verdict", "best feature set", "statistic [simultaneous CI]"):
+        table.add_column(column)
+    for name, audited in result.audits.items():
+        verdict = audited.verdict
+        table.add_row(escape(name), escape(SYNTHETIC[name].planted), verdict.label, escape(verdict.feature_set),
+                      f"{verdict.statistic} {_interval(verdict.estimate)}")
+    console.print(table)
