@@ -46,14 +46,24 @@ class Verdict:
         bound = f"[{ci.low:.3f}, {ci.high:.3f}]" if ci else "(no interval)"
         level = f"{ci.level:.4g}" if ci else ""
         comparison = "above" if self.label == "predictable" else "not above"
-        return (f"{self.label}: best feature set {self.feature_set}, {self.statistic} {self.estimate.value:.3f} "
+        text = (f"{self.label}: best feature set {self.feature_set}, {self.statistic} {self.estimate.value:.3f} "
                 f"{bound} ({level} simultaneous interval over {self.n_feature_sets} feature sets); the lower bound "
                 f"is {comparison} the threshold {self.threshold:g}")
+        if self.label == "no evidence" and self.signal_below_threshold:
+            text += " (a signal is present, since the interval excludes 0, but it is smaller than the threshold)"
+        return text
+
+    @property
+    def signal_below_threshold(self) -> bool:
+        """True when the simultaneous interval excludes 0 although its lower bound is not above the threshold."""
+        ci = self.estimate.ci
+        return ci is not None and ci.low > 0 and self.label == "no evidence"
 
     def to_dict(self) -> dict[str, Any]:
         return {"label": self.label, "feature_set": self.feature_set, "statistic": self.statistic,
                 "estimate": self.estimate.to_dict(), "threshold": self.threshold,
-                "n_feature_sets": self.n_feature_sets, "explanation": self.explanation}
+                "n_feature_sets": self.n_feature_sets, "signal_below_threshold": self.signal_below_threshold,
+                "explanation": self.explanation}
 
 
 @dataclass(frozen=True, eq=False)

@@ -133,6 +133,18 @@ class BenchmarkBuilder:
         """A :class:`ReaderError` located in the row being read (raise it)."""
         return ReaderError(self._file, line, field, reason, hint)
 
+    def string(self, line: int, data: Mapping[str, Any], key: str, *, allow_empty: bool = False,
+               hint: str = "") -> str:
+        """``data[key]`` as a string; a missing key, another type or (unless allowed) an empty value is an error."""
+        if key not in data:
+            raise self.error(line, key, f"missing field '{key}'", hint)
+        value = data[key]
+        if not isinstance(value, str):
+            raise self.error(line, key, f"expected a string, found {type(value).__name__}")
+        if not allow_empty and not value.strip():
+            raise self.error(line, key, "the value is empty")
+        return value
+
     def add(
         self,
         *,

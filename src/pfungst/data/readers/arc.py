@@ -15,7 +15,8 @@ from pfungst.data.builder import BenchmarkBuilder, ReadOptions
 from pfungst.data.readers.sniffing import first_json_record
 from pfungst.data.records import iter_jsonl
 
-__all__ = ["ArcReader", "ChoiceQuestion", "is_choice_question", "parse_question"]
+__all__ = [
+    "read_choice_questions","ArcReader", "ChoiceQuestion", "is_choice_question", "parse_question"]
 
 
 class ChoiceQuestion(NamedTuple):
@@ -45,22 +46,28 @@ class ArcReader:
 
     def read(self, path: Path, options: ReadOptions) -> Benchmark:
         options.check_keys(self.name, [])
-        builder = BenchmarkBuilder(path, self.name, options)
-        for record in iter_jsonl(path):
-            with builder.row(record.line):
-                parsed = parse_question(builder, record.line, record.data())
-                builder.add(
-                    line=record.line,
-                    id=parsed.id,
-                    text=parsed.stem,
-                    options=parsed.options,
-                    gold=parsed.gold,
-                    fields={"question": parsed.stem},
-                    metadata={"labels": parsed.labels, "answer_key": parsed.answer_key},
-                    text_field="question.stem",
-                    options_field="question.choices",
-                )
-        return builder.build(path.stem)
+        return read_choice_questions(path, BenchmarkBuilder(path, self.name, options))
+
+
+def read_choice_questions(path: Path, builder: BenchmarkBuilder, extra_metadata: tuple[str, ...] = ()) -> Benchmark:
+    """Read AI2-style question records into ``builder``; ``extra_metadata`` names ``question`` keys to keep."""
+    for record in iter_jsonl(path):
+        with builder.row(record.line):
+            parsed = parse_question(builder, record.line, record.data())
+            extra = {key: "" if parsed.question.get(key) is None else str(parsed.question[key])
+                     for key in extra_metadata}
+            builder.add(
+                line=record.line,
+                id=parsed.id,
+                text=parsed.stem,
+                options=parsed.options,
+                gold=parsed.gold,
+                fields={"question": parsed.stem},
+                metadata={**extra, "labels": parsed.labels, "answer_key": parsed.answer_key},
+                text_field="question.stem",
+                options_field="question.choices",
+            )
+    return builder.build(path.stem)
 
 
 def is_choice_question(record: dict[str, Any] | None) -> bool:

@@ -10,22 +10,21 @@ answer and is not needed to audit the questions).
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 from typing import Any
 
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.builder import BenchmarkBuilder, ReadOptions
-from pfungst.data.readers.sniffing import head_text
+from pfungst.data.readers.sniffing import first_array_element
 from pfungst.data.records import iter_json_array
 
 __all__ = ["CLadderReader"]
 
+_HINT = "CLadder records have given_info, question, answer"
+
 _LABELS = ("yes", "no")
 _KEYS = {"question_id", "desc_id", "given_info", "question", "answer", "meta"}
 _META_KEYS = ("rung", "query_type", "story_id", "graph_id", "model_id", "polarity")
-_ARRAY_START = re.compile(r"\s*\[\s*")
 
 
 class CLadderReader:
@@ -35,7 +34,7 @@ class CLadderReader:
     description = "CLadder JSON list {question_id, desc_id, given_info, question, answer: yes|no, meta}"
 
     def sniff(self, path: Path) -> bool:
-        first = _first_element(path)
+        first = first_array_element(path)
         return isinstance(first, dict) and set(first) >= _KEYS
 
     def read(self, path: Path, options: ReadOptions) -> Benchmark:
@@ -51,9 +50,9 @@ class CLadderReader:
 def _add(builder: BenchmarkBuilder, line: int, data: Any) -> None:
     if not isinstance(data, dict):
         raise builder.error(line, "(json)", f"expected a JSON object, found a {type(data).__name__}")
-    given_info = _string(builder, line, data, "given_info")
-    question = _string(builder, line, data, "question")
-    answer = _string(builder, line, data, "answer").strip()
+    given_info = builder.string(line, data, "given_info", allow_empty=True, hint=_HINT)
+    question = builder.string(line, data, "question", hint=_HINT)
+    answer = builder.string(line, data, "answer", hint=_HINT).strip()
     meta = data.get("meta", {})
     if not isinstance(meta, dict):
         raise builder.error(line, "meta", f"expected a JSON object, found a {type(meta).__name__}")
@@ -72,27 +71,5 @@ def _add(builder: BenchmarkBuilder, line: int, data: Any) -> None:
     )
 
 
-def _string(builder: BenchmarkBuilder, line: int, data: dict[str, Any], key: str) -> str:
-    if key not in data:
-        raise builder.error(line, key, f"missing field '{key}'", "CLadder records have given_info, question, answer")
-    value = data[key]
-    if not isinstance(value, str):
-        raise builder.error(line, key, f"expected a string, found {type(value).__name__}")
-    if key != "given_info" and not value.strip():
-        raise builder.error(line, key, "the value is empty")
-    return value
 
 
-def _first_element(path: Path) -> Any:
-    """The first element of a ``.json`` file's top-level array, parsed from the file's head; None if none."""
-    if path.suffix != ".json":
-        return None
-    text = head_text(path)
-    match = _ARRAY_START.match(text)
-    if not match:
-        return None
-    try:
-        first, _ = json.JSONDecoder().raw_decode(text, match.end())
-    except json.JSONDecodeError:
-        return None
-    return first

@@ -11,9 +11,8 @@ from pathlib import Path
 
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.builder import BenchmarkBuilder, ReadOptions
-from pfungst.data.readers.arc import is_choice_question, parse_question
+from pfungst.data.readers.arc import is_choice_question, read_choice_questions
 from pfungst.data.readers.sniffing import first_json_record
-from pfungst.data.records import iter_jsonl
 
 __all__ = ["CommonsenseQaReader"]
 
@@ -31,20 +30,4 @@ class CommonsenseQaReader:
     def read(self, path: Path, options: ReadOptions) -> Benchmark:
         options.check_keys(self.name, [])
         builder = BenchmarkBuilder(path, self.name, options)
-        for record in iter_jsonl(path):
-            with builder.row(record.line):
-                parsed = parse_question(builder, record.line, record.data())
-                concept = parsed.question.get("question_concept")
-                builder.add(
-                    line=record.line,
-                    id=parsed.id,
-                    text=parsed.stem,
-                    options=parsed.options,
-                    gold=parsed.gold,
-                    fields={"question": parsed.stem},
-                    metadata={"question_concept": "" if concept is None else str(concept),
-                              "labels": parsed.labels, "answer_key": parsed.answer_key},
-                    text_field="question.stem",
-                    options_field="question.choices",
-                )
-        return builder.build(path.stem)
+        return read_choice_questions(path, builder, extra_metadata=("question_concept",))

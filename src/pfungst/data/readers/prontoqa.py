@@ -10,7 +10,6 @@ error naming ``options`` otherwise), and the answer letter picks the label. The 
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 from pfungst.data.answers import AnswerError, resolve_answer
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.builder import BenchmarkBuilder, ReadOptions
-from pfungst.data.readers.sniffing import head_text
+from pfungst.data.readers.sniffing import first_array_element
 from pfungst.data.records import iter_json_array
 
 __all__ = ["ProntoQaReader"]
@@ -26,7 +25,6 @@ __all__ = ["ProntoQaReader"]
 _LABELS = ("True", "False")
 _PREFIX = re.compile(r"^\s*[A-Z]\)\s*")
 _KEYS = {"id", "context", "question", "options", "answer"}
-_ARRAY_START = re.compile(r"\s*\[\s*")
 
 
 class ProntoQaReader:
@@ -36,7 +34,7 @@ class ProntoQaReader:
     description = "ProntoQA JSON list {id, context, question, options: ['A) True', 'B) False'], answer}"
 
     def sniff(self, path: Path) -> bool:
-        first = _first_element(path)
+        first = first_array_element(path)
         if not isinstance(first, dict) or not set(first) >= _KEYS or not isinstance(first["options"], list):
             return False
         return tuple(_PREFIX.sub("", str(option)) for option in first["options"]) == _LABELS
@@ -54,8 +52,8 @@ class ProntoQaReader:
 def _add(builder: BenchmarkBuilder, line: int, data: Any) -> None:
     if not isinstance(data, dict):
         raise builder.error(line, "(json)", f"expected a JSON object, found a {type(data).__name__}")
-    context = _string(builder, line, data, "context")
-    question = _string(builder, line, data, "question")
+    context = builder.string(line, data, "context")
+    question = builder.string(line, data, "question")
     options = data.get("options")
     if not isinstance(options, list) or not all(isinstance(option, str) for option in options):
         raise builder.error(line, "options", f"expected a list of strings, found {options!r}")
@@ -81,27 +79,5 @@ def _add(builder: BenchmarkBuilder, line: int, data: Any) -> None:
     )
 
 
-def _string(builder: BenchmarkBuilder, line: int, data: dict[str, Any], key: str) -> str:
-    if key not in data:
-        raise builder.error(line, key, f"missing field '{key}'")
-    value = data[key]
-    if not isinstance(value, str):
-        raise builder.error(line, key, f"expected a string, found {type(value).__name__}")
-    if not value.strip():
-        raise builder.error(line, key, "the value is empty")
-    return value
 
 
-def _first_element(path: Path) -> Any:
-    """The first element of a ``.json`` file's top-level array, parsed from the file's head; None if none."""
-    if path.suffix != ".json":
-        return None
-    text = head_text(path)
-    match = _ARRAY_START.match(text)
-    if not match:
-        return None
-    try:
-        first, _ = json.JSONDecoder().raw_decode(text, match.end())
-    except json.JSONDecodeError:
-        return None
-    return first

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 from typing import Any
 
-__all__ = ["first_json_record", "head_lines", "head_text", "json_document"]
+__all__ = ["first_array_element", "first_json_record", "head_lines", "head_text", "json_document"]
 
 _HEAD_BYTES = 64 * 1024
+_ARRAY_START = re.compile(r"\s*\[\s*")
 
 
 def head_text(path: Path, size: int = _HEAD_BYTES) -> str:
@@ -53,3 +55,18 @@ def json_document(path: Path, max_bytes: int = 50 * 1024 * 1024) -> Any:
         return json.loads(path.read_text(encoding="utf-8", errors="replace"))
     except (OSError, json.JSONDecodeError):
         return None
+
+
+def first_array_element(path: Path) -> Any:
+    """The first element of a ``.json`` file's top-level array, parsed from the file's head; None if none."""
+    if path.suffix != ".json":
+        return None
+    text = head_text(path)
+    match = _ARRAY_START.match(text)
+    if not match:
+        return None
+    try:
+        first, _ = json.JSONDecoder().raw_decode(text, match.end())
+    except json.JSONDecodeError:
+        return None
+    return first
