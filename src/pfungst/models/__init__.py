@@ -1,0 +1,1 @@
+"""Language models behind one batched protocol: llama.cpp (default, embedded SmolLM2), OpenAI-compatible servers."""
