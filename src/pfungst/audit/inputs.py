@@ -52,6 +52,8 @@ class ItemInputs:
     """Class index per item (int)."""
     classes: tuple[str, ...]
     """Class names, indexed by ``y``."""
+    n_options: np.ndarray
+    """Per item, how many classes it can take: the number of labels, or of the item's own options (for chance)."""
 
     @classmethod
     def from_benchmark(cls, benchmark: Benchmark, fields: Sequence[str] = ()) -> ItemInputs:
@@ -65,6 +67,7 @@ class ItemInputs:
             texts=item_texts(benchmark, fields),
             y=np.array([item.gold for item in benchmark], dtype=int),
             classes=classes,
+            n_options=np.array([item.n_options for item in benchmark], dtype=int),
         )
 
     def __len__(self) -> int:
@@ -77,6 +80,7 @@ class ItemInputs:
             texts=tuple(self.texts[i] for i in indices),
             y=self.y[indices],
             classes=self.classes,
+            n_options=self.n_options[indices],
         )
 
 

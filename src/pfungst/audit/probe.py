@@ -283,7 +283,7 @@ def _outcome(task: ItemTask | OptionTask, feature_set: FeatureSet, settings: Enc
         majority_baseline=scores.majority_baseline, per_repeat=scores.per_repeat,
         folds=tuple(result.choice for result in folds), final_classifier=final, top_features=weights,
         item_ids=tuple(task.item_ids), gold=task.y.copy(), prediction=predictions[0], share_correct=share,
-        settings={"config": config.to_dict(), "feature_set": feature_set.spec(),
+        settings={"config": config.to_dict(), "feature_set": feature_set.spec(), "chance": task.chance,
                   "overrides": dict(settings.overrides), "scale_dense": settings.scale_dense,
                   "select_k": settings.select_k, "classifiers": [CLASSIFIERS[c].spec() for c in config.classifiers]},
         convergence_warnings=n_warnings, seconds=time.perf_counter() - started,

@@ -116,7 +116,9 @@ class ItemTask:
         self.y = np.asarray(inputs.y, dtype=int)
         self.class_names = tuple(inputs.classes)
         self.n_classes = len(self.class_names)
-        self.chance = 1.0 / self.n_classes if self.n_classes else float("nan")
+        # Uniform guessing among each item's own options; for shared labels every item has all the labels.
+        n_options = np.asarray(inputs.n_options, dtype=float)
+        self.chance = float(np.mean(1.0 / n_options)) if n_options.size else float("nan")
 
     def encode(self, encoder: Encoder, items: np.ndarray, fit: bool) -> Block:
         """Features of ``items`` (positions), fitting ``encoder`` on them when ``fit``."""

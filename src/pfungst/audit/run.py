@@ -182,13 +182,8 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, statistic: str) ->
 
 
 def _effective_classes(outcome: ProbeOutcome) -> float:
-    """K of the chance-corrected accuracy the probe reported (fractional for mixed option counts)."""
-    estimate = outcome.chance_corrected_accuracy
-    accuracy = outcome.accuracy.value
-    if estimate.value == 1 or math.isnan(estimate.value) or math.isnan(accuracy):
-        return float(len(outcome.classes))
-    chance = (accuracy - estimate.value) / (1 - estimate.value)  # invert (acc - c) / (1 - c)
-    return 1 / chance if chance > 0 else float(len(outcome.classes))
+    """K of the probe's chance-corrected accuracy: 1 / (mean over items of 1 / number of options)."""
+    return 1.0 / float(outcome.settings["chance"])
 
 
 def _value(estimate: Estimate) -> float:

@@ -1,0 +1,238 @@
+"""A persistent SQLite cache in front of any language model: an interrupted run resumes without repeating a call.
+
+Each answer is stored under (model fingerprint, request kind, the request's canonical JSON): everything that changes
+the answer and nothing that does not (batch size, timeouts and concurrency are not in the key). Requests missing
+from the cache go to the model in chunks of ``chunk_size``, and each chunk's answers are committed as soon as they
+arrive, so a run killed at any point (even with SIGKILL) loses at most the chunk in flight. The database runs in
+WAL mode with a busy timeout, so several processes may read and write the same file at once.
+
+Example:
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from pfungst.models.requests import Loglikelihood, LoglikelihoodRequest
+    >>> class Constant:
+    ...     fingerprint = "constant"
+    ...     capabilities = frozenset({"loglikelihood"})
+    ...     def loglikelihood(self, requests):
+    ...         return [Loglikelihood(-1.0, 1, len(r.continuation), True) for r in requests]
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     model = CachedModel(Constant(), Path(folder) / "cache.sqlite")
+    ...     _ = model.loglikelihood([LoglikelihoodRequest("Q:", " a")] * 2)
+    ...     _ = model.loglikelihood([LoglikelihoodRequest("Q:", " a")])
+    ...     model.close()
+    >>> model.stats
+    CacheStats(requests=3, duplicates=1, hits=1, misses=1, model_calls=1)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pfungst.errors import BackendUnavailable, ConfigError, ResponseInvalid
+from pfungst.models.protocol import Capability, LanguageModel
+from pfungst.models.requests import (
+    GenerateRequest,
+    Generation,
+    Loglikelihood,
+    LoglikelihoodRequest,
+    NextTokenLogprobs,
+    NextTokenRequest,
+)
+
+__all__ = ["CacheStats", "CachedModel", "request_key"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS results (
+    key TEXT PRIMARY KEY,
+    fingerprint TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    request TEXT NOT NULL,
+    result TEXT NOT NULL
+) WITHOUT ROWID
+"""
+_BUSY_TIMEOUT_S = 60.0
+_LOOKUP_CHUNK = 500
+
+Req = TypeVar("Req", LoglikelihoodRequest, NextTokenRequest, GenerateRequest)
+Res = TypeVar("Res", Loglikelihood, NextTokenLogprobs, Generation)
+
+
+@dataclass
+class CacheStats:
+    """What a :class:`CachedModel` has answered and how."""
+
+    requests: int = 0
+    """Requests received, duplicates included."""
+    duplicates: int = 0
+    """Requests identical to an earlier one in the same batch (answered once)."""
+    hits: int = 0
+    """Distinct requests answered from the cache."""
+    misses: int = 0
+    """Distinct requests sent to the model."""
+    model_calls: int = 0
+    """Calls made to the wrapped model (one per chunk of misses)."""
+
+
+def _canonical(request: LoglikelihoodRequest | NextTokenRequest | GenerateRequest) -> str:
+    return json.dumps(request.to_dict(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _group_key(request: LoglikelihoodRequest | NextTokenRequest | GenerateRequest) -> tuple[str, str]:
+    """Order misses by context (or prompt) so that requests sharing a prefix land in the same chunk."""
+    text = request.prompt if isinstance(request, GenerateRequest) else request.context
+    return text, _canonical(request)
+
+
+def request_key(fingerprint: str, request: LoglikelihoodRequest | NextTokenRequest | GenerateRequest) -> str:
+    """The cache key of ``request`` asked of the model ``fingerprint``: a SHA-256 of both, in canonical JSON.
+
+    The request kind is part of the request's JSON (``to_dict()["kind"]``).
+    """
+    payload = json.dumps([fingerprint, _canonical(request)], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def _loglikelihood_from(data: dict[str, Any]) -> Loglikelihood:
+    return Loglikelihood(float(data["logprob"]), int(data["n_tokens"]), int(data["n_bytes"]), bool(data["greedy"]))
+
+
+def _next_token_from(data: dict[str, Any]) -> NextTokenLogprobs:
+    return NextTokenLogprobs(tuple(float(value) for value in data["logprobs"]))
+
+
+def _generation_from(data: dict[str, Any]) -> Generation:
+    return Generation(str(data["text"]), str(data["finish_reason"]))
+
+
+class CachedModel:
+    """A LanguageModel that answers from a persistent SQLite cache and asks the wrapped model only for misses.
+
+    Within a batch, identical requests reach the model once; results come back in request order.
+
+    Args:
+        model: The model to ask on a miss.
+        path: The SQLite file (created with its folder if absent); may be shared by several processes.
+        chunk_size: Misses sent to the model per call, each call's answers committed at once (not in the key).
+
+    Raises:
+        BackendUnavailable: The cache file cannot be opened.
+
+    Attributes:
+        stats: Requests, duplicates, hits, misses and model calls so far (:class:`CacheStats`).
+    """
+
+    def __init__(self, model: LanguageModel, path: str | Path, *, chunk_size: int = 64) -> None:
+        if chunk_size < 1:
+            raise ConfigError(f"chunk_size must be at least 1, not {chunk_size}.")
+        self.model = model
+        self.path = Path(path)
+        self.chunk_size = chunk_size
+        self.stats = CacheStats()
+        self._lock = threading.Lock()
+        self._connection = _connect(self.path)
+
+    def __repr__(self) -> str:
+        return f"CachedModel({self.model!r}, {str(self.path)!r})"
+
+    @property
+    def fingerprint(self) -> str:
+        """The wrapped model's fingerprint."""
+        return self.model.fingerprint
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """The wrapped model's capabilities."""
+        return self.model.capabilities
+
+    def close(self) -> None:
+        """Close the database connection (answers are already committed)."""
+        self._connection.close()
+
+    def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[Loglikelihood]:
+        """Cached :meth:`LanguageModel.loglikelihood`."""
+        return self._answer(requests, self.model.loglikelihood, _loglikelihood_from)
+
+    def next_token_logprobs(self, requests: Sequence[NextTokenRequest]) -> list[NextTokenLogprobs]:
+        """Cached :meth:`LanguageModel.next_token_logprobs`."""
+        return self._answer(requests, self.model.next_token_logprobs, _next_token_from)
+
+    def generate(self, requests: Sequence[GenerateRequest]) -> list[Generation]:
+        """Cached :meth:`LanguageModel.generate`."""
+        return self._answer(requests, self.model.generate, _generation_from)
+
+    def _answer(
+        self,
+        requests: Sequence[Req],
+        ask: Callable[[Sequence[Req]], list[Res]],
+        parse: Callable[[dict[str, Any]], Res],
+    ) -> list[Res]:
+        """De-duplicate, look up, ask the model for the misses chunk by chunk (committing each), reassemble."""
+        with self._lock:
+            fingerprint = self.model.fingerprint
+            unique = list(dict.fromkeys(requests))
+            keys = {request: request_key(fingerprint, request) for request in unique}
+            found = self._lookup(list(keys.values()))
+            answers: dict[Req, Res] = {r: parse(found[keys[r]]) for r in unique if keys[r] in found}
+            misses = sorted((r for r in unique if r not in answers), key=_group_key)
+            self.stats.requests += len(requests)
+            self.stats.duplicates += len(requests) - len(unique)
+            self.stats.hits += len(answers)
+            for start in range(0, len(misses), self.chunk_size):
+                chunk = misses[start : start + self.chunk_size]
+                results = ask(chunk)
+                self.stats.model_calls += 1
+                if len(results) != len(chunk):
+                    raise ResponseInvalid(f"{self.model!r} answered {len(results)} results to {len(chunk)} requests")
+                self._store(fingerprint, chunk, results, keys)
+                self.stats.misses += len(chunk)
+                answers.update(zip(chunk, results, strict=True))
+            return [answers[request] for request in requests]
+
+    def _lookup(self, keys: list[str]) -> dict[str, dict[str, Any]]:
+        found: dict[str, dict[str, Any]] = {}
+        try:
+            for start in range(0, len(keys), _LOOKUP_CHUNK):
+                chunk = keys[start : start + _LOOKUP_CHUNK]
+                marks = ",".join("?" * len(chunk))
+                rows = self._connection.execute(f"SELECT key, result FROM results WHERE key IN ({marks})", chunk)
+                found.update((key, json.loads(result)) for key, result in rows)
+        except sqlite3.Error as exc:
+            raise BackendUnavailable(f"Cannot read the model cache {self.path}: {exc}") from exc
+        return found
+
+    def _store(self, fingerprint: str, requests: Sequence[Req], results: Sequence[Res], keys: dict[Req, str]) -> None:
+        rows = [
+            (keys[request], fingerprint, request.to_dict()["kind"], _canonical(request), json.dumps(result.to_dict()))
+            for request, result in zip(requests, results, strict=True)
+        ]
+        connection = self._connection
+        try:
+            connection.execute("BEGIN IMMEDIATE")  # one transaction per chunk: committed as a whole or not at all
+            try:
+                connection.executemany("INSERT OR IGNORE INTO results VALUES (?, ?, ?, ?, ?)", rows)
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            connection.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise BackendUnavailable(f"Cannot write to the model cache {self.path}: {exc}") from exc
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """Open (creating if needed) the cache database in WAL mode, ready for concurrent writers."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        connection = sqlite3.connect(path, timeout=_BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None)
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA synchronous=NORMAL")  # in WAL mode, still durable across a killed process
+        connection.execute(_SCHEMA)
+    except (sqlite3.Error, OSError) as exc:
+        raise BackendUnavailable(f"Cannot open the model cache {path}: {exc}") from exc
+    return connection

@@ -1,0 +1,321 @@
+"""Any OpenAI-compatible server (vLLM, llama.cpp's servers, TGI) as a :class:`~pfungst.models.LanguageModel`.
+
+How each call is served, and the rules that decide its numbers:
+
+- ``loglikelihood``: ``/v1/completions`` with ``echo: true, logprobs: 1, max_tokens: 1`` on ``context +
+  continuation`` (``max_tokens: 0`` means "no limit" to llama.cpp). The continuation is found in the echoed tokens
+  from the end (see :func:`pfungst.models.openai_wire.continuation_tokens`): a token straddling the boundary
+  belongs to the continuation. Not offered with ``chat=True`` (a chat template cannot be echoed).
+- ``next_token_logprobs``: one ``max_tokens: 1`` request with the top 20 log-probabilities, on
+  ``/v1/completions`` or, with ``chat=True``, ``/v1/chat/completions`` (the context is the user message). When the
+  server has a tokenize endpoint (llama-cpp-python's ``/extras/tokenize``; vLLM's and llama-server's
+  ``/tokenize``), every single-token candidate gets a ``logit_bias`` of +100 so that a label is generated even where
+  the model would end the sequence (llama.cpp then returns no log-probabilities at all); the log-probabilities
+  returned are the raw ones. A candidate outside the top 20 is asked again alone, forced by its own bias, so every
+  value is exact: **there is no floor value**. Without a tokenize endpoint a missing candidate raises
+  :class:`~pfungst.errors.ResponseInvalid`. A multi-token candidate is scored as a log-likelihood (echo), so it
+  needs both a tokenizer and the ``loglikelihood`` capability.
+- ``generate``: ``temperature`` and ``seed`` passed through; ``finish_reason`` is ``length`` or ``stop``.
+
+What the server supports is probed once, lazily (:attr:`OpenAIModel.capabilities`): a plain completion, an echo of
+the same prompt plus its answer whose last log-probability must equal the answer's (catching llama-cpp-python's
+echo log-probabilities shifted by one token for models without a beginning-of-sequence token, such as SmolLM2),
+and the tokenize endpoints. :attr:`OpenAIModel.limitations` says in words what was found missing.
+
+For the echo shift, ``bos_text`` (for SmolLM2 ``"<|im_start|>"``, its BOS token, which the server strips from the
+echo) is put before every completions prompt, as a tokenizer that adds a BOS token would: echo log-probabilities
+are then aligned, and every call is conditioned on that token alike, so a model's answers stay consistent with one
+another but differ slightly from an in-process evaluation without it. Without ``bos_text`` such a server has no
+``loglikelihood`` (and no multi-token candidates).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from pfungst.errors import ConfigError, ResponseInvalid
+from pfungst.models.http import HttpOptions, JsonClient
+from pfungst.models.openai_wire import (
+    ServerFeatures,
+    continuation_tokens,
+    first_choice,
+    generated_logprob,
+    generated_top,
+    probe_features,
+)
+from pfungst.models.protocol import Capability
+from pfungst.models.requests import (
+    GenerateRequest,
+    Generation,
+    Loglikelihood,
+    LoglikelihoodRequest,
+    NextTokenLogprobs,
+    NextTokenRequest,
+)
+
+__all__ = ["OpenAIModel"]
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+_TOP_LOGPROBS = 20
+_FORCE_BIAS = 100.0
+
+
+class OpenAIModel:
+    """A model served over the OpenAI HTTP API; a synchronous API with ``max_concurrency`` requests in flight.
+
+    Args:
+        base_url: Server root without ``/v1``, e.g. ``http://127.0.0.1:8000``.
+        model: The model name sent with each request (servers with one model usually ignore it).
+        api_key_env: Name of the environment variable holding the API key, sent as a Bearer token; unset or empty
+            sends none. The key is never stored outside the HTTP client's headers, logged, or shown.
+        max_concurrency: Requests in flight at once (a thread pool over one connection pool).
+        timeout: Seconds allowed for one HTTP attempt.
+        max_retries: Retries of one request on 429, 5xx, timeouts and connection errors (exponential backoff).
+        chat: Use ``/v1/chat/completions`` for next-token log-probabilities and generation.
+        bos_text: Text put before every completions prompt to align echo log-probabilities (module docstring).
+        http: Backoff, jitter seed, sleep function and transport (tests); none of it changes an answer.
+
+    Raises:
+        ConfigError: An option is out of range.
+
+    Example:
+        >>> OpenAIModel("http://127.0.0.1:8000", "smollm2", max_concurrency=2)
+        OpenAIModel(base_url='http://127.0.0.1:8000', model='smollm2', chat=False)
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key_env: str = "OPENAI_API_KEY",
+        max_concurrency: int = 4,
+        timeout: float = 60.0,
+        max_retries: int = 5,
+        chat: bool = False,
+        bos_text: str | None = None,
+        http: HttpOptions | None = None,
+    ) -> None:
+        _check_options(base_url, max_concurrency, timeout, max_retries)
+        self.base_url = _server_root(base_url)
+        self.model = model
+        self.chat = chat
+        self.bos_text = bos_text
+        self.max_concurrency = max_concurrency
+        self._client = JsonClient(
+            self.base_url,
+            os.environ.get(api_key_env) or None,
+            timeout=timeout,
+            max_retries=max_retries,
+            max_connections=max_concurrency,
+            options=http or HttpOptions(),
+        )
+        self._features: ServerFeatures | None = None
+        self._probe_lock = threading.Lock()
+        self._token_ids: dict[str, tuple[int, ...]] = {}
+
+    def __repr__(self) -> str:
+        return f"OpenAIModel(base_url={self.base_url!r}, model={self.model!r}, chat={self.chat})"
+
+    def __enter__(self) -> OpenAIModel:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the HTTP connections."""
+        self._client.close()
+
+    @property
+    def fingerprint(self) -> str:
+        """``openai:<base_url>#<model id as /v1/models reports it>``, plus ``;chat`` and ``;bos_text=...``."""
+        features = self._probe()
+        mode = (";chat" if self.chat else "") + (f";bos_text={self.bos_text!r}" if self.bos_text else "")
+        return f"openai:{self.base_url}#{features.model_id}{mode}"
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """What this server can serve, probed on first use (a few small requests) and cached."""
+        return self._probe().capabilities
+
+    @property
+    def limitations(self) -> tuple[str, ...]:
+        """What the probe found missing, one sentence each (empty when everything is served)."""
+        return self._probe().limitations
+
+    def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[Loglikelihood]:
+        """Log-probability of each continuation given its context, from echoed prompt log-probabilities.
+
+        Raises:
+            ConfigError: The server cannot serve log-likelihoods (see :attr:`limitations`).
+            BackendError: A request failed, after retries where retrying makes sense.
+        """
+        self._require("loglikelihood")
+        return self._map(self._loglikelihood_one, requests)
+
+    def next_token_logprobs(self, requests: Sequence[NextTokenRequest]) -> list[NextTokenLogprobs]:
+        """Log-probability of each candidate as the text right after the context (exact; no floor value).
+
+        Raises:
+            ConfigError: The server cannot serve next-token log-probabilities, or a candidate is empty.
+            ResponseInvalid: A candidate is missing from the top 20 and the server has no tokenizer to force it.
+            BackendError: A request failed.
+        """
+        self._require("next_token")
+        return self._map(self._next_token_one, requests)
+
+    def generate(self, requests: Sequence[GenerateRequest]) -> list[Generation]:
+        """Generated text for each prompt (greedy at ``temperature=0``; seeded otherwise)."""
+        self._require("generate")
+        return self._map(self._generate_one, requests)
+
+    def _probe(self) -> ServerFeatures:
+        with self._probe_lock:
+            if self._features is None:
+                self._features = probe_features(self._client, self.model, chat=self.chat, bos_text=self.bos_text)
+            return self._features
+
+    def _require(self, capability: Capability) -> None:
+        features = self._probe()
+        if capability not in features.capabilities:
+            why = " ".join(features.limitations) or "The probe found no support."
+            raise ConfigError(f"{self!r} cannot serve '{capability}'. {why}")
+
+    def _map(self, function: Callable[[_T], _R], items: Sequence[_T]) -> list[_R]:
+        """``function`` over ``items`` with at most ``max_concurrency`` in flight; the first error cancels the rest."""
+        if len(items) <= 1 or self.max_concurrency == 1:
+            return [function(item) for item in items]
+        with ThreadPoolExecutor(self.max_concurrency, thread_name_prefix="pfungst-openai") as pool:
+            futures: list[Future[_R]] = [pool.submit(function, item) for item in items]
+            try:
+                return [future.result() for future in futures]
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
+
+    def _completion(self, payload: dict[str, Any]) -> dict[str, Any]:
+        path = "/v1/chat/completions" if self.chat else "/v1/completions"
+        return self._client.post(path, {"model": self.model, "temperature": 0.0, **payload})
+
+    def _prompt_fields(self, text: str) -> dict[str, Any]:
+        if self.chat:
+            return {"messages": [{"role": "user", "content": text}]}
+        return {"prompt": (self.bos_text or "") + text}
+
+    def _logprob_fields(self, count: int) -> dict[str, Any]:
+        return {"logprobs": True, "top_logprobs": count} if self.chat else {"logprobs": count}
+
+    def _loglikelihood_one(self, request: LoglikelihoodRequest) -> Loglikelihood:
+        n_bytes = len(request.continuation.encode("utf-8"))
+        if not request.continuation:
+            return Loglikelihood(logprob=0.0, n_tokens=0, n_bytes=0, greedy=True)
+        prompt = (self.bos_text or "") + request.context + request.continuation
+        body = self._client.post(
+            "/v1/completions",
+            {"model": self.model, "prompt": prompt, "max_tokens": 1, "temperature": 0.0, "echo": True, "logprobs": 1},
+        )
+        scored = continuation_tokens(body, request.continuation)
+        return Loglikelihood(
+            logprob=sum(token.logprob for token in scored),
+            n_tokens=len(scored),
+            n_bytes=n_bytes,
+            greedy=all(token.greedy for token in scored),
+        )
+
+    def _next_token_one(self, request: NextTokenRequest) -> NextTokenLogprobs:
+        context, candidates = _move_trailing_space(request.context, request.candidates)
+        ids = {candidate: self._candidate_ids(candidate) for candidate in dict.fromkeys(candidates)}
+        single = [c for c in ids if ids[c] is None or len(ids[c] or ()) == 1]
+        bias = {str(token): _FORCE_BIAS for c in single for token in ids[c] or ()}
+        body = self._completion(
+            {**self._prompt_fields(context), "max_tokens": 1, **self._logprob_fields(_TOP_LOGPROBS),
+             **({"logit_bias": bias} if bias else {})}
+        )
+        top = generated_top(body, chat=self.chat)
+        values: dict[str, float] = {}
+        for candidate, token_ids in ids.items():
+            if token_ids is not None and len(token_ids) > 1:
+                values[candidate] = self._multi_token_logprob(context, candidate)
+            elif candidate in top:
+                values[candidate] = top[candidate]
+            elif token_ids is not None:
+                values[candidate] = self._forced_logprob(context, candidate, token_ids[0])
+            else:
+                raise ResponseInvalid(
+                    f"{self.base_url}: candidate {candidate!r} is not among the top {_TOP_LOGPROBS} next tokens "
+                    f"(got {sorted(top)!r}) and the server has no tokenize endpoint to force it with logit_bias. "
+                    "Use a server with /tokenize (vLLM, llama.cpp) or a scoring rule other than letter."
+                )
+        return NextTokenLogprobs(logprobs=tuple(values[c] for c in candidates))
+
+    def _forced_logprob(self, context: str, candidate: str, token_id: int) -> float:
+        body = self._completion(
+            {**self._prompt_fields(context), "max_tokens": 1, **self._logprob_fields(1),
+             "logit_bias": {str(token_id): _FORCE_BIAS}}
+        )
+        return generated_logprob(body, candidate, chat=self.chat)
+
+    def _multi_token_logprob(self, context: str, candidate: str) -> float:
+        if "loglikelihood" not in self.capabilities:
+            raise ConfigError(
+                f"{self!r}: candidate {candidate!r} is several tokens, which is scored as a log-likelihood, and "
+                f"this server cannot serve one. {' '.join(self.limitations)} Use single-token labels."
+            )
+        return self._loglikelihood_one(LoglikelihoodRequest(context=context, continuation=candidate)).logprob
+
+    def _candidate_ids(self, candidate: str) -> tuple[int, ...] | None:
+        """Token ids of ``candidate`` (without the tokenizer's leading special tokens), or ``None``: no tokenizer."""
+        if not candidate:
+            raise ConfigError("A next-token candidate is the empty string; give each candidate some text.")
+        tokenize = self._probe().tokenize
+        if tokenize is None:
+            return None
+        if candidate not in self._token_ids:
+            self._token_ids[candidate] = tokenize(candidate)
+        return self._token_ids[candidate]
+
+    def _generate_one(self, request: GenerateRequest) -> Generation:
+        payload: dict[str, Any] = {
+            **self._prompt_fields(request.prompt),
+            "max_tokens": request.max_tokens,
+            "temperature": request.temperature,
+            "seed": request.seed,
+        }
+        if request.stop:
+            payload["stop"] = list(request.stop)
+        choice = first_choice(self._completion(payload))
+        text = choice.get("message", {}).get("content") if self.chat else choice.get("text")
+        if not isinstance(text, str):
+            raise ResponseInvalid(f"{self.base_url}: the completion carries no text: {str(choice)[:200]!r}")
+        return Generation(text=text, finish_reason="length" if choice.get("finish_reason") == "length" else "stop")
+
+
+def _server_root(base_url: str) -> str:
+    """``base_url`` without a trailing ``/`` or ``/v1``: the tokenize endpoints live at the root."""
+    root = base_url.rstrip("/")
+    return root[: -len("/v1")] if root.endswith("/v1") else root
+
+
+def _move_trailing_space(context: str, candidates: Sequence[str]) -> tuple[str, tuple[str, ...]]:
+    """``("Answer: ", ["A"])`` -> ``("Answer:", [" A"])``: a label's space belongs to the label, as in-process."""
+    stripped = context.rstrip()
+    space = context[len(stripped):]
+    return stripped, tuple(space + candidate for candidate in candidates)
+
+
+def _check_options(base_url: str, max_concurrency: int, timeout: float, max_retries: int) -> None:
+    if not base_url.startswith(("http://", "https://")):
+        raise ConfigError(f"base_url {base_url!r} must start with http:// or https://, e.g. http://127.0.0.1:8000.")
+    if max_concurrency < 1:
+        raise ConfigError(f"max_concurrency must be at least 1, got {max_concurrency}.")
+    if timeout <= 0:
+        raise ConfigError(f"timeout must be a positive number of seconds, got {timeout}.")
+    if max_retries < 0:
+        raise ConfigError(f"max_retries must be 0 or more, got {max_retries}.")

@@ -1,0 +1,80 @@
+"""Model names, resolved lazily: ``pfungst formats`` lists them and ``--model`` accepts them.
+
+A model spec is one of:
+
+- a registry name (:data:`MODELS`): ``smollm2`` (the embedded default), ``gemma3-270m``;
+- a path to a ``.gguf`` file, run in-process by llama.cpp;
+- ``openai:<base_url>#<model>``, a model served by an OpenAI-compatible server (vLLM, llama.cpp server, TGI),
+  e.g. ``openai:http://127.0.0.1:8080/v1#smollm2``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+from pfungst.errors import ConfigError, unknown_name_message
+from pfungst.models.protocol import LanguageModel
+
+__all__ = ["MODELS", "OPENAI_FACTORY", "load_model"]
+
+MODELS: dict[str, str] = {
+    "gemma3-270m": "pfungst.models.embedded:gemma3_270m",
+    "smollm2": "pfungst.models.embedded:smollm2",
+}
+"""Registry name -> ``"module:factory"``; the factory takes keyword options and returns a LanguageModel."""
+
+OPENAI_FACTORY = "pfungst.models.openai:OpenAIModel"
+"""Factory for ``openai:<base_url>#<model>`` specs, called with ``base_url=`` and ``model=``."""
+
+_OPENAI_PREFIX = "openai:"
+_GGUF_SUFFIX = ".gguf"
+_LLAMACPP_FACTORY = "pfungst.models.llamacpp:LlamaCppModel"
+_SPEC_FORMS = "a path to a .gguf file, or 'openai:<base_url>#<model>'"
+
+
+def load_model(spec: str, **options: Any) -> LanguageModel:
+    """Build the language model that ``spec`` names; nothing is imported before it is needed.
+
+    Args:
+        spec: A registry name, a path to a ``.gguf`` file, or ``openai:<base_url>#<model>``.
+        **options: Keyword options for the backend (e.g. ``n_ctx`` for llama.cpp).
+
+    Raises:
+        ConfigError: ``spec`` is none of the three forms (the message lists close names and every name).
+        MissingDependency: The backend's package is not installed (the message gives the install line).
+        BackendUnavailable: The model file or server cannot be used.
+
+    Example:
+        >>> load_model("smollm3")
+        Traceback (most recent call last):
+        ...
+        pfungst.errors.ConfigError: Unknown model 'smollm3'. Did you mean: smollm2? Available: gemma3-270m, \
+smollm2 (or a path to a .gguf file, or 'openai:<base_url>#<model>')
+    """
+    if spec.startswith(_OPENAI_PREFIX):
+        base_url, model = _parse_openai(spec)
+        return _resolve(OPENAI_FACTORY)(base_url=base_url, model=model, **options)
+    if spec in MODELS:
+        return _resolve(MODELS[spec])(**options)
+    if spec.lower().endswith(_GGUF_SUFFIX) or Path(spec).expanduser().is_file():
+        return _resolve(_LLAMACPP_FACTORY)(spec, **options)
+    raise ConfigError(f"{unknown_name_message('model', spec, MODELS)} (or {_SPEC_FORMS})")
+
+
+def _parse_openai(spec: str) -> tuple[str, str]:
+    """Split ``openai:<base_url>#<model>`` at its last ``#``."""
+    base_url, separator, model = spec[len(_OPENAI_PREFIX):].rpartition("#")
+    if not separator or not base_url or not model:
+        raise ConfigError(
+            f"Model spec {spec!r} lacks a base URL or a model name: write 'openai:<base_url>#<model>', "
+            "e.g. 'openai:http://127.0.0.1:8080/v1#smollm2'."
+        )
+    return base_url, model
+
+
+def _resolve(target: str) -> Any:
+    """Import ``"module:attribute"`` and return the attribute."""
+    module_name, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module_name), attribute)

@@ -1,0 +1,202 @@
+"""The llama.cpp backend on the embedded SmolLM2: exact log-probabilities, prefix reuse, generation, errors."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pfungst.errors import BackendUnavailable, MissingDependency, RequestFailed
+from pfungst.models.embedded import embedded_model_path
+from pfungst.models.llamacpp import LlamaCppModel, file_fingerprint
+from pfungst.models.requests import GenerateRequest, LoglikelihoodRequest, NextTokenRequest
+
+CONTEXT = "Question: Which of these is a source of light?\nA. a rock\nB. the sun\nC. a spoon\nD. sand\nAnswer:"
+OPTIONS = (" a rock", " the sun", " a spoon", " sand")
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[LlamaCppModel]:
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    loaded = LlamaCppModel(embedded_model_path(), n_ctx=512)
+    yield loaded
+    loaded.close()
+
+
+def _slow_loglikelihood(path: Path, context: str, continuation: str) -> tuple[float, int]:
+    """Evaluate context + continuation from scratch in a fresh llama.cpp and sum the log-softmax by hand."""
+    import llama_cpp
+
+    llama = llama_cpp.Llama(model_path=str(path), n_ctx=512, logits_all=True, verbose=False)
+    whole = llama.tokenize((context + continuation).encode(), add_bos=True, special=True)
+    start = len(llama.tokenize(context.encode(), add_bos=True, special=True))
+    llama.eval(whole)
+    total = 0.0
+    for position in range(start, len(whole)):
+        logits = np.asarray(llama.scores[position - 1], dtype=np.float64)
+        total += logits[whole[position]] - np.log(np.exp(logits - logits.max()).sum()) - logits.max()
+    llama.close()
+    return total, len(whole) - start
+
+
+# -- errors and fingerprint (no llama.cpp needed) --------------------------------------------------------------------
+
+
+def test_a_missing_model_file_is_unavailable_and_named(tmp_path: Path) -> None:
+    with pytest.raises(BackendUnavailable, match=r"Cannot open the model file .*nowhere\.gguf"):
+        LlamaCppModel(tmp_path / "nowhere.gguf")
+
+
+def test_a_file_that_is_not_gguf_is_unavailable_and_named(tmp_path: Path) -> None:
+    path = tmp_path / "weights.bin"
+    path.write_bytes(b"PK\x03\x04 not a model")
+    with pytest.raises(BackendUnavailable, match=r"weights\.bin is not a GGUF model file"):
+        LlamaCppModel(path)
+
+
+def test_without_llama_cpp_the_install_line_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # makes `import llama_cpp` raise ImportError
+    with pytest.raises(MissingDependency, match=r"pip install llama-cpp-python \(it compiles"):
+        LlamaCppModel(embedded_model_path())
+
+
+def test_fingerprint_holds_resolved_path_size_and_sha256_and_follows_content(tmp_path: Path) -> None:
+    path = tmp_path / "m.gguf"
+    old, new = b"GGUF" + b"\0" * 100, b"GGUF" + b"\1" * 101
+    path.write_bytes(old)
+    first = file_fingerprint(path)
+    path.write_bytes(new)
+
+    second = file_fingerprint(tmp_path / "." / "m.gguf")
+
+    assert first == f"llamacpp:{path.resolve()}:104:{hashlib.sha256(old).hexdigest()}"
+    assert second == f"llamacpp:{path.resolve()}:105:{hashlib.sha256(new).hexdigest()}"
+
+
+# -- log-likelihood -------------------------------------------------------------------------------------------------
+
+
+def test_loglikelihood_equals_the_per_token_log_softmax_sum_computed_the_slow_way(model: LlamaCppModel) -> None:
+    expected, n_tokens = _slow_loglikelihood(model.path, CONTEXT, " the sun")
+
+    (result,) = model.loglikelihood([LoglikelihoodRequest(CONTEXT, " the sun")])
+
+    assert result.logprob == pytest.approx(expected, abs=1e-4)
+    assert (result.n_tokens, result.n_bytes) == (n_tokens, 8)
+    assert result.logprob < 0
+
+
+def test_continuation_tokens_are_those_of_the_whole_text_after_the_context(model: LlamaCppModel) -> None:
+    context, continuation = "The capital of France is", " Paris, of course."
+    whole, alone = model.tokenize(context + continuation), model.tokenize(context)
+
+    (result,) = model.loglikelihood([LoglikelihoodRequest(context, continuation)])
+
+    assert whole[: len(alone)] == alone
+    assert result.n_tokens == len(whole) - len(alone)
+
+
+def test_trailing_space_of_the_context_moves_to_the_continuation_as_in_lm_eval(model: LlamaCppModel) -> None:
+    moved, plain = model.loglikelihood([LoglikelihoodRequest("Answer: ", "B"), LoglikelihoodRequest("Answer:", " B")])
+    assert moved.logprob == pytest.approx(plain.logprob, abs=1e-6)
+
+
+def test_an_empty_context_is_conditioned_on_a_start_token(model: LlamaCppModel) -> None:
+    (result,) = model.loglikelihood([LoglikelihoodRequest("", "Hello world")])
+    assert result.n_tokens == len(model.tokenize("Hello world")) and result.logprob < 0
+
+
+def test_an_empty_continuation_has_log_probability_zero(model: LlamaCppModel) -> None:
+    (result,) = model.loglikelihood([LoglikelihoodRequest(CONTEXT, "")])
+    assert (result.logprob, result.n_tokens, result.n_bytes) == (0.0, 0, 0)
+
+
+def test_options_sharing_a_context_evaluate_it_once(model: LlamaCppModel) -> None:
+    model.loglikelihood([LoglikelihoodRequest("Unrelated text to move the cache away.", " x")])
+    # every token of each option but its last is fed (nothing is predicted after the last one)
+    fed = [tuple(model.tokenize(CONTEXT + option))[:-1] for option in OPTIONS]
+    distinct_prefixes = {sequence[:end] for sequence in fed for end in range(1, len(sequence) + 1)}
+    before = model.stats.tokens_evaluated
+
+    model.loglikelihood([LoglikelihoodRequest(CONTEXT, option) for option in OPTIONS])
+
+    # the minimum: each distinct prefix once (the context once; " a rock" and " a spoon" share " a")
+    assert model.stats.tokens_evaluated - before == len(distinct_prefixes) == len(model.tokenize(CONTEXT)) + 2
+
+
+def test_results_do_not_depend_on_batch_order_or_on_what_was_evaluated_before(model: LlamaCppModel) -> None:
+    requests = [LoglikelihoodRequest(CONTEXT, option) for option in OPTIONS]
+    requests.append(LoglikelihoodRequest("Question: 2 + 2 =", " 4"))
+    forward = model.loglikelihood(requests)
+    fresh = LlamaCppModel(model.path, n_ctx=512)
+
+    backward = fresh.loglikelihood(requests[::-1])[::-1]
+    one_by_one = [fresh.loglikelihood([request])[0] for request in requests]
+
+    assert [r.logprob for r in backward] == pytest.approx([r.logprob for r in forward], abs=1e-4)
+    assert [r.logprob for r in one_by_one] == pytest.approx([r.logprob for r in forward], abs=1e-4)
+    fresh.close()
+
+
+def test_a_sequence_longer_than_the_context_window_fails_with_the_numbers(model: LlamaCppModel) -> None:
+    small = LlamaCppModel(model.path, n_ctx=32)
+    with pytest.raises(RequestFailed, match=r"tokens does not fit the context window of 32 tokens"):
+        small.loglikelihood([LoglikelihoodRequest(CONTEXT * 3, " the sun")])
+    small.close()
+
+
+# -- next-token log-probabilities -------------------------------------------------------------------------------------
+
+
+def test_next_token_logprobs_equal_the_loglikelihood_of_each_candidate(model: LlamaCppModel) -> None:
+    candidates = (" A", " B", "B", " the sun")  # " the sun" spans several tokens
+    (letters,) = model.next_token_logprobs([NextTokenRequest(CONTEXT, candidates)])
+
+    cloze = model.loglikelihood([LoglikelihoodRequest(CONTEXT, candidate) for candidate in candidates])
+
+    assert letters.logprobs == pytest.approx([r.logprob for r in cloze], abs=1e-6)
+    assert cloze[-1].n_tokens > 1
+
+
+def test_single_token_candidates_cost_one_pass_over_the_context(model: LlamaCppModel) -> None:
+    model.loglikelihood([LoglikelihoodRequest("Something else entirely.", " x")])
+    before = model.stats.tokens_evaluated
+
+    (result,) = model.next_token_logprobs([NextTokenRequest(CONTEXT, (" A", " B", " C", " D"))])
+
+    assert model.stats.tokens_evaluated - before == len(model.tokenize(CONTEXT))
+    assert np.exp(result.logprobs).sum() <= 1.0
+
+
+# -- generation -------------------------------------------------------------------------------------------------------
+
+
+def test_greedy_generation_is_deterministic_and_is_the_greedy_continuation(model: LlamaCppModel) -> None:
+    request = GenerateRequest("The capital of France is", max_tokens=6)
+    first, second = model.generate([request, request])
+
+    (scored,) = model.loglikelihood([LoglikelihoodRequest(request.prompt, first.text)])
+
+    assert first == second and first.finish_reason == "length"
+    assert scored.greedy and scored.n_tokens == 6
+
+
+def test_generation_stops_at_a_stop_string_without_including_it(model: LlamaCppModel) -> None:
+    (free,) = model.generate([GenerateRequest("Count: 1, 2, 3, 4,", max_tokens=12)])
+    stop = free.text.strip()[:1]
+
+    (stopped,) = model.generate([GenerateRequest("Count: 1, 2, 3, 4,", max_tokens=12, stop=(stop,))])
+
+    assert stopped.finish_reason == "stop"
+    assert stopped.text == free.text[: free.text.index(stop)]
+
+
+def test_sampled_generation_is_reproducible_for_a_seed(model: LlamaCppModel) -> None:
+    requests = [GenerateRequest("Once upon a time", max_tokens=16, temperature=1.0, seed=seed) for seed in (1, 1, 2)]
+    first, again, other = model.generate(requests)
+    assert first == again
+    assert first != other

