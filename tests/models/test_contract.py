@@ -20,7 +20,7 @@ def _llamacpp(_: Path) -> LanguageModel:
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
     from pfungst.models.embedded import smollm2
 
-    return smollm2(n_ctx=512)
+    return smollm2(n_ctx=512, n_threads=1)  # one thread: steady timing on a busy 2-core machine
 
 
 BACKENDS: dict[str, Callable[[Path], LanguageModel]] = {

@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
@@ -150,28 +151,54 @@ def test_labels_without_leading_space_and_a_trailing_space_context_match_in_proc
     assert remote.logprobs == pytest.approx(local.logprobs, abs=TOLERANCE)
 
 
-def test_echo_loglikelihood_with_bos_text_equals_in_process_on_the_same_text(
-    served_with_bos: OpenAIModel, in_process: LlamaCppModel, shared_data: Path
+@pytest.fixture(scope="session")
+def fresh_llama(smollm2_path: Path) -> Iterator[object]:
+    """llama_cpp.Llama used directly: each text evaluated afresh in one batch, as the server evaluates an echo."""
+    import llama_cpp
+
+    llm = llama_cpp.Llama(model_path=str(smollm2_path), n_ctx=2048, logits_all=True, verbose=False)
+    yield llm
+    llm.close()
+
+
+def _fresh_loglikelihood(llm: object, context: str, continuation: str) -> float:
+    """Sum of the continuation's token log-probabilities after ``context``, from one fresh evaluation."""
+    tokenize = llm.tokenize  # type: ignore[attr-defined]
+    tokens = tokenize((context + continuation).encode(), add_bos=True, special=True)
+    start = len(tokenize(context.encode(), add_bos=True, special=True))
+    llm.reset()  # type: ignore[attr-defined]
+    llm.eval(tokens)  # type: ignore[attr-defined]
+    logits = np.asarray(llm.scores[: len(tokens)], dtype=np.float64)  # type: ignore[attr-defined]
+    logprobs = logits - logits.max(axis=1, keepdims=True)
+    logprobs -= np.log(np.exp(logprobs).sum(axis=1, keepdims=True))
+    return float(sum(logprobs[i - 1, tokens[i]] for i in range(start, len(tokens))))
+
+
+def _cloze(shared_data: Path, items: int) -> list[tuple[str, str]]:
+    return [(prompt.split("\n")[0] + "\nAnswer:", " " + option)
+            for prompt, options, _ in _arc_prompts(shared_data, items) for option in options]
+
+
+def test_echo_loglikelihood_with_bos_text_equals_a_fresh_evaluation_of_the_same_text(
+    served_with_bos: OpenAIModel, fresh_llama: object, shared_data: Path
 ) -> None:
     assert "loglikelihood" in served_with_bos.capabilities
-    cloze = [(prompt.split("\n")[0] + "\nAnswer:", " " + option) for prompt, options, _ in _arc_prompts(
-        shared_data, 5) for option in options]
+    cloze = _cloze(shared_data, 1)[:2]  # each echo costs the server ~0.1 s per prompt token (see the report)
     remote = served_with_bos.loglikelihood([LoglikelihoodRequest(context, option) for context, option in cloze])
-    local = in_process.loglikelihood([LoglikelihoodRequest(SMOLLM2_BOS + c, option) for c, option in cloze])
-    for (context, option), through_server, reference in zip(cloze, remote, local, strict=True):
-        assert through_server.n_tokens == reference.n_tokens, option
-        assert through_server.logprob == pytest.approx(reference.logprob, abs=TOLERANCE), (context, option)
-        assert through_server.greedy == reference.greedy
+    for (context, option), through_server in zip(cloze, remote, strict=True):
+        reference = _fresh_loglikelihood(fresh_llama, SMOLLM2_BOS + context, option)
+        assert through_server.logprob == pytest.approx(reference, abs=TOLERANCE), (context, option)
+        assert through_server.n_bytes == len(option.encode())
 
 
-def test_multi_token_candidates_are_scored_by_echo_like_in_process(
-    served_with_bos: OpenAIModel, in_process: LlamaCppModel
+def test_multi_token_candidates_are_scored_by_echo_like_a_fresh_evaluation(
+    served_with_bos: OpenAIModel, fresh_llama: object
 ) -> None:
     context = "Question: What do plants need?\nAnswer:"
-    candidates = (" A", " sunlight and water", " rocks")
+    candidates = (" A", " sunlight and water")
     [remote] = served_with_bos.next_token_logprobs([NextTokenRequest(context, candidates)])
-    [local] = in_process.next_token_logprobs([NextTokenRequest(SMOLLM2_BOS + context, candidates)])
-    assert remote.logprobs == pytest.approx(local.logprobs, abs=TOLERANCE)
+    expected = [_fresh_loglikelihood(fresh_llama, SMOLLM2_BOS + context, candidate) for candidate in candidates]
+    assert remote.logprobs == pytest.approx(expected, abs=TOLERANCE)
 
 
 def test_greedy_generation_matches_in_process(served: OpenAIModel, in_process: LlamaCppModel) -> None:
@@ -187,3 +214,15 @@ def test_a_prompt_longer_than_the_context_window_is_request_failed_with_the_serv
     model = OpenAIModel(llama_server, "smollm2", max_retries=0)
     with model, pytest.raises(RequestFailed, match=r"HTTP (400|500).*(context|token)"):
         model.generate([GenerateRequest("word " * 3000, max_tokens=1)])
+
+
+def test_chat_mode_scores_labels_through_the_chat_template_and_refuses_loglikelihood(llama_server: str) -> None:
+    with OpenAIModel(llama_server, "smollm2", chat=True) as model:
+        assert model.capabilities == {"next_token", "generate"}
+        assert model.fingerprint.endswith(";chat")
+        [scores] = model.next_token_logprobs(
+            [NextTokenRequest("Is water wet?\nA. yes\nB. no\nAnswer with the letter only.", ("A", "B", " A"))]
+        )
+        assert all(-30.0 < value < 0.0 for value in scores.logprobs)
+        with pytest.raises(ConfigError, match=r"not served in chat mode"):
+            model.loglikelihood([LoglikelihoodRequest("Water is", " wet")])

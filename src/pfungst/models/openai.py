@@ -25,8 +25,14 @@ and the tokenize endpoints. :attr:`OpenAIModel.limitations` says in words what w
 For the echo shift, ``bos_text`` (for SmolLM2 ``"<|im_start|>"``, its BOS token, which the server strips from the
 echo) is put before every completions prompt, as a tokenizer that adds a BOS token would: echo log-probabilities
 are then aligned, and every call is conditioned on that token alike, so a model's answers stay consistent with one
-another but differ slightly from an in-process evaluation without it. Without ``bos_text`` such a server has no
-``loglikelihood`` (and no multi-token candidates).
+another but differ from an in-process evaluation without it (SmolLM2 on ARC-Easy options: 0.56 nats median, 3.2
+at most; 1 choice in 10 changed). Without ``bos_text`` such a server has no ``loglikelihood`` (and no multi-token
+candidates).
+
+As in-process, trailing whitespace of a context moves to the front of each candidate (``"Answer: "`` + ``"A"`` is
+scored as ``" A"`` after ``"Answer:"``). An empty context has no echoed log-probability for its first token and is
+refused with :class:`~pfungst.errors.ResponseInvalid`. With llama-cpp-python's server every completion also sends
+``repeat_penalty: 1, top_k: 0, min_p: 0`` so that its sampling is plain (its defaults are 1.1, 40 and 0.05).
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ from pfungst.models.openai_wire import (
     generated_logprob,
     generated_top,
     probe_features,
+    server_model_id,
 )
 from pfungst.models.protocol import Capability
 from pfungst.models.requests import (
@@ -116,6 +123,7 @@ class OpenAIModel:
             options=http or HttpOptions(),
         )
         self._features: ServerFeatures | None = None
+        self._model_id: str | None = None
         self._probe_lock = threading.Lock()
         self._token_ids: dict[str, tuple[int, ...]] = {}
 
@@ -135,13 +143,18 @@ class OpenAIModel:
     @property
     def fingerprint(self) -> str:
         """``openai:<base_url>#<model id as /v1/models reports it>``, plus ``;chat`` and ``;bos_text=...``."""
-        features = self._probe()
+        with self._probe_lock:
+            if self._model_id is None:
+                self._model_id = server_model_id(self._client, self.model)
         mode = (";chat" if self.chat else "") + (f";bos_text={self.bos_text!r}" if self.bos_text else "")
-        return f"openai:{self.base_url}#{features.model_id}{mode}"
+        return f"openai:{self.base_url}#{self._model_id}{mode}"
 
     @property
     def capabilities(self) -> frozenset[Capability]:
-        """What this server can serve, probed on first use (a few small requests) and cached."""
+        """What this server can serve, probed on first use (a few small requests) and cached.
+
+        The fingerprint needs only ``/v1/models``, so a run answered wholly from the cache sends nothing else.
+        """
         return self._probe().capabilities
 
     @property
@@ -202,7 +215,7 @@ class OpenAIModel:
 
     def _completion(self, payload: dict[str, Any]) -> dict[str, Any]:
         path = "/v1/chat/completions" if self.chat else "/v1/completions"
-        return self._client.post(path, {"model": self.model, "temperature": 0.0, **payload})
+        return self._client.post(path, {"model": self.model, "temperature": 0.0, **self._probe().sampling, **payload})
 
     def _prompt_fields(self, text: str) -> dict[str, Any]:
         if self.chat:

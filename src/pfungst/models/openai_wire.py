@@ -22,9 +22,11 @@ __all__ = [
     "generated_logprob",
     "generated_top",
     "probe_features",
+    "server_model_id",
 ]
 
 _PROBE_PROMPT = "1, 2, 3, 4, 5, 6, 7,"
+_LLAMA_CPP_PYTHON_TOKENIZE = "/extras/tokenize"
 _ALIGNMENT_TOLERANCE = 1e-3
 _GREEDY_TOLERANCE = 1e-6
 
@@ -38,13 +40,14 @@ class ScoredToken(NamedTuple):
 
 @dataclass(frozen=True)
 class ServerFeatures:
-    """What the probe found: the model's id, the calls served, why others are not, and a tokenizer if any."""
+    """What the probe found: the calls served, why others are not, a tokenizer if any, and sampling fields."""
 
-    model_id: str
     capabilities: frozenset[Capability]
     limitations: tuple[str, ...]
     tokenize: Callable[[str], tuple[int, ...]] | None
     """Token ids of a text without the tokenizer's leading special tokens; ``None`` when the server has none."""
+    sampling: dict[str, Any]
+    """Server-specific fields sent with every completion so that sampling is plain (greedy at temperature 0)."""
 
 
 def first_choice(body: dict[str, Any]) -> dict[str, Any]:
@@ -167,8 +170,10 @@ def _scored(value: Any, top: Any, index: int) -> ScoredToken:
 
 def probe_features(client: JsonClient, model: str, *, chat: bool, bos_text: str | None) -> ServerFeatures:
     """Ask the server, with a few small requests, what it serves (see :mod:`pfungst.models.openai`)."""
-    model_id = _server_model_id(client, model)
-    tokenize = _find_tokenizer(client, model)
+    tokenize, route = _find_tokenizer(client, model)
+    # llama-cpp-python's server (the one with /extras/tokenize) applies a repeat penalty of 1.1, top-k 40 and
+    # min-p 0.05 unless told otherwise, so its "greedy" text would differ from plain greedy decoding.
+    sampling = {"repeat_penalty": 1.0, "top_k": 0, "min_p": 0.0} if route == _LLAMA_CPP_PYTHON_TOKENIZE else {}
     limitations: list[str] = []
     if chat:
         capabilities = _probe_chat(client, model, limitations)
@@ -180,10 +185,10 @@ def probe_features(client: JsonClient, model: str, *, chat: bool, bos_text: str 
             "No tokenize endpoint (/extras/tokenize or /tokenize): letter scoring cannot force a label with "
             "logit_bias, so a label outside the top 20 next tokens fails, and multi-token labels cannot be scored."
         )
-    return ServerFeatures(model_id, frozenset(capabilities), tuple(limitations), tokenize)
+    return ServerFeatures(frozenset(capabilities), tuple(limitations), tokenize, sampling)
 
 
-def _server_model_id(client: JsonClient, model: str) -> str:
+def server_model_id(client: JsonClient, model: str) -> str:
     """The id ``/v1/models`` reports for ``model``: itself if listed, else the only model served, else ``model``."""
     try:
         listed = client.get("/v1/models").get("data")
@@ -195,9 +200,10 @@ def _server_model_id(client: JsonClient, model: str) -> str:
     return ids[0]
 
 
-def _find_tokenizer(client: JsonClient, model: str) -> Callable[[str], tuple[int, ...]] | None:
+def _find_tokenizer(client: JsonClient, model: str) -> tuple[Callable[[str], tuple[int, ...]] | None, str]:
+    """A tokenize function and the route serving it, or ``(None, "")``."""
     routes: list[tuple[str, Callable[[str], dict[str, Any]]]] = [
-        ("/extras/tokenize", lambda text: {"model": model, "input": text}),  # llama-cpp-python
+        (_LLAMA_CPP_PYTHON_TOKENIZE, lambda text: {"model": model, "input": text}),
         ("/tokenize", lambda text: {"model": model, "prompt": text, "content": text, "add_special_tokens": False}),
     ]
     for path, payload in routes:
@@ -212,8 +218,8 @@ def _find_tokenizer(client: JsonClient, model: str) -> Callable[[str], tuple[int
             raw("Hello")
         except (RequestFailed, ResponseInvalid):
             continue
-        return _without_prefix(raw, special)
-    return None
+        return _without_prefix(raw, special), path
+    return None, ""
 
 
 def _without_prefix(

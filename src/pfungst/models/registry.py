@@ -65,7 +65,7 @@ smollm2 (or a path to a .gguf file, or 'openai:<base_url>#<model>')
 
 def _parse_openai(spec: str) -> tuple[str, str]:
     """Split ``openai:<base_url>#<model>`` at its last ``#``."""
-    base_url, separator, model = spec[len(_OPENAI_PREFIX):].rpartition("#")
+    base_url, separator, model = spec[len(_OPENAI_PREFIX) :].rpartition("#")
     if not separator or not base_url or not model:
         raise ConfigError(
             f"Model spec {spec!r} lacks a base URL or a model name: write 'openai:<base_url>#<model>', "

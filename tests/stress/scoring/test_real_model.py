@@ -53,21 +53,25 @@ def _accuracy(decisions: list[Decision], prompts: list) -> int:
     return sum(d.original == arranged.item.gold for d, (arranged, _) in zip(decisions, prompts, strict=True))
 
 
-@pytest.mark.parametrize("rule", ["cloze-raw", "cloze-byte"])
-def test_cloze_scoring_is_clearly_above_chance(model, prompts, rule: str) -> None:
-    decisions = score(model, get_scoring_rule(rule), prompts)
+@pytest.fixture(scope="module")
+def letter_decisions(model, prompts) -> list[Decision]:
+    return score(model, get_scoring_rule("letter"), prompts)
+
+
+def test_cloze_scoring_is_clearly_above_chance(model, prompts) -> None:
+    decisions = score(model, get_scoring_rule("cloze-raw"), prompts)
     assert all(d.answered for d in decisions)
-    assert _accuracy(decisions, prompts) >= 8  # chance: 5 of 20
+    assert _accuracy(decisions, prompts) >= 8  # chance: 5 of 20; measured 13
 
 
-def test_letter_scoring_answers_a_to_most_items_zero_shot(model, prompts) -> None:
-    decisions = score(model, get_scoring_rule("letter"), prompts)
-    positions = Counter(d.position for d in decisions)
-    assert positions[0] >= 15, positions
+def test_letter_scoring_answers_a_to_most_items_zero_shot(letter_decisions) -> None:
+    positions = Counter(d.position for d in letter_decisions)
+    assert positions[0] >= 15, positions  # measured 20 of 20
 
 
-def test_letter_choice_maps_back_through_a_reversed_arrangement(model, prompts) -> None:
-    arranged = [ArrangedItem(a.item, tuple(reversed(a.order))) for a, _ in prompts[:5]]
-    reversed_prompts = [(a, get_format("mmlu").render(a)) for a in arranged]
-    for decision, (a, _) in zip(score(model, get_scoring_rule("letter"), reversed_prompts), arranged, strict=True):
-        assert decision.original == a.order[decision.position]
+def test_letter_choice_follows_the_position_not_the_option_when_reversed(model, prompts, letter_decisions) -> None:
+    reversed_items = [ArrangedItem(a.item, tuple(reversed(a.order))) for a, _ in prompts[:5]]
+    reversed_prompts = [(a, get_format("mmlu").render(a)) for a in reversed_items]
+    reversed_decisions = score(model, get_scoring_rule("letter"), reversed_prompts)
+    changed = sum(r.original != d.original for r, d in zip(reversed_decisions, letter_decisions[:5], strict=False))
+    assert changed >= 4
