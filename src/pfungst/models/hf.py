@@ -1,0 +1,410 @@
+"""Transformers causal language models from a local folder, with each context computed once per batch.
+
+Prefix sharing by packing: the requests that share a context form one *row*, the prefix trie of their token
+sequences (the context once, then each continuation's tokens; options that share leading tokens share those too).
+The row goes through the model in one forward pass with a custom 4D attention mask in which every token attends
+to its trie ancestors and itself, and position ids equal to its depth, so each continuation sees exactly
+``context + continuation`` (tree attention). Rows are left-padded and batched ``batch_size`` at a time, and only the
+trailing positions that carry a scored token are projected onto the vocabulary (``logits_to_keep``). One call thus
+scores up to ``batch_size`` items with every option, and every distinct token is evaluated once: a context is never
+repeated per option, as it is in lm-evaluation-harness. Requests share a row only when their contexts are the same
+string; a prefix shared by different contexts (few-shot examples) is evaluated once per context.
+
+Some architectures ignore or rewrite custom 4D masks. At load, the backend scores a short probe both packed and as
+plain forward passes; where they disagree it warns and scores every sequence in its own row with an ordinary padding
+mask (correct, without prefix sharing). A sliding-window model (Gemma 2 and 3, Mistral) sees full attention in the
+custom mask, which differs from its own only for sequences longer than its window.
+
+Token boundary, as :mod:`pfungst.models.llamacpp` (lm-evaluation-harness's ``_encode_pair``): the context's
+trailing whitespace moves to the front of the continuation, ``context + continuation`` is tokenized once, and the
+continuation is every token after those shared with the tokenization of the context alone. An empty context is
+replaced by the beginning-of-sequence token (the end-of-sequence token where there is none). Special-token markers
+in the text (``<|im_start|>``) become special tokens.
+
+Fingerprint: ``hf:<resolved folder>:<dtype>:<sha256>``, the hash over the full contents of ``config.json``, the
+generation config and the tokenizer files, and over the name, size and modification time of each weight file
+(weights are gigabytes; a checkpoint overwritten in place has the same size, so the time is part of the key).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import threading
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pfungst.errors import BackendUnavailable, ConfigError, MissingDependency, RequestFailed
+from pfungst.models.llamacpp import EvaluationStats
+from pfungst.models.packing import PackedRow, Scoring, pack_row, tree_mask
+from pfungst.models.protocol import Capability
+from pfungst.models.requests import (
+    GenerateRequest,
+    Generation,
+    Loglikelihood,
+    LoglikelihoodRequest,
+    NextTokenLogprobs,
+    NextTokenRequest,
+)
+
+__all__ = ["HFEvaluationStats", "HFModel", "folder_fingerprint"]
+
+INSTALL_HINT = "The 'hf' backend needs: pip install 'pfungst[hf]'"
+DTYPES = ("float32", "bfloat16", "float16", "auto")
+_CONTENT_FILES = (
+    "config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
+    "added_tokens.json", "vocab.json", "merges.txt", "tokenizer.model", "vocab.txt",
+)
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".gguf", ".index.json")
+_PROBE = ("The quick brown fox", (" jumps over the lazy dog", " jumps high", " sleeps"))
+
+
+@dataclass
+class HFEvaluationStats(EvaluationStats):
+    """What an :class:`HFModel` has evaluated so far; ``tokens_evaluated`` counts real tokens, not padding."""
+
+    tokens_padded: int = 0
+    """Padding positions fed alongside (rows of a batch are padded to the longest)."""
+
+
+def folder_fingerprint(path: str | Path, dtype: str) -> str:
+    """Identify a model folder and precision: ``hf:<resolved folder>:<dtype>:<sha256>`` (see the module docstring).
+
+    Raises:
+        BackendUnavailable: A file of the folder cannot be read.
+    """
+    folder = Path(path).resolve()
+    digest = hashlib.sha256()
+    try:
+        for file in sorted(folder.iterdir()):
+            if file.name in _CONTENT_FILES:
+                digest.update(f"{file.name}\0".encode() + hashlib.sha256(file.read_bytes()).digest())
+            elif file.name.endswith(_WEIGHT_SUFFIXES):
+                stat = file.stat()
+                digest.update(f"{file.name}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    except OSError as exc:
+        raise BackendUnavailable(f"Cannot read the model folder {folder}: {exc}") from exc
+    return f"hf:{folder}:{dtype}:{digest.hexdigest()}"
+
+
+def _import_backend() -> tuple[Any, Any]:
+    try:
+        import torch
+        import transformers
+    except ImportError as exc:
+        raise MissingDependency(INSTALL_HINT) from exc
+    return torch, transformers
+
+
+def _check_folder(path: Path) -> None:
+    if not path.is_dir():
+        raise BackendUnavailable(f"Cannot open the model folder {path}: it is not a folder.")
+    if not (path / "config.json").is_file():
+        raise BackendUnavailable(
+            f"{path} is not a transformers model folder (it has no config.json). Save one with "
+            "save_pretrained(), or pass a .gguf file to run it with llama.cpp."
+        )
+
+
+def _first_stop(text: str, stops: Sequence[str]) -> int | None:
+    found = [position for stop in stops if stop and (position := text.find(stop)) >= 0]
+    return min(found) if found else None
+
+
+class HFModel:
+    """A transformers causal LM from a local folder; satisfies :class:`~pfungst.models.protocol.LanguageModel`.
+
+    Args:
+        path: A folder written by ``save_pretrained`` (``config.json``, weights, tokenizer). Nothing is downloaded.
+        batch_size: Rows per forward pass; a row is one context with all its continuations.
+        dtype: ``float32`` (default; exact log-probabilities on a CPU), ``bfloat16``, ``float16`` or ``auto``
+            (the folder's own).
+        device: A torch device (``cpu``, ``cuda``, ``cuda:1``, ``mps``).
+        max_length: Longest sequence in tokens; default the model's ``max_position_embeddings``.
+
+    Raises:
+        BackendUnavailable: The folder is missing, is not a model folder, or transformers cannot load it.
+        ConfigError: ``batch_size`` or ``dtype`` is invalid.
+        MissingDependency: torch or transformers is not installed.
+
+    Attributes:
+        stats: Tokens and calls evaluated so far (:class:`HFEvaluationStats`).
+        prefix_sharing: Whether rows pack shared prefixes (``False`` after a failed probe; see the module docstring).
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        batch_size: int = 8,
+        dtype: str = "float32",
+        device: str = "cpu",
+        max_length: int | None = None,
+    ) -> None:
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ConfigError(f"batch_size must be a positive integer, not {batch_size!r}.")
+        if dtype not in DTYPES:
+            raise ConfigError(f"Unknown dtype {dtype!r}. Available: {', '.join(DTYPES)}")
+        self.path = Path(path).expanduser()
+        _check_folder(self.path)
+        self._torch, transformers = _import_backend()
+        self.batch_size, self.dtype, self.device = batch_size, dtype, device
+        self._model, self._tokenizer = self._load(transformers)
+        config = self._model.config
+        self.max_length = max_length or int(getattr(config, "max_position_embeddings", 0) or 2048)
+        accepted = inspect.signature(self._model.forward).parameters  # names differ across transformers versions
+        self._keep_arg = next((n for n in ("logits_to_keep", "num_logits_to_keep") if n in accepted), None)
+        self._cache_arg = "cache" if "cache" in accepted else "past_key_values"
+        self._eog = {t for t in (self._tokenizer.eos_token_id, *_as_ids(config.eos_token_id)) if t is not None}
+        self._eog |= set(_as_ids(getattr(self._model.generation_config, "eos_token_id", None)))
+        self.stats = HFEvaluationStats()
+        self._lock = threading.RLock()
+        self._fingerprint: str | None = None
+        self.prefix_sharing = True
+        self.prefix_sharing = self._probe_prefix_sharing()
+        self.stats = HFEvaluationStats()
+
+    def __repr__(self) -> str:
+        return f"HFModel({str(self.path)!r}, dtype={self.dtype!r}, device={self.device!r})"
+
+    def _load(self, transformers: Any) -> tuple[Any, Any]:
+        major, minor = (int(part) for part in transformers.__version__.split(".")[:2])
+        dtype_arg = "dtype" if (major, minor) >= (4, 56) else "torch_dtype"
+        dtype = self.dtype if self.dtype == "auto" else getattr(self._torch, self.dtype)
+        try:
+            tokenizer = transformers.AutoTokenizer.from_pretrained(self.path, local_files_only=True)
+            model = transformers.AutoModelForCausalLM.from_pretrained(
+                self.path, local_files_only=True, **{dtype_arg: dtype}
+            )
+            model.to(self.device).eval()
+        except (OSError, ValueError, KeyError, RuntimeError) as exc:
+            raise BackendUnavailable(f"transformers could not load {self.path}: {exc}") from exc
+        return model, tokenizer
+
+    @property
+    def fingerprint(self) -> str:
+        """``hf:<resolved folder>:<dtype>:<sha256>`` (see :func:`folder_fingerprint`)."""
+        if self._fingerprint is None:
+            self._fingerprint = folder_fingerprint(self.path, self.dtype)
+        return self._fingerprint
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """All three calls."""
+        return frozenset({"loglikelihood", "next_token", "generate"})
+
+    def tokenize(self, text: str) -> list[int]:
+        """Token ids of ``text`` as this backend feeds it (beginning-of-sequence token if the model adds one)."""
+        return list(self._tokenizer.encode(text))
+
+    def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[Loglikelihood]:
+        """Log-probability of each continuation given its context; each context is evaluated once per batch.
+
+        Raises:
+            RequestFailed: A context plus continuation is longer than ``max_length`` tokens, or the forward failed.
+        """
+        with self._lock:
+            scorings = [self._split(request.context, request.continuation) for request in requests]
+            scores = self._score_all(scorings, [request.context.rstrip() for request in requests])
+        return [
+            Loglikelihood(
+                logprob=logprob,
+                n_tokens=len(scoring.tokens) - scoring.start,
+                n_bytes=len(request.continuation.encode("utf-8")),
+                greedy=greedy,
+            )
+            for request, scoring, (logprob, greedy) in zip(requests, scorings, scores, strict=True)
+        ]
+
+    def next_token_logprobs(self, requests: Sequence[NextTokenRequest]) -> list[NextTokenLogprobs]:
+        """Log-probability of each candidate's whole token sequence right after the context.
+
+        The context and all its candidates form one row: single-token candidates cost nothing beyond one forward
+        pass over the context; a candidate is scored exactly as ``loglikelihood`` scores it.
+
+        Raises:
+            RequestFailed: A context plus candidate is longer than ``max_length`` tokens, or the forward failed.
+        """
+        with self._lock:
+            pairs = [(r.context, candidate) for r in requests for candidate in r.candidates]
+            scorings = [self._split(context, candidate) for context, candidate in pairs]
+            flat = iter(self._score_all(scorings, [context.rstrip() for context, _ in pairs]))
+            return [NextTokenLogprobs(tuple(next(flat)[0] for _ in r.candidates)) for r in requests]
+
+    def generate(self, requests: Sequence[GenerateRequest]) -> list[Generation]:
+        """Greedy (``temperature == 0``) or seeded Gumbel-max sampled continuation of each prompt, one at a time.
+
+        Generation stops at an end-of-sequence token or a stop string (``finish_reason="stop"``; the stop string
+        is not part of the text) or after ``max_tokens`` tokens or at ``max_length`` (``"length"``).
+
+        Raises:
+            RequestFailed: A prompt does not fit in ``max_length`` tokens, or the forward failed.
+        """
+        with self._lock:
+            return [self._generate_one(request) for request in requests]
+
+    # -- tokenization ---------------------------------------------------------------------------------------------
+
+    def _prefix_token(self) -> int:
+        bos = self._tokenizer.bos_token_id
+        return int(bos if bos is not None else self._tokenizer.eos_token_id)
+
+    def _split(self, context: str, continuation: str) -> Scoring:
+        """Tokens of ``context + continuation`` and where the continuation starts (see the module docstring)."""
+        stripped = context.rstrip()
+        continuation, context = context[len(stripped) :] + continuation, stripped
+        whole, alone = self.tokenize(context + continuation), self.tokenize(context)
+        shared = [a == b for a, b in zip(whole, alone, strict=False)]
+        start = shared.index(False) if False in shared else len(shared)
+        if start == 0:
+            return Scoring((self._prefix_token(), *whole), 1)
+        return Scoring(tuple(whole), start)
+
+    # -- evaluation -----------------------------------------------------------------------------------------------
+
+    def _score_all(self, scorings: Sequence[Scoring], groups: Sequence[str]) -> list[tuple[float, bool]]:
+        """Pack scorings into rows (one per context, or one per scoring without prefix sharing) and batch them."""
+        results: list[tuple[float, bool]] = [(0.0, True)] * len(scorings)
+        self.stats.sequences += len(scorings)
+        members: dict[Any, list[int]] = {}
+        for index, scoring in enumerate(scorings):
+            if len(scoring.tokens) > self.max_length:
+                raise RequestFailed(
+                    f"A sequence of {len(scoring.tokens)} tokens does not fit the maximum length of "
+                    f"{self.max_length} tokens; shorten the prompt."
+                )
+            if scoring.start < len(scoring.tokens):
+                members.setdefault(groups[index] if self.prefix_sharing else index, []).append(index)
+        rows = sorted((pack_row(group, scorings) for group in members.values()), key=lambda r: -len(r.tokens))
+        for first in range(0, len(rows), self.batch_size):
+            for index, score in self._score_batch(rows[first : first + self.batch_size]).items():
+                results[index] = score
+        return results
+
+    def _score_batch(self, rows: Sequence[PackedRow]) -> dict[int, tuple[float, bool]]:
+        torch = self._torch
+        width = max(len(row.tokens) for row in rows)
+        pads = [width - len(row.tokens) for row in rows]
+        # only positions from the earliest predicting node on reach the vocabulary projection
+        keep = width - min(pad + row.first_target_node for pad, row in zip(pads, rows, strict=True))
+        logits = self._forward(rows, width, keep)
+        where, columns, targets, owners = [], [], [], []
+        for b, (pad, row) in enumerate(zip(pads, rows, strict=True)):
+            for index, pairs in row.targets.items():
+                where += [b] * len(pairs)
+                columns += [pad + node - (width - keep) for node, _ in pairs]
+                targets += [token for _, token in pairs]
+                owners += [index] * len(pairs)
+        chosen = logits[torch.tensor(where), torch.tensor(columns)].double()
+        wanted = torch.tensor(targets, device=chosen.device)
+        logprobs = torch.log_softmax(chosen, dim=-1).gather(1, wanted[:, None])[:, 0].cpu().numpy()
+        hits = (chosen.argmax(dim=-1) == wanted).cpu().numpy()
+        scores: dict[int, tuple[float, bool]] = {}
+        for owner, logprob, hit in zip(owners, logprobs, hits, strict=True):
+            total, greedy = scores.get(owner, (0.0, True))
+            scores[owner] = (total + float(logprob), greedy and bool(hit))
+        return scores
+
+    def _forward(self, rows: Sequence[PackedRow], width: int, keep: int) -> Any:
+        """Logits of the last ``keep`` positions of the left-padded rows (all positions if the model cannot)."""
+        torch = self._torch
+        ids = np.full((len(rows), width), self._prefix_token(), dtype=np.int64)
+        positions = np.zeros((len(rows), width), dtype=np.int64)
+        for b, row in enumerate(rows):
+            ids[b, width - len(row.tokens) :] = row.tokens
+            positions[b, width - len(row.tokens) :] = row.positions
+        if self.prefix_sharing:
+            allowed = torch.from_numpy(np.stack([tree_mask(row.parents, width) for row in rows])[:, None])
+            floor = torch.finfo(self._model.dtype).min
+            mask = torch.zeros(allowed.shape, dtype=self._model.dtype).masked_fill_(~allowed, floor)
+        else:  # every row is one sequence: an ordinary padding mask, the model applies causality itself
+            lengths = np.array([[len(row.tokens)] for row in rows])
+            mask = torch.from_numpy(np.arange(width)[None, :] >= width - lengths).long()
+        options = {self._keep_arg: keep} if self._keep_arg else {}
+        try:
+            with torch.inference_mode():
+                output = self._model(
+                    input_ids=torch.from_numpy(ids).to(self.device),
+                    position_ids=torch.from_numpy(positions).to(self.device),
+                    attention_mask=mask.to(self.device),
+                    use_cache=False,
+                    **options,
+                )
+        except (RuntimeError, ValueError, IndexError) as exc:
+            raise RequestFailed(f"The forward pass over {len(rows)} rows of {width} tokens failed: {exc}") from exc
+        real = sum(len(row.tokens) for row in rows)
+        self.stats.tokens_evaluated += real
+        self.stats.tokens_padded += len(rows) * width - real
+        self.stats.calls += 1
+        return output.logits[:, -keep:]
+
+    def _probe_prefix_sharing(self) -> bool:
+        """Whether packed rows give the plain forward pass's numbers on a probe (some models ignore 4D masks)."""
+        context, continuations = _PROBE
+        scorings = [self._split(context, continuation) for continuation in continuations]
+        packed = [score for score, _ in self._score_all(scorings, [context] * len(scorings))]
+        self.prefix_sharing = False
+        plain = [self._score_all([scoring], [context])[0][0] for scoring in scorings]
+        tolerance = 1e-3 if self._model.dtype == self._torch.float32 else 0.1
+        if max(abs(a - b) for a, b in zip(packed, plain, strict=True)) <= tolerance:
+            return True
+        warnings.warn(
+            f"{self.path}: the model does not honour custom attention masks ({packed} packed, {plain} plain); "
+            "scoring every sequence separately (correct but slower, no prefix sharing).",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return False
+
+    # -- generation -----------------------------------------------------------------------------------------------
+
+    def _generate_one(self, request: GenerateRequest) -> Generation:
+        prompt = self.tokenize(request.prompt) or [self._prefix_token()]
+        self.stats.sequences += 1
+        if len(prompt) >= self.max_length:
+            raise RequestFailed(
+                f"A prompt of {len(prompt)} tokens leaves no room to generate within the maximum length of "
+                f"{self.max_length} tokens; shorten the prompt."
+            )
+        rng = np.random.default_rng(request.seed)
+        prompt_text = self._tokenizer.decode(prompt)
+        generated: list[int] = []
+        text, past, feed = "", None, prompt
+        for _ in range(min(request.max_tokens, self.max_length - len(prompt))):
+            logits, past = self._step(feed, past)
+            token = int(logits.argmax() if request.temperature <= 0 else
+                        (logits / request.temperature + rng.gumbel(size=logits.shape)).argmax())
+            if token in self._eog:
+                return Generation(text=text, finish_reason="stop")
+            generated.append(token)
+            full = self._tokenizer.decode(prompt + generated)
+            text = full[len(prompt_text) :] if full.startswith(prompt_text) else self._tokenizer.decode(generated)
+            cut = _first_stop(text, request.stop)
+            if cut is not None:
+                return Generation(text=text[:cut], finish_reason="stop")
+            feed = [token]
+        return Generation(text=text, finish_reason="length")
+
+    def _step(self, feed: list[int], past: Any) -> tuple[np.ndarray, Any]:
+        """Next-token logits (float64) after feeding ``feed`` on top of the cached ``past``."""
+        torch = self._torch
+        try:
+            with torch.inference_mode():
+                output = self._model(
+                    input_ids=torch.tensor([feed], device=self.device), use_cache=True, **{self._cache_arg: past}
+                )
+        except (RuntimeError, ValueError, IndexError) as exc:
+            raise RequestFailed(f"Generation failed after {len(feed)} tokens: {exc}") from exc
+        self.stats.tokens_evaluated += len(feed)
+        self.stats.calls += 1
+        return output.logits[0, -1].double().cpu().numpy(), getattr(output, self._cache_arg)
+
+
+def _as_ids(value: Any) -> list[int]:
+    """A config's token id field (an int, a list of ints or None) as a list."""
+    return [] if value is None else [int(v) for v in value] if isinstance(value, (list, tuple)) else [int(value)]
