@@ -18,7 +18,7 @@ def test_public_api_is_exactly_the_documented_one() -> None:
     assert sorted(pfungst.__all__) == sorted([
         "AuditConfig", "AuditResult",
         "Benchmark", "ConfigError", "DataError", "Item", "PfungstError", "Provenance", "ReaderError",
-        "__version__", "audit", "load", "summarize",
+        "ScoreConfig", "ScoreResult", "__version__", "audit", "load", "score", "summarize",
     ])
     for name in pfungst.__all__:
         assert hasattr(pfungst, name)

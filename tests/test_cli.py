@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 from typer.testing import CliRunner
 
@@ -93,3 +95,118 @@ def test_audit_rejects_an_unknown_feature_set_before_any_work(tmp_path: Path) ->
     result = runner.invoke(app, ["audit", str(data), "--feature-set", "1-grams_tfdf"])
     assert result.exit_code == 2
     assert "Did you mean: 1-grams_tfidf" in result.output
+
+
+# --- pfungst score: the embedded SmolLM2 model on real ARC-Easy items -------------------------------------------
+
+SCORE_RULES = ["letter", "cloze-raw", "cloze-token", "cloze-byte", "pmi", "generate"]
+
+
+def _arc_easy(shared_data: Path) -> Path:
+    import pytest
+
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    from pfungst.errors import MissingDependency
+    from pfungst.models.embedded import embedded_model_path
+
+    try:
+        embedded_model_path()
+    except MissingDependency as exc:
+        pytest.skip(str(exc))
+    return shared_data / "llm_foundry" / "arc_easy.jsonl"
+
+
+def _score(data: Path, cache: Path, *options: str) -> Any:
+    return runner.invoke(app, ["score", str(data), "--cache", str(cache), "--threads", "1", "--quiet", *options])
+
+
+def test_score_writes_per_item_results_and_prints_accuracy_with_interval(shared_data: Path, tmp_path: Path) -> None:
+    data = _arc_easy(shared_data)
+    out, summary = tmp_path / "results.jsonl", tmp_path / "summary.json"
+    result = _score(data, tmp_path / "cache.sqlite", "--limit", "20", "--scoring", "cloze-raw", "--out", str(out),
+                    "--json", str(summary))
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert re.search(r"accuracy 0\.\d{3} \[0\.\d{3}, [01]\.\d{3}\] \(95% Wilson interval\), chance 0\.250, n = 20",
+                     text), text
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(records) == 20 and all(len(r["scores"]) == len(r["n_tokens"]) == 4 for r in records)
+    written = json.loads(summary.read_text())
+    assert written["counts"]["misses"] == 80 and written["accuracy"]["value"] >= 0.4  # cloze works (0.65 measured)
+
+
+def test_score_runs_every_scoring_rule_end_to_end(shared_data: Path, tmp_path: Path) -> None:
+    data, cache = _arc_easy(shared_data), tmp_path / "cache.sqlite"
+    summaries = {}
+    for rule in SCORE_RULES:
+        path = tmp_path / f"{rule}.json"
+        result = _score(data, cache, "--limit", "5", "--scoring", rule, "--json", str(path),
+                        "--out", str(tmp_path / f"{rule}.parquet"))
+        assert result.exit_code == 0, f"{rule}: {result.output}"
+        summaries[rule] = json.loads(path.read_text())
+    assert all(s["n_items"] == 5 and s["settings"]["rule"] == rule for rule, s in summaries.items())
+    assert summaries["cloze-token"]["counts"]["misses"] == 0  # the same log-likelihoods as cloze-raw, from the cache
+    assert summaries["pmi"]["counts"]["hits"] == 20 and summaries["pmi"]["counts"]["misses"] == 20
+    assert summaries["generate"]["counts"]["unique_requests"] == 5
+
+
+def _cache_rows(path: Path) -> int:
+    import sqlite3
+
+    try:
+        with sqlite3.connect(path, timeout=1) as connection:
+            return int(connection.execute("SELECT COUNT(*) FROM results").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+def test_score_killed_with_sigkill_resumes_without_repeating_a_model_call(shared_data: Path, tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    data, cache = _arc_easy(shared_data), tmp_path / "cache.sqlite"
+    options = ["--limit", "30", "--scoring", "cloze-raw", "--chunk-size", "2"]
+    command = [sys.executable, "-m", "pfungst.cli", "score", str(data), "--cache", str(cache), "--threads", "1",
+               "--quiet", *options]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    deadline = time.monotonic() + 120
+    while _cache_rows(cache) == 0 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    stored = _cache_rows(cache)
+    assert process.returncode == -signal.SIGKILL and 0 < stored < 120, (process.returncode, stored)
+
+    resumed = _score(data, cache, *options, "--out", str(tmp_path / "resumed.jsonl"), "--json",
+                     str(tmp_path / "resumed.json"))
+    assert resumed.exit_code == 0, resumed.output
+    counts = json.loads((tmp_path / "resumed.json").read_text())["counts"]
+    assert (counts["hits"], counts["misses"]) == (stored, 120 - stored)
+
+    whole = _score(data, tmp_path / "fresh.sqlite", *options, "--out", str(tmp_path / "whole.jsonl"))
+    assert whole.exit_code == 0, whole.output
+    assert (tmp_path / "resumed.jsonl").read_text() == (tmp_path / "whole.jsonl").read_text()
+
+
+def test_score_interrupted_with_ctrl_c_exits_130_and_keeps_its_answers(shared_data: Path, tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    data, cache = _arc_easy(shared_data), tmp_path / "cache.sqlite"
+    command = [sys.executable, "-m", "pfungst.cli", "score", str(data), "--cache", str(cache), "--threads", "1",
+               "--quiet", "--limit", "30", "--chunk-size", "2"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while _cache_rows(cache) == 0 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    assert 0 < _cache_rows(cache) < 120

@@ -9,6 +9,9 @@ from pfungst.audit import AuditConfig, AuditResult
 from pfungst.data import Benchmark, Item, Provenance, load
 from pfungst.data.summary import summarize
 from pfungst.errors import ConfigError, DataError, PfungstError, ReaderError
+from pfungst.stress.runner import ScoreConfig
+from pfungst.stress.runner import score_benchmark as score
+from pfungst.stress.score_result import ScoreResult
 
 __version__ = "0.1.0"
 
@@ -22,8 +25,11 @@ __all__ = [
     "PfungstError",
     "Provenance",
     "ReaderError",
+    "ScoreConfig",
+    "ScoreResult",
     "__version__",
     "audit",
     "load",
+    "score",
     "summarize",
 ]

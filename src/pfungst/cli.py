@@ -28,6 +28,9 @@ from pfungst.demo import run_demo
 from pfungst.errors import ConfigError, PfungstError
 from pfungst.report.audit_console import render_audit, render_demo_verdicts
 from pfungst.report.console import render_readers, render_summary
+from pfungst.report.score_console import render_score
+from pfungst.stress.runner import ScoreConfig, score_benchmark
+from pfungst.stress.score_result import ScoreResult
 
 __all__ = ["app", "main"]
 
@@ -147,7 +150,7 @@ def _progress_bar(quiet: bool) -> Iterator[Any]:
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TimeRemainingColumn())
     with Progress(*columns, console=console, disable=quiet, transient=True) as progress:
-        task = progress.add_task("audit", total=None)
+        task = progress.add_task("starting", total=None)
 
         def report(step: str, done: int, total: int) -> None:
             progress.update(task, description=escape(step), completed=done, total=total)
@@ -210,6 +213,57 @@ def audit_command(
                 if audited is not None:
                     render_audit(audited, console)
             console.print("wrote " + ", ".join(escape(p) for p in fixed.paths.values()))
+
+
+@app.command("score")
+def score_command(
+    data: Annotated[Path, typer.Argument(help="Benchmark file or directory.")],
+    format: FormatOption = None,
+    map: MapOption = None,
+    on_error: OnErrorOption = "raise",
+    strict: StrictOption = False,
+    model: Annotated[str, typer.Option(help="smollm2 (embedded, default), gemma3-270m, a .gguf path, or "
+                                       "openai:<base_url>#<model>.")] = "smollm2",
+    scoring: Annotated[str, typer.Option(help="letter, cloze-raw, cloze-token, cloze-byte, pmi or generate.")
+                       ] = "cloze-raw",
+    prompt_format: Annotated[str, typer.Option("--prompt-format", help="Prompt format: mmlu, plain or "
+                                               "chatml-letter (--format names the data reader).")] = "mmlu",
+    limit: Annotated[int | None, typer.Option(help="Score only the first N items.")] = None,
+    cache: Annotated[Path | None, typer.Option(help="SQLite cache file (default: $PFUNGST_CACHE or "
+                                               "~/.cache/pfungst/cache.sqlite); a rerun resumes from it.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write per-item results here: .jsonl or "
+                                             ".parquet.")] = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write the summary as JSON.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed (sampled generation).")] = 0,
+    threads: Annotated[int | None, typer.Option(help="CPU threads for a llama.cpp model (default: its "
+                                                "choice).")] = None,
+    chunk_size: Annotated[int, typer.Option(help="Items per batch sent to the model and committed to the "
+                                            "cache.")] = 16,
+    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+) -> None:
+    """Score a benchmark with a language model: accuracy with its Wilson interval against chance, per-item results."""
+    with _user_errors():
+        config = ScoreConfig(rule=scoring, format=prompt_format, limit=limit, cache=cache or True,
+                             chunk_size=chunk_size, seed=seed, model_options={"n_threads": threads} if threads else {})
+        config.resolve()  # before reading data: a typo should not cost a load
+        _check_suffix(out)
+        benchmark = _load(data, format, map, on_error, strict)
+        with _progress_bar(quiet) as report:
+            result = score_benchmark(benchmark, model, config, progress=report)
+        render_score(result, console)
+        _write_score(result, out, json_path)
+
+
+def _check_suffix(out: Path | None) -> None:
+    if out is not None and out.suffix.lower() not in (".jsonl", ".parquet"):
+        raise ConfigError(f"--out {out}: the suffix must be .jsonl or .parquet, not {out.suffix!r}")
+
+
+def _write_score(result: ScoreResult, out: Path | None, json_path: Path | None) -> None:
+    if out:
+        console.print(f"wrote {escape(str(result.save_items(out)))}")
+    if json_path:
+        console.print(f"wrote {escape(str(result.save_json(json_path)))}")
 
 
 def main() -> None:

@@ -23,10 +23,18 @@ def _llamacpp(_: Path) -> LanguageModel:
     return smollm2(n_ctx=512, n_threads=1)  # one thread: steady timing on a busy 2-core machine
 
 
+def _hf(folder: Path) -> LanguageModel:
+    from pfungst.models.hf import HFModel
+    from tests.models.hf_folder import smollm2_hf_folder
+
+    return HFModel(smollm2_hf_folder(folder), n_threads=1)
+
+
 BACKENDS: dict[str, Callable[[Path], LanguageModel]] = {
     "scripted": lambda _: ScriptedModel(),
     "cached-scripted": lambda folder: CachedModel(ScriptedModel(), folder / "cache.sqlite"),
     "llamacpp-smollm2": _llamacpp,
+    "hf-smollm2": _hf,
 }
 
 

@@ -1,1 +1,41 @@
-"""Language models behind one batched protocol: llama.cpp (default, embedded SmolLM2), OpenAI-compatible servers."""
+"""Language models behind one batched protocol: llama.cpp (default, embedded SmolLM2), OpenAI-compatible servers.
+
+Importing this package imports neither llama-cpp-python nor httpx: each backend imports its engine when a model is
+built (:func:`load_model`, or the backend class called directly).
+"""
+
+from pfungst.models.cache import CachedModel, CacheStats, request_key
+from pfungst.models.llamacpp import LlamaCppModel
+from pfungst.models.openai import OpenAIModel
+from pfungst.models.protocol import Capability, LanguageModel
+from pfungst.models.registry import MODELS, load_model
+from pfungst.models.requests import (
+    GenerateRequest,
+    Generation,
+    Loglikelihood,
+    LoglikelihoodRequest,
+    NextTokenLogprobs,
+    NextTokenRequest,
+    Request,
+    Result,
+)
+
+__all__ = [
+    "MODELS",
+    "CacheStats",
+    "CachedModel",
+    "Capability",
+    "GenerateRequest",
+    "Generation",
+    "LanguageModel",
+    "LlamaCppModel",
+    "Loglikelihood",
+    "LoglikelihoodRequest",
+    "NextTokenLogprobs",
+    "NextTokenRequest",
+    "OpenAIModel",
+    "Request",
+    "Result",
+    "load_model",
+    "request_key",
+]

@@ -1,14 +1,11 @@
 """Transformers causal language models from a local folder, with each context computed once per batch.
 
-Prefix sharing by packing: the requests that share a context form one *row*, the prefix trie of their token
-sequences (the context once, then each continuation's tokens; options that share leading tokens share those too).
-The row goes through the model in one forward pass with a custom 4D attention mask in which every token attends
-to its trie ancestors and itself, and position ids equal to its depth, so each continuation sees exactly
-``context + continuation`` (tree attention). Rows are left-padded and batched ``batch_size`` at a time, and only the
-trailing positions that carry a scored token are projected onto the vocabulary (``logits_to_keep``). One call thus
-scores up to ``batch_size`` items with every option, and every distinct token is evaluated once: a context is never
-repeated per option, as it is in lm-evaluation-harness. Requests share a row only when their contexts are the same
-string; a prefix shared by different contexts (few-shot examples) is evaluated once per context.
+Prefix sharing by packing (:mod:`pfungst.models.packing`): the requests that share a context string form one row,
+the prefix trie of their tokens, fed in one forward pass with a tree attention mask and depth position ids, so each
+continuation sees exactly ``context + continuation`` while the context (and any leading tokens that options share)
+is evaluated once. Rows are left-padded and batched ``batch_size`` at a time; only the trailing positions that
+predict a scored token are projected onto the vocabulary (``logits_to_keep``). A prefix shared by different context
+strings (few-shot examples) is evaluated once per context.
 
 Some architectures ignore or rewrite custom 4D masks. At load, the backend scores a short probe both packed and as
 plain forward passes; where they disagree it warns and scores every sequence in its own row with an ordinary padding
@@ -41,7 +38,7 @@ import numpy as np
 
 from pfungst.errors import BackendUnavailable, ConfigError, MissingDependency, RequestFailed
 from pfungst.models.llamacpp import EvaluationStats
-from pfungst.models.packing import PackedRow, Scoring, pack_row, tree_mask
+from pfungst.models.packing import PackedBatch, PackedRow, Scoring, pack_batch, pack_row
 from pfungst.models.protocol import Capability
 from pfungst.models.requests import (
     GenerateRequest,
@@ -126,6 +123,7 @@ class HFModel:
             (the folder's own).
         device: A torch device (``cpu``, ``cuda``, ``cuda:1``, ``mps``).
         max_length: Longest sequence in tokens; default the model's ``max_position_embeddings``.
+        n_threads: If given, ``torch.set_num_threads(n_threads)``: process-wide, for every torch model.
 
     Raises:
         BackendUnavailable: The folder is missing, is not a model folder, or transformers cannot load it.
@@ -145,6 +143,7 @@ class HFModel:
         dtype: str = "float32",
         device: str = "cpu",
         max_length: int | None = None,
+        n_threads: int | None = None,
     ) -> None:
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ConfigError(f"batch_size must be a positive integer, not {batch_size!r}.")
@@ -153,6 +152,8 @@ class HFModel:
         self.path = Path(path).expanduser()
         _check_folder(self.path)
         self._torch, transformers = _import_backend()
+        if n_threads is not None:
+            self._torch.set_num_threads(n_threads)
         self.batch_size, self.dtype, self.device = batch_size, dtype, device
         self._model, self._tokenizer = self._load(transformers)
         config = self._model.config
@@ -288,58 +289,42 @@ class HFModel:
 
     def _score_batch(self, rows: Sequence[PackedRow]) -> dict[int, tuple[float, bool]]:
         torch = self._torch
-        width = max(len(row.tokens) for row in rows)
-        pads = [width - len(row.tokens) for row in rows]
-        # only positions from the earliest predicting node on reach the vocabulary projection
-        keep = width - min(pad + row.first_target_node for pad, row in zip(pads, rows, strict=True))
-        logits = self._forward(rows, width, keep)
-        where, columns, targets, owners = [], [], [], []
-        for b, (pad, row) in enumerate(zip(pads, rows, strict=True)):
-            for index, pairs in row.targets.items():
-                where += [b] * len(pairs)
-                columns += [pad + node - (width - keep) for node, _ in pairs]
-                targets += [token for _, token in pairs]
-                owners += [index] * len(pairs)
-        chosen = logits[torch.tensor(where), torch.tensor(columns)].double()
-        wanted = torch.tensor(targets, device=chosen.device)
-        logprobs = torch.log_softmax(chosen, dim=-1).gather(1, wanted[:, None])[:, 0].cpu().numpy()
-        hits = (chosen.argmax(dim=-1) == wanted).cpu().numpy()
+        batch = pack_batch(rows, self._prefix_token())
+        logits = self._forward(batch)
+        reads = torch.from_numpy(batch.reads).to(logits.device)
+        chosen = logits[reads[:, 0], reads[:, 1]].double()
+        logprobs = torch.log_softmax(chosen, dim=-1).gather(1, reads[:, 2:3])[:, 0].cpu().numpy()
+        hits = (chosen.argmax(dim=-1) == reads[:, 2]).cpu().numpy()
         scores: dict[int, tuple[float, bool]] = {}
-        for owner, logprob, hit in zip(owners, logprobs, hits, strict=True):
+        for owner, logprob, hit in zip(batch.reads[:, 3].tolist(), logprobs, hits, strict=True):
             total, greedy = scores.get(owner, (0.0, True))
             scores[owner] = (total + float(logprob), greedy and bool(hit))
         return scores
 
-    def _forward(self, rows: Sequence[PackedRow], width: int, keep: int) -> Any:
-        """Logits of the last ``keep`` positions of the left-padded rows (all positions if the model cannot)."""
+    def _forward(self, batch: PackedBatch) -> Any:
+        """Logits of the last ``batch.keep`` positions (all positions if the model cannot limit them)."""
         torch = self._torch
-        ids = np.full((len(rows), width), self._prefix_token(), dtype=np.int64)
-        positions = np.zeros((len(rows), width), dtype=np.int64)
-        for b, row in enumerate(rows):
-            ids[b, width - len(row.tokens) :] = row.tokens
-            positions[b, width - len(row.tokens) :] = row.positions
+        (rows, width), keep = batch.ids.shape, batch.keep
         if self.prefix_sharing:
-            allowed = torch.from_numpy(np.stack([tree_mask(row.parents, width) for row in rows])[:, None])
             floor = torch.finfo(self._model.dtype).min
-            mask = torch.zeros(allowed.shape, dtype=self._model.dtype).masked_fill_(~allowed, floor)
+            blocked = torch.from_numpy(~batch.allowed[:, None])
+            mask = torch.zeros(blocked.shape, dtype=self._model.dtype).masked_fill_(blocked, floor)
         else:  # every row is one sequence: an ordinary padding mask, the model applies causality itself
-            lengths = np.array([[len(row.tokens)] for row in rows])
-            mask = torch.from_numpy(np.arange(width)[None, :] >= width - lengths).long()
+            mask = torch.from_numpy(np.arange(width)[None, :] >= width - batch.lengths[:, None]).long()
         options = {self._keep_arg: keep} if self._keep_arg else {}
         try:
             with torch.inference_mode():
                 output = self._model(
-                    input_ids=torch.from_numpy(ids).to(self.device),
-                    position_ids=torch.from_numpy(positions).to(self.device),
+                    input_ids=torch.from_numpy(batch.ids).to(self.device),
+                    position_ids=torch.from_numpy(batch.positions).to(self.device),
                     attention_mask=mask.to(self.device),
                     use_cache=False,
                     **options,
                 )
         except (RuntimeError, ValueError, IndexError) as exc:
-            raise RequestFailed(f"The forward pass over {len(rows)} rows of {width} tokens failed: {exc}") from exc
-        real = sum(len(row.tokens) for row in rows)
-        self.stats.tokens_evaluated += real
-        self.stats.tokens_padded += len(rows) * width - real
+            raise RequestFailed(f"The forward pass over {rows} rows of {width} tokens failed: {exc}") from exc
+        self.stats.tokens_evaluated += int(batch.lengths.sum())
+        self.stats.tokens_padded += rows * width - int(batch.lengths.sum())
         self.stats.calls += 1
         return output.logits[:, -keep:]
 

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["PackedRow", "Scoring", "pack_row", "tree_mask"]
+__all__ = ["PackedBatch", "PackedRow", "Scoring", "pack_batch", "pack_row", "tree_mask"]
 
 
 class Scoring(NamedTuple):
@@ -54,9 +54,10 @@ def pack_row(members: Sequence[int], scorings: Sequence[Scoring]) -> PackedRow:
     """
     row = PackedRow([], [], [], {})
     children: dict[tuple[int, int], int] = {}
+    path: list[int]
     for index in members:
         tokens, start = scorings[index]
-        node, path = -1, []
+        node, path = -1, []  # the nodes of this sequence's tokens so far
         for token in tokens[:-1]:
             child = children.get((node, token))
             if child is None:
@@ -89,3 +90,47 @@ def tree_mask(parents: Sequence[int], width: int) -> np.ndarray:
             allowed[pad + node] = allowed[pad + parent]
         allowed[pad + node, pad + node] = True
     return allowed
+
+
+class PackedBatch(NamedTuple):
+    """Rows left-padded to one width, and where each continuation token's log-probability is read."""
+
+    ids: np.ndarray
+    """``(rows, width)`` token ids; padding is ``pad_token``."""
+    positions: np.ndarray
+    """``(rows, width)`` position ids (node depths; 0 for padding)."""
+    allowed: np.ndarray
+    """``(rows, width, width)`` boolean tree attention (:func:`tree_mask`)."""
+    lengths: np.ndarray
+    """``(rows,)`` real tokens per row."""
+    keep: int
+    """How many trailing positions carry a needed prediction (the rest need no vocabulary projection)."""
+    reads: np.ndarray
+    """``(n, 4)`` one per continuation token: row, column among the last ``keep`` positions, token, scoring index."""
+
+
+def pack_batch(rows: Sequence[PackedRow], pad_token: int) -> PackedBatch:
+    """Left-pad ``rows`` to the longest so that their predicting nodes line up at the end.
+
+    Example:
+        >>> scorings = [Scoring((5, 6, 7), 2), Scoring((8, 9), 1)]
+        >>> batch = pack_batch([pack_row([0], scorings), pack_row([1], scorings)], pad_token=0)
+        >>> batch.ids.tolist(), batch.positions.tolist(), batch.keep, batch.reads.tolist()
+        ([[5, 6], [0, 8]], [[0, 1], [0, 0]], 1, [[0, 0, 7, 0], [1, 0, 9, 1]])
+    """
+    width = max(len(row.tokens) for row in rows)
+    lengths = np.array([len(row.tokens) for row in rows])
+    ids = np.full((len(rows), width), pad_token, dtype=np.int64)
+    positions = np.zeros((len(rows), width), dtype=np.int64)
+    for b, row in enumerate(rows):
+        ids[b, width - lengths[b] :] = row.tokens
+        positions[b, width - lengths[b] :] = row.positions
+    keep = int(width - min(width - length + row.first_target_node for length, row in zip(lengths, rows, strict=True)))
+    reads = [
+        (b, width - lengths[b] + node - (width - keep), token, index)
+        for b, row in enumerate(rows)
+        for index, pairs in row.targets.items()
+        for node, token in pairs
+    ]
+    allowed = np.stack([tree_mask(row.parents, width) for row in rows])
+    return PackedBatch(ids, positions, allowed, lengths, keep, np.array(reads, dtype=np.int64).reshape(-1, 4))

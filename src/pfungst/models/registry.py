@@ -4,6 +4,7 @@ A model spec is one of:
 
 - a registry name (:data:`MODELS`): ``smollm2`` (the embedded default), ``gemma3-270m``;
 - a path to a ``.gguf`` file, run in-process by llama.cpp;
+- a path to a transformers model folder (one with ``config.json``), run by transformers (``pfungst[hf]``);
 - ``openai:<base_url>#<model>``, a model served by an OpenAI-compatible server (vLLM, llama.cpp server, TGI),
   e.g. ``openai:http://127.0.0.1:8080/v1#smollm2``.
 """
@@ -31,6 +32,7 @@ OPENAI_FACTORY = "pfungst.models.openai:OpenAIModel"
 _OPENAI_PREFIX = "openai:"
 _GGUF_SUFFIX = ".gguf"
 _LLAMACPP_FACTORY = "pfungst.models.llamacpp:LlamaCppModel"
+_HF_FACTORY = "pfungst.models.hf:HFModel"
 _SPEC_FORMS = "a path to a .gguf file, or 'openai:<base_url>#<model>'"
 
 
@@ -38,7 +40,8 @@ def load_model(spec: str, **options: Any) -> LanguageModel:
     """Build the language model that ``spec`` names; nothing is imported before it is needed.
 
     Args:
-        spec: A registry name, a path to a ``.gguf`` file, or ``openai:<base_url>#<model>``.
+        spec: A registry name, a path to a ``.gguf`` file or to a transformers model folder, or
+            ``openai:<base_url>#<model>``.
         **options: Keyword options for the backend (e.g. ``n_ctx`` for llama.cpp).
 
     Raises:
@@ -58,6 +61,8 @@ smollm2 (or a path to a .gguf file, or 'openai:<base_url>#<model>')
         return _resolve(OPENAI_FACTORY)(base_url=base_url, model=model, **options)
     if spec in MODELS:
         return _resolve(MODELS[spec])(**options)
+    if (Path(spec).expanduser() / "config.json").is_file():
+        return _resolve(_HF_FACTORY)(spec, **options)
     if spec.lower().endswith(_GGUF_SUFFIX) or Path(spec).expanduser().is_file():
         return _resolve(_LLAMACPP_FACTORY)(spec, **options)
     raise ConfigError(f"{unknown_name_message('model', spec, MODELS)} (or {_SPEC_FORMS})")

@@ -162,7 +162,7 @@ def score_benchmark(
         start, before = time.perf_counter(), replace(cached.stats)
         answers = _answer(cached, plans, config.chunk_size, progress or (lambda step, done, total: None), rule.name)
         counts = _counts(plans, before, cached.stats, time.perf_counter() - start)
-        fingerprint = cached.fingerprint
+        fingerprint, cache_file = cached.fingerprint, str(cached.path)
     records = [_record(plan, rule, [answers[request] for request in plan.requests]) for plan in plans]
     return ScoreResult(
         accuracy=accuracy_estimate(sum(r.correct for r in records), [p.arranged.n_options for p in plans]),
@@ -172,7 +172,7 @@ def score_benchmark(
         counts=counts,
         model=fingerprint,
         benchmark=benchmark.to_dict(),
-        settings=_settings(config, rule, prompt_format),
+        settings={**_settings(config, rule, prompt_format), "cache": cache_file},
         seed=config.seed,
         environment=environment(),
     )
@@ -211,7 +211,7 @@ def _cached(model: str | LanguageModel, config: ScoreConfig) -> Iterator[CachedM
             raise ConfigError("model_options apply only to a model given by name; this model is already built")
         loaded = model
     else:
-        raise ConfigError(f"model must be a model spec such as 'smollm2' or a LanguageModel, not {type(model).__name__}")
+        raise ConfigError(f"model must be a spec such as 'smollm2' or a LanguageModel, not {type(model).__name__}")
     try:
         cached = CachedModel(loaded, config.cache_path(), chunk_size=_REQUESTS_PER_MODEL_CALL)
         try:
@@ -279,7 +279,6 @@ def _settings(config: ScoreConfig, rule: ScoringRule, prompt_format: PromptForma
         "format_params": {f.name: _json_safe(getattr(prompt_format, f.name)) for f in fields(prompt_format)},
         "arrangement": "identity",
         "limit": config.limit,
-        "cache": config.cache_path(),
         "chunk_size": config.chunk_size,
     }
 
