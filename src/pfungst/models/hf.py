@@ -108,10 +108,6 @@ def _check_folder(path: Path) -> None:
         )
 
 
-def _first_stop(text: str, stops: Sequence[str]) -> int | None:
-    found = [position for stop in stops if stop and (position := text.find(stop)) >= 0]
-    return min(found) if found else None
-
 
 class HFModel:
     """A transformers causal LM from a local folder; satisfies :class:`~pfungst.models.protocol.LanguageModel`.
@@ -369,7 +365,7 @@ class HFModel:
             generated.append(token)
             full = self._tokenizer.decode(prompt + generated)
             text = full[len(prompt_text) :] if full.startswith(prompt_text) else self._tokenizer.decode(generated)
-            cut = _first_stop(text, request.stop)
+            cut = request.stop_position(text)
             if cut is not None:
                 return Generation(text=text[:cut], finish_reason="stop")
             feed = [token]

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -372,13 +372,8 @@ class LlamaCppModel:
                 return Generation(text=text, finish_reason="stop")
             generated.append(token)
             text = self._detokenize(generated, prompt)
-            cut = _first_stop(text, request.stop)
+            cut = request.stop_position(text)
             if cut is not None:
                 return Generation(text=text[:cut], finish_reason="stop")
         return Generation(text=text, finish_reason="length")
 
-
-def _first_stop(text: str, stops: Iterable[str]) -> int | None:
-    """Where the earliest stop string starts in ``text``, or ``None``."""
-    found = [position for stop in stops if stop and (position := text.find(stop)) >= 0]
-    return min(found) if found else None

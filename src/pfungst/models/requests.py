@@ -87,6 +87,16 @@ class GenerateRequest:
     def to_dict(self) -> dict[str, Any]:
         return {"kind": "generate", **asdict(self), "stop": list(self.stop)}
 
+    def stop_position(self, text: str) -> int | None:
+        """Where the earliest of ``stop`` starts in generated ``text`` (to cut it there), or None.
+
+        Example:
+            >>> GenerateRequest("Q:", stop=(".", "?")).stop_position("B. because?")
+            1
+        """
+        found = [position for stop in self.stop if stop and (position := text.find(stop)) >= 0]
+        return min(found) if found else None
+
 
 @dataclass(frozen=True)
 class Generation:
