@@ -10,7 +10,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from pfungst.audit.result import AuditResult
-from pfungst.data.synthetic import SYNTHETIC
 from pfungst.stats import Estimate
 
 __all__ = ["render_audit", "render_demo_verdicts"]
@@ -97,12 +96,10 @@ def _cue_table(result: AuditResult, top: int) -> Table:
 
 
 def render_demo_verdicts(result: Any, console: Console) -> None:
-    """One line per demo benchmark: what was planted and what the audit concluded."""
-    table = Table(title="demo: planted artifacts and verdicts", title_justify="left", show_edge=False)
-    for column in ("benchmark", "planted", "verdict", "best feature set", "statistic [simultaneous CI]"):
-        table.add_column(column)
+    """One line per demo benchmark: what the audit concluded (each planted artifact is named in its heading)."""
+    console.rule("demo: verdicts")
     for name, audited in result.audits.items():
         verdict = audited.verdict
-        table.add_row(escape(name), escape(SYNTHETIC[name].planted), verdict.label, escape(verdict.feature_set),
-                      f"{verdict.statistic} {_interval(verdict.estimate)}")
-    console.print(table)
+        statistic = "kappa" if verdict.statistic == "kappa" else "chance-corrected accuracy"
+        console.print(f"{escape(name)}: [bold]{verdict.label}[/bold] (best {escape(verdict.feature_set)}, "
+                      f"{statistic} {_interval(verdict.estimate)})")
