@@ -3,9 +3,10 @@
 Prefix sharing by packing (:mod:`pfungst.models.packing`): the requests that share a context string form one row,
 the prefix trie of their tokens, fed in one forward pass with a tree attention mask and depth position ids, so each
 continuation sees exactly ``context + continuation`` while the context (and any leading tokens that options share)
-is evaluated once. Rows are left-padded and batched ``batch_size`` at a time; only the trailing positions that
-predict a scored token are projected onto the vocabulary (``logits_to_keep``). A prefix shared by different context
-strings (few-shot examples) is evaluated once per context.
+is evaluated once. Short tries merge into rows up to the longest one's length (less padding); rows are left-padded
+and batched ``batch_size`` at a time; only positions that predict a scored token are projected onto the vocabulary
+(the trailing ones, ``logits_to_keep``, where the model transforms its logits after the projection). A prefix shared
+by different context strings (few-shot examples) is evaluated once per row that holds them.
 
 Some architectures ignore or rewrite custom 4D masks. At load, the backend scores a short probe both packed and as
 plain forward passes; where they disagree it warns and scores every sequence in its own row with an ordinary padding
@@ -102,11 +103,8 @@ def _check_folder(path: Path) -> None:
     if not path.is_dir():
         raise BackendUnavailable(f"Cannot open the model folder {path}: it is not a folder.")
     if not (path / "config.json").is_file():
-        raise BackendUnavailable(
-            f"{path} is not a transformers model folder (it has no config.json). Save one with "
-            "save_pretrained(), or pass a .gguf file to run it with llama.cpp."
-        )
-
+        raise BackendUnavailable(f"{path} is not a transformers model folder (it has no config.json). Save one "
+                                 "with save_pretrained(), or pass a .gguf file to run it with llama.cpp.")
 
 
 class HFModel:
@@ -114,7 +112,7 @@ class HFModel:
 
     Args:
         path: A folder written by ``save_pretrained`` (``config.json``, weights, tokenizer). Nothing is downloaded.
-        batch_size: Rows per forward pass; a row is one context with all its continuations.
+        batch_size: Rows per forward pass; a row is one or more contexts, each with all its continuations.
         dtype: ``float32`` (default; exact log-probabilities on a CPU), ``bfloat16``, ``float16`` or ``auto``
             (the folder's own).
         device: A torch device (``cpu``, ``cuda``, ``cuda:1``, ``mps``).
@@ -131,16 +129,8 @@ class HFModel:
         prefix_sharing: Whether rows pack shared prefixes (``False`` after a failed probe; see the module docstring).
     """
 
-    def __init__(
-        self,
-        path: str | Path,
-        *,
-        batch_size: int = 8,
-        dtype: str = "float32",
-        device: str = "cpu",
-        max_length: int | None = None,
-        n_threads: int | None = None,
-    ) -> None:
+    def __init__(self, path: str | Path, *, batch_size: int = 8, dtype: str = "float32", device: str = "cpu",
+                 max_length: int | None = None, n_threads: int | None = None) -> None:
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ConfigError(f"batch_size must be a positive integer, not {batch_size!r}.")
         if dtype not in DTYPES:
@@ -162,6 +152,7 @@ class HFModel:
         self.stats = HFEvaluationStats()
         self._lock = threading.RLock()
         self._fingerprint: str | None = None
+        self._head = self._split_head()
         self.prefix_sharing = True
         self.prefix_sharing = self._probe_prefix_sharing()
         self.stats = HFEvaluationStats()
@@ -172,12 +163,10 @@ class HFModel:
     def _load(self, transformers: Any) -> tuple[Any, Any]:
         major, minor = (int(part) for part in transformers.__version__.split(".")[:2])
         dtype_arg = "dtype" if (major, minor) >= (4, 56) else "torch_dtype"
-        dtype = self.dtype if self.dtype == "auto" else getattr(self._torch, self.dtype)
+        load = {dtype_arg: self.dtype if self.dtype == "auto" else getattr(self._torch, self.dtype)}
         try:
             tokenizer = transformers.AutoTokenizer.from_pretrained(self.path, local_files_only=True)
-            model = transformers.AutoModelForCausalLM.from_pretrained(
-                self.path, local_files_only=True, **{dtype_arg: dtype}
-            )
+            model = transformers.AutoModelForCausalLM.from_pretrained(self.path, local_files_only=True, **load)
             model.to(self.device).eval()
         except (OSError, ValueError, KeyError, RuntimeError) as exc:
             raise BackendUnavailable(f"transformers could not load {self.path}: {exc}") from exc
@@ -209,12 +198,8 @@ class HFModel:
             scorings = [self._split(request.context, request.continuation) for request in requests]
             scores = self._score_all(scorings, [request.context.rstrip() for request in requests])
         return [
-            Loglikelihood(
-                logprob=logprob,
-                n_tokens=len(scoring.tokens) - scoring.start,
-                n_bytes=len(request.continuation.encode("utf-8")),
-                greedy=greedy,
-            )
+            Loglikelihood(logprob=logprob, n_tokens=len(scoring.tokens) - scoring.start,
+                          n_bytes=len(request.continuation.encode("utf-8")), greedy=greedy)
             for request, scoring, (logprob, greedy) in zip(requests, scorings, scores, strict=True)
         ]
 
@@ -278,6 +263,7 @@ class HFModel:
             if scoring.start < len(scoring.tokens):
                 members.setdefault(groups[index] if self.prefix_sharing else index, []).append(index)
         rows = sorted((pack_row(group, scorings) for group in members.values()), key=lambda r: -len(r.tokens))
+        rows = _merge_rows(rows, scorings) if self.prefix_sharing and rows else rows
         for first in range(0, len(rows), self.batch_size):
             for index, score in self._score_batch(rows[first : first + self.batch_size]).items():
                 results[index] = score
@@ -286,19 +272,18 @@ class HFModel:
     def _score_batch(self, rows: Sequence[PackedRow]) -> dict[int, tuple[float, bool]]:
         torch = self._torch
         batch = pack_batch(rows, self._prefix_token())
-        logits = self._forward(batch)
-        reads = torch.from_numpy(batch.reads).to(logits.device)
-        chosen = logits[reads[:, 0], reads[:, 1]].double()
-        logprobs = torch.log_softmax(chosen, dim=-1).gather(1, reads[:, 2:3])[:, 0].cpu().numpy()
+        reads = torch.from_numpy(batch.reads).to(self.device)
+        chosen = self._forward(batch, reads)  # float32 like lm-eval: log-softmax in double costs 5% of the time
+        logprobs = (chosen.gather(1, reads[:, 2:3])[:, 0] - torch.logsumexp(chosen, dim=-1)).double().cpu().numpy()
         hits = (chosen.argmax(dim=-1) == reads[:, 2]).cpu().numpy()
         scores: dict[int, tuple[float, bool]] = {}
-        for owner, logprob, hit in zip(batch.reads[:, 3].tolist(), logprobs, hits, strict=True):
+        for owner, logprob, hit in zip(batch.reads[:, 3].tolist(), logprobs.tolist(), hits.tolist(), strict=True):
             total, greedy = scores.get(owner, (0.0, True))
-            scores[owner] = (total + float(logprob), greedy and bool(hit))
+            scores[owner] = (total + logprob, greedy and hit)
         return scores
 
-    def _forward(self, batch: PackedBatch) -> Any:
-        """Logits of the last ``batch.keep`` positions (all positions if the model cannot limit them)."""
+    def _forward(self, batch: PackedBatch, reads: Any) -> Any:
+        """Logits ``(len(reads), vocabulary)`` where a continuation token is predicted (see :meth:`_split_head`)."""
         torch = self._torch
         (rows, width), keep = batch.ids.shape, batch.keep
         if self.prefix_sharing:
@@ -307,22 +292,36 @@ class HFModel:
             mask = torch.zeros(blocked.shape, dtype=self._model.dtype).masked_fill_(blocked, floor)
         else:  # every row is one sequence: an ordinary padding mask, the model applies causality itself
             mask = torch.from_numpy(np.arange(width)[None, :] >= width - batch.lengths[:, None]).long()
-        options = {self._keep_arg: keep} if self._keep_arg else {}
+        inputs = {"input_ids": torch.from_numpy(batch.ids).to(self.device), "attention_mask": mask.to(self.device),
+                  "position_ids": torch.from_numpy(batch.positions).to(self.device), "use_cache": False}
         try:
             with torch.inference_mode():
-                output = self._model(
-                    input_ids=torch.from_numpy(batch.ids).to(self.device),
-                    position_ids=torch.from_numpy(batch.positions).to(self.device),
-                    attention_mask=mask.to(self.device),
-                    use_cache=False,
-                    **options,
-                )
+                if self._head is not None:
+                    hidden = self._head[0](**inputs).last_hidden_state
+                    logits = self._head[1](hidden[reads[:, 0], reads[:, 1] + (width - keep)])
+                else:
+                    options = {self._keep_arg: keep} if self._keep_arg else {}
+                    logits = self._model(**inputs, **options).logits[:, -keep:][reads[:, 0], reads[:, 1]]
         except (RuntimeError, ValueError, IndexError) as exc:
             raise RequestFailed(f"The forward pass over {rows} rows of {width} tokens failed: {exc}") from exc
         self.stats.tokens_evaluated += int(batch.lengths.sum())
         self.stats.tokens_padded += rows * width - int(batch.lengths.sum())
         self.stats.calls += 1
-        return output.logits[:, -keep:]
+        return logits
+
+    def _split_head(self) -> tuple[Any, Any] | None:
+        """The decoder and the vocabulary projection, if together they give the model's logits (no soft-capping)."""
+        base, head = getattr(self._model, "base_model", None), self._model.get_output_embeddings()
+        if base is None or base is self._model or head is None:
+            return None
+        ids = self._torch.tensor([self.tokenize("".join((_PROBE[0], _PROBE[1][0])))], device=self.device)
+        try:
+            with self._torch.inference_mode():
+                split, whole = head(base(input_ids=ids).last_hidden_state), self._model(input_ids=ids).logits
+        except (RuntimeError, ValueError, TypeError, AttributeError):
+            return None
+        tolerance = 1e-3 if self._model.dtype == self._torch.float32 else 0.1
+        return (base, head) if split.shape == whole.shape and float((split - whole).abs().max()) <= tolerance else None
 
     def _probe_prefix_sharing(self) -> bool:
         """Whether packed rows give the plain forward pass's numbers on a probe (some models ignore 4D masks)."""
@@ -336,10 +335,7 @@ class HFModel:
             return True
         warnings.warn(
             f"{self.path}: the model does not honour custom attention masks ({packed} packed, {plain} plain); "
-            "scoring every sequence separately (correct but slower, no prefix sharing).",
-            RuntimeWarning,
-            stacklevel=3,
-        )
+            "scoring every sequence separately (correct but slower, no prefix sharing).", RuntimeWarning, stacklevel=3)
         return False
 
     # -- generation -----------------------------------------------------------------------------------------------
@@ -384,6 +380,18 @@ class HFModel:
         self.stats.tokens_evaluated += len(feed)
         self.stats.calls += 1
         return output.logits[0, -1].double().cpu().numpy(), getattr(output, self._cache_arg)
+
+
+def _merge_rows(rows: Sequence[PackedRow], scorings: Sequence[Scoring]) -> list[PackedRow]:
+    """Rows (longest first) merged first-fit into tries of several contexts no longer than the longest row."""
+    bins: list[tuple[list[int], list[int]]] = []  # ([tokens at most], scoring indices) per merged row
+    for row in rows:
+        target = next((b for b in bins[-64:] if b[0][0] + len(row.tokens) <= len(rows[0].tokens)), None)
+        if target is None:
+            bins.append(target := ([0], []))
+        target[0][0] += len(row.tokens)
+        target[1].extend(row.targets)
+    return sorted((pack_row(members, scorings) for _, members in bins), key=lambda r: -len(r.tokens))
 
 
 def _as_ids(value: Any) -> list[int]:

@@ -1,0 +1,178 @@
+"""Cloze-scoring throughput of pfungst's backends against lm-evaluation-harness's ``HFLM`` on the same requests.
+
+Issue 4's efficiency check. Builds the cloze-raw requests of the first ``--items`` ARC-Easy items exactly as
+pfungst's ``cloze-raw`` rule does under the ``mmlu`` format (context ``"Question: ...\\nAnswer:"``, continuation
+``" " + choice``: lm-eval's ``multiple_choice`` layout), then scores them, interleaved ``--runs`` times, with
+
+* lm-eval's ``HFLM`` (``lm.loglikelihood`` over ``Instance`` objects, batch size 8: its best on a CPU),
+* pfungst's :class:`~pfungst.models.hf.HFModel` on the same transformers folder,
+* pfungst's :class:`~pfungst.models.llamacpp.LlamaCppModel` on the bundled GGUF (for information: another engine
+  and 4-bit weights, so its log-likelihoods differ),
+
+and prints the median seconds, items per second, the ratio to lm-eval, tokens fed against the minimum (each context
+once plus every choice token), whether each backend picks the same option as lm-eval on every item (argmax of the
+summed log-likelihood) and the largest absolute difference of log-likelihoods. Only the scoring call is timed; torch
+(and llama.cpp) use ``--threads`` threads. Needs torch, transformers and ``lm-eval`` (``pip install lm-eval``).
+Usage::
+
+    python benchmarks/compare_lm_eval.py --model-dir /tmp/smollm2-hf [--items 200] [--runs 3] [--threads 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pfungst
+from pfungst.models.requests import LoglikelihoodRequest
+from pfungst.stress.arrangement import ArrangedItem
+from pfungst.stress.formats.builtin import get_format
+from pfungst.stress.scoring.cloze import ClozeRawRule
+
+DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "llm_foundry" / "arc_easy.jsonl"
+
+Scorer = Callable[[Sequence[LoglikelihoodRequest]], tuple[list[float], int, int]]
+"""Scores requests; returns the log-likelihoods, the real tokens fed and the tokens fed including padding."""
+
+
+def build_requests(n_items: int) -> tuple[list[LoglikelihoodRequest], list[int]]:
+    """The cloze-raw requests of the first ``n_items`` items, and each item's number of options."""
+    rule, prompt_format = ClozeRawRule(), get_format("mmlu")
+    requests: list[LoglikelihoodRequest] = []
+    sizes = []
+    for item in list(pfungst.load(DATA))[:n_items]:
+        arranged = ArrangedItem.identity(item)
+        requests.extend(rule.requests(arranged, prompt_format.render(arranged)))  # type: ignore[arg-type]
+        sizes.append(arranged.n_options)
+    return requests, sizes
+
+
+def lm_eval_scorer(model_dir: str, batch_size: int) -> Scorer:
+    """lm-eval's ``HFLM``; counts the token positions of every forward call (padding included)."""
+    from lm_eval.api.instance import Instance
+    from lm_eval.models.huggingface import HFLM
+
+    lm = HFLM(pretrained=model_dir, batch_size=batch_size, device="cpu", dtype="float32")
+    fed = [0]
+    model_call = lm._model_call
+
+    def counting_call(inps: Any, *args: Any, **kwargs: Any) -> Any:
+        fed[0] += int(inps.numel())
+        return model_call(inps, *args, **kwargs)
+
+    lm._model_call = counting_call  # type: ignore[method-assign]
+
+    def score(requests: Sequence[LoglikelihoodRequest]) -> tuple[list[float], int, int]:
+        fed[0] = 0
+        instances = [
+            Instance(request_type="loglikelihood", doc={}, arguments=(r.context, r.continuation), idx=i)
+            for i, r in enumerate(requests)
+        ]
+        return [float(logprob) for logprob, _ in lm.loglikelihood(instances, disable_tqdm=True)], -1, fed[0]
+
+    return score
+
+
+def pfungst_scorer(model: Any) -> Scorer:
+    """A pfungst backend; real and padded token counts from its ``stats``."""
+
+    def score(requests: Sequence[LoglikelihoodRequest]) -> tuple[list[float], int, int]:
+        before = (model.stats.tokens_evaluated, getattr(model.stats, "tokens_padded", 0))
+        logprobs = [result.logprob for result in model.loglikelihood(requests)]
+        real = model.stats.tokens_evaluated - before[0]
+        return logprobs, real, real + getattr(model.stats, "tokens_padded", 0) - before[1]
+
+    return score
+
+
+def minimum_tokens(model: Any, requests: Sequence[LoglikelihoodRequest]) -> int:
+    """Each distinct context's tokens once plus every continuation token (as ``model`` splits them)."""
+    contexts = {r.context.rstrip() for r in requests}
+    return sum(len(model.tokenize(c)) for c in contexts) + sum(r.n_tokens for r in model.loglikelihood(requests))
+
+
+def _choices(logprobs: Sequence[float], sizes: Sequence[int]) -> list[int]:
+    chosen, first = [], 0
+    for size in sizes:
+        scores = logprobs[first : first + size]
+        chosen.append(max(range(size), key=scores.__getitem__))
+        first += size
+    return chosen
+
+
+def run(scorers: dict[str, Scorer], requests: Sequence[LoglikelihoodRequest], runs: int) -> dict[str, dict[str, Any]]:
+    """Interleave ``runs`` timed rounds over every scorer; keep each one's seconds, last scores and token counts."""
+    out: dict[str, dict[str, Any]] = {name: {"seconds": []} for name in scorers}
+    for round_ in range(runs):
+        for name, scorer in scorers.items():
+            started = time.perf_counter()
+            logprobs, real, fed = scorer(requests)
+            seconds = time.perf_counter() - started
+            out[name].update(logprobs=logprobs, real=real, fed=fed)
+            out[name]["seconds"].append(seconds)
+            print(f"  round {round_ + 1}: {name:<18} {seconds:7.2f} s", flush=True)
+    return out
+
+
+def print_table(results: dict[str, dict[str, Any]], sizes: Sequence[int], golds: Sequence[int], minimum: int) -> None:
+    """One row per backend, lm-eval first; agreement and differences are against lm-eval."""
+    reference = results["lm-eval HFLM"]
+    base_seconds = statistics.median(reference["seconds"])
+    base_choices = _choices(reference["logprobs"], sizes)
+    n_items = len(sizes)
+    print(f"\n{n_items} items, {sum(sizes)} requests; minimum tokens (each context once + every choice token): "
+          f"{minimum}")
+    print(f"{'backend':<18} {'median s':>8} {'runs (s)':>22} {'items/s':>8} {'x lm-eval':>9} {'real tok':>9} "
+          f"{'fed+pad':>8} {'fed/min':>7} {'same choice':>12} {'max|dLL|':>9} {'acc':>5}")
+    for name, result in results.items():
+        seconds = statistics.median(result["seconds"])
+        choices = _choices(result["logprobs"], sizes)
+        same = sum(a == b for a, b in zip(choices, base_choices, strict=True))
+        diff = max(abs(a - b) for a, b in zip(result["logprobs"], reference["logprobs"], strict=True))
+        accuracy = sum(c == g for c, g in zip(choices, golds, strict=True)) / n_items
+        real = "n/a" if result["real"] < 0 else str(result["real"])
+        runs = "/".join(f"{s:.1f}" for s in result["seconds"])
+        print(f"{name:<18} {seconds:>8.2f} {runs:>22} {n_items / seconds:>8.2f} {base_seconds / seconds:>9.2f} "
+              f"{real:>9} {result['fed']:>8} {result['fed'] / minimum:>7.2f} {f'{same}/{n_items}':>12} "
+              f"{diff:>9.2e} {accuracy:>5.3f}")
+
+
+def main() -> None:
+    """Parse arguments, load the three backends, run the interleaved rounds and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--model-dir", default="/tmp/smollm2-hf", help="transformers folder (float32 SmolLM2)")
+    parser.add_argument("--items", type=int, default=200)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--batch-size", type=int, default=8, help="lm-eval's batch size")
+    parser.add_argument("--hf-batch-size", type=int, default=None, help="HFModel's batch size (its default if unset)")
+    parser.add_argument("--no-llamacpp", action="store_true", help="skip the llama.cpp row")
+    args = parser.parse_args()
+
+    import torch
+
+    from pfungst.models.hf import HFModel
+
+    torch.set_num_threads(args.threads)
+    requests, sizes = build_requests(args.items)
+    golds = [item.gold for item in list(pfungst.load(DATA))[: args.items]]
+    hf_options = {"batch_size": args.hf_batch_size} if args.hf_batch_size else {}
+    hf = HFModel(args.model_dir, n_threads=args.threads, **hf_options)
+    scorers = {"lm-eval HFLM": lm_eval_scorer(args.model_dir, args.batch_size), "pfungst HFModel": pfungst_scorer(hf)}
+    if not args.no_llamacpp:
+        from pfungst.models.embedded import embedded_model_path
+        from pfungst.models.llamacpp import LlamaCppModel
+
+        scorers["pfungst llama.cpp"] = pfungst_scorer(LlamaCppModel(embedded_model_path(), n_threads=args.threads))
+    minimum = minimum_tokens(hf, requests)
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; HFModel batch size {hf.batch_size}, "
+          f"prefix sharing {hf.prefix_sharing}; lm-eval batch size {args.batch_size}")
+    print_table(run(scorers, requests, args.runs), sizes, golds, minimum)
+
+
+if __name__ == "__main__":
+    main()
