@@ -354,8 +354,7 @@ class HFModel:
         text, past, feed = "", None, prompt
         for _ in range(min(request.max_tokens, self.max_length - len(prompt))):
             logits, past = self._step(feed, past)
-            token = int(logits.argmax() if request.temperature <= 0 else
-                        (logits / request.temperature + rng.gumbel(size=logits.shape)).argmax())
+            token = request.choose_token(logits, rng)
             if token in self._eog:
                 return Generation(text=text, finish_reason="stop")
             generated.append(token)

@@ -346,10 +346,7 @@ class LlamaCppModel:
         return token == self._llama.token_eos()
 
     def _next_token(self, position: int, request: GenerateRequest, rng: np.random.Generator) -> int:
-        logits = self._llama.scores[position].astype(np.float64)
-        if request.temperature <= 0:
-            return int(logits.argmax())
-        return int((logits / request.temperature + rng.gumbel(size=logits.shape)).argmax())
+        return request.choose_token(self._llama.scores[position].astype(np.float64), rng)
 
     def _detokenize(self, tokens: list[int], prompt: tuple[int, ...]) -> str:
         return bytes(self._llama.detokenize(tokens, prev_tokens=list(prompt))).decode("utf-8", errors="replace")

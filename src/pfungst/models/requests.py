@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import numpy as np
+
 __all__ = [
     "GenerateRequest",
     "Generation",
@@ -86,6 +88,15 @@ class GenerateRequest:
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": "generate", **asdict(self), "stop": list(self.stop)}
+
+    def choose_token(self, logits: np.ndarray, rng: np.random.Generator) -> int:
+        """The next token: the argmax at temperature 0, else a Gumbel-max draw from ``softmax(logits / T)``.
+
+        Every backend picks tokens this way, so a seeded sampled generation means the same thing everywhere.
+        """
+        if self.temperature <= 0:
+            return int(np.argmax(logits))
+        return int(np.argmax(logits / self.temperature + rng.gumbel(size=np.shape(logits))))
 
     def stop_position(self, text: str) -> int | None:
         """Where the earliest of ``stop`` starts in generated ``text`` (to cut it there), or None.
