@@ -11,14 +11,15 @@ SOURCE = Path(pfungst.__file__).parent
 
 # Stages from left to right; a module may import only its own stage, stages to its left, and the shared modules.
 STAGES = ["data", "audit", "models", "stress", "reliance", "report", "demo", "cli"]
-SHARED = {"errors", "stats", "environment"}
+SHARED = {"errors", "stats", "environment", "significance"}
 
 
 def test_public_api_is_exactly_the_documented_one() -> None:
     assert sorted(pfungst.__all__) == sorted([
         "AuditConfig", "AuditResult",
         "Benchmark", "ConfigError", "DataError", "Item", "PfungstError", "Provenance", "ReaderError",
-        "ScoreConfig", "ScoreResult", "__version__", "audit", "load", "score", "summarize",
+        "ScoreConfig", "ScoreResult", "StressConfig", "StressResult", "__version__", "audit", "load", "score",
+        "stress", "summarize",
     ])
     for name in pfungst.__all__:
         assert hasattr(pfungst, name)
@@ -60,3 +61,21 @@ def test_shared_modules_import_no_stage() -> None:
     for name in SHARED:
         for target in _imports(SOURCE / f"{name}.py"):
             assert _stage(target) in SHARED, f"pfungst.{name} imports {target}"
+
+
+def test_no_public_name_shadows_a_submodule() -> None:
+    """``import pfungst.stress.pride as pride`` must give the module: a package attribute of the same name as one of
+    its modules (a re-exported function) would replace it."""
+    import importlib
+    import types
+
+    shadowed = []
+    for path in SOURCE.rglob("*.py"):
+        parts = path.relative_to(SOURCE).with_suffix("").parts
+        if parts[-1] == "__init__" or len(parts) < 2:
+            continue
+        parent = importlib.import_module("pfungst." + ".".join(parts[:-1]))
+        importlib.import_module("pfungst." + ".".join(parts))
+        if not isinstance(getattr(parent, parts[-1]), types.ModuleType):
+            shadowed.append(".".join(parts))
+    assert shadowed == []

@@ -4,7 +4,7 @@ Load a benchmark, audit it for surface cues, stress a model for order, format an
 two, report. See the README for the command line and the Python API.
 """
 
-from pfungst import audit
+from pfungst import audit, stress
 from pfungst.audit import AuditConfig, AuditResult
 from pfungst.data import Benchmark, Item, Provenance, load
 from pfungst.data.summary import summarize
@@ -12,6 +12,8 @@ from pfungst.errors import ConfigError, DataError, PfungstError, ReaderError
 from pfungst.stress.runner import ScoreConfig
 from pfungst.stress.runner import score_benchmark as score
 from pfungst.stress.score_result import ScoreResult
+from pfungst.stress.stress_config import StressConfig
+from pfungst.stress.stress_result import StressResult
 
 __version__ = "0.1.0"
 
@@ -27,9 +29,12 @@ __all__ = [
     "ReaderError",
     "ScoreConfig",
     "ScoreResult",
+    "StressConfig",
+    "StressResult",
     "__version__",
     "audit",
     "load",
     "score",
+    "stress",
     "summarize",
 ]

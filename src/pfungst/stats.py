@@ -36,8 +36,10 @@ class ConfidenceInterval:
     high: float
     level: float = 0.95
 
-    def to_dict(self) -> dict[str, float]:
-        return {"low": self.low, "high": self.high, "level": self.level}
+    def to_dict(self) -> dict[str, float | None]:
+        """A JSON-safe dict (a NaN bound, from an interval without data, becomes None)."""
+        return {"low": None if math.isnan(self.low) else self.low,
+                "high": None if math.isnan(self.high) else self.high, "level": self.level}
 
 
 @dataclass(frozen=True)

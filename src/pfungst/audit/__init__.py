@@ -16,7 +16,7 @@ from typing import Any
 from pfungst.audit.controls import shuffled_copy
 from pfungst.audit.cues import CueConfig, CueTable, find_cues
 from pfungst.audit.feature_sets import FEATURE_SETS, PAPER_FEATURE_SETS, FeatureSet, get_feature_set
-from pfungst.audit.fix import FixResult, fix
+from pfungst.audit.fixing import FixResult, fix
 from pfungst.audit.heuristics import HeuristicConfig, HeuristicsReport, run_heuristics
 from pfungst.audit.inputs import ItemInputs, OptionTable
 from pfungst.audit.mitigate import AFLiteConfig, FilterResult, counterbalance, filter_predictable

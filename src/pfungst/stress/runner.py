@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -23,22 +22,19 @@ from typing import Any
 from pfungst.data.benchmark import Benchmark
 from pfungst.environment import environment
 from pfungst.errors import ConfigError
-from pfungst.models.cache import CachedModel, CacheStats
 from pfungst.models.protocol import LanguageModel
-from pfungst.models.registry import load_model
-from pfungst.models.requests import Loglikelihood, LoglikelihoodRequest, NextTokenRequest, Request, Result
+from pfungst.models.requests import Loglikelihood, Result
 from pfungst.stress.arrangement import ArrangedItem
-from pfungst.stress.formats import PromptFormat, RenderedPrompt, get_format
-from pfungst.stress.score_result import ItemScore, ScoreCounts, ScoreResult, accuracy_estimate
-from pfungst.stress.scoring import ScoringRule, answer_requests, get_scoring_rule
+from pfungst.stress.engine import Cell, Plan, Progress, answer_plans, count_requests, open_cached, plan_cell
+from pfungst.stress.formats import PromptFormat, get_format
+from pfungst.stress.score_result import ItemScore, ScoreResult, accuracy_estimate
+from pfungst.stress.scoring import ScoringRule, get_scoring_rule
+from pfungst.stress.variants import Presentation
 
 __all__ = ["ScoreConfig", "default_cache_path", "score_benchmark"]
 
-Progress = Callable[[str, int, int], None]
 _CACHE_ENV = "PFUNGST_CACHE"
 _MEMORY = ":memory:"
-_CAPABILITY = {LoglikelihoodRequest: "loglikelihood", NextTokenRequest: "next_token"}
-_REQUESTS_PER_MODEL_CALL = 4096  # CachedModel's own chunking; item chunks are already smaller
 
 
 def default_cache_path() -> Path:
@@ -101,15 +97,6 @@ class ScoreConfig:
         return str(default_cache_path() if self.cache is True else Path(self.cache).expanduser())
 
 
-@dataclass(frozen=True)
-class _Plan:
-    """One item rendered and its requests planned."""
-
-    arranged: ArrangedItem
-    rendered: RenderedPrompt
-    requests: tuple[Request, ...]
-
-
 def score_benchmark(
     benchmark: Benchmark,
     model: str | LanguageModel = "smollm2",
@@ -152,20 +139,18 @@ def score_benchmark(
         benchmark = benchmark[: config.limit]
     if len(benchmark) == 0:
         raise ConfigError(f"benchmark '{benchmark.name}' has no items to score")
-    plans = [_plan(item, rule, prompt_format) for item in benchmark]
-    needed = {_CAPABILITY.get(type(request), "generate") for plan in plans for request in plan.requests}
-    with _cached(model, config) as cached:
-        missing = needed - set(cached.capabilities)
-        if missing:
-            raise ConfigError(f"scoring rule '{rule.name}' needs {sorted(missing)} requests, which {model!r} cannot "
-                              f"serve (it offers {sorted(cached.capabilities)}); choose another scoring rule")
+    cells = [Cell(Presentation("identity", ArrangedItem.identity(item)), "identity", rule, prompt_format,
+                  _format_name(config)) for item in benchmark]
+    plans = [plan_cell(cell) for cell in cells]
+    with open_cached(model, config.cache_path(), config.model_options) as cached:
         start, before = time.perf_counter(), replace(cached.stats)
-        answers = _answer(cached, plans, config.chunk_size, progress or (lambda step, done, total: None), rule.name)
-        counts = _counts(plans, before, cached.stats, time.perf_counter() - start)
+        answers = answer_plans(cached, plans, chunk_size=config.chunk_size,
+                               progress=progress or (lambda step, done, total: None), step=f"scoring ({rule.name})")
+        counts = count_requests(plans, before, cached.stats, time.perf_counter() - start)
         fingerprint, cache_file = cached.fingerprint, str(cached.path)
     records = [_record(plan, rule, [answers[request] for request in plan.requests]) for plan in plans]
     return ScoreResult(
-        accuracy=accuracy_estimate(sum(r.correct for r in records), [p.arranged.n_options for p in plans]),
+        accuracy=accuracy_estimate(sum(r.correct for r in records), [item.n_options for item in benchmark]),
         items=tuple(records),
         n_refused=sum(r.status == "refused" for r in records),
         n_unparseable=sum(r.status == "unparseable" for r in records),
@@ -186,74 +171,10 @@ def _known(settings: dict[str, Any]) -> dict[str, Any]:
     return settings
 
 
-def _plan(item: Any, rule: ScoringRule, prompt_format: PromptFormat) -> _Plan:
-    """Render the item in its original order and plan the rule's requests (ConfigError names the item)."""
-    arranged = ArrangedItem.identity(item)
-    try:
-        rendered = prompt_format.render(arranged)
-        requests = rule.requests(arranged, rendered)
-    except ConfigError as exc:
-        message = str(exc)
-        raise ConfigError(message if item.id in message else f"item '{item.id}': {message}") from exc
-    return _Plan(arranged, rendered, tuple(requests))
-
-
-@contextmanager
-def _cached(model: str | LanguageModel, config: ScoreConfig) -> Iterator[CachedModel]:
-    """The model behind a persistent cache; a model loaded here, and the cache opened here, are closed after."""
-    if isinstance(model, CachedModel):
-        yield model
-        return
-    if isinstance(model, str):
-        loaded: Any = load_model(model, **dict(config.model_options))
-    elif hasattr(model, "fingerprint") and hasattr(model, "capabilities"):
-        if config.model_options:
-            raise ConfigError("model_options apply only to a model given by name; this model is already built")
-        loaded = model
-    else:
-        raise ConfigError(f"model must be a spec such as 'smollm2' or a LanguageModel, not {type(model).__name__}")
-    try:
-        cached = CachedModel(loaded, config.cache_path(), chunk_size=_REQUESTS_PER_MODEL_CALL)
-        try:
-            yield cached
-        finally:
-            cached.close()
-    finally:
-        if loaded is not model and hasattr(loaded, "close"):
-            loaded.close()
-
-
-def _answer(
-    model: LanguageModel, plans: Sequence[_Plan], chunk_size: int, progress: Progress, rule: str
-) -> dict[Request, Result]:
-    """Every distinct request's result, asking for each once, ``chunk_size`` items at a time."""
-    step = f"scoring ({rule})"
-    answers: dict[Request, Result] = {}
-    progress(step, 0, len(plans))
-    for start in range(0, len(plans), chunk_size):
-        chunk = plans[start : start + chunk_size]
-        pending = [request for plan in chunk for request in plan.requests if request not in answers]
-        answers.update(answer_requests(model, pending))
-        progress(step, start + len(chunk), len(plans))
-    return answers
-
-
-def _counts(plans: Sequence[_Plan], before: CacheStats, after: CacheStats, seconds: float) -> ScoreCounts:
-    planned = [request for plan in plans for request in plan.requests]
-    return ScoreCounts(
-        requests=len(planned),
-        unique_requests=len(set(planned)),
-        hits=after.hits - before.hits,
-        misses=after.misses - before.misses,
-        model_calls=after.model_calls - before.model_calls,
-        seconds=round(seconds, 3),
-    )
-
-
-def _record(plan: _Plan, rule: ScoringRule, results: Sequence[Result]) -> ItemScore:
+def _record(plan: Plan, rule: ScoringRule, results: Sequence[Result]) -> ItemScore:
     """The rule's decision as a record in original option order; token counts from the first ``K``
     log-likelihood results (each option's continuation, for cloze and PMI)."""
-    arranged = plan.arranged
+    arranged = plan.cell.presentation.arranged
     decision = rule.decide(arranged, plan.rendered, results)
     n = arranged.n_options
     n_tokens: tuple[int, ...] = ()
@@ -275,7 +196,7 @@ def _settings(config: ScoreConfig, rule: ScoringRule, prompt_format: PromptForma
     return {
         "rule": rule.name,
         "rule_params": {key: _json_safe(value) for key, value in vars(rule).items()},
-        "format": config.format if isinstance(config.format, str) else "custom",
+        "format": _format_name(config),
         "format_params": {f.name: _json_safe(getattr(prompt_format, f.name)) for f in fields(prompt_format)},
         "arrangement": "identity",
         "limit": config.limit,
@@ -291,3 +212,7 @@ def _json_safe(value: Any) -> Any:
     if hasattr(value, "id") and hasattr(value, "options"):  # a few-shot example Item
         return value.id
     return repr(value)
+
+
+def _format_name(config: ScoreConfig) -> str:
+    return config.format if isinstance(config.format, str) else "custom"

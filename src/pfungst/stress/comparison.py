@@ -1,0 +1,87 @@
+"""Several models stressed on the same items: does the leaderboard survive the changes that should not matter?
+
+Each model's outcomes become one correctness table per variant (one answer per item); variants every model ran on the
+same items are ranked (:func:`~pfungst.stress.ranks.rank_stability`): rank per variant with bootstrap intervals,
+Kendall's tau between variants, Kendall's W over all of them, the largest rank shift, and paired tests per model pair.
+Circular evaluation (right under every rotation) and PriDe's debiased answers are variants too.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from pfungst.errors import ConfigError
+from pfungst.stress.outcome import Outcome
+from pfungst.stress.ranks import RankStability, rank_stability
+from pfungst.stress.stress_result import StressResult
+
+__all__ = ["compare", "correctness_by_variant"]
+
+_ROTATIONS = "cyclic"
+
+
+def correctness_by_variant(result: StressResult) -> dict[str, dict[str, bool]]:
+    """Variant name -> item id -> correct, for every variant with exactly one answer per item, plus ``circular``
+    (right under every cyclic rotation) and ``pride`` (debiased) when the run has them."""
+    groups: dict[str, list[Outcome]] = defaultdict(list)
+    for outcome in result.outcomes:
+        groups[_variant_name(outcome, result.settings)].append(outcome)
+    table: dict[str, dict[str, bool]] = {}
+    for name, outcomes in groups.items():
+        ids = [o.item_id for o in outcomes]
+        if len(set(ids)) == len(ids):
+            table[name] = {o.item_id: o.correct for o in outcomes}
+    rotations = [o for o in result.outcomes if o.perturbation == _ROTATIONS]
+    if rotations:
+        circular: dict[str, bool] = {}
+        for outcome in rotations:
+            circular[outcome.item_id] = circular.get(outcome.item_id, True) and outcome.correct
+        table["circular"] = circular
+    for analysis in result.analyses:
+        if analysis.name == "pride":
+            table["pride"] = {o.item_id: o.correct for o in analysis.value.outcomes}
+    return table
+
+
+def compare(
+    results: Sequence[StressResult], *, names: Sequence[str] | None = None, seed: int = 0, n_bootstrap: int = 1000,
+    level: float = 0.95,
+) -> RankStability:
+    """Rank stability of ``results``' models over the variants all of them ran on the same items.
+
+    Args:
+        results: One stress result per model, on the same benchmark.
+        names: Model names to show (default: each result's model fingerprint).
+        seed, n_bootstrap, level: Of the bootstrap rank intervals and paired comparisons.
+
+    Raises:
+        ConfigError: fewer than two results, repeated names, or no variant shared by all on the same items.
+    """
+    if len(results) < 2:
+        raise ConfigError(f"comparing models needs at least two stress results, got {len(results)}")
+    names = list(names) if names is not None else [result.model for result in results]
+    if len(names) != len(results) or len(set(names)) != len(names):
+        raise ConfigError(f"need one distinct name per result; got {names} for {len(results)} results")
+    tables = [correctness_by_variant(result) for result in results]
+    shared = [variant for variant in tables[0] if all(_same_items(table, tables[0], variant) for table in tables[1:])]
+    if not shared:
+        raise ConfigError("the results share no variant asked on the same items; stress every model on the same "
+                          "benchmark with the same perturbations, seed and limit")
+    correctness = {name: {variant: table[variant] for variant in shared} for name, table in zip(names, tables,
+                                                                                                strict=True)}
+    return rank_stability(correctness, seed=seed, n_bootstrap=n_bootstrap, level=level)
+
+
+def _same_items(table: dict[str, dict[str, bool]], first: dict[str, dict[str, bool]], variant: str) -> bool:
+    return variant in table and set(table[variant]) == set(first[variant])
+
+
+def _variant_name(outcome: Outcome, settings: dict[str, object]) -> str:
+    """``identity``, ``cyclic: shift 1``, ``rules: pmi``, ``formats: format 3`` (the rule is added where it is not
+    the run's main rule)."""
+    same = outcome.variant == outcome.perturbation
+    name = outcome.perturbation if same else f"{outcome.perturbation}: {outcome.variant}"
+    if outcome.perturbation != "rules" and outcome.rule != settings.get("rule"):
+        name += f" ({outcome.rule})"
+    return name

@@ -1,0 +1,114 @@
+"""Accuracy of each stress variant, read off its outcomes: the figure every other stress metric is compared with.
+
+Outcomes are grouped by perturbation, variant, scoring rule and prompt format; each group gets a Wilson interval and
+the chance rate it must beat (the mean of ``1 / K`` over its items).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pfungst.stats import Estimate, wilson_interval
+from pfungst.stress.outcome import Outcome
+from pfungst.stress.score_result import accuracy_estimate
+
+__all__ = ["VariantAccuracy", "proportion_estimate", "variant_accuracies"]
+
+
+def proportion_estimate(successes: int, n: int, *, baseline: float = math.nan, level: float = 0.95) -> Estimate:
+    """A share ``successes / n`` with its Wilson interval and the ``baseline`` it must beat.
+
+    With ``n = 0`` the share is undefined: its value is NaN and it has no interval (``ci`` is None).
+
+    Args:
+        successes: How many of the ``n`` observations count.
+        n: How many observations there are.
+        baseline: What the share would be by chance (NaN when none applies).
+        level: Coverage of the two-sided interval.
+
+    Example:
+        >>> estimate = proportion_estimate(9, 10, baseline=0.25)
+        >>> estimate.value, estimate.method, round(estimate.ci.low, 3)
+        (0.9, 'wilson', 0.596)
+    """
+    if n <= 0:
+        return Estimate(value=math.nan, method="wilson", n=0, baseline=baseline)
+    return Estimate(value=successes / n, method="wilson", n=n, ci=wilson_interval(successes, n, level),
+                    baseline=baseline)
+
+
+@dataclass(frozen=True)
+class VariantAccuracy:
+    """Accuracy of one perturbation variant under one scoring rule and one prompt format."""
+
+    perturbation: str
+    """The family of change (``identity``, ``cyclic``, ``answer-moved``, ...)."""
+    variant: str
+    """The member of that family (``shift 2``, ``slot C``, ...)."""
+    rule: str
+    """The scoring rule's name."""
+    format: str
+    """The prompt format's name."""
+    accuracy: Estimate
+    """Share of outcomes answered correctly (unanswered ones count as wrong), Wilson interval, baseline chance (the
+    mean of ``1 / K`` over the outcomes' items)."""
+    n_unanswered: int
+    """Outcomes whose status is not ``ok`` (refused or unparseable generations)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict with stable keys."""
+        return {
+            "perturbation": self.perturbation,
+            "variant": self.variant,
+            "rule": self.rule,
+            "format": self.format,
+            "accuracy": self.accuracy.to_dict(),
+            "n_unanswered": self.n_unanswered,
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"VariantAccuracy({self.perturbation}/{self.variant}, {self.rule}, {self.format}: "
+            f"{self.accuracy.value:.3f} of {self.accuracy.n}, chance {self.accuracy.baseline:.3f})"
+        )
+
+
+def variant_accuracies(outcomes: Sequence[Outcome], *, level: float = 0.95) -> tuple[VariantAccuracy, ...]:
+    """Accuracy per (perturbation, variant, rule, format), in the order each group is first seen.
+
+    Args:
+        outcomes: Outcomes of any mix of variants, rules and formats.
+        level: Coverage of the Wilson intervals.
+
+    Returns:
+        One :class:`VariantAccuracy` per group; empty for no outcomes.
+
+    Example:
+        >>> def answer(variant, chosen):
+        ...     return Outcome(item_id="q1", perturbation="cyclic", variant=variant, rule="letter", format="mmlu",
+        ...                    order=(0, 1), labels=("A", "B"), gold=0, chosen=chosen, chosen_position=chosen,
+        ...                    status="ok", scores=(0.0, 0.0))
+        >>> [(a.variant, a.accuracy.value, a.accuracy.baseline)
+        ...  for a in variant_accuracies([answer("shift 0", 0), answer("shift 1", 1)])]
+        [('shift 0', 1.0, 0.5), ('shift 1', 0.0, 0.5)]
+    """
+    groups: dict[tuple[str, str, str, str], list[Outcome]] = {}
+    for outcome in outcomes:
+        key = (outcome.perturbation, outcome.variant, outcome.rule, outcome.format)
+        groups.setdefault(key, []).append(outcome)
+    return tuple(
+        VariantAccuracy(
+            perturbation=perturbation,
+            variant=variant,
+            rule=rule,
+            format=format_name,
+            accuracy=accuracy_estimate(
+                sum(outcome.correct for outcome in group), [outcome.n_options for outcome in group], level
+            ),
+            n_unanswered=sum(outcome.status != "ok" for outcome in group),
+        )
+        for (perturbation, variant, rule, format_name), group in groups.items()
+    )

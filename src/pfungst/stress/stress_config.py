@@ -1,0 +1,188 @@
+"""Settings of a stress run (:func:`pfungst.stress.suite.stress`), every one checked before the first model call."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pfungst.errors import ConfigError, unknown_name_message
+from pfungst.stress.formats import PromptFormat, get_format
+from pfungst.stress.runner import default_cache_path
+from pfungst.stress.scoring import SCORING_RULES, ScoringRule, get_scoring_rule
+
+__all__ = ["BUILTIN_INSTRUCTIONS", "DEFAULT_PERTURBATIONS", "PERTURBATIONS", "StressConfig"]
+
+PERTURBATIONS: dict[str, str] = {
+    "identity": "the items as given (always run): accuracy, per-ID recall, RStd, predicted-ID distribution",
+    "cyclic": "every cyclic rotation of the options: circular accuracy, consistency, fluctuation (n passes)",
+    "permutations": "all n! orders or a seeded sample of them (--permutations): the same metrics over all orders",
+    "answer-moved": "the gold option moved to each slot (answer-moving attack): accuracy per slot, worst case",
+    "ids-shuffled": "the option labels shuffled, order kept: per-label versus per-position bias",
+    "top2": "the model's top two options adjacent versus at the two ends (Pezeshkpour & Hruschka 2024)",
+    "pride": "PriDe debiasing: ID prior from cyclic passes on a K% sample, one debiased pass for the rest",
+    "rules": "every scoring rule in --rules on the plain items: accuracy and selection bias per rule",
+    "formats": "formats sampled from the format grammar: accuracy per format, format spread (Sclar et al. 2024)",
+    "spread-search": "Thompson-sampling search for the best and worst format under a budget of evaluations",
+    "instructions": "instruction paraphrases: MaxP, AvgP, CPS and spread (Mizrahi et al. 2024)",
+}
+"""Perturbation name -> what it runs and reports; ``pfungst formats`` lists them."""
+
+DEFAULT_PERTURBATIONS = ("identity", "cyclic", "answer-moved", "ids-shuffled", "top2", "pride", "rules", "formats",
+                         "instructions")
+"""What ``pfungst stress`` runs unless told otherwise (``permutations`` and ``spread-search`` cost more)."""
+
+BUILTIN_INSTRUCTIONS = (
+    "",
+    "The following is a multiple choice question. Choose the correct answer.",
+    "Answer the following multiple choice question with the label of the correct option.",
+    "Read the question and select the best answer from the options below.",
+    "Choose the single best answer.",
+    "Here is a question with several possible answers. Exactly one is correct; reply with its label.",
+)
+"""Instruction paraphrases always tried by ``instructions`` (the empty one is the format without instruction)."""
+
+_PROBABILITY_RULES = ("letter", "cloze-raw", "cloze-token", "cloze-byte", "pmi")
+
+
+@dataclass(frozen=True)
+class StressConfig:
+    """What a stress run asks, of how many items, and how its figures are estimated."""
+
+    rule: str = "letter"
+    """The scoring rule of every arrangement perturbation (letter scoring shows selection bias most directly)."""
+    rule_params: Mapping[str, Any] = field(default_factory=dict)
+    """Keyword parameters of ``rule``."""
+    format: str | PromptFormat = "mmlu"
+    """The base prompt format; the format grammar and the instruction paraphrases vary it."""
+    perturbations: tuple[str, ...] = DEFAULT_PERTURBATIONS
+    """Which perturbations to run (:data:`PERTURBATIONS`); ``identity`` is always added."""
+    rules: tuple[str, ...] = _PROBABILITY_RULES
+    """The scoring rules compared by ``rules`` (add ``generate`` to include generate-then-parse)."""
+    permutations: int | None = 6
+    """Orders per item for ``permutations``: a seeded sample of this many, or ``None`` for all ``n!``."""
+    n_formats: int = 8
+    """Formats for ``formats``: the base format plus ``n_formats - 1`` sampled from the grammar."""
+    n_search_formats: int = 24
+    """Formats sampled from the grammar for ``spread-search``."""
+    spread_budget: int = 400
+    """Item evaluations ``spread-search`` may spend (half hunting the best format, half the worst)."""
+    instructions: tuple[str, ...] = ()
+    """Instruction paraphrases of your own, tried with :data:`BUILTIN_INSTRUCTIONS`."""
+    pride_fraction: float = 0.05
+    """Share of items (seeded) whose cyclic passes estimate PriDe's ID prior."""
+    limit: int | None = None
+    """Use only the first ``limit`` items."""
+    sample: int | None = None
+    """Use a seeded random sample of this many items (after ``limit``)."""
+    cache: str | Path | bool = True
+    """The SQLite cache file; ``True`` for the default file, ``False`` for memory only."""
+    chunk_size: int = 16
+    """Questions sent to the model per batch: the unit of progress and of committed work."""
+    seed: int = 0
+    """Seeds every random choice: item sample, shuffled IDs, sampled orders and formats, PriDe sample, bootstrap."""
+    model_options: Mapping[str, Any] = field(default_factory=dict)
+    """Keyword options for the model when it is given by name (``{"n_threads": 2}``)."""
+    n_bootstrap: int = 1000
+    """Bootstrap resamples behind every interval that is not a Wilson interval."""
+    level: float = 0.95
+    """Coverage of every interval."""
+
+    def validate(self) -> None:
+        """Check every setting.
+
+        Raises:
+            ConfigError: an unknown perturbation or rule, or a count, fraction or level out of range.
+        """
+        for name in self.perturbations:
+            if name not in PERTURBATIONS:
+                raise ConfigError(unknown_name_message("perturbation", name, PERTURBATIONS))
+        for name in self.rules:
+            if name not in SCORING_RULES:
+                raise ConfigError(unknown_name_message("scoring rule", name, SCORING_RULES))
+        for name in ("n_formats", "n_search_formats", "spread_budget", "chunk_size", "n_bootstrap"):
+            _check_count(name, getattr(self, name), minimum=1)
+        for name in ("limit", "sample", "permutations"):
+            if getattr(self, name) is not None:
+                _check_count(name, getattr(self, name), minimum=1)
+        _check_count("seed", self.seed, minimum=0)
+        if not 0 < self.pride_fraction <= 1:
+            raise ConfigError(f"pride_fraction must be in (0, 1], got {self.pride_fraction!r} (0.05 is 5% of items)")
+        if not 0 < self.level < 1:
+            raise ConfigError(f"level must be in (0, 1), got {self.level!r}")
+        if "rules" in self.perturbations and not self.rules:
+            raise ConfigError("the 'rules' perturbation needs at least one scoring rule in rules")
+        for text in self.instructions:
+            if not isinstance(text, str) or not text.strip():
+                raise ConfigError(f"instruction paraphrases must be non-empty strings, got {text!r}")
+
+    @property
+    def run(self) -> tuple[str, ...]:
+        """The perturbations that run, in :data:`PERTURBATIONS` order, ``identity`` first."""
+        wanted = {"identity", *self.perturbations}
+        return tuple(name for name in PERTURBATIONS if name in wanted)
+
+    def main_rule(self) -> ScoringRule:
+        """The rule of the arrangement perturbations (its parameters checked)."""
+        return get_scoring_rule(self.rule, **_with_seed(self.rule, self.rule_params, self.seed))
+
+    def compared_rules(self) -> tuple[ScoringRule, ...]:
+        """The rules of the ``rules`` perturbation; the main rule keeps its parameters."""
+        return tuple(self.main_rule() if name == self.rule else
+                     get_scoring_rule(name, **_with_seed(name, {}, self.seed)) for name in dict.fromkeys(self.rules))
+
+    def base_format(self) -> PromptFormat:
+        """The base prompt format."""
+        return self.format if isinstance(self.format, PromptFormat) else get_format(self.format)
+
+    @property
+    def rule_scores_options(self) -> bool:
+        """Whether the main rule scores every option (PriDe and the top-two placement need that); ``generate``
+        only marks its parsed choice."""
+        return self.rule != "generate"
+
+    @property
+    def format_name(self) -> str:
+        """The base format's name in results."""
+        return self.format if isinstance(self.format, str) else "custom"
+
+    def cache_path(self) -> str:
+        """The cache file (``":memory:"`` when ``cache`` is False)."""
+        if self.cache is False:
+            return ":memory:"
+        return str(default_cache_path() if self.cache is True else Path(self.cache).expanduser())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as recorded in results (the format by name or as its fields)."""
+        return {
+            "rule": self.rule,
+            "rule_params": dict(self.rule_params),
+            "format": self.format_name,
+            "perturbations": list(self.run),
+            "rules": list(self.rules),
+            "permutations": self.permutations,
+            "n_formats": self.n_formats,
+            "n_search_formats": self.n_search_formats,
+            "spread_budget": self.spread_budget,
+            "instructions": list(BUILTIN_INSTRUCTIONS) + list(self.instructions),
+            "pride_fraction": self.pride_fraction,
+            "limit": self.limit,
+            "sample": self.sample,
+            "cache": self.cache_path(),
+            "chunk_size": self.chunk_size,
+            "n_bootstrap": self.n_bootstrap,
+            "level": self.level,
+        }
+
+
+def _check_count(name: str, value: Any, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ConfigError(f"{name} must be an integer of at least {minimum}, got {value!r}")
+
+
+def _with_seed(rule: str, params: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    params = dict(params)
+    if rule == "generate":
+        params.setdefault("seed", seed)
+    return params

@@ -1,0 +1,288 @@
+"""The stress report prints what a user reads off a run: every figure with its interval, markup-safe, never crashing."""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from pfungst.report.stress_console import render_ranks, render_stress
+from pfungst.stress.metrics import (
+    answer_moved,
+    circular_metrics,
+    paired_difference,
+    selection_bias,
+    variant_accuracies,
+)
+from pfungst.stress.multiprompt import multiprompt_stats
+from pfungst.stress.outcome import Outcome
+from pfungst.stress.pride import run_pride
+from pfungst.stress.ranks import rank_stability
+from pfungst.stress.score_result import ScoreCounts
+from pfungst.stress.spread import format_spread, search_spread
+from pfungst.stress.stress_result import Analysis, PerturbationCost, StressResult
+
+N_ITEMS = 8
+LABELS = ("A", "B", "C", "D")
+CELL = r"[\s│]+"
+"""What separates two table cells in the output."""
+POSITION_PRIOR = (0.7, 0.1, 0.1, 0.1)
+"""The fake model's weight for each position: strong enough that it always answers at the first position."""
+
+
+def _outcome(item: int, perturbation: str, variant: str, order: tuple[int, ...], *, chosen_position: int | None = None,
+             labels: tuple[str, ...] = LABELS, format_name: str = "mmlu", chosen: int | None = None) -> Outcome:
+    """Item ``q<item>`` (gold ``item % 4``) in ``order``; by default the model answers at the first position, with
+    log-scores ``log(prior(position) * content(option))`` (content 0.6 for the gold, 0.4 / 3 for the others)."""
+    gold = item % 4
+    scores = tuple(math.log(POSITION_PRIOR[p] * (0.6 if order[p] == gold else 0.4 / 3)) for p in range(4))
+    if chosen is not None:
+        chosen_position = order.index(chosen)
+    position = 0 if chosen_position is None else chosen_position
+    return Outcome(item_id=f"q{item}", perturbation=perturbation, variant=variant, rule="letter", format=format_name,
+                   order=order, labels=labels, gold=gold, chosen=order[position], chosen_position=position,
+                   status="ok", scores=scores)
+
+
+def _gold_at(item: int, slot: int) -> tuple[int, ...]:
+    gold = item % 4
+    others = [option for option in range(4) if option != gold]
+    return tuple(others[:slot] + [gold] + others[slot:])
+
+
+@dataclass(frozen=True)
+class _Mystery:
+    """An analysis result no renderer knows."""
+
+    verdict: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"verdict": self.verdict, "score": 42}
+
+
+def _stress_result(seed: int) -> StressResult:
+    """A first-position model on 8 four-option items (gold spread evenly), under every perturbation."""
+    items = range(N_ITEMS)
+    identity = [_outcome(i, "identity", "identity", (0, 1, 2, 3)) for i in items]
+    cyclic = [_outcome(i, "cyclic", f"shift {s}", tuple((p + s) % 4 for p in range(4)))
+              for i in items for s in range(4)]
+    moved = [_outcome(i, "answer-moved", f"slot {s + 1}", _gold_at(i, s)) for i in items for s in range(4)]
+    shuffled = [_outcome(i, "ids-shuffled", "ids shuffled", (0, 1, 2, 3),
+                         labels=tuple(("[bold]", "B", "C", "D")[(p + i) % 4] for p in range(4))) for i in items]
+    adjacent = [_outcome(i, "top2", "adjacent", (0, 1, 2, 3), chosen=i % 4) for i in items]
+    ends = [_outcome(i, "top2", "ends", (0, 1, 2, 3)) for i in items]
+    names = ["[bold]plain", *(f"format {f}" for f in range(2, 9))]  # format f gets the first f items right
+    formats = [_outcome(i, "formats", name, (0, 1, 2, 3), format_name=name, chosen=i % 4 if i < f else (i + 1) % 4)
+               for f, name in enumerate(names, start=1) for i in items]
+    prompts = [_outcome(i, "instructions", f"paraphrase {p}", (0, 1, 2, 3), format_name=f"paraphrase {p}",
+                        chosen=i % 4 if i < right else (i + 1) % 4) for p, right in ((1, 6), (2, 2)) for i in items]
+    debiased = run_pride(identity, [o for o in cyclic if o.item_id in ("q0", "q1")], ["q0", "q1"], fraction=0.25)
+    search = search_spread(["good", "bad"], 40, lambda fmt, chosen: [fmt == "good" or i % 4 == 0 for i in chosen],
+                           budget=40, batch=10, seed=seed)
+    boot = {"seed": seed, "n_bootstrap": 200}
+    analyses = (
+        Analysis("selection-bias", "letter, identity, by position", selection_bias(identity, by="position", **boot)),
+        Analysis("circular", "letter, cyclic rotations", circular_metrics(cyclic, **boot)),
+        Analysis("answer-moved", "letter, gold moved to each slot", answer_moved(moved, **boot)),
+        Analysis("selection-bias", "letter, ids shuffled, by label", selection_bias(shuffled, by="label", **boot)),
+        Analysis("paired-difference", "letter, top two adjacent versus at the ends",
+                 paired_difference(adjacent, ends, names=("adjacent", "ends"), **boot)),
+        Analysis("pride", "letter, K = 25%", debiased),
+        Analysis("selection-bias", "letter, PriDe debiased, by position",
+                 selection_bias(debiased.outcomes, by="position", **boot)),
+        Analysis("format-spread", "letter, 8 formats", format_spread(formats, **boot)),
+        Analysis("spread-search", "letter, 2 formats", search),
+        Analysis("multiprompt", "letter, instruction paraphrases", multiprompt_stats(prompts, by="format", **boot)),
+        Analysis("mystery", "letter, something new", _Mystery("odd")),
+    )
+    outcomes = (*identity, *cyclic, *moved, *shuffled, *adjacent, *ends, *formats, *prompts)
+    return StressResult(
+        model="llamacpp:/models/tiny.gguf:1234:abcd",
+        accuracies=variant_accuracies([*outcomes, *debiased.outcomes]),
+        analyses=analyses,
+        costs=(PerturbationCost("identity", 8, 8, 1.0, 1.0), PerturbationCost("cyclic", 32, 24, 4.0, 3.0),
+               PerturbationCost("spread-search", 0, 0, math.nan, math.nan)),
+        outcomes=outcomes,
+        counts=ScoreCounts(requests=120, unique_requests=100, hits=30, misses=70, model_calls=7, seconds=2.5),
+        warnings=("top2 (letter) partly skipped: [bold]3 items[/bold] have one option",),
+        benchmark={"name": "toy [v2]", "n_items": N_ITEMS},
+        settings={"rule": "letter", "format": "mmlu"},
+        seed=seed,
+        environment={},
+    )
+
+
+@pytest.fixture
+def report(seed: int) -> str:
+    console = Console(file=io.StringIO(), width=100)
+    render_stress(_stress_result(seed), console)
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    assert all(len(line) <= 100 for line in text.splitlines())
+    return text
+
+
+def _line(text: str, start: str) -> str:
+    """The first line that starts (after indentation) with ``start``."""
+    return next(line.strip() for line in text.splitlines() if line.strip().startswith(start))
+
+
+def test_header_names_benchmark_items_model_file_seed_rule_and_format(report: str, seed: int) -> None:
+    assert report.splitlines()[0] == f"stress of toy [v2]: 8 items, model tiny.gguf, seed {seed}, rule letter, " \
+                                     "base format mmlu"
+
+
+def test_accuracy_table_lists_few_variants_and_collapses_a_family_of_eight(report: str) -> None:
+    # The first-position model is right when the gold is at A: 2 of 8 items, chance 1/4.
+    assert re.search(rf"identity{CELL}identity{CELL}0\.250 \[0\.071, 0\.591\]{CELL}0\.250{CELL}8", report)
+    assert re.search(rf"shift 3{CELL}0\.250", report) and re.search(rf"slot 4{CELL}0\.000", report)
+    assert re.search(rf"pride{CELL}debiased{CELL}1\.000", report)  # PriDe's debiased answers are a variant too
+    # Eight formats: one row, the least .. the most accurate; the formats in between are not listed anywhere.
+    assert re.search(rf"formats{CELL}8 variants: \[bold\]plain \.\. format 8{CELL}0\.125 \.\. 1\.000", report)
+    assert "format 3" not in report
+
+
+def test_selection_bias_shows_recall_bars_rstd_counts_and_the_favourite(report: str) -> None:
+    # Always position 1: recall 1 there and 0 elsewhere, RStd = std(1, 0, 0, 0) x 100 = 43.3.
+    assert re.search(r"1 █{20} 1\.000 \[0\.342, 1\.000\], chance 0\.250, n=2", report)
+    assert re.search(r"2 \s{20} 0\.000 \[0\.000, 0\.658\]", report)
+    assert _line(report, "RStd").startswith("RStd 43.3 [")
+    chosen = _line(report, "chosen positions")
+    assert chosen.startswith("chosen positions: 1 8, 2 0, 3 0, 4 0 (uniform choice expects 2 each); chi-squared 24.00")
+    assert _line(report, "share choosing the favourite (1)").startswith(
+        "share choosing the favourite (1): 1.000 [0.676, 1.000], chance 0.250 (n=8)")
+
+
+def test_circular_evaluation_rows_with_baselines(report: str) -> None:
+    assert "4 arrangements per item, 8 items" in report
+    assert re.match(r"plain \(original order\)\s+0\.250 \[0\.071, 0\.591\]\s+0\.250\s+8$",
+                    _line(report, "plain (original order)"))
+    # Right under every rotation never; chance of that 4 * (1/4)^4 for consistency, (1/4)^4 for circular.
+    assert re.match(r"circular \(right in every one\)\s+0\.000 \[0\.000, 0\.324\]\s+0\.004\s+8$",
+                    _line(report, "circular (right in every one)"))
+    assert re.match(r"consistency \(same answer in all\)\s+0\.000 .*\s+0\.016\s+8$",
+                    _line(report, "consistency (same answer in all)"))
+    assert re.match(r"fluctuation \(answer moved\)\s+1\.000 \[1\.000, 1\.000\]\s+0\.750\s+8$",
+                    _line(report, "fluctuation (answer moved)"))
+
+
+def test_answer_moved_shows_each_slot_the_gap_and_worst_case(report: str) -> None:
+    assert re.match(r"gold in slot A\s+1\.000 .*0\.250\s+8$", _line(report, "gold in slot A"))
+    assert re.match(r"gold in slot D\s+0\.000 .*0\.250\s+8$", _line(report, "gold in slot D"))
+    assert re.match(r"gap \(best - worst slot\)\s+1\.000 \[1\.000, 1\.000\]\s+0\.000\s+8$",
+                    _line(report, "gap (best - worst slot)"))
+    assert re.match(r"right in every slot\s+0\.000", _line(report, "right in every slot"))
+
+
+def test_paired_difference_shows_both_accuracies_the_difference_and_mcnemar_p(report: str) -> None:
+    assert re.match(r"accuracy, adjacent\s+1\.000", _line(report, "accuracy, adjacent"))
+    assert re.match(r"accuracy, ends\s+0\.250", _line(report, "accuracy, ends"))
+    # 6 items right only when adjacent, none the other way: McNemar p = 2 / 2^6.
+    assert re.match(r"difference\s+0\.750 \[.*\]\s+0\.000\s+8\s+0\.031$", _line(report, "difference"))
+    assert "6 items right only with adjacent, 0 only with ends, of 8" in report
+
+
+def test_pride_shows_plain_and_debiased_accuracy_the_prior_and_its_cost(report: str) -> None:
+    assert re.match(r"plain accuracy\s+0\.250", _line(report, "plain accuracy"))
+    assert re.match(r"debiased, all items\s+1\.000", _line(report, "debiased, all items"))
+    assert re.match(r"debiased, the rest \(one pass each\)\s+1\.000 .*\s+6$", _line(report, "debiased, the rest"))
+    assert _line(report, "prior over positions") == (
+        "prior over positions, K=4 (2 items): 1 0.700, 2 0.100, 3 0.100, 4 0.100")
+    # Two items in 4 rotations plus one pass for each of the other 6: 14 passes for 8 plain ones.
+    assert _line(report, "14 passes") == "14 passes against 8 plain: cost x1.75; prior from 2 items (25%)"
+    assert "selection-bias (letter, PriDe debiased, by position)" in report
+
+
+def test_format_spread_and_spread_search_show_best_worst_spread_and_budget(report: str, seed: int) -> None:
+    assert "best format 8: 1.000 [0.676, 1.000] (n=8)" in report and "worst [bold]plain: 0.125" in report
+    assert "spread (best - worst): 0.875 [" in report and "over 8 formats" in report
+    search = _stress_result(seed).analysis("spread-search")  # which format the seeded search judged best varies
+    assert f"best {search.best.format}: {search.best.accuracy.value:.3f} [" in report
+    assert f"worst {search.worst.format}: {search.worst.accuracy.value:.3f} [" in report
+    assert "40 item evaluations of a budget of 40" in report
+
+
+def test_multiprompt_shows_maxp_avgp_cps_and_spread(report: str) -> None:
+    # Paraphrase 1 gets 6 of 8 right, paraphrase 2 gets 2: MaxP 0.75, AvgP 0.5, spread 0.5.
+    assert re.match(r"MaxP \(best prompt\)\s+0\.750 \[", _line(report, "MaxP"))
+    assert re.match(r"AvgP \(mean over prompts\)\s+0\.500 \[", _line(report, "AvgP"))
+    assert _line(report, "CPS").startswith("CPS")
+    assert "2 prompts, 8 items" in report
+
+
+def test_costs_counts_and_warnings_are_printed(report: str) -> None:
+    assert re.search(rf"cyclic{CELL}32{CELL}24{CELL}x4\.00{CELL}x3\.00", report)
+    assert re.search(rf"spread-search{CELL}0{CELL}0{CELL}-{CELL}-", report)
+    assert "requests 120 (100 distinct): 30 from the cache, 70 asked of the model in 7 calls, 2.5 s" in report
+    assert "warning: top2 (letter) partly skipped: [bold]3 items[/bold] have one option" in report
+
+
+def test_markup_in_labels_format_names_and_names_is_printed_literally(report: str) -> None:
+    # A label "[bold]" of the shuffled IDs, a format "[bold]plain", the benchmark "toy [v2]": all shown as written.
+    assert re.search(r"\[bold\] █+\s+", report)
+    assert "chosen labels: B 2, C 2, D 2, [bold] 2 (uniform" in report
+    assert "[bold]plain" in report and "toy [v2]" in report
+
+
+def test_an_unknown_analysis_is_printed_from_its_to_dict(report: str) -> None:
+    assert "mystery (letter, something new)" in report
+    assert _line(report, "verdict:") == 'verdict: "odd"'
+    assert _line(report, "score:") == "score: 42"
+
+
+def test_a_run_without_analyses_or_costs_prints_header_table_and_counts() -> None:
+    outcomes = [_outcome(i, "identity", "identity", (0, 1, 2, 3)) for i in range(4)]
+    result = StressResult(model="scripted", accuracies=variant_accuracies(outcomes), analyses=(), costs=(),
+                          outcomes=tuple(outcomes), counts=ScoreCounts(4, 4, 0, 4, 1, 0.1), warnings=(),
+                          benchmark={"name": "tiny", "n_items": 4}, settings={"rule": "letter", "format": "mmlu"},
+                          seed=0, environment={})
+    console = Console(file=io.StringIO(), width=100)
+    render_stress(result, console)
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "cost of each perturbation" not in text and "warning" not in text
+    assert re.search(rf"identity{CELL}identity{CELL}0\.250", text)
+    assert text.splitlines()[-1].startswith("requests 4 (4 distinct)")
+
+
+def _answers(n_correct: int, n_items: int = 10) -> dict[str, bool]:
+    return {f"q{i:02d}": i < n_correct for i in range(n_items)}
+
+
+def test_render_ranks_shows_places_agreement_largest_shift_and_identity_pairs(seed: int) -> None:
+    # Accuracies 0.9 / 0.6 / 0.3 in the original order, reversed when the answer is moved.
+    ranks = rank_stability({
+        "a": {"identity": _answers(9), "answer moved": _answers(3)},
+        "b": {"identity": _answers(6), "answer moved": _answers(6)},
+        "llamacpp:/m/c.gguf:9:ff": {"identity": _answers(3), "answer moved": _answers(9)},
+    }, seed=seed, n_bootstrap=200)
+    console = Console(file=io.StringIO(), width=100)
+    render_ranks(ranks, console)
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    assert text.splitlines()[0] == f"rank stability: 3 models x 2 variants (seed {seed}, 200 resamples)"
+    assert "c.gguf" in text and "llamacpp:" not in text
+    assert re.search(rf"identity{CELL}0\.900 \[0\.596, 0\.982\]{CELL}0\.600 \[[^]]*\]{CELL}0\.300 \[", text)
+    assert re.search(rf"#1 \[[^]]*\]{CELL}#2 \[[^]]*\]{CELL}#3 \[", text)
+    assert "Kendall's tau between variants: lowest -1.000 (p 0.333), identity vs answer moved; 1 pair\n" in text
+    assert "Kendall's W 0.000, p 1.000" in text
+    assert "largest rank shift: a from #1 on identity to #3 on answer moved (+2)" in text
+    # Pairwise comparisons on the identity variant only: a - b = 0.3, a - c = 0.6 (6 discordant, p = 2 / 2^6).
+    assert re.search(rf"a{CELL}b{CELL}0\.300 \[", text)
+    assert re.search(rf"a{CELL}c\.gguf{CELL}0\.600 \[[^]]*\]{CELL}0\.031", text)
+    assert not re.search(r"-0\.300", text)
+
+
+def test_render_ranks_with_one_variant_says_w_is_undefined(seed: int) -> None:
+    ranks = rank_stability({"a": {"plain": _answers(7)}, "b": {"plain": _answers(4)}}, seed=seed, n_bootstrap=50)
+    console = Console(file=io.StringIO(), width=100)
+    render_ranks(ranks, console)
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    assert text.splitlines()[0] == f"rank stability: 2 models x 1 variant (seed {seed}, 50 resamples)"
+    places = [line for line in text.splitlines() if "#" in line]
+    assert places and not any(re.search(r"\d\.\d{3}", line) for line in places)  # places to 3 significant digits
+    assert "Kendall's W over variants: undefined with 1 variant" in text and "tau" not in text
+    assert "largest rank shift: none" in text
+    assert "pairwise on plain" in text
