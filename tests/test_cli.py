@@ -59,12 +59,23 @@ def test_bad_map_syntax_is_a_user_error(tmp_path: Path) -> None:
     assert "expected KEY=VALUE" in result.output
 
 
-def test_demo_writes_the_planted_benchmarks_and_they_load_back(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["demo", "--out", str(tmp_path), "--items", "60", "--seed", "1"])
+def test_demo_writes_the_planted_benchmarks_and_stresses_the_embedded_model(tmp_path: Path) -> None:
+    _need_smollm2()
+    result = runner.invoke(app, ["demo", "--out", str(tmp_path), "--items", "60", "--seed", "1", "--stress-items",
+                                 "2", "--quiet"])
     assert result.exit_code == 0, result.output
     written = sorted(p.name for p in tmp_path.glob("*.jsonl"))
     assert written == ["control.jsonl", "cue-word.jsonl", "gold-position.jsonl", "longest-option.jsonl"]
     assert "planted" in result.output
+    stressed = json.loads((tmp_path / "gold-position.stress.json").read_text())
+    assert stressed["n_items"] == 2 and len(stressed["outcomes"]) == 2 * (1 + 4 + 4 + 2)
+    output = " ".join(result.output.split())
+    assert "stress of gold-position: 2 items" in output and "With the answer moved to each slot" in output
+
+
+def test_demo_rejects_zero_stress_items_with_exit_2(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["demo", "--out", str(tmp_path / "demo"), "--stress-items", "0"])
+    assert result.exit_code == 2 and "stress_items must be a positive number" in result.output
 
 
 def test_version() -> None:
@@ -210,3 +221,80 @@ def test_score_interrupted_with_ctrl_c_exits_130_and_keeps_its_answers(shared_da
     assert process.returncode == 130, stderr
     assert "interrupted" in stderr and "Traceback" not in stderr
     assert 0 < _cache_rows(cache) < 120
+
+
+# --- pfungst stress: the embedded SmolLM2 model on a tiny benchmark ---------------------------------------------
+
+
+def _need_smollm2() -> None:
+    """Skip, with the install line as reason, where the embedded model or llama.cpp is not installed."""
+    import pytest
+
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    from pfungst.errors import MissingDependency
+    from pfungst.models.embedded import embedded_model_path
+
+    try:
+        embedded_model_path()
+    except MissingDependency as exc:
+        pytest.skip(str(exc))
+
+
+def _tiny_benchmark(folder: Path) -> Path:
+    data = folder / "tiny.jsonl"
+    rows = [  # pfungst's native JSON lines
+        {"id": "sky", "text": "What colour is the sky on a clear day?", "options": ["green", "blue", "red", "black"],
+         "gold": 1},
+        {"id": "dog", "text": "How many legs does a dog have?", "options": ["four", "two", "six", "eight"], "gold": 0},
+        {"id": "fruit", "text": "Which is a fruit?", "options": ["carrot", "potato", "apple", "onion"], "gold": 2},
+        {"id": "sum", "text": "What is 2 + 2?", "options": ["3", "5", "6", "4"], "gold": 3},
+        {"id": "cow", "text": "Which animal says moo?", "options": ["cat", "cow", "dog", "duck"], "gold": 1},
+    ]
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return data
+
+
+def _stress(data: Path, tmp_path: Path, name: str, *options: str) -> tuple[Any, dict[str, Any]]:
+    summary = tmp_path / f"{name}.json"
+    cache = tmp_path / "cache.sqlite"
+    result = runner.invoke(app, ["stress", str(data), "--model", "smollm2", "--limit", "4", "-p", "identity", "-p",
+                                 "cyclic", "--rules", "letter", "-p", "rules", "--cache", str(cache), "--threads", "1",
+                                 "--bootstrap", "100", "--quiet", "--json", str(summary), *options])
+    assert result.exit_code == 0, result.output
+    return result, json.loads(summary.read_text())
+
+
+def test_stress_writes_json_and_items_then_resumes_from_its_cache(tmp_path: Path) -> None:
+    _need_smollm2()
+    data = _tiny_benchmark(tmp_path)
+    items = tmp_path / "outcomes.jsonl"
+    result, summary = _stress(data, tmp_path, "first", "--items", str(items))
+    assert summary["schema_version"] == "pfungst.stress/1" and summary["n_items"] == 4
+    assert summary["settings"]["perturbations"] == ["identity", "cyclic", "rules"]
+    lines = [json.loads(line) for line in items.read_text().splitlines()]
+    assert len(lines) == 4 * (1 + 4 + 1)
+    assert sorted({line["perturbation"] for line in lines}) == ["cyclic", "identity", "rules"]
+    # identity, cyclic shift 0 and the letter rule ask the same question: 4 rotations x 4 items distinct requests.
+    assert summary["counts"]["unique_requests"] == 16 == summary["counts"]["misses"]
+    assert "circular (letter, cyclic rotations)" in " ".join(result.output.split())
+
+    _, again = _stress(data, tmp_path, "again")
+    assert (again["counts"]["model_calls"], again["counts"]["misses"], again["counts"]["hits"]) == (0, 0, 16)
+    assert again["accuracies"] == summary["accuracies"]
+
+
+def test_stress_rejects_an_unknown_perturbation_with_exit_2(tmp_path: Path) -> None:
+    data = _tiny_benchmark(tmp_path)
+    result = runner.invoke(app, ["stress", str(data), "-p", "cyclc", "--cache", str(tmp_path / "cache.sqlite")])
+    assert result.exit_code == 2
+    assert "Unknown perturbation 'cyclc'. Did you mean: cyclic?" in " ".join(result.output.split())
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "cache.sqlite").exists()  # rejected before the model was loaded
+
+
+def test_stress_rejects_a_permutation_count_that_is_not_a_number(tmp_path: Path) -> None:
+    data = _tiny_benchmark(tmp_path)
+    result = runner.invoke(app, ["stress", str(data), "--permutations", "abc"])
+    assert result.exit_code == 2
+    assert "--permutations 'abc': give a number of orders per item or 'all'" in " ".join(result.output.split())
+    assert "Traceback" not in result.output

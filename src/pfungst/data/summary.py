@@ -61,6 +61,7 @@ class BenchmarkSummary:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "schema_version": "pfungst.summary/1",
             "benchmark": self.benchmark,
             "gold_counts": self.gold_counts,
             "gold_uniformity": self.gold_uniformity.to_dict(),

@@ -1,5 +1,16 @@
-"""Reports: render result objects for people (console) and machines (JSON). Reports compute nothing."""
+"""Reports: render result objects for people (console, HTML, Markdown) and machines (JSON). Reports compute nothing.
+
+HTML, Markdown and JSON reports render the result files that ``--json`` writes (``load_results``), so a report can be
+made later, elsewhere, from files alone.
+"""
 
 from pfungst.report.console import render_readers, render_summary
+from pfungst.report.document import build_report
+from pfungst.report.html import render_html, write_html
+from pfungst.report.loading import load_result, load_results
+from pfungst.report.markdown import render_markdown
+from pfungst.report.output import write_report
+from pfungst.report.plots import write_plots
 
-__all__ = ["render_readers", "render_summary"]
+__all__ = ["build_report", "load_result", "load_results", "render_html", "render_markdown", "render_readers",
+           "render_summary", "write_html", "write_plots", "write_report"]

@@ -31,7 +31,7 @@ from pfungst.stress.score_result import ItemScore, ScoreResult, accuracy_estimat
 from pfungst.stress.scoring import ScoringRule, get_scoring_rule
 from pfungst.stress.variants import Presentation
 
-__all__ = ["ScoreConfig", "default_cache_path", "score_benchmark"]
+__all__ = ["ScoreConfig", "default_cache_path", "known_settings", "score_benchmark"]
 
 _CACHE_ENV = "PFUNGST_CACHE"
 _MEMORY = ":memory:"
@@ -133,7 +133,7 @@ def score_benchmark(
         >>> [record.chosen for record in result.items], result.accuracy.value, result.counts.misses
         ([0, 1], 0.5, 4)
     """
-    config = replace(config or ScoreConfig(), **_known(settings))
+    config = replace(config or ScoreConfig(), **known_settings(ScoreConfig, settings, "score"))
     rule, prompt_format = config.resolve()
     if config.limit is not None:
         benchmark = benchmark[: config.limit]
@@ -163,11 +163,16 @@ def score_benchmark(
     )
 
 
-def _known(settings: dict[str, Any]) -> dict[str, Any]:
-    names = {f.name for f in fields(ScoreConfig)}
+def known_settings(config_type: type, settings: dict[str, Any], what: str) -> dict[str, Any]:
+    """``settings`` after checking each names a field of the dataclass ``config_type`` (keyword overrides).
+
+    Raises:
+        ConfigError: an unknown name (all field names listed).
+    """
+    names = {f.name for f in fields(config_type)}
     unknown = sorted(set(settings) - names)
     if unknown:
-        raise ConfigError(f"unknown score setting(s) {unknown}; ScoreConfig has {sorted(names)}")
+        raise ConfigError(f"unknown {what} setting(s) {unknown}; {config_type.__name__} has {sorted(names)}")
     return settings
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from pfungst.errors import ConfigError
 from pfungst.stats import Estimate, wilson_interval
 from pfungst.stress.scoring.base import Status
 
-__all__ = ["SCHEMA_VERSION", "ItemScore", "ScoreCounts", "ScoreResult", "accuracy_estimate"]
+__all__ = ["SCHEMA_VERSION", "ItemScore", "ScoreCounts", "ScoreResult", "accuracy_estimate", "write_records"]
 
 SCHEMA_VERSION = "pfungst.score/1"
 _ITEM_SUFFIXES = (".jsonl", ".parquet")
@@ -163,21 +164,32 @@ class ScoreResult:
         Raises:
             ConfigError: another suffix.
         """
-        path = Path(path)
-        suffix = path.suffix.lower()
-        if suffix not in _ITEM_SUFFIXES:
-            raise ConfigError(f"cannot write per-item results to {path}: the suffix {path.suffix!r} is not one of "
-                              f"{list(_ITEM_SUFFIXES)}. Name the file results.jsonl or results.parquet.")
-        if suffix == ".parquet":
-            self.to_frame().to_parquet(path, index=False)
-        else:
-            with path.open("w", encoding="utf-8") as handle:
-                for record in self.items:
-                    handle.write(json.dumps(record.to_dict(), ensure_ascii=False) + "\n")
-        return path
+        return write_records(path, [record.to_dict() for record in self.items], self.to_frame, "results")
 
     def __repr__(self) -> str:
         ci = self.accuracy.ci
         interval = f" [{ci.low:.3f}, {ci.high:.3f}]" if ci else ""
         return (f"ScoreResult(rule={self.rule!r}, n={len(self.items)}, accuracy={self.accuracy.value:.3f}{interval}, "
                 f"chance={self.accuracy.baseline:.3f})")
+
+
+def write_records(path: str | Path, rows: Sequence[dict[str, Any]], frame: Callable[[], pd.DataFrame],
+                  name: str) -> Path:
+    """Write per-item ``rows`` to ``path``: one JSON object per line for ``.jsonl``, ``frame()`` as Parquet for
+    ``.parquet``.
+
+    Raises:
+        ConfigError: another suffix (the message suggests ``<name>.jsonl``).
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in _ITEM_SUFFIXES:
+        raise ConfigError(f"cannot write per-item {name} to {path}: the suffix {path.suffix!r} is not one of "
+                          f"{list(_ITEM_SUFFIXES)}. Name the file {name}.jsonl or {name}.parquet.")
+    if suffix == ".parquet":
+        frame().to_parquet(path, index=False)
+    else:
+        with path.open("w", encoding="utf-8") as handle:
+            for row in rows:
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return path

@@ -16,12 +16,11 @@ import pandas as pd
 from pfungst.errors import ConfigError
 from pfungst.stress.metrics import VariantAccuracy
 from pfungst.stress.outcome import Outcome
-from pfungst.stress.score_result import ScoreCounts
+from pfungst.stress.score_result import ScoreCounts, write_records
 
 __all__ = ["SCHEMA_VERSION", "Analysis", "PerturbationCost", "StressResult", "read_outcomes"]
 
 SCHEMA_VERSION = "pfungst.stress/1"
-_ITEM_SUFFIXES = (".jsonl", ".parquet")
 
 
 @dataclass(frozen=True)
@@ -116,7 +115,7 @@ class StressResult:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per outcome (item x perturbation x variant x rule x format)."""
-        return pd.DataFrame([outcome.to_dict() for outcome in self.outcomes])
+        return pd.DataFrame([outcome.to_dict() for outcome in self.outcomes])  # infinite scores as None
 
     def to_dict(self, items: bool = False) -> dict[str, Any]:
         """A JSON-safe dict with stable keys; ``items=True`` adds every outcome."""
@@ -150,20 +149,7 @@ class StressResult:
         Raises:
             ConfigError: another suffix.
         """
-        path = Path(path)
-        suffix = path.suffix.lower()
-        if suffix not in _ITEM_SUFFIXES:
-            raise ConfigError(f"cannot write per-item outcomes to {path}: the suffix {path.suffix!r} is not one of "
-                              f"{list(_ITEM_SUFFIXES)}. Name the file outcomes.jsonl or outcomes.parquet.")
-        if suffix == ".parquet":
-            frame = self.to_frame()
-            frame["scores"] = [[score if math.isfinite(score) else None for score in o.scores] for o in self.outcomes]
-            frame.to_parquet(path, index=False)
-        else:
-            with path.open("w", encoding="utf-8") as handle:
-                for outcome in self.outcomes:
-                    handle.write(json.dumps(outcome.to_dict(), ensure_ascii=False) + "\n")
-        return path
+        return write_records(path, [outcome.to_dict() for outcome in self.outcomes], self.to_frame, "outcomes")
 
     def __repr__(self) -> str:
         plain = self.accuracy("identity").accuracy

@@ -24,10 +24,10 @@ from pfungst.errors import ConfigError
 from pfungst.models.cache import CachedModel
 from pfungst.models.protocol import LanguageModel
 from pfungst.stress.analyses import analyse, pride_items
-from pfungst.stress.engine import Cell, Plan, Progress, ask_plans, open_cached, plan_cell
+from pfungst.stress.engine import Cell, Plan, Progress, ask_plans, count_requests, open_cached, plan_cell
 from pfungst.stress.formats import FormatGrammar, PromptFormat
 from pfungst.stress.outcome import Outcome
-from pfungst.stress.score_result import ScoreCounts
+from pfungst.stress.runner import known_settings
 from pfungst.stress.scoring import ScoringRule
 from pfungst.stress.spread import SpreadSearch, search_spread
 from pfungst.stress.stress_config import BUILTIN_INSTRUCTIONS, StressConfig
@@ -82,7 +82,7 @@ def stress(
             rule needs; all before the first model call.
         BackendError: the model failed (answers stored before the failure stay in the cache; run again to resume).
     """
-    config = replace(config or StressConfig(), **_known(settings))
+    config = replace(config or StressConfig(), **known_settings(StressConfig, settings, "stress"))
     run = _prepare(benchmark, config)
     cells = _first_stage(run)
     plans = [plan_cell(cell) for cell in cells]
@@ -98,7 +98,7 @@ def stress(
         if "spread-search" in config.run:
             search, searched = _search(run, cached, report)
             plans += searched
-        counts = _total(before, cached, time.perf_counter() - start, plans)
+        counts = count_requests(plans, before, cached.stats, time.perf_counter() - start)
         fingerprint = cached.fingerprint
     analyses, accuracies, costs, warnings = analyse(outcomes, plans, run.config, run.estimation_items, search)
     return StressResult(
@@ -114,14 +114,6 @@ def stress(
         seed=config.seed,
         environment=environment(),
     )
-
-
-def _known(settings: dict[str, Any]) -> dict[str, Any]:
-    names = {f.name for f in fields(StressConfig)}
-    unknown = sorted(set(settings) - names)
-    if unknown:
-        raise ConfigError(f"unknown stress setting(s) {unknown}; StressConfig has {sorted(names)}")
-    return settings
 
 
 def _prepare(benchmark: Benchmark, config: StressConfig) -> _Run:
@@ -232,14 +224,6 @@ def _search(run: _Run, cached: CachedModel, progress: Progress) -> tuple[SpreadS
     search = search_spread(list(run.search_formats), len(items), ask_format, budget=budget,
                            batch=min(10, max(1, budget // 20)), seed=run.config.seed)
     return search, asked
-
-
-def _total(before: Any, cached: CachedModel, seconds: float, plans: Sequence[Plan]) -> ScoreCounts:
-    planned = [request for plan in plans for request in plan.requests]
-    after = cached.stats
-    return ScoreCounts(requests=len(planned), unique_requests=len(set(planned)), hits=after.hits - before.hits,
-                       misses=after.misses - before.misses, model_calls=after.model_calls - before.model_calls,
-                       seconds=round(seconds, 3))
 
 
 def _describe(run: _Run) -> dict[str, Any]:

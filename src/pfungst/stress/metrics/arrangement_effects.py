@@ -18,6 +18,7 @@ from scipy.stats import binomtest
 from pfungst.errors import ConfigError
 from pfungst.stats import Estimate, bootstrap_interval
 from pfungst.stress.metrics.accuracy import proportion_estimate
+from pfungst.stress.metrics.grouping import group_by_item
 from pfungst.stress.outcome import Outcome
 from pfungst.stress.score_result import accuracy_estimate
 
@@ -155,19 +156,7 @@ def answer_moved(
 
 
 def _group(outcomes: Sequence[Outcome]) -> dict[str, list[Outcome]]:
-    if not outcomes:
-        raise ConfigError("answer_moved needs outcomes, but none were given. Pass the answer-moved outcomes.")
-    for field in ("rule", "format"):
-        values = sorted({getattr(outcome, field) for outcome in outcomes})
-        if len(values) > 1:
-            raise ConfigError(
-                f"answer_moved needs outcomes of one {field}, but found {len(values)}: {', '.join(values)}. "
-                f"Call it once per {field}."
-            )
-    groups: dict[str, list[Outcome]] = {}
-    for outcome in outcomes:
-        groups.setdefault(outcome.item_id, []).append(outcome)
-    return groups
+    return group_by_item(outcomes, "answer_moved", "the answer-moved outcomes")
 
 
 def _slots(outcomes: Sequence[Outcome]) -> tuple[list[int], tuple[str, ...]]:

@@ -18,6 +18,7 @@ import numpy as np
 from pfungst.errors import ConfigError
 from pfungst.stats import Estimate, bootstrap_interval
 from pfungst.stress.metrics.accuracy import proportion_estimate
+from pfungst.stress.metrics.grouping import group_by_item
 from pfungst.stress.outcome import Outcome
 
 __all__ = ["CircularMetrics", "circular_metrics"]
@@ -133,19 +134,7 @@ def circular_metrics(
 
 
 def _group(outcomes: Sequence[Outcome]) -> dict[str, list[Outcome]]:
-    if not outcomes:
-        raise ConfigError("circular_metrics needs outcomes, but none were given. Pass every arrangement of each item.")
-    for field in ("rule", "format"):
-        values = sorted({getattr(outcome, field) for outcome in outcomes})
-        if len(values) > 1:
-            raise ConfigError(
-                f"circular_metrics needs outcomes of one {field}, but found {len(values)}: {', '.join(values)}. "
-                f"Call it once per {field}."
-            )
-    groups: dict[str, list[Outcome]] = {}
-    for outcome in outcomes:
-        groups.setdefault(outcome.item_id, []).append(outcome)
-    return groups
+    return group_by_item(outcomes, "circular_metrics", "every arrangement of each item")
 
 
 def _summarise(item_id: str, group: list[Outcome]) -> _Item:

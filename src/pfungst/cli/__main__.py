@@ -1,0 +1,5 @@
+"""``python -m pfungst.cli``."""
+
+from pfungst.cli import main
+
+main()

@@ -1,0 +1,83 @@
+"""``pfungst audit``: can a benchmark be answered from surface features alone?"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from pfungst.audit.fixing import fix
+from pfungst.audit.run import AuditConfig, audit
+from pfungst.cli.common import (
+    FormatOption,
+    MapOption,
+    OnErrorOption,
+    StrictOption,
+    app,
+    console,
+    load_benchmark,
+    progress_bar,
+    user_errors,
+)
+from pfungst.report.audit_console import render_audit
+
+__all__ = ["audit_command"]
+
+
+@app.command("audit")
+def audit_command(
+    data: Annotated[Path, typer.Argument(help="Benchmark file or directory.")],
+    format: FormatOption = None,
+    map: MapOption = None,
+    on_error: OnErrorOption = "raise",
+    strict: StrictOption = False,
+    protocol: Annotated[str, typer.Option(
+        help="crossfit (default: stratified repeated cross-fitting, Cohen's kappa, intervals) or pacchiardi2024 "
+        "(the paper's exact protocol).")] = "crossfit",
+    feature_set: Annotated[list[str] | None, typer.Option("--feature-set", help="Feature set to probe, "
+                                                          "repeatable (default: all that apply).")] = None,
+    fields: Annotated[str, typer.Option(help="Partial-input baseline: comma-separated named fields, e.g. "
+                                        "hypothesis.")] = "",
+    seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
+    repeats: Annotated[int, typer.Option(help="Repeats of the cross-fitting.")] = 2,
+    splits: Annotated[int, typer.Option(help="Folds of the cross-fitting.")] = 5,
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples per interval.")] = 1000,
+    permutations: Annotated[int, typer.Option(help="Permutations per p-value.")] = 1000,
+    threshold: Annotated[float, typer.Option(help="Verdict threshold on the interval's lower bound.")] = 0.2,
+    deduplicate: Annotated[bool, typer.Option(help="Drop repeated texts first (the paper did).")] = False,
+    jobs: Annotated[int, typer.Option(help="Parallel folds (joblib).")] = 1,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write the result as JSON.")] = None,
+    items_path: Annotated[Path | None, typer.Option("--items", help="Write per-item predictions as CSV.")] = None,
+    fix_dir: Annotated[Path | None, typer.Option("--fix", help="Write counterbalanced and filtered copies here "
+                                                 "and audit them.")] = None,
+    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+) -> None:
+    """Can the benchmark be answered from surface features alone? Probes, heuristics, cues, and a verdict."""
+    with user_errors():
+        config = AuditConfig(
+            protocol=protocol,  # type: ignore[arg-type]  # validated by AuditConfig.validate
+            feature_sets=tuple(feature_set or ()), fields=tuple(f.strip() for f in fields.split(",") if f.strip()),
+            seed=seed, n_repeats=repeats, n_splits=splits, n_bootstrap=bootstrap, n_permutations=permutations,
+            threshold=threshold, n_jobs=jobs,
+        )
+        config.validate()  # before reading data: a typo should not cost a load
+        benchmark = load_benchmark(data, format, map, on_error, strict)
+        if deduplicate or protocol == "pacchiardi2024":
+            benchmark = benchmark.deduplicate()
+        with progress_bar(quiet) as report:
+            result = audit(benchmark, config, progress=report)
+        render_audit(result, console)
+        if json_path:
+            console.print(f"wrote {escape(str(result.save_json(json_path, items=True)))}")
+        if items_path:
+            result.to_frame().to_csv(items_path, index=False)
+            console.print(f"wrote {escape(str(items_path))}")
+        if fix_dir:
+            with progress_bar(quiet) as report:
+                fixed = fix(benchmark, fix_dir, config, progress=report)
+            for audited in (fixed.counterbalanced_audit, fixed.filtered_audit):
+                if audited is not None:
+                    render_audit(audited, console)
+            console.print("wrote " + ", ".join(escape(p) for p in fixed.paths.values()))

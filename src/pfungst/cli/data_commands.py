@@ -1,0 +1,120 @@
+"""Commands about data: ``formats``, ``inspect`` and the built-in ``demo``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from pfungst.cli.common import (
+    FormatOption,
+    MapOption,
+    OnErrorOption,
+    StrictOption,
+    app,
+    console,
+    load_benchmark,
+    progress_bar,
+    user_errors,
+)
+from pfungst.data.readers import READERS, get_reader
+from pfungst.data.summary import summarize
+from pfungst.data.synthetic import SYNTHETIC
+from pfungst.demo import run_demo
+from pfungst.errors import ConfigError, unknown_name_message
+from pfungst.models.registry import MODELS
+from pfungst.report.audit_console import render_audit, render_demo_verdicts
+from pfungst.report.console import render_readers, render_summary
+from pfungst.report.stress_console import render_stress
+from pfungst.stress.scoring import SCORING_RULES, get_scoring_rule
+from pfungst.stress.stress_config import PERTURBATIONS
+
+__all__ = ["demo", "formats", "inspect"]
+
+
+@app.command()
+def formats(
+    what: Annotated[str, typer.Option(help="What to list: readers, perturbations, rules or models.")] = "readers",
+) -> None:
+    """List the benchmark readers (or the stress perturbations, scoring rules, models), one line each."""
+    with user_errors():
+        if what not in _LISTS:
+            raise ConfigError(unknown_name_message("list", what, _LISTS))
+        render_readers(_LISTS[what](), Console(file=sys.stdout, highlight=False))
+
+
+def _reader_rows() -> list[tuple[str, str]]:
+    return [(name, get_reader(name).description) for name in READERS]
+
+
+def _perturbation_rows() -> list[tuple[str, str]]:
+    return list(PERTURBATIONS.items())
+
+
+def _rule_rows() -> list[tuple[str, str]]:
+    return [(name, (get_scoring_rule(name).__doc__ or "").strip().split("\n")[0]) for name in SCORING_RULES]
+
+
+def _model_rows() -> list[tuple[str, str]]:
+    return [(name, target) for name, target in MODELS.items()] + [
+        ("PATH.gguf", "any GGUF file, run by llama.cpp"), ("FOLDER", "a transformers model folder (pfungst[hf])"),
+        ("openai:<base_url>#<model>", "an OpenAI-compatible server")]
+
+
+_LISTS: dict[str, Callable[[], list[tuple[str, str]]]] = {
+    "readers": _reader_rows, "perturbations": _perturbation_rows, "rules": _rule_rows, "models": _model_rows}
+
+
+@app.command()
+def inspect(
+    data: Annotated[Path, typer.Argument(help="Benchmark file or directory (or a hub name with "
+                                                "--format huggingface).")],
+    format: FormatOption = None,
+    map: MapOption = None,
+    on_error: OnErrorOption = "raise",
+    strict: StrictOption = False,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Also write the summary as JSON here.")] = None,
+) -> None:
+    """Summarise a benchmark: items, options, label and gold-position histograms, lengths, duplicates, provenance."""
+    with user_errors():
+        summary = summarize(load_benchmark(data, format, map, on_error, strict))
+        render_summary(summary, console)
+        if json_path:
+            json_path.write_text(json.dumps(summary.to_dict(), indent=2, ensure_ascii=False) + "\n")
+            console.print(f"wrote {escape(str(json_path))}")
+
+
+@app.command()
+def demo(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the generated benchmarks.")] = Path(
+        "pfungst-demo"
+    ),
+    seed: Annotated[int, typer.Option(help="Random seed; the same seed gives the same files.")] = 0,
+    items: Annotated[int, typer.Option(help="Items per synthetic benchmark.")] = 400,
+    stress_items: Annotated[int, typer.Option(help="gold-position items (the first) the embedded model is "
+                                              "stressed on.")] = 24,
+    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+) -> None:
+    """The built-in job: generate benchmarks with planted artifacts, summarise and audit each, stress the embedded
+    model on one of them, write the results."""
+    with user_errors():
+        with progress_bar(quiet) as report:
+            result = run_demo(out, seed=seed, n_items=items, stress_items=stress_items, progress=report)
+        for name, summary in result.summaries.items():
+            console.rule(f"{name}: planted {escape(SYNTHETIC[name].planted)}")
+            render_summary(summary, console)
+            render_audit(result.audits[name], console, top_cues=5)
+        render_demo_verdicts(result, console)
+        console.rule("demo: the model stressed on gold-position")
+        render_stress(result.stress, console)
+        for line in result.conclusion:
+            console.print(escape(line))
+        console.print(f"wrote {len(result.paths)} benchmarks, their audits and {escape(result.stress_path.name)} "
+                      f"to {escape(str(out))}/ (seed {seed})")
+        console.print(f"report: {escape(str(result.report_path))} (one self-contained page; open it in a browser)")

@@ -1,0 +1,231 @@
+"""Per-item model outcomes (right or wrong on each item) from any source, for joining with an audit.
+
+:func:`read_outcomes` sniffs the format of a file or folder and returns one :class:`ModelOutcomes` per (model,
+dataset) found. The formats (:data:`OUTCOME_FORMATS`, one module each under ``reliance/readers/``):
+
+- ``openai-evals``: OpenAI ``evals`` record logs (Pacchiardi et al. 2024); correctness by pfungst's documented parse
+  rule (:func:`pfungst.data.read_model_answers`), not evals' case-sensitive ``match.correct``.
+- ``pfungst-score``: ``pfungst score --out x.jsonl`` per-item lines, or ``--json`` written with ``items``.
+- ``pfungst-stress``: ``pfungst stress --items x.jsonl`` outcome lines, or a stress JSON written with ``outcomes``;
+  the ``identity`` perturbation by default (``variant=`` picks another).
+- ``lm-eval``: lm-evaluation-harness ``--log_samples`` files ``samples_<task>_<date>.jsonl``; correct where the
+  metric (``acc`` by default) is 1.
+- ``helm``: a HELM run folder's ``per_instance_stats.json``; correct where ``exact_match`` (by default) is 1.
+- ``csv``: a table with columns ``model``, ``item_id``, ``correct`` and optionally ``dataset``.
+
+Duplicate item ids within one (model, dataset): the first is kept and the repeats counted (``n_duplicates``) when
+they agree; when they disagree the file mixes two measurements and reading stops with a :class:`ReaderError`
+naming both lines (pass ``variant=`` or ``metric=`` to pick one measurement).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import warnings
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from pfungst.data.item import FrozenMapping
+from pfungst.errors import ConfigError, ReaderError, unknown_name_message
+
+__all__ = ["OUTCOME_FORMATS", "ModelOutcomes", "OutcomeRequest", "OutcomesBuilder", "read_outcomes"]
+
+OUTCOME_FORMATS: dict[str, str] = {
+    "openai-evals": "pfungst.reliance.readers.openai_evals",
+    "pfungst-stress": "pfungst.reliance.readers.pfungst_results",
+    "pfungst-score": "pfungst.reliance.readers.pfungst_results",
+    "lm-eval": "pfungst.reliance.readers.lm_eval",
+    "helm": "pfungst.reliance.readers.helm",
+    "csv": "pfungst.reliance.readers.table",
+}
+"""Format name -> the module that reads it (``sniff(path) -> bool``, ``read(path, request) -> tuple``); sniffed
+in this order."""
+
+_SUFFIXES = (".jsonl", ".json", ".csv", ".tsv")
+
+
+@dataclass(frozen=True, eq=False)
+class ModelOutcomes:
+    """Whether one model answered each item of one dataset correctly, and where that came from."""
+
+    model: str
+    """The model's name, as the source (or the ``model=`` argument) gives it."""
+    dataset: str
+    """The dataset's name, to be matched with an audit's benchmark name; ``""`` when the source does not say (it
+    then joins the only audit given)."""
+    correct: Mapping[str, bool]
+    """Item id -> whether the model's answer was right (unparseable answers count as wrong)."""
+    source: str
+    """The file read."""
+    format: str
+    """The reader that read it (:data:`OUTCOME_FORMATS`)."""
+    selection: str = ""
+    """What was taken from the source, in words: the metric, perturbation, filter or trial."""
+    n_unparsed: int = 0
+    """Answers from which no option could be read (counted as wrong)."""
+    n_skipped: int = 0
+    """Source records not used: other perturbations, filters, trials or perturbed instances."""
+    n_duplicates: int = 0
+    """Repeated item ids whose outcome agreed with the first (dropped; the first is kept)."""
+    metadata: Mapping[str, Any] = field(default_factory=FrozenMapping)
+    """Anything else the reader recorded (the evals accuracy, the model fingerprint, ...)."""
+
+    def __len__(self) -> int:
+        return len(self.correct)
+
+    @property
+    def accuracy(self) -> float:
+        """Share of items answered right (NaN without items)."""
+        return sum(self.correct.values()) / len(self.correct) if self.correct else math.nan
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per item: model, dataset, item_id, correct."""
+        return pd.DataFrame({"model": self.model, "dataset": self.dataset, "item_id": list(self.correct),
+                             "correct": list(self.correct.values())},
+                            columns=["model", "dataset", "item_id", "correct"])
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe summary with stable keys (counts and accuracy, not the items)."""
+        accuracy = self.accuracy
+        return {"model": self.model, "dataset": self.dataset, "source": self.source, "format": self.format,
+                "selection": self.selection, "n_items": len(self), "n_correct": sum(self.correct.values()),
+                "accuracy": None if math.isnan(accuracy) else accuracy, "n_unparsed": self.n_unparsed,
+                "n_skipped": self.n_skipped, "n_duplicates": self.n_duplicates, "metadata": dict(self.metadata)}
+
+    def __repr__(self) -> str:
+        return (f"ModelOutcomes(model={self.model!r}, dataset={self.dataset!r}, n={len(self)}, "
+                f"accuracy={self.accuracy:.3f}, format={self.format!r})")
+
+
+@dataclass(frozen=True)
+class OutcomeRequest:
+    """What the caller asked of a reader: names to use where the file gives none, and which measurement to take."""
+
+    model: str | None = None
+    """Overrides (or supplies) the model's name."""
+    dataset: str | None = None
+    """Overrides (or supplies) the dataset's name."""
+    metric: str | None = None
+    """lm-eval / HELM: the per-item metric that says right or wrong (``acc`` / ``exact_match`` if None)."""
+    variant: str | None = None
+    """pfungst stress: ``perturbation`` or ``perturbation:variant`` (``identity`` if None); lm-eval: the filter."""
+
+    def name_model(self, found: str) -> str:
+        return self.model if self.model is not None else found
+
+    def name_dataset(self, found: str) -> str:
+        return self.dataset if self.dataset is not None else found
+
+    def warn_unused(self, format: str, *names: str) -> None:
+        """Warn about each of ``names`` that was given although ``format`` does not use it."""
+        for name in names:
+            if getattr(self, name) is not None:
+                warnings.warn(f"{name}={getattr(self, name)!r} has no effect on {format} outcomes", stacklevel=4)
+
+
+class OutcomesBuilder:
+    """Collects one (model, dataset)'s outcomes line by line, applying the duplicate rule of the module docstring."""
+
+    def __init__(self, path: Path, format: str, model: str, dataset: str, selection: str = "") -> None:
+        self.path, self.format, self.model, self.dataset, self.selection = path, format, model, dataset, selection
+        self._correct: dict[str, bool] = {}
+        self._lines: dict[str, int] = {}
+        self.n_unparsed = self.n_skipped = self.n_duplicates = 0
+        self.metadata: dict[str, Any] = {}
+
+    def add(self, item_id: str, correct: bool, line: int, *, field: str = "item_id") -> None:
+        """Record one outcome; a repeated id must agree with the first, else :class:`ReaderError`."""
+        if item_id in self._correct:
+            if self._correct[item_id] != correct:
+                raise ReaderError(self.path, line, field, f"item {item_id!r} of model {self.model!r} appears again "
+                                  f"with a different outcome (first on line {self._lines[item_id]})",
+                                  "The file mixes two measurements: pick one with variant= or metric=")
+            self.n_duplicates += 1
+            return
+        self._correct[item_id] = correct
+        self._lines[item_id] = line
+
+    def build(self) -> ModelOutcomes:
+        """The outcomes collected so far."""
+        return ModelOutcomes(model=self.model, dataset=self.dataset, correct=FrozenMapping(self._correct),
+                             source=str(self.path), format=self.format, selection=self.selection,
+                             n_unparsed=self.n_unparsed, n_skipped=self.n_skipped, n_duplicates=self.n_duplicates,
+                             metadata=FrozenMapping(self.metadata))
+
+
+def read_outcomes(path: str | Path, *, format: str | None = None, model: str | None = None,
+                  dataset: str | None = None, metric: str | None = None,
+                  variant: str | None = None) -> tuple[ModelOutcomes, ...]:
+    """Read per-item model outcomes from a file, a HELM run folder, or a folder of such files.
+
+    Args:
+        path: A file; a HELM run folder (holding ``per_instance_stats.json``); or a folder, read recursively: every
+            ``.jsonl``, ``.json``, ``.csv`` and ``.tsv`` file in it (sorted by path) must be in a known format.
+        format: One of :data:`OUTCOME_FORMATS`; sniffed per file when None.
+        model: The model's name where the file gives none (lm-eval: else the parent folder's name; pfungst
+            JSONL: else the file's stem), or a replacement for the name it gives.
+        dataset: The dataset's name (to match an audit's benchmark name) where the file gives none, or a
+            replacement.
+        metric: lm-eval (default ``acc``) and HELM (default ``exact_match``): the per-item 0/1 metric to read.
+        variant: pfungst stress: ``perturbation`` or ``perturbation:variant`` (default ``identity``); lm-eval: the
+            filter (default: the first filter in the file).
+
+    Returns:
+        One :class:`ModelOutcomes` per (file, model, dataset), in path order.
+
+    Raises:
+        ReaderError: a file is malformed or in no known format (names the file, line and field).
+        ConfigError: an unknown ``format``, or an argument that does not apply.
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> table = pathlib.Path(tempfile.mkdtemp()) / "outcomes.csv"
+        >>> _ = table.write_text("model,item_id,correct\\nm,q1,yes\\nm,q2,0\\n")
+        >>> [(o.model, dict(o.correct)) for o in read_outcomes(table)]
+        [('m', {'q1': True, 'q2': False})]
+    """
+    path = Path(path)
+    if format is not None and format not in OUTCOME_FORMATS:
+        raise ConfigError(unknown_name_message("outcome format", format, OUTCOME_FORMATS))
+    if not path.exists():
+        raise ReaderError(path, 0, "", "no such file or folder", "Check the path")
+    request = OutcomeRequest(model=model, dataset=dataset, metric=metric, variant=variant)
+    found: list[ModelOutcomes] = []
+    for file in _files(path):
+        name = format or _sniff(file)
+        module = importlib.import_module(OUTCOME_FORMATS[name])
+        found.extend(module.read(file, request, name))
+    return tuple(found)
+
+
+def _files(path: Path) -> Iterator[Path]:
+    """The files to read: the file itself, a HELM run's stats file, or every data file under a folder."""
+    if path.is_file():
+        yield path
+        return
+    stats = path / "per_instance_stats.json"
+    if stats.is_file():
+        yield stats
+        return
+    runs = {p.parent for p in path.rglob("per_instance_stats.json")}
+    files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in _SUFFIXES
+                   and not any(run in p.parents for run in runs))
+    files += sorted(run / "per_instance_stats.json" for run in runs)
+    if not files:
+        raise ReaderError(path, 0, "", f"the folder holds no {', '.join(_SUFFIXES)} file",
+                          "Point at a file or a folder of outcome files")
+    yield from sorted(files)
+
+
+def _sniff(path: Path) -> str:
+    for name, module_name in OUTCOME_FORMATS.items():
+        module = importlib.import_module(module_name)
+        if module.sniff(path, name):
+            return name
+    raise ReaderError(path, 0, "", "not a known outcome format",
+                      f"Pass format= one of: {', '.join(OUTCOME_FORMATS)}")

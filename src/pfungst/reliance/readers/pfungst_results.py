@@ -1,0 +1,120 @@
+"""pfungst's own results: ``score`` per-item lines and JSON, ``stress`` outcome lines and JSON.
+
+- ``pfungst score --out x.jsonl``: one line per item (``item_id``, ``correct``, ``status``, ...). The file names no
+  model or dataset: the model is ``model=`` or else the file's stem; the dataset ``dataset=`` or else ``""``.
+- ``ScoreResult.save_json(path, items=True)``: ``model``, ``benchmark.name`` and ``items``.
+- ``pfungst stress --items x.jsonl``: one line per outcome (``perturbation``, ``variant``, ``rule``, ``format``,
+  ``item_id``, ``correct``, ...); names as for score lines. Only the outcomes of one perturbation are taken:
+  ``identity`` (the items as given, the plain pass) unless ``variant=`` names another, as ``perturbation`` or
+  ``perturbation:variant`` (``cyclic:shift 1``, ``rules:pmi``). The rest are counted as skipped.
+- ``StressResult.save_json(path, items=True)`` (``schema_version`` ``pfungst.stress/1``) holds the outcomes under
+  ``outcomes``; without ``items`` it holds none, which is an error here. A comparison of several models
+  (``pfungst.stress-comparison/1``) gives one set of outcomes per model.
+
+Answers whose ``status`` is not ``ok`` (refused, unparseable) count as wrong and as unparsed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pfungst.data.readers.sniffing import first_json_record, head_text
+from pfungst.data.records import Record, iter_jsonl
+from pfungst.errors import ReaderError
+from pfungst.reliance.outcomes import ModelOutcomes, OutcomeRequest, OutcomesBuilder
+
+__all__ = ["read", "sniff"]
+
+_SCHEMA = re.compile(r'"schema_version"\s*:\s*"pfungst\.(score|stress|stress-comparison)/')
+_STRESS_FIELDS = {"item_id", "perturbation", "variant", "rule", "format", "correct"}
+_SCORE_FIELDS = {"item_id", "correct", "chosen", "status"}
+
+
+def sniff(path: Path, name: str) -> bool:
+    """Score or stress JSON lines (by their fields) or JSON (by ``schema_version``)."""
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        match = _SCHEMA.search(head_text(path, 4096))
+        return match is not None and (match.group(1) == "score") == (name == "pfungst-score")
+    record = first_json_record(path) if suffix == ".jsonl" else None
+    if record is None:
+        return False
+    if name == "pfungst-stress":
+        return record.keys() >= _STRESS_FIELDS
+    return record.keys() >= _SCORE_FIELDS and "perturbation" not in record
+
+
+def read(path: Path, request: OutcomeRequest, name: str) -> tuple[ModelOutcomes, ...]:
+    """The outcomes of a score or stress file."""
+    stress = name == "pfungst-stress"
+    request.warn_unused(name, "metric", *(() if stress else ("variant",)))
+    if path.suffix.lower() != ".json":
+        records = iter_jsonl(path)
+        return (_collect(path, name, request, records, request.name_model(path.stem), request.name_dataset("")),)
+    document = _document(path)
+    results = document.get("results") if stress and "results" in document else [document]
+    if not isinstance(results, list):
+        raise ReaderError(path, 0, "results", f"expected a list of stress results, found {type(results).__name__}")
+    found = []
+    for index, result in enumerate(results):
+        key = "outcomes" if stress else "items"
+        entries = result.get(key) if isinstance(result, dict) else None
+        if not isinstance(entries, list):
+            raise ReaderError(path, 0, key, f"the {name[8:]} JSON holds no per-item {key} (result {index + 1})",
+                              "Write it with save_json(path, items=True), or read the --items / --out JSONL")
+        records = (Record(number, entry) for number, entry in enumerate(entries, start=1))
+        benchmark = result.get("benchmark") or {}
+        found.append(_collect(path, name, request, records, request.name_model(str(result.get("model", ""))),
+                              request.name_dataset(str(benchmark.get("name", "")))))
+    return tuple(found)
+
+
+def _document(path: Path) -> dict[str, Any]:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ReaderError(path, exc.lineno, "(json)", f"malformed JSON ({exc.msg})") from None
+    if not isinstance(document, dict):
+        raise ReaderError(path, 1, "(json)", f"expected a JSON object, found {type(document).__name__}")
+    return document
+
+
+def _selection(request: OutcomeRequest) -> tuple[str, str | None]:
+    perturbation, _, variant = (request.variant or "identity").partition(":")
+    return perturbation.strip(), variant.strip() or None
+
+
+def _collect(path: Path, name: str, request: OutcomeRequest, records: Iterable[Record], model: str,
+             dataset: str) -> ModelOutcomes:
+    stress = name == "pfungst-stress"
+    perturbation, variant = _selection(request)
+    chosen = f"perturbation {perturbation}" + (f", variant {variant}" if variant else "")
+    builder = OutcomesBuilder(path, name, model, dataset, chosen if stress else "scored items")
+    for record in records:
+        data = record.data()
+        if not isinstance(data, dict):
+            raise ReaderError(path, record.line, "(record)", f"expected an object, found {type(data).__name__}")
+        if stress and (_field(path, record.line, data, "perturbation") != perturbation
+                       or variant not in (None, _field(path, record.line, data, "variant"))):
+            builder.n_skipped += 1
+            continue
+        correct = _field(path, record.line, data, "correct")
+        if not isinstance(correct, bool):
+            raise ReaderError(path, record.line, "correct", f"expected true or false, found {correct!r}")
+        builder.n_unparsed += data.get("status", "ok") != "ok"
+        builder.add(str(_field(path, record.line, data, "item_id")), correct, record.line)
+    if stress and not builder.build().correct:
+        raise ReaderError(path, 0, "perturbation", f"no outcome of {chosen} among {builder.n_skipped} outcomes",
+                          "Pass variant= a perturbation the run made, e.g. 'identity' or 'cyclic:shift 1'")
+    return builder.build()
+
+
+def _field(path: Path, line: int, data: dict[str, Any], key: str) -> Any:
+    if key not in data:
+        raise ReaderError(path, line, key, "missing", "Expected a line written by pfungst score --out or stress "
+                          "--items")
+    return data[key]

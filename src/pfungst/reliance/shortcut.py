@@ -1,0 +1,170 @@
+"""Which items a shortcut solves: the audit's out-of-fold probe predictions, per item.
+
+An audit (an :class:`~pfungst.audit.AuditResult`, the dict of ``pfungst audit --json``, or the path of that file)
+holds, for every feature set, each item's out-of-fold prediction in every repeat of the cross-fitting; per item,
+``ProbeOutcome.share_correct`` is the share of repeats that predicted it right (NaN for items never predicted, e.g.
+the training items of the paper's single split). An item is *solvable* when that share exceeds ``min_share``
+(default 0.5: a strict majority of repeats; with the default 2 repeats, both). Items never predicted are neither
+solvable nor the rest: they are left out and counted. Each item's gold class is kept too: the items a probe
+solves often share a label (a probe that always answers "yes" solves exactly the "yes" items), so the analysis also
+compares solvable and other items within each gold class.
+
+The probe is the audit's verdict probe (the feature set with the best statistic) unless ``feature_set`` names
+another. The chance rate ``c`` of the chance-corrected accuracies is the probe's ``settings["chance"]``: ``1/K``
+for a shared label set, the mean of ``1/K`` over items for per-item choices.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pfungst.audit.result import AuditResult
+from pfungst.data.item import FrozenMapping
+from pfungst.errors import ConfigError, DataError, unknown_name_message
+
+__all__ = ["AuditInput", "ShortcutItems", "shortcut_items"]
+
+AuditInput = AuditResult | Mapping[str, Any] | str | Path
+"""What :func:`shortcut_items` and :func:`pfungst.reliance.reliance` accept as an audit."""
+
+
+@dataclass(frozen=True, eq=False)
+class ShortcutItems:
+    """One audited dataset's items split by whether a surface-feature probe solves them out of fold."""
+
+    dataset: str
+    """The audited benchmark's name (what model outcomes' ``dataset`` must match)."""
+    feature_set: str
+    protocol: str
+    item_ids: tuple[str, ...]
+    """Every audited item, predicted or not."""
+    solvable: Mapping[str, bool]
+    """For each item the probe predicted: whether it predicted it right (share of repeats > ``min_share``)."""
+    gold: Mapping[str, str]
+    """Each item's gold class (label, or option position), the strata of the within-label comparison."""
+    chance: float
+    """Chance accuracy: ``1/K`` for shared labels, mean ``1/K`` for per-item choices."""
+    kappa: float
+    """The probe's Cohen's kappa (mean over repeats)."""
+    kappa_pvalue: float
+    """Its permutation p-value (NaN if not computed)."""
+    n_repeats: int
+    min_share: float
+    constant: bool
+    """Whether the probe predicted one class for every item in its first repeat (then "solvable" only means "has
+    that gold class")."""
+
+    @property
+    def n_solvable(self) -> int:
+        return sum(self.solvable.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe summary with stable keys (counts, not the items)."""
+        return {"dataset": self.dataset, "feature_set": self.feature_set, "protocol": self.protocol,
+                "n_items": len(self.item_ids), "n_predicted": len(self.solvable), "n_solvable": self.n_solvable,
+                "chance": self.chance, "kappa": None if math.isnan(self.kappa) else self.kappa,
+                "kappa_pvalue": None if math.isnan(self.kappa_pvalue) else self.kappa_pvalue,
+                "n_repeats": self.n_repeats, "min_share": self.min_share, "constant": self.constant,
+                "rule": f"solvable: share of {self.n_repeats} repeat(s) predicting it right > {self.min_share:g}"}
+
+    def __repr__(self) -> str:
+        return (f"ShortcutItems({self.dataset!r}, {self.feature_set}, {self.n_solvable} of {len(self.solvable)} "
+                f"predicted items solvable)")
+
+
+def shortcut_items(audit: AuditInput, feature_set: str | None = None, min_share: float = 0.5) -> ShortcutItems:
+    """The items of one audit that its probe solves out of fold.
+
+    Args:
+        audit: An :class:`AuditResult`, the dict of ``pfungst audit --json`` (written with per-item predictions), or
+            that file's path.
+        feature_set: The probe to use; None for the verdict's (best) probe.
+        min_share: An item is solvable when the share of repeats that predicted it right exceeds this.
+
+    Raises:
+        ConfigError: an unknown feature set; ``min_share`` outside [0, 1).
+        DataError: an audit dict without per-item predictions, or not an audit at all.
+
+    Example:
+        >>> from pfungst.data.synthetic import make_synthetic
+        >>> import pfungst
+        >>> result = pfungst.audit(make_synthetic("cue-word", 200), feature_sets=("1-grams_presence",),
+        ...                        n_bootstrap=50, n_permutations=50, cues=False, heuristics=False)
+        >>> split = shortcut_items(result)
+        >>> split.feature_set, len(split.solvable), 0 < split.n_solvable < len(split.solvable)
+        ('1-grams_presence', 200, True)
+    """
+    if not 0 <= min_share < 1:
+        raise ConfigError(f"min_share must lie in [0, 1), found {min_share}. Use 0.5 for a majority of repeats.")
+    if isinstance(audit, AuditResult):
+        return _from_result(audit, feature_set, min_share)
+    if isinstance(audit, str | Path):
+        audit = _load(Path(audit))
+    return _from_dict(audit, feature_set, min_share)
+
+
+def _from_result(audit: AuditResult, feature_set: str | None, min_share: float) -> ShortcutItems:
+    names = [p.feature_set for p in audit.probes]
+    if feature_set is not None and feature_set not in names:
+        raise ConfigError(unknown_name_message("feature set of this audit", feature_set, names))
+    probe = audit.probe(feature_set) if feature_set else audit.best
+    shares = {item: float(share) for item, share in zip(probe.item_ids, probe.share_correct, strict=True)}
+    predictions = probe.prediction[probe.predicted]
+    return ShortcutItems(dataset=str(audit.benchmark["name"]), feature_set=probe.feature_set,
+                         protocol=probe.protocol, item_ids=tuple(probe.item_ids), solvable=_solvable(shares, min_share),
+                         gold=FrozenMapping({item: probe.classes[g] for item, g in zip(probe.item_ids, probe.gold,
+                                                                                        strict=True)}),
+                         chance=float(probe.settings["chance"]), kappa=probe.kappa.value,
+                         kappa_pvalue=probe.kappa.pvalue, n_repeats=len(probe.per_repeat), min_share=min_share,
+                         constant=len(set(predictions.tolist())) <= 1)
+
+
+def _load(path: Path) -> Mapping[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DataError(f"{path}: cannot read an audit JSON ({exc}). Write one with pfungst audit --json.") from exc
+    if not isinstance(data, dict):
+        raise DataError(f"{path}: expected an audit JSON object, found {type(data).__name__}")
+    return data
+
+
+def _from_dict(audit: Mapping[str, Any], feature_set: str | None, min_share: float) -> ShortcutItems:
+    probes = audit.get("probes")
+    if not str(audit.get("schema_version", "")).startswith("pfungst.audit/") or not isinstance(probes, list):
+        raise DataError(f"expected an audit dict (schema_version pfungst.audit/1 with probes), found keys "
+                        f"{sorted(audit)[:8]}. Pass what pfungst audit --json wrote.")
+    name = feature_set or audit["verdict"]["feature_set"]
+    found = [p for p in probes if p.get("feature_set") == name]
+    if not found:
+        raise ConfigError(unknown_name_message("feature set of this audit", name,
+                                               [p.get("feature_set") for p in probes]))
+    probe = found[0]
+    items = probe.get("items")
+    dataset = str(audit["benchmark"]["name"])
+    if not isinstance(items, list):
+        raise DataError(f"the audit of {dataset!r} holds no per-item predictions for {name}. Write it with "
+                        "AuditResult.save_json(path, items=True) (pfungst audit --json does).")
+    shares = {str(r["item_id"]): math.nan if r.get("share_correct") is None else float(r["share_correct"])
+              for r in items}
+    predicted = {r.get("prediction") for r in items if r.get("predicted")}
+    kappa = probe["kappa"]
+    return ShortcutItems(dataset=dataset, feature_set=name, protocol=str(probe.get("protocol", "")),
+                         item_ids=tuple(shares), solvable=_solvable(shares, min_share),
+                         gold=FrozenMapping({str(r["item_id"]): str(r.get("gold_class")) for r in items}),
+                         chance=float(probe["settings"]["chance"]), kappa=_number(kappa.get("value")),
+                         kappa_pvalue=_number(kappa.get("pvalue")), n_repeats=len(probe.get("per_repeat") or [None]),
+                         min_share=min_share, constant=len(predicted) <= 1)
+
+
+def _number(value: Any) -> float:
+    return math.nan if value is None else float(value)
+
+
+def _solvable(shares: Mapping[str, float], min_share: float) -> FrozenMapping:
+    return FrozenMapping({item: share > min_share for item, share in shares.items() if not math.isnan(share)})

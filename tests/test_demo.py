@@ -1,0 +1,86 @@
+"""``run_demo``: the planted benchmarks, their audits and the stress run on ``gold-position`` (scripted models here;
+the embedded model runs through ``pfungst demo`` in tests/test_cli.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pfungst.audit.run import AuditConfig
+from pfungst.data.loading import load
+from pfungst.demo import run_demo
+from pfungst.errors import ConfigError
+from tests.stress.fakes import ScriptedModel
+
+# One cheap probe and no heuristics: these tests are about the stress part.
+QUICK = AuditConfig(feature_sets=("1-grams_presence",), n_repeats=1, n_splits=2, n_bootstrap=50, n_permutations=20,
+                    heuristics=False, cues=False)
+STRESSED = 8
+
+
+def _always_a() -> ScriptedModel:
+    """Prefers the label A whatever the options say."""
+    return ScriptedModel(next_token_script=lambda context, candidate: 0.0 if candidate.strip() == "A" else -5.0)
+
+
+def _reads_the_options(seed: int) -> ScriptedModel:
+    """Prefers the label of the gold option's line: right whatever the order."""
+    from pfungst.data.synthetic import make_synthetic
+
+    gold = {item.text: item.options[item.gold] for item in make_synthetic("gold-position", 60, seed=seed)}
+
+    def script(context: str, candidate: str) -> float:
+        answer = next(text for question, text in gold.items() if question in context)
+        return 0.0 if f"\n{candidate.strip()}. {answer}\n" in context else -5.0
+
+    return ScriptedModel(next_token_script=script)
+
+
+def test_a_model_drawn_to_a_scores_the_share_of_items_with_gold_in_a_and_is_caught(tmp_path: Path,
+                                                                                   seed: int) -> None:
+    result = run_demo(tmp_path, seed=seed, n_items=60, config=QUICK, stress_items=STRESSED, model=_always_a())
+    in_a = sum(item.gold == 0 for item in load(tmp_path / "gold-position.jsonl")[:STRESSED])
+    assert result.stress.accuracy("identity").accuracy.value == pytest.approx(in_a / STRESSED)
+    moved = result.stress.analysis("answer-moved")
+    assert [estimate.value for estimate in moved.per_slot] == [1.0, 0.0, 0.0, 0.0]
+    assert result.stress.analysis("circular").circular.value == 0.0  # never right in all four rotations
+    assert f"slot A for {in_a} of them, and the model answers A for {STRESSED}." in result.conclusion[0]
+    assert result.conclusion[1].endswith("Clever Hans: the score rides on where the answer sits, not on what it says.")
+
+
+def test_a_model_that_reads_the_options_is_not_flagged(tmp_path: Path, seed: int) -> None:
+    model = _reads_the_options(seed)
+    result = run_demo(tmp_path, seed=seed, n_items=60, config=QUICK, stress_items=STRESSED, model=model)
+    assert result.stress.accuracy("identity").accuracy.value == 1.0
+    assert result.stress.analysis("answer-moved").gap.value == 0.0
+    assert result.conclusion[1].endswith("No evidence that the score rides on where the answer sits.")
+
+
+def test_the_stress_result_is_written_with_every_outcome_and_summarised_in_to_dict(tmp_path: Path, seed: int) -> None:
+    result = run_demo(tmp_path, seed=seed, n_items=60, config=QUICK, stress_items=STRESSED, model=_always_a())
+    assert result.stress_path == tmp_path / "gold-position.stress.json"
+    written = json.loads(result.stress_path.read_text())
+    # identity 1 + cyclic 4 + answer-moved 4 + rules (letter, cloze-raw) 2 questions per item
+    assert len(written["outcomes"]) == STRESSED * (1 + 4 + 4 + 2)
+    assert written["settings"]["pride_fraction"] == 0.25 and written["seed"] == seed
+    summary = json.loads(json.dumps(result.to_dict()))
+    assert summary["stress"]["result"]["n_items"] == STRESSED and "outcomes" not in summary["stress"]["result"]
+    assert summary["conclusion"] == list(result.conclusion)
+    assert sorted(summary["benchmarks"]) == ["control", "cue-word", "gold-position", "longest-option"]
+
+
+def test_a_rerun_takes_every_answer_from_the_cache_in_the_output_folder(tmp_path: Path, seed: int) -> None:
+    first = run_demo(tmp_path, seed=seed, n_items=60, config=QUICK, stress_items=STRESSED, model=_always_a())
+    again = run_demo(tmp_path, seed=seed, n_items=60, config=QUICK, stress_items=STRESSED, model=_always_a())
+    assert first.stress.counts.misses == first.stress.counts.unique_requests > 0
+    assert (again.stress.counts.misses, again.stress.counts.hits) == (0, first.stress.counts.unique_requests)
+    assert again.conclusion == first.conclusion
+
+
+@pytest.mark.parametrize("count", [0, -3])
+def test_stress_items_must_be_positive_and_is_checked_before_any_work(tmp_path: Path, count: int) -> None:
+    with pytest.raises(ConfigError, match=rf"stress_items must be a positive number .* got {count}"):
+        run_demo(tmp_path / "demo", stress_items=count, model=_always_a())
+    assert not (tmp_path / "demo").exists()
