@@ -18,8 +18,8 @@ def test_public_api_is_exactly_the_documented_one() -> None:
     assert sorted(pfungst.__all__) == sorted([
         "AuditConfig", "AuditResult",
         "Benchmark", "ConfigError", "DataError", "Item", "PfungstError", "Provenance", "ReaderError",
-        "ScoreConfig", "ScoreResult", "StressConfig", "StressResult", "__version__", "audit", "load", "score",
-        "stress", "summarize",
+        "ScoreConfig", "ScoreResult", "StressConfig", "StressResult", "__version__", "audit", "load", "reliance",
+        "score", "stress", "summarize",
     ])
     for name in pfungst.__all__:
         assert hasattr(pfungst, name)

@@ -4,7 +4,7 @@ Load a benchmark, audit it for surface cues, stress a model for order, format an
 two, report. See the README for the command line and the Python API.
 """
 
-from pfungst import audit, stress
+from pfungst import audit, reliance, stress
 from pfungst.audit import AuditConfig, AuditResult
 from pfungst.data import Benchmark, Item, Provenance, load
 from pfungst.data.summary import summarize
@@ -34,6 +34,7 @@ __all__ = [
     "__version__",
     "audit",
     "load",
+    "reliance",
     "score",
     "stress",
     "summarize",

@@ -4,7 +4,14 @@
 ``--log_samples``, HELM ``per_instance_stats.json``, a plain CSV); ``reliance(audits, outcomes)`` compares each
 model's accuracy on shortcut-solvable items with the rest, per model and per family of models (Pacchiardi et al.
 2024, second experiment, with Benjamini-Hochberg and a power statement).
+
+The package is callable: ``pfungst.reliance(audits, outcomes)`` is :func:`pfungst.reliance.analysis.reliance` (as
+``pfungst.audit`` and ``pfungst.stress`` are).
 """
+
+import sys
+import types
+from typing import Any
 
 from pfungst.reliance.analysis import RelianceConfig, reliance
 from pfungst.reliance.families import VERSION_SEGMENT, detectable_difference, family_of, family_tests
@@ -32,3 +39,13 @@ __all__ = [
     "reliance",
     "shortcut_items",
 ]
+
+
+class _CallableModule(types.ModuleType):
+    """This package, callable as :func:`reliance`."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> RelianceResult:
+        return reliance(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
