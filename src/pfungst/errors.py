@@ -18,9 +18,11 @@ Anything else that escapes is a bug and is shown with its traceback.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any, TypeVar
 
 __all__ = [
     "BackendError",
@@ -32,8 +34,11 @@ __all__ = [
     "ReaderError",
     "RequestFailed",
     "ResponseInvalid",
+    "override_settings",
     "unknown_name_message",
 ]
+
+_Config = TypeVar("_Config")
 
 
 class PfungstError(Exception):
@@ -111,3 +116,31 @@ def unknown_name_message(kind: str, name: str, choices: Iterable[str]) -> str:
     close = difflib.get_close_matches(name, options, n=3, cutoff=0.6)
     hint = f" Did you mean: {', '.join(close)}?" if close else ""
     return f"Unknown {kind} '{name}'.{hint} Available: {', '.join(options)}"
+
+
+def override_settings(config: _Config, settings: Mapping[str, Any], what: str) -> _Config:
+    """``config`` (a dataclass) with the keyword ``settings`` replacing single fields: the one way every entry point
+    (``audit``, ``score``, ``stress``, ``reliance``) takes ``f(..., config, **settings)``.
+
+    Raises:
+        ConfigError: a name that is no field of ``config`` (close matches and every field listed).
+
+    Example:
+        >>> from dataclasses import dataclass
+        >>> @dataclass(frozen=True)
+        ... class Settings:
+        ...     alpha: float = 0.05
+        >>> override_settings(Settings(), {"alpha": 0.1}, "test")
+        Settings(alpha=0.1)
+        >>> override_settings(Settings(), {"alfa": 0.1}, "test")
+        Traceback (most recent call last):
+        ...
+        pfungst.errors.ConfigError: unknown test setting(s) ['alfa']: Unknown test setting 'alfa'. Did you mean: \
+alpha? Available: alpha
+    """
+    names = [field.name for field in dataclasses.fields(config)]  # type: ignore[arg-type]
+    unknown = sorted(set(settings) - set(names))
+    if unknown:
+        raise ConfigError(f"unknown {what} setting(s) {unknown}: "
+                          + "; ".join(unknown_name_message(f"{what} setting", name, names) for name in unknown))
+    return dataclasses.replace(config, **settings)  # type: ignore[type-var]

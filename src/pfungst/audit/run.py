@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from typing import Literal
 
 import numpy as np
@@ -19,7 +19,7 @@ from pfungst.audit.probe_outcome import ProbeOutcome
 from pfungst.audit.result import AuditResult, Verdict
 from pfungst.data.benchmark import Benchmark
 from pfungst.environment import environment
-from pfungst.errors import ConfigError
+from pfungst.errors import ConfigError, override_settings
 from pfungst.stats import Estimate, bootstrap_interval, chance_corrected_accuracy, cohen_kappa
 
 __all__ = ["AuditConfig", "audit", "default_feature_sets", "verdict_statistic"]
@@ -95,7 +95,7 @@ def audit(benchmark: Benchmark, config: AuditConfig | None = None, *, progress: 
         >>> result.verdict.label
         'predictable'
     """
-    config = replace(config or AuditConfig(), **settings)  # type: ignore[arg-type]
+    config = override_settings(config or AuditConfig(), settings, "audit")
     config.validate()
     names = config.feature_sets or default_feature_sets(benchmark, config.protocol)
     report = progress or (lambda step, done, total: None)

@@ -24,14 +24,14 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 import numpy as np
 from scipy import stats as scipy_stats
 
 from pfungst.environment import environment
-from pfungst.errors import ConfigError, DataError, unknown_name_message
+from pfungst.errors import ConfigError, DataError, override_settings
 from pfungst.reliance.families import family_of, family_tests
 from pfungst.reliance.outcomes import ModelOutcomes
 from pfungst.reliance.result import ModelReliance, RelianceResult
@@ -113,11 +113,7 @@ def reliance(audits: Sequence[AuditInput], outcomes: Sequence[ModelOutcomes], co
         >>> result.models[0].difference.value, result.models[0].difference.pvalue < 1e-6
         (1.0, True)
     """
-    names = [f.name for f in fields(RelianceConfig)]
-    unknown = sorted(set(settings) - set(names))
-    if unknown:
-        raise ConfigError(unknown_name_message("reliance setting", unknown[0], names))
-    config = replace(config or RelianceConfig(), **settings)
+    config = override_settings(config or RelianceConfig(), settings, "reliance")
     config.validate()
     if "n_permutations" in settings and config.test == "fisher":
         warnings.warn("n_permutations has no effect with test='fisher'", stacklevel=2)

@@ -15,13 +15,13 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from pfungst.data.benchmark import Benchmark
 from pfungst.environment import environment
-from pfungst.errors import ConfigError
+from pfungst.errors import ConfigError, override_settings
 from pfungst.models.protocol import LanguageModel
 from pfungst.models.requests import Loglikelihood, Result
 from pfungst.stress.arrangement import ArrangedItem
@@ -31,10 +31,18 @@ from pfungst.stress.score_result import ItemScore, ScoreResult, accuracy_estimat
 from pfungst.stress.scoring import ScoringRule, get_scoring_rule
 from pfungst.stress.variants import Presentation
 
-__all__ = ["ScoreConfig", "default_cache_path", "known_settings", "score_benchmark"]
+__all__ = ["ScoreConfig", "cache_location", "default_cache_path", "score_benchmark"]
 
 _CACHE_ENV = "PFUNGST_CACHE"
 _MEMORY = ":memory:"
+
+
+def cache_location(cache: str | Path | bool) -> str:
+    """The cache file a ``cache`` setting names: ``True`` for :func:`default_cache_path`, ``False`` for
+    ``":memory:"`` (answers kept for this run only), else the given path."""
+    if cache is False:
+        return _MEMORY
+    return str(default_cache_path() if cache is True else Path(cache).expanduser())
 
 
 def default_cache_path() -> Path:
@@ -92,9 +100,7 @@ class ScoreConfig:
 
     def cache_path(self) -> str:
         """The cache file this run uses (``":memory:"`` when ``cache`` is False)."""
-        if self.cache is False:
-            return _MEMORY
-        return str(default_cache_path() if self.cache is True else Path(self.cache).expanduser())
+        return cache_location(self.cache)
 
 
 def score_benchmark(
@@ -133,7 +139,7 @@ def score_benchmark(
         >>> [record.chosen for record in result.items], result.accuracy.value, result.counts.misses
         ([0, 1], 0.5, 4)
     """
-    config = replace(config or ScoreConfig(), **known_settings(ScoreConfig, settings, "score"))
+    config = override_settings(config or ScoreConfig(), settings, "score")
     rule, prompt_format = config.resolve()
     if config.limit is not None:
         benchmark = benchmark[: config.limit]
@@ -163,19 +169,6 @@ def score_benchmark(
     )
 
 
-def known_settings(config_type: type, settings: dict[str, Any], what: str) -> dict[str, Any]:
-    """``settings`` after checking each names a field of the dataclass ``config_type`` (keyword overrides).
-
-    Raises:
-        ConfigError: an unknown name (all field names listed).
-    """
-    names = {f.name for f in fields(config_type)}
-    unknown = sorted(set(settings) - names)
-    if unknown:
-        raise ConfigError(f"unknown {what} setting(s) {unknown}; {config_type.__name__} has {sorted(names)}")
-    return settings
-
-
 def _record(plan: Plan, rule: ScoringRule, results: Sequence[Result]) -> ItemScore:
     """The rule's decision as a record in original option order; token counts from the first ``K``
     log-likelihood results (each option's continuation, for cloze and PMI)."""
@@ -202,7 +195,7 @@ def _settings(config: ScoreConfig, rule: ScoringRule, prompt_format: PromptForma
         "rule": rule.name,
         "rule_params": {key: _json_safe(value) for key, value in vars(rule).items()},
         "format": _format_name(config),
-        "format_params": {f.name: _json_safe(getattr(prompt_format, f.name)) for f in fields(prompt_format)},
+        "format_params": prompt_format.to_dict(),
         "arrangement": "identity",
         "limit": config.limit,
         "chunk_size": config.chunk_size,
@@ -210,12 +203,11 @@ def _settings(config: ScoreConfig, rule: ScoringRule, prompt_format: PromptForma
 
 
 def _json_safe(value: Any) -> Any:
+    """A scoring rule's parameter as JSON: scalars as they are, sequences as lists, anything else by ``repr``."""
     if value is None or isinstance(value, str | int | float | bool):
         return value
     if isinstance(value, tuple | list):
         return [_json_safe(element) for element in value]
-    if hasattr(value, "id") and hasattr(value, "options"):  # a few-shot example Item
-        return value.id
     return repr(value)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from pfungst.errors import ConfigError, unknown_name_message
 from pfungst.stress.formats import PromptFormat, get_format
-from pfungst.stress.runner import default_cache_path
+from pfungst.stress.runner import cache_location
 from pfungst.stress.scoring import SCORING_RULES, ScoringRule, get_scoring_rule
 
 __all__ = ["BUILTIN_INSTRUCTIONS", "DEFAULT_PERTURBATIONS", "PERTURBATIONS", "StressConfig"]
@@ -149,9 +149,7 @@ class StressConfig:
 
     def cache_path(self) -> str:
         """The cache file (``":memory:"`` when ``cache`` is False)."""
-        if self.cache is False:
-            return ":memory:"
-        return str(default_cache_path() if self.cache is True else Path(self.cache).expanduser())
+        return cache_location(self.cache)
 
     def to_dict(self) -> dict[str, Any]:
         """The settings as recorded in results (the format by name or as its fields)."""

@@ -90,6 +90,11 @@ class StressResult:
     """Package versions, git revision, platform and time."""
     schema_version: str = SCHEMA_VERSION
 
+    @property
+    def n_items(self) -> int:
+        """How many items were stressed."""
+        return len({outcome.item_id for outcome in self.outcomes})
+
     def analysis(self, name: str, subject: str | None = None) -> Any:
         """The first analysis called ``name`` (and about ``subject``, if given).
 
@@ -122,7 +127,7 @@ class StressResult:
         data: dict[str, Any] = {
             "schema_version": self.schema_version,
             "model": self.model,
-            "n_items": len({outcome.item_id for outcome in self.outcomes}),
+            "n_items": self.n_items,
             "accuracies": [entry.to_dict() for entry in self.accuracies],
             "analyses": [analysis.to_dict() for analysis in self.analyses],
             "costs": [cost.to_dict() for cost in self.costs],
@@ -153,7 +158,7 @@ class StressResult:
 
     def __repr__(self) -> str:
         plain = self.accuracy("identity").accuracy
-        return (f"StressResult(model={self.model!r}, items={self.to_dict()['n_items']}, "
+        return (f"StressResult(model={self.model!r}, items={self.n_items}, "
                 f"perturbations={[c.perturbation for c in self.costs]}, plain accuracy={plain.value:.3f})")
 
 

@@ -14,20 +14,19 @@ import dataclasses
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import fields, replace
+from dataclasses import replace
 from typing import Any
 
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.item import Item
 from pfungst.environment import environment
-from pfungst.errors import ConfigError
+from pfungst.errors import ConfigError, override_settings
 from pfungst.models.cache import CachedModel
 from pfungst.models.protocol import LanguageModel
 from pfungst.stress.analyses import analyse, pride_items
 from pfungst.stress.engine import Cell, Plan, Progress, ask_plans, count_requests, open_cached, plan_cell
 from pfungst.stress.formats import FormatGrammar, PromptFormat
 from pfungst.stress.outcome import Outcome
-from pfungst.stress.runner import known_settings
 from pfungst.stress.scoring import ScoringRule
 from pfungst.stress.spread import SpreadSearch, search_spread
 from pfungst.stress.stress_config import BUILTIN_INSTRUCTIONS, StressConfig
@@ -82,7 +81,7 @@ def stress(
             rule needs; all before the first model call.
         BackendError: the model failed (answers stored before the failure stay in the cache; run again to resume).
     """
-    config = replace(config or StressConfig(), **known_settings(StressConfig, settings, "stress"))
+    config = override_settings(config or StressConfig(), settings, "stress")
     run = _prepare(benchmark, config)
     cells = _first_stage(run)
     plans = [plan_cell(cell) for cell in cells]
@@ -231,13 +230,5 @@ def _describe(run: _Run) -> dict[str, Any]:
     described = {}
     for formats in (run.formats, run.paraphrases, run.search_formats):
         for name, prompt_format in formats.items():
-            described[name] = {f.name: _safe(getattr(prompt_format, f.name)) for f in fields(prompt_format)}
+            described[name] = prompt_format.to_dict()
     return described
-
-
-def _safe(value: Any) -> Any:
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    if isinstance(value, tuple | list):
-        return [_safe(element) for element in value]
-    return getattr(value, "id", repr(value))

@@ -18,7 +18,7 @@ With a chat template the whole text is one user message and the prompt ends wher
 from __future__ import annotations
 
 import string
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal, NamedTuple, get_args
 
 from pfungst.data.item import Item
@@ -122,6 +122,19 @@ class PromptFormat:
                 raise ConfigError(f"few-shot examples must be Items, got {type(example).__name__}")
         if self.chat_template is not None:
             resolve_chat_template(self.chat_template)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field, JSON-safe: custom labels as a list, few-shot examples by item id, a callable chat template by
+        its ``repr``."""
+        data: dict[str, Any] = {}
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if isinstance(value, tuple):
+                value = [getattr(element, "id", element) for element in value]
+            elif value is not None and not isinstance(value, str):
+                value = repr(value)
+            data[field.name] = value
+        return data
 
     @property
     def rendered_cue(self) -> str:
