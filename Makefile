@@ -36,7 +36,8 @@ demo: $(VENV)/.installed
 	$(BIN)/pfungst demo --out pfungst-demo
 
 test: $(VENV)/.installed-dev
-	$(BIN)/ruff check src tests
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 

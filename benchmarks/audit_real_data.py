@@ -38,9 +38,11 @@ def main() -> None:
             started = time.perf_counter()
             result = pfungst.audit(data, config, fields=fields)
             best = result.best
-            print(f"{label}: n={len(data)}; {result.verdict.explanation}; accuracy {best.accuracy.value:.3f} "
-                  f"(majority {best.majority_baseline.value:.3f}); {time.perf_counter() - started:.0f} s",
-                  flush=True)
+            print(
+                f"{label}: n={len(data)}; {result.verdict.explanation}; accuracy {best.accuracy.value:.3f} "
+                f"(majority {best.majority_baseline.value:.3f}); {time.perf_counter() - started:.0f} s",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

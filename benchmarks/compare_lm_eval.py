@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 import pfungst
+from pfungst.evaluate.arrangement import ArrangedItem
+from pfungst.evaluate.formats.builtin import get_format
+from pfungst.evaluate.scoring.cloze import ClozeRawRule
 from pfungst.models.requests import LoglikelihoodRequest
-from pfungst.stress.arrangement import ArrangedItem
-from pfungst.stress.formats.builtin import get_format
-from pfungst.stress.scoring.cloze import ClozeRawRule
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "llm_foundry" / "arc_easy.jsonl"
 
@@ -124,10 +124,13 @@ def print_table(results: dict[str, dict[str, Any]], sizes: Sequence[int], golds:
     base_seconds = statistics.median(reference["seconds"])
     base_choices = _choices(reference["logprobs"], sizes)
     n_items = len(sizes)
-    print(f"\n{n_items} items, {sum(sizes)} requests; minimum tokens (each context once + every choice token): "
-          f"{minimum}")
-    print(f"{'backend':<18} {'median s':>8} {'runs (s)':>22} {'items/s':>8} {'x lm-eval':>9} {'real tok':>9} "
-          f"{'fed+pad':>8} {'fed/min':>7} {'same choice':>12} {'max|dLL|':>9} {'acc':>5}")
+    print(
+        f"\n{n_items} items, {sum(sizes)} requests; minimum tokens (each context once + every choice token): {minimum}"
+    )
+    print(
+        f"{'backend':<18} {'median s':>8} {'runs (s)':>22} {'items/s':>8} {'x lm-eval':>9} {'real tok':>9} "
+        f"{'fed+pad':>8} {'fed/min':>7} {'same choice':>12} {'max|dLL|':>9} {'acc':>5}"
+    )
     for name, result in results.items():
         seconds = statistics.median(result["seconds"])
         choices = _choices(result["logprobs"], sizes)
@@ -136,9 +139,11 @@ def print_table(results: dict[str, dict[str, Any]], sizes: Sequence[int], golds:
         accuracy = sum(c == g for c, g in zip(choices, golds, strict=True)) / n_items
         real = "n/a" if result["real"] < 0 else str(result["real"])
         runs = "/".join(f"{s:.1f}" for s in result["seconds"])
-        print(f"{name:<18} {seconds:>8.2f} {runs:>22} {n_items / seconds:>8.2f} {base_seconds / seconds:>9.2f} "
-              f"{real:>9} {result['fed']:>8} {result['fed'] / minimum:>7.2f} {f'{same}/{n_items}':>12} "
-              f"{diff:>9.2e} {accuracy:>5.3f}")
+        print(
+            f"{name:<18} {seconds:>8.2f} {runs:>22} {n_items / seconds:>8.2f} {base_seconds / seconds:>9.2f} "
+            f"{real:>9} {result['fed']:>8} {result['fed'] / minimum:>7.2f} {f'{same}/{n_items}':>12} "
+            f"{diff:>9.2e} {accuracy:>5.3f}"
+        )
 
 
 def main() -> None:
@@ -169,8 +174,10 @@ def main() -> None:
 
         scorers["pfungst llama.cpp"] = pfungst_scorer(LlamaCppModel(embedded_model_path(), n_threads=args.threads))
     minimum = minimum_tokens(hf, requests)
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; HFModel batch size {hf.batch_size}, "
-          f"prefix sharing {hf.prefix_sharing}; lm-eval batch size {args.batch_size}")
+    print(
+        f"torch {torch.__version__}, {torch.get_num_threads()} threads; HFModel batch size {hf.batch_size}, "
+        f"prefix sharing {hf.prefix_sharing}; lm-eval batch size {args.batch_size}"
+    )
     print_table(run(scorers, requests, args.runs), sizes, golds, minimum)
 
 

@@ -38,8 +38,11 @@ def _audits(out: Path, prompts_from: str, reuse: bool, config: AuditConfig) -> l
             started = time.perf_counter()
             result = pfungst.audit(benchmark, config)
             result.save_json(path, items=True)
-            print(f"audited {dataset} (n={len(benchmark)}) in {time.perf_counter() - started:.0f} s: "
-                  f"{result.verdict.explanation}", flush=True)
+            print(
+                f"audited {dataset} (n={len(benchmark)}) in {time.perf_counter() - started:.0f} s: "
+                f"{result.verdict.explanation}",
+                flush=True,
+            )
         paths.append(path)
     return paths
 
@@ -47,20 +50,37 @@ def _audits(out: Path, prompts_from: str, reuse: bool, config: AuditConfig) -> l
 def _print(title: str, result: RelianceResult) -> None:
     print(f"\n=== {title} ===")
     for split in result.shortcuts:
-        print(f"{split.dataset}: probe {split.feature_set}, kappa {split.kappa:.3f} (p {split.kappa_pvalue:.3g}), "
-              f"{split.n_solvable} of {len(split.solvable)} items solvable, chance {split.chance:.3f}")
+        print(
+            f"{split.dataset}: probe {split.feature_set}, kappa {split.kappa:.3f} (p {split.kappa_pvalue:.3g}), "
+            f"{split.n_solvable} of {len(split.solvable)} items solvable, chance {split.chance:.3f}"
+        )
     frame = result.to_frame()
-    columns = ["model", "dataset", "n_solvable", "n_rest", "accuracy_solvable", "accuracy_rest", "difference",
-               "difference_low", "difference_high", "pvalue", "difference_within_label", "pvalue_within_label",
-               "chance_corrected_solvable", "chance_corrected_rest"]
+    columns = [
+        "model",
+        "dataset",
+        "n_solvable",
+        "n_rest",
+        "accuracy_solvable",
+        "accuracy_rest",
+        "difference",
+        "difference_low",
+        "difference_high",
+        "pvalue",
+        "difference_within_label",
+        "pvalue_within_label",
+        "chance_corrected_solvable",
+        "chance_corrected_rest",
+    ]
     with pd.option_context("display.width", 250, "display.max_rows", 200):
         print(frame[columns].round(3).to_string(index=False))
         families = result.families_frame().drop(columns=["note"])
         print(families.round(4).to_string(index=False))
     for family in result.families:
         paper = detectable_difference(len(family.models) * PAPER_DATASETS, family.sd_difference, family.alpha)
-        print(f"{family.family}: {family.power_statement}; with {PAPER_DATASETS} datasets per model "
-              f"({len(family.models) * PAPER_DATASETS} pairs, same SD): {paper:.3f}")
+        print(
+            f"{family.family}: {family.power_statement}; with {PAPER_DATASETS} datasets per model "
+            f"({len(family.models) * PAPER_DATASETS} pairs, same SD): {paper:.3f}"
+        )
     for line in result.warnings + result.unjoined:
         print(f"note: {line}")
     print(f"unmatched item ids: {result.n_unmatched_outcomes} in outcomes, {result.n_unmatched_audit} in audits")
@@ -78,13 +98,18 @@ def main() -> None:
     audits = _audits(args.out, args.prompts_from, args.reuse, config)
     started = time.perf_counter()
     outcomes = read_outcomes(DATA)
-    print(f"read {len(outcomes)} outcome sets in {time.perf_counter() - started:.1f} s "
-          f"({sum(o.n_unparsed for o in outcomes)} unparsed answers counted as wrong)")
+    print(
+        f"read {len(outcomes)} outcome sets in {time.perf_counter() - started:.1f} s "
+        f"({sum(o.n_unparsed for o in outcomes)} unparsed answers counted as wrong)"
+    )
     everything = reliance(audits, outcomes, seed=0)
     _print("all 4 datasets", everything)
     everything.save_json(args.out / "reliance_all.json")
-    predictable = [path for path, split in zip(audits, everything.shortcuts, strict=True)
-                   if split.kappa_pvalue <= 0.05 and split.kappa > 0 and not split.constant]
+    predictable = [
+        path
+        for path, split in zip(audits, everything.shortcuts, strict=True)
+        if split.kappa_pvalue <= 0.05 and split.kappa > 0 and not split.constant
+    ]
     chosen = {shortcut_items(path).dataset for path in predictable}
     subset = reliance(predictable, [o for o in outcomes if o.dataset in chosen], seed=0)
     _print(f"datasets whose probe beats chance: {', '.join(sorted(chosen))}", subset)

@@ -62,15 +62,26 @@ def main() -> None:
             theirs = reference[(reference.dataset == dataset) & (reference.feature_set == feature_set.paper_name)]
             value = float(theirs.kappa_test_2dp.iloc[0]) if len(theirs) else math.nan
             ours = outcome.chance_corrected_accuracy.value
-            rows.append({"dataset": dataset, "n": len(benchmark), "n_test": int(outcome.predicted.sum()),
-                         "feature_set": feature_set.paper_name, "ours": round(ours, 3), "theirs": value,
-                         "diff": round(ours - value, 3), "classifier": outcome.final_classifier,
-                         "match": abs(round(ours, 2) - value) <= 0.03 + 1e-9})
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "n": len(benchmark),
+                    "n_test": int(outcome.predicted.sum()),
+                    "feature_set": feature_set.paper_name,
+                    "ours": round(ours, 3),
+                    "theirs": value,
+                    "diff": round(ours - value, 3),
+                    "classifier": outcome.final_classifier,
+                    "match": abs(round(ours, 2) - value) <= 0.03 + 1e-9,
+                }
+            )
             print(rows[-1], flush=True)
     frame = pd.DataFrame(rows)
     print(frame.to_string(index=False))
-    print(f"cells within 0.03: {int(frame['match'].sum())} of {len(frame)} (order={args.order}, split={args.split}, "
-          f"prompts from {args.model})")
+    print(
+        f"cells within 0.03: {int(frame['match'].sum())} of {len(frame)} (order={args.order}, split={args.split}, "
+        f"prompts from {args.model})"
+    )
     print(frame.groupby("dataset")["match"].sum().to_string())
 
 

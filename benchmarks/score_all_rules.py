@@ -40,19 +40,24 @@ def score_every_rule(n_items: int, threads: int | None, folder: Path) -> dict[st
     benchmark = pfungst.load(DATA)
     options = {"n_threads": threads} if threads else {}
     results = {}
-    print(f"{'rule':<12} {'accuracy [95% Wilson]':<26} {'chance':>6} {'seconds':>8} {'requests':>9} {'calls':>6} "
-          f"{'chosen A/B/C/D/none':>22}")
+    print(
+        f"{'rule':<12} {'accuracy [95% Wilson]':<26} {'chance':>6} {'seconds':>8} {'requests':>9} {'calls':>6} "
+        f"{'chosen A/B/C/D/none':>22}"
+    )
     for rule in RULES:
-        result = pfungst.score(benchmark, "smollm2", rule=rule, limit=n_items, cache=folder / f"{rule}.sqlite",
-                               model_options=options)
+        result = pfungst.score(
+            benchmark, "smollm2", rule=rule, limit=n_items, cache=folder / f"{rule}.sqlite", model_options=options
+        )
         accuracy, counts = result.accuracy, result.counts
         ci = accuracy.ci
         assert ci is not None
         chosen = [sum(r.chosen == p for r in result.items) for p in (0, 1, 2, 3, -1)]
-        print(f"{rule:<12} {accuracy.value:.3f} [{ci.low:.3f}, {ci.high:.3f}]{'':<8} {accuracy.baseline:>6.3f} "
-              f"{counts.seconds:>8.1f} {counts.unique_requests:>9} {counts.model_calls:>6} "
-              f"{'/'.join(map(str, chosen)):>22}"
-              + (f"  refused {result.n_refused}, unparseable {result.n_unparseable}" if rule == "generate" else ""))
+        print(
+            f"{rule:<12} {accuracy.value:.3f} [{ci.low:.3f}, {ci.high:.3f}]{'':<8} {accuracy.baseline:>6.3f} "
+            f"{counts.seconds:>8.1f} {counts.unique_requests:>9} {counts.model_calls:>6} "
+            f"{'/'.join(map(str, chosen)):>22}"
+            + (f"  refused {result.n_refused}, unparseable {result.n_unparseable}" if rule == "generate" else "")
+        )
         results[rule] = result
     return results
 
@@ -60,8 +65,22 @@ def score_every_rule(n_items: int, threads: int | None, folder: Path) -> dict[st
 def kill_and_resume(n_items: int, threads: int | None, folder: Path, reference: pfungst.ScoreResult) -> None:
     cache = folder / "killed.sqlite"
     total = reference.counts.unique_requests
-    command = [sys.executable, "-m", "pfungst.cli", "score", str(DATA), "--limit", str(n_items), "--scoring",
-               "cloze-raw", "--cache", str(cache), "--quiet", "--chunk-size", "4"]
+    command = [
+        sys.executable,
+        "-m",
+        "pfungst.cli",
+        "score",
+        str(DATA),
+        "--limit",
+        str(n_items),
+        "--scoring",
+        "cloze-raw",
+        "--cache",
+        str(cache),
+        "--quiet",
+        "--chunk-size",
+        "4",
+    ]
     command += ["--threads", str(threads)] if threads else []
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -70,18 +89,28 @@ def kill_and_resume(n_items: int, threads: int | None, folder: Path, reference: 
     process.send_signal(signal.SIGKILL)
     process.wait()
     stored = _rows(cache)
-    print(f"\nkilled `pfungst score --scoring cloze-raw` with SIGKILL after {time.perf_counter() - started:.1f} s "
-          f"(exit {process.returncode}); {stored} of {total} requests in the cache")
+    print(
+        f"\nkilled `pfungst score --scoring cloze-raw` with SIGKILL after {time.perf_counter() - started:.1f} s "
+        f"(exit {process.returncode}); {stored} of {total} requests in the cache"
+    )
     out, summary = folder / "resumed.jsonl", folder / "resumed.json"
-    subprocess.run([*command, "--out", str(out), "--json", str(summary)], check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [*command, "--out", str(out), "--json", str(summary)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     counts = json.loads(summary.read_text())["counts"]
     reference.save_items(folder / "whole.jsonl")
     identical = out.read_text() == (folder / "whole.jsonl").read_text()
-    print(f"resumed run: {counts['hits']} from the cache, {counts['misses']} asked of the model "
-          f"(missing: {total - stored}), {counts['model_calls']} model calls, {counts['seconds']:.1f} s")
-    print(f"per-item results identical to the uninterrupted run: {identical}; repeated model calls: "
-          f"{counts['misses'] - (total - stored)}")
+    print(
+        f"resumed run: {counts['hits']} from the cache, {counts['misses']} asked of the model "
+        f"(missing: {total - stored}), {counts['model_calls']} model calls, {counts['seconds']:.1f} s"
+    )
+    print(
+        f"per-item results identical to the uninterrupted run: {identical}; repeated model calls: "
+        f"{counts['misses'] - (total - stored)}"
+    )
     if not identical or counts["misses"] != total - stored:
         raise SystemExit("kill-and-resume check FAILED")
 

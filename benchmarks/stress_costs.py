@@ -93,11 +93,20 @@ def expected(case: Case, options: list[int]) -> tuple[str, float, float]:
     return "1", 1.0, 1.0
 
 
-def run(benchmark: pfungst.Benchmark, perturbation: str, settings: dict[str, Any], items: int,
-        threads: int | None) -> pfungst.StressResult:
+def run(
+    benchmark: pfungst.Benchmark, perturbation: str, settings: dict[str, Any], items: int, threads: int | None
+) -> pfungst.StressResult:
     options = {"n_threads": threads} if threads else {}
-    return stress(benchmark, "smollm2", perturbations=(perturbation,), cache=False, limit=items,
-                  model_options=options, n_bootstrap=200, **settings)
+    return stress(
+        benchmark,
+        "smollm2",
+        perturbations=(perturbation,),
+        cache=False,
+        limit=items,
+        model_options=options,
+        n_bootstrap=200,
+        **settings,
+    )
 
 
 def measure(case: Case, result: pfungst.StressResult, plain: dict[str, Any], options: list[int]) -> dict[str, Any]:
@@ -108,38 +117,59 @@ def measure(case: Case, result: pfungst.StressResult, plain: dict[str, Any], opt
     own_seconds = counts.seconds - plain["seconds"] * outside / plain["requests"]
     formula, passes, requests = expected(case, options)
     return {
-        "case": case.name, "perturbation": case.perturbation,
-        "run": {"unique_requests": counts.unique_requests, "misses": counts.misses, "seconds": counts.seconds,
-                "requests_ratio": counts.unique_requests / plain["requests"],
-                "seconds_ratio": counts.seconds / plain["seconds"]},
-        "alone": {"questions": own.questions, "requests": own.requests, "passes_ratio": own.passes_ratio,
-                  "requests_ratio": own.requests_ratio, "seconds": round(own_seconds, 3),
-                  "seconds_ratio": own_seconds / plain["seconds"],
-                  "isolated_by": "nothing subtracted" if outside == 0 else
-                  f"minus {outside}/{plain['requests']:.0f} of the plain pass"},
+        "case": case.name,
+        "perturbation": case.perturbation,
+        "run": {
+            "unique_requests": counts.unique_requests,
+            "misses": counts.misses,
+            "seconds": counts.seconds,
+            "requests_ratio": counts.unique_requests / plain["requests"],
+            "seconds_ratio": counts.seconds / plain["seconds"],
+        },
+        "alone": {
+            "questions": own.questions,
+            "requests": own.requests,
+            "passes_ratio": own.passes_ratio,
+            "requests_ratio": own.requests_ratio,
+            "seconds": round(own_seconds, 3),
+            "seconds_ratio": own_seconds / plain["seconds"],
+            "isolated_by": "nothing subtracted"
+            if outside == 0
+            else f"minus {outside}/{plain['requests']:.0f} of the plain pass",
+        },
         "expected": {"formula": formula, "passes_ratio": passes, "requests_ratio": requests},
     }
 
 
 def print_table(plain: dict[str, Any], rows: list[dict[str, Any]]) -> None:
-    print(f"\nplain pass: {plain['requests']:.0f} requests, {plain['seconds']:.1f} s (mean of "
-          f"{', '.join(f'{s:.1f}' for s in plain['runs'])} s); ratios below are to it")
-    print("run = P plus the plain pass it always includes; alone = P's own cost (result.costs; seconds isolated as "
-          "run - plain x the share of plain requests P does not ask)")
-    header = (f"{'perturbation':<22} {'run req':>7} {'misses':>6} {'run s':>7} {'run/pl req':>10} {'run/pl s':>8} | "
-              f"{'alone q':>7} {'passes':>7} {'req':>6} {'s':>6} | {'expected passes (req)':<32}")
+    print(
+        f"\nplain pass: {plain['requests']:.0f} requests, {plain['seconds']:.1f} s (mean of "
+        f"{', '.join(f'{s:.1f}' for s in plain['runs'])} s); ratios below are to it"
+    )
+    print(
+        "run = P plus the plain pass it always includes; alone = P's own cost (result.costs; seconds isolated as "
+        "run - plain x the share of plain requests P does not ask)"
+    )
+    header = (
+        f"{'perturbation':<22} {'run req':>7} {'misses':>6} {'run s':>7} {'run/pl req':>10} {'run/pl s':>8} | "
+        f"{'alone q':>7} {'passes':>7} {'req':>6} {'s':>6} | {'expected passes (req)':<32}"
+    )
     print(header + "\n" + "-" * len(header))
     for row in rows:
         r, a, e = row["run"], row["alone"], row["expected"]
-        print(f"{row['case']:<22} {r['unique_requests']:>7} {r['misses']:>6} {r['seconds']:>7.1f} "
-              f"{r['requests_ratio']:>9.2f}x {r['seconds_ratio']:>7.2f}x | {a['questions']:>7} "
-              f"{a['passes_ratio']:>6.2f}x {a['requests_ratio']:>5.2f}x {a['seconds_ratio']:>5.2f}x | "
-              f"{e['formula']} = {e['passes_ratio']:.2f} ({e['requests_ratio']:.2f})")
+        print(
+            f"{row['case']:<22} {r['unique_requests']:>7} {r['misses']:>6} {r['seconds']:>7.1f} "
+            f"{r['requests_ratio']:>9.2f}x {r['seconds_ratio']:>7.2f}x | {a['questions']:>7} "
+            f"{a['passes_ratio']:>6.2f}x {a['requests_ratio']:>5.2f}x {a['seconds_ratio']:>5.2f}x | "
+            f"{e['formula']} = {e['passes_ratio']:.2f} ({e['requests_ratio']:.2f})"
+        )
     pride = next(row for row in rows if row["perturbation"] == "pride")
     verdict = "meets" if max(pride["alone"]["passes_ratio"], pride["alone"]["seconds_ratio"]) <= 1.2 else "misses"
-    print(f"\nPriDe at K = {PRIDE_FRACTION:.0%}: x{pride['alone']['passes_ratio']:.3f} in passes, "
-          f"x{pride['alone']['seconds_ratio']:.3f} in seconds (expected {pride['expected']['passes_ratio']:.3f}); "
-          f"{verdict} the target of <= 1.2x (paper: about 1.15x)")
+    print(
+        f"\nPriDe at K = {PRIDE_FRACTION:.0%}: x{pride['alone']['passes_ratio']:.3f} in passes, "
+        f"x{pride['alone']['seconds_ratio']:.3f} in seconds (expected {pride['expected']['passes_ratio']:.3f}); "
+        f"{verdict} the target of <= 1.2x (paper: about 1.15x)"
+    )
 
 
 def main() -> None:
@@ -167,8 +197,20 @@ def main() -> None:
     model = Path(first.model.split(":")[1]).name if first.model.startswith("llamacpp:") else first.model
     print(f"\n{len(benchmark)} items, model {model}, {time.perf_counter() - started:.0f} s in all")
     if args.json:
-        args.json.write_text(json.dumps({"items": len(benchmark), "data": str(DATA), "model": first.model,
-                                         "threads": args.threads, "plain": plain, "rows": rows}, indent=2) + "\n")
+        args.json.write_text(
+            json.dumps(
+                {
+                    "items": len(benchmark),
+                    "data": str(DATA),
+                    "model": first.model,
+                    "threads": args.threads,
+                    "plain": plain,
+                    "rows": rows,
+                },
+                indent=2,
+            )
+            + "\n"
+        )
         print(f"wrote {args.json}")
 
 

@@ -10,17 +10,35 @@ import pfungst
 SOURCE = Path(pfungst.__file__).parent
 
 # Stages from left to right; a module may import only its own stage, stages to its left, and the shared modules.
-STAGES = ["data", "audit", "models", "stress", "reliance", "report", "demo", "cli"]
-SHARED = {"errors", "stats", "environment", "significance"}
+STAGES = ["data", "audit", "models", "evaluate", "stress", "reliance", "report", "demo", "cli"]
+SHARED = {"errors", "stats", "environment", "significance", "registry", "blocks"}
 
 
 def test_public_api_is_exactly_the_documented_one() -> None:
-    assert sorted(pfungst.__all__) == sorted([
-        "AuditConfig", "AuditResult",
-        "Benchmark", "ConfigError", "DataError", "Item", "PfungstError", "Provenance", "ReaderError",
-        "ScoreConfig", "ScoreResult", "StressConfig", "StressResult", "__version__", "audit", "load", "reliance",
-        "score", "stress", "summarize",
-    ])
+    assert sorted(pfungst.__all__) == sorted(
+        [
+            "AuditConfig",
+            "AuditResult",
+            "Benchmark",
+            "ConfigError",
+            "DataError",
+            "Item",
+            "PfungstError",
+            "Provenance",
+            "ReaderError",
+            "ScoreConfig",
+            "ScoreResult",
+            "StressConfig",
+            "StressResult",
+            "__version__",
+            "audit",
+            "load",
+            "reliance",
+            "score",
+            "stress",
+            "summarize",
+        ]
+    )
     for name in pfungst.__all__:
         assert hasattr(pfungst, name)
 
@@ -55,6 +73,23 @@ def test_imports_point_left_only() -> None:
             if STAGES.index(other) > STAGES.index(own):
                 wrong.append(f"{module} imports {target}")
     assert wrong == []
+
+
+def test_evaluate_never_imports_stress() -> None:
+    """The engine serves every model run; the perturbations that stress it sit on top, never below."""
+    found = [
+        f"{path.relative_to(SOURCE)} imports {target}"
+        for path in (SOURCE / "evaluate").rglob("*.py")
+        for target in _imports(path)
+        if _stage(target) == "stress"
+    ]
+    assert found == []
+
+
+def test_an_upward_import_is_caught() -> None:
+    """The checks above can fail: an engine module importing the stress suite is reported."""
+    assert _stage("pfungst.stress.suite") == "stress"
+    assert STAGES.index("stress") > STAGES.index("evaluate")
 
 
 def test_shared_modules_import_no_stage() -> None:

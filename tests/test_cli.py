@@ -44,8 +44,9 @@ def test_user_error_exits_2_with_one_message_and_no_traceback(tmp_path: Path) ->
 
 def test_skip_policy_reports_rejected_rows(tmp_path: Path) -> None:
     data = tmp_path / "items.jsonl"
-    data.write_text('{"question": "q", "choices": ["a", "b"], "answer": 5}\n'
-                    '{"question": "r", "choices": ["a", "b"], "answer": 1}\n')
+    data.write_text(
+        '{"question": "q", "choices": ["a", "b"], "answer": 5}\n{"question": "r", "choices": ["a", "b"], "answer": 1}\n'
+    )
     result = runner.invoke(app, ["inspect", str(data), "-f", "jsonl", "--on-error", "skip"])
     assert result.exit_code == 0, result.output
     assert "rejected 1" in result.output and "rejected: " in result.output
@@ -61,8 +62,9 @@ def test_bad_map_syntax_is_a_user_error(tmp_path: Path) -> None:
 
 def test_demo_writes_the_planted_benchmarks_and_stresses_the_embedded_model(tmp_path: Path) -> None:
     _need_smollm2()
-    result = runner.invoke(app, ["demo", "--out", str(tmp_path), "--items", "60", "--seed", "1", "--stress-items",
-                                 "2", "--quiet"])
+    result = runner.invoke(
+        app, ["demo", "--out", str(tmp_path), "--items", "60", "--seed", "1", "--stress-items", "2", "--quiet"]
+    )
     assert result.exit_code == 0, result.output
     written = sorted(p.name for p in tmp_path.glob("*.jsonl"))
     assert written == ["control.jsonl", "cue-word.jsonl", "gold-position.jsonl", "longest-option.jsonl"]
@@ -87,15 +89,33 @@ def test_audit_writes_json_items_and_fixed_copies(tmp_path: Path) -> None:
     from pfungst.data.synthetic import make_synthetic
 
     data = make_synthetic("gold-position", 200, seed=2).save(tmp_path / "gp.jsonl")
-    result = runner.invoke(app, ["audit", str(data), "--bootstrap", "100", "--permutations", "100", "--quiet",
-                                 "--json", str(tmp_path / "a.json"), "--items", str(tmp_path / "items.csv"),
-                                 "--fix", str(tmp_path / "fixed")])
+    result = runner.invoke(
+        app,
+        [
+            "audit",
+            str(data),
+            "--bootstrap",
+            "100",
+            "--permutations",
+            "100",
+            "--quiet",
+            "--json",
+            str(tmp_path / "a.json"),
+            "--items",
+            str(tmp_path / "items.csv"),
+            "--fix",
+            str(tmp_path / "fixed"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "verdict: predictable" in " ".join(result.output.split())
     assert json.loads((tmp_path / "a.json").read_text())["verdict"]["label"] == "predictable"
     assert (tmp_path / "items.csv").read_text().startswith("item_id,")
     assert sorted(p.name for p in (tmp_path / "fixed").iterdir()) == [
-        "gp.counterbalanced.jsonl", "gp.filtered.jsonl", "gp.predictability.csv"]
+        "gp.counterbalanced.jsonl",
+        "gp.filtered.jsonl",
+        "gp.predictability.csv",
+    ]
     # The counterbalanced copy is audited again: its gold-position artifact is gone.
     assert "gp (counterbalanced)" in result.output
 
@@ -134,12 +154,23 @@ def _score(data: Path, cache: Path, *options: str) -> Any:
 def test_score_writes_per_item_results_and_prints_accuracy_with_interval(shared_data: Path, tmp_path: Path) -> None:
     data = _arc_easy(shared_data)
     out, summary = tmp_path / "results.jsonl", tmp_path / "summary.json"
-    result = _score(data, tmp_path / "cache.sqlite", "--limit", "20", "--scoring", "cloze-raw", "--out", str(out),
-                    "--json", str(summary))
+    result = _score(
+        data,
+        tmp_path / "cache.sqlite",
+        "--limit",
+        "20",
+        "--scoring",
+        "cloze-raw",
+        "--out",
+        str(out),
+        "--json",
+        str(summary),
+    )
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
-    assert re.search(r"accuracy 0\.\d{3} \[0\.\d{3}, [01]\.\d{3}\] \(95% Wilson interval\), chance 0\.250, n = 20",
-                     text), text
+    assert re.search(
+        r"accuracy 0\.\d{3} \[0\.\d{3}, [01]\.\d{3}\] \(95% Wilson interval\), chance 0\.250, n = 20", text
+    ), text
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(records) == 20 and all(len(r["scores"]) == len(r["n_tokens"]) == 4 for r in records)
     written = json.loads(summary.read_text())
@@ -151,8 +182,18 @@ def test_score_runs_every_scoring_rule_end_to_end(shared_data: Path, tmp_path: P
     summaries = {}
     for rule in SCORE_RULES:
         path = tmp_path / f"{rule}.json"
-        result = _score(data, cache, "--limit", "5", "--scoring", rule, "--json", str(path),
-                        "--out", str(tmp_path / f"{rule}.parquet"))
+        result = _score(
+            data,
+            cache,
+            "--limit",
+            "5",
+            "--scoring",
+            rule,
+            "--json",
+            str(path),
+            "--out",
+            str(tmp_path / f"{rule}.parquet"),
+        )
         assert result.exit_code == 0, f"{rule}: {result.output}"
         summaries[rule] = json.loads(path.read_text())
     assert all(s["n_items"] == 5 and s["settings"]["rule"] == rule for rule, s in summaries.items())
@@ -180,10 +221,22 @@ def test_score_killed_with_sigkill_resumes_without_repeating_a_model_call(shared
 
     data, cache = _arc_easy(shared_data), tmp_path / "cache.sqlite"
     options = ["--limit", "30", "--scoring", "cloze-raw", "--chunk-size", "2"]
-    command = [sys.executable, "-m", "pfungst.cli", "score", str(data), "--cache", str(cache), "--threads", "1",
-               "--quiet", *options]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    command = [
+        sys.executable,
+        "-m",
+        "pfungst.cli",
+        "score",
+        str(data),
+        "--cache",
+        str(cache),
+        "--threads",
+        "1",
+        "--quiet",
+        *options,
+    ]
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+    )
     deadline = time.monotonic() + 120
     while _cache_rows(cache) == 0 and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -192,8 +245,9 @@ def test_score_killed_with_sigkill_resumes_without_repeating_a_model_call(shared
     stored = _cache_rows(cache)
     assert process.returncode == -signal.SIGKILL and 0 < stored < 120, (process.returncode, stored)
 
-    resumed = _score(data, cache, *options, "--out", str(tmp_path / "resumed.jsonl"), "--json",
-                     str(tmp_path / "resumed.json"))
+    resumed = _score(
+        data, cache, *options, "--out", str(tmp_path / "resumed.jsonl"), "--json", str(tmp_path / "resumed.json")
+    )
     assert resumed.exit_code == 0, resumed.output
     counts = json.loads((tmp_path / "resumed.json").read_text())["counts"]
     assert (counts["hits"], counts["misses"]) == (stored, 120 - stored)
@@ -210,8 +264,22 @@ def test_score_interrupted_with_ctrl_c_exits_130_and_keeps_its_answers(shared_da
     import time
 
     data, cache = _arc_easy(shared_data), tmp_path / "cache.sqlite"
-    command = [sys.executable, "-m", "pfungst.cli", "score", str(data), "--cache", str(cache), "--threads", "1",
-               "--quiet", "--limit", "30", "--chunk-size", "2"]
+    command = [
+        sys.executable,
+        "-m",
+        "pfungst.cli",
+        "score",
+        str(data),
+        "--cache",
+        str(cache),
+        "--threads",
+        "1",
+        "--quiet",
+        "--limit",
+        "30",
+        "--chunk-size",
+        "2",
+    ]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while _cache_rows(cache) == 0 and process.poll() is None and time.monotonic() < deadline:
@@ -243,8 +311,12 @@ def _need_smollm2() -> None:
 def _tiny_benchmark(folder: Path) -> Path:
     data = folder / "tiny.jsonl"
     rows = [  # pfungst's native JSON lines
-        {"id": "sky", "text": "What colour is the sky on a clear day?", "options": ["green", "blue", "red", "black"],
-         "gold": 1},
+        {
+            "id": "sky",
+            "text": "What colour is the sky on a clear day?",
+            "options": ["green", "blue", "red", "black"],
+            "gold": 1,
+        },
         {"id": "dog", "text": "How many legs does a dog have?", "options": ["four", "two", "six", "eight"], "gold": 0},
         {"id": "fruit", "text": "Which is a fruit?", "options": ["carrot", "potato", "apple", "onion"], "gold": 2},
         {"id": "sum", "text": "What is 2 + 2?", "options": ["3", "5", "6", "4"], "gold": 3},
@@ -257,9 +329,35 @@ def _tiny_benchmark(folder: Path) -> Path:
 def _stress(data: Path, tmp_path: Path, name: str, *options: str) -> tuple[Any, dict[str, Any]]:
     summary = tmp_path / f"{name}.json"
     cache = tmp_path / "cache.sqlite"
-    result = runner.invoke(app, ["stress", str(data), "--model", "smollm2", "--limit", "4", "-p", "identity", "-p",
-                                 "cyclic", "--rules", "letter", "-p", "rules", "--cache", str(cache), "--threads", "1",
-                                 "--bootstrap", "100", "--quiet", "--json", str(summary), *options])
+    result = runner.invoke(
+        app,
+        [
+            "stress",
+            str(data),
+            "--model",
+            "smollm2",
+            "--limit",
+            "4",
+            "-p",
+            "identity",
+            "-p",
+            "cyclic",
+            "--rules",
+            "letter",
+            "-p",
+            "rules",
+            "--cache",
+            str(cache),
+            "--threads",
+            "1",
+            "--bootstrap",
+            "100",
+            "--quiet",
+            "--json",
+            str(summary),
+            *options,
+        ],
+    )
     assert result.exit_code == 0, result.output
     return result, json.loads(summary.read_text())
 

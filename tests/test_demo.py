@@ -12,11 +12,18 @@ from pfungst.audit.run import AuditConfig
 from pfungst.data.loading import load
 from pfungst.demo import run_demo
 from pfungst.errors import ConfigError
-from tests.stress.fakes import ScriptedModel
+from tests.evaluate.fakes import ScriptedModel
 
 # One cheap probe and no heuristics: these tests are about the stress part.
-QUICK = AuditConfig(feature_sets=("1-grams_presence",), n_repeats=1, n_splits=2, n_bootstrap=50, n_permutations=20,
-                    heuristics=False, cues=False)
+QUICK = AuditConfig(
+    feature_sets=("1-grams_presence",),
+    n_repeats=1,
+    n_splits=2,
+    n_bootstrap=50,
+    n_permutations=20,
+    heuristics=False,
+    cues=False,
+)
 STRESSED = 8
 
 
@@ -38,8 +45,7 @@ def _reads_the_options(seed: int) -> ScriptedModel:
     return ScriptedModel(next_token_script=script)
 
 
-def test_a_model_drawn_to_a_scores_the_share_of_items_with_gold_in_a_and_is_caught(tmp_path: Path,
-                                                                                   seed: int) -> None:
+def test_a_model_drawn_to_a_scores_the_share_of_items_with_gold_in_a_and_is_caught(tmp_path: Path, seed: int) -> None:
     result = run_demo(tmp_path, seed=seed, n_items=60, config=QUICK, stress_items=STRESSED, model=_always_a())
     in_a = sum(item.gold == 0 for item in load(tmp_path / "gold-position.jsonl")[:STRESSED])
     assert result.stress.accuracy("identity").accuracy.value == pytest.approx(in_a / STRESSED)

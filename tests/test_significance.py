@@ -56,12 +56,15 @@ def test_mcnemar_without_discordant_items_has_pvalue_one() -> None:
     assert result.pvalue == 1.0
 
 
-@pytest.mark.parametrize(("first", "second", "match"), [
-    ([1, 0, 1], [1, 0], "same length"),
-    ([], [], "at least one item"),
-    ([1, 2, 0], [1, 0, 0], "booleans"),
-    ([[1, 0]], [[1, 0]], "1-D"),
-])
+@pytest.mark.parametrize(
+    ("first", "second", "match"),
+    [
+        ([1, 0, 1], [1, 0], "same length"),
+        ([], [], "at least one item"),
+        ([1, 2, 0], [1, 0, 0], "booleans"),
+        ([[1, 0]], [[1, 0]], "1-D"),
+    ],
+)
 def test_mcnemar_rejects_unpaired_or_non_boolean_input(first: list, second: list, match: str) -> None:
     with pytest.raises(ConfigError, match=match):
         mcnemar_exact(first, second)
@@ -180,8 +183,23 @@ def test_benjamini_hochberg_on_four_pvalues() -> None:
 
 def test_benjamini_hochberg_reproduces_the_1995_paper_example() -> None:
     # Benjamini & Hochberg (1995), section 4: 15 p-values, FDR 0.05 rejects the four smallest.
-    pvalues = [0.0001, 0.0004, 0.0019, 0.0095, 0.0201, 0.0278, 0.0298, 0.0344, 0.0459, 0.3240, 0.4262, 0.5719,
-               0.6528, 0.7590, 1.000]
+    pvalues = [
+        0.0001,
+        0.0004,
+        0.0019,
+        0.0095,
+        0.0201,
+        0.0278,
+        0.0298,
+        0.0344,
+        0.0459,
+        0.3240,
+        0.4262,
+        0.5719,
+        0.6528,
+        0.7590,
+        1.000,
+    ]
     result = benjamini_hochberg(pvalues)
     assert result.rejected == (True,) * 4 + (False,) * 11
 
@@ -195,11 +213,14 @@ def test_benjamini_hochberg_to_dict_and_frame() -> None:
     assert benjamini_hochberg([]).rejected == ()
 
 
-@pytest.mark.parametrize(("pvalues", "alpha", "match"), [
-    ([0.1, 1.5], 0.05, r"p-values in \[0, 1\]"),
-    ([0.1, math.nan], 0.05, "NaN"),
-    ([0.1], 0.0, r"alpha must be"),
-])
+@pytest.mark.parametrize(
+    ("pvalues", "alpha", "match"),
+    [
+        ([0.1, 1.5], 0.05, r"p-values in \[0, 1\]"),
+        ([0.1, math.nan], 0.05, "NaN"),
+        ([0.1], 0.0, r"alpha must be"),
+    ],
+)
 def test_benjamini_hochberg_rejects_invalid_input(pvalues: list[float], alpha: float, match: str) -> None:
     with pytest.raises(ConfigError, match=match):
         benjamini_hochberg(pvalues, alpha=alpha)
@@ -233,12 +254,14 @@ def test_paired_t_test_with_constant_differences_is_undefined() -> None:
     assert "undefined" in result.method
 
 
-@pytest.mark.parametrize(("first", "second", "alternative", "match"), [
-    ([1.0], [0.0], "greater", "at least 2 pairs"),
-    ([1.0, 2.0], [0.0, 1.0, 2.0], "greater", "same length"),
-    ([1.0, 2.0], [0.0, 1.0], "bigger", "alternative must be"),
-])
-def test_paired_t_test_rejects_bad_input(first: list[float], second: list[float], alternative: str,
-                                         match: str) -> None:
+@pytest.mark.parametrize(
+    ("first", "second", "alternative", "match"),
+    [
+        ([1.0], [0.0], "greater", "at least 2 pairs"),
+        ([1.0, 2.0], [0.0, 1.0, 2.0], "greater", "same length"),
+        ([1.0, 2.0], [0.0, 1.0], "bigger", "alternative must be"),
+    ],
+)
+def test_paired_t_test_rejects_bad_input(first: list[float], second: list[float], alternative: str, match: str) -> None:
     with pytest.raises(ConfigError, match=match):
         paired_t_test(first, second, alternative=alternative)  # type: ignore[arg-type]

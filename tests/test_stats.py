@@ -57,11 +57,20 @@ def test_perfect_and_inverted_binary_predictions_give_kappa_plus_and_minus_one()
     assert cohen_kappa(y, 1 - y) == pytest.approx(-1.0)
 
 
-@pytest.mark.parametrize(("accuracy", "n_classes", "expected"), [
-    (0.5, 2, 0.0), (1.0, 2, 1.0), (0.25, 4, 0.0), (0.55, 4, 0.4), (0.0, 2, -1.0), (0.6, 3, 0.4),
-])
+@pytest.mark.parametrize(
+    ("accuracy", "n_classes", "expected"),
+    [
+        (0.5, 2, 0.0),
+        (1.0, 2, 1.0),
+        (0.25, 4, 0.0),
+        (0.55, 4, 0.4),
+        (0.0, 2, -1.0),
+        (0.6, 3, 0.4),
+    ],
+)
 def test_chance_corrected_accuracy_is_acc_minus_chance_over_one_minus_chance(
-        accuracy: float, n_classes: int, expected: float) -> None:
+    accuracy: float, n_classes: int, expected: float
+) -> None:
     assert chance_corrected_accuracy(accuracy, n_classes) == pytest.approx(expected)
 
 
@@ -80,8 +89,7 @@ def test_bootstrap_interval_covers_the_true_mean_about_95_percent_of_the_time(se
     covered = 0
     for trial in range(60):
         values = (rng.random(200) < 0.3).astype(float)
-        ci = bootstrap_interval(lambda idx, v=values: float(v[idx].mean()), 200, n_resamples=400,
-                                seed=[seed, trial])
+        ci = bootstrap_interval(lambda idx, v=values: float(v[idx].mean()), 200, n_resamples=400, seed=[seed, trial])
         covered += ci.low <= 0.3 <= ci.high
     assert 0.85 <= covered / 60 <= 1.0
 
@@ -105,11 +113,14 @@ def test_permutation_pvalue_is_minimal_for_a_perfect_predictor() -> None:
 
 def test_permutation_pvalues_of_random_predictors_are_roughly_uniform(seed: int) -> None:
     rng = np.random.default_rng(seed)
-    pvalues = np.array([
-        permutation_pvalue(rng.integers(0, 2, 120), rng.integers(0, 2, 120), cohen_kappa, n_permutations=99,
-                           seed=[seed, trial])
-        for trial in range(150)
-    ])
+    pvalues = np.array(
+        [
+            permutation_pvalue(
+                rng.integers(0, 2, 120), rng.integers(0, 2, 120), cohen_kappa, n_permutations=99, seed=[seed, trial]
+            )
+            for trial in range(150)
+        ]
+    )
     assert 0.4 < pvalues.mean() < 0.6
     assert np.mean(pvalues <= 0.05) < 0.12
     assert np.mean(pvalues <= 0.5) == pytest.approx(0.5, abs=0.15)

@@ -9,9 +9,9 @@ from pfungst.audit import AuditConfig, AuditResult
 from pfungst.data import Benchmark, Item, Provenance, load
 from pfungst.data.summary import summarize
 from pfungst.errors import ConfigError, DataError, PfungstError, ReaderError
-from pfungst.stress.runner import ScoreConfig
-from pfungst.stress.runner import score_benchmark as score
-from pfungst.stress.score_result import ScoreResult
+from pfungst.evaluate.runner import ScoreConfig
+from pfungst.evaluate.runner import score_benchmark as score
+from pfungst.evaluate.score_result import ScoreResult
 from pfungst.stress.stress_config import StressConfig
 from pfungst.stress.stress_result import StressResult
 

@@ -39,8 +39,11 @@ DEMO_FIELDS: dict[str, tuple[str, ...]] = {"cue-word": ("hypothesis",)}
 DEMO_STRESSED = "gold-position"
 """The demo benchmark the model is stressed on."""
 
-DEMO_STRESS = StressConfig(perturbations=("identity", "cyclic", "answer-moved", "pride", "rules"),
-                           rules=("letter", "cloze-raw"), pride_fraction=0.25)
+DEMO_STRESS = StressConfig(
+    perturbations=("identity", "cyclic", "answer-moved", "pride", "rules"),
+    rules=("letter", "cloze-raw"),
+    pride_fraction=0.25,
+)
 """The demo's stress settings (its seed, item count and cache are set per run): a few minutes on 2 CPU cores for
 24 items; PriDe estimates its prior on a quarter of them so that it has several estimation items."""
 
@@ -72,8 +75,12 @@ class DemoResult:
         return {
             "seed": self.seed,
             "benchmarks": {
-                name: {"path": str(self.paths[name]), "planted": SYNTHETIC[name].planted,
-                       "summary": self.summaries[name].to_dict(), "audit": self.audits[name].to_dict()}
+                name: {
+                    "path": str(self.paths[name]),
+                    "planted": SYNTHETIC[name].planted,
+                    "summary": self.summaries[name].to_dict(),
+                    "audit": self.audits[name].to_dict(),
+                }
                 for name in self.paths
             },
             "stress": {"benchmark": DEMO_STRESSED, "path": str(self.stress_path), "result": self.stress.to_dict()},
@@ -82,9 +89,16 @@ class DemoResult:
         }
 
 
-def run_demo(out_dir: str | Path = "pfungst-demo", *, seed: int = 0, n_items: int = 400,
-             config: AuditConfig | None = None, stress_items: int = 24, model: str | LanguageModel = "smollm2",
-             progress: Callable[[str, int, int], None] | None = None) -> DemoResult:
+def run_demo(
+    out_dir: str | Path = "pfungst-demo",
+    *,
+    seed: int = 0,
+    n_items: int = 400,
+    config: AuditConfig | None = None,
+    stress_items: int = 24,
+    model: str | LanguageModel = "smollm2",
+    progress: Callable[[str, int, int], None] | None = None,
+) -> DemoResult:
     """Write each synthetic benchmark to ``out_dir`` as pfungst JSONL, read it back, summarise and audit it; then
     stress ``model`` on the first ``stress_items`` items of ``gold-position``.
 
@@ -123,8 +137,10 @@ def run_demo(out_dir: str | Path = "pfungst-demo", *, seed: int = 0, n_items: in
         PriDe debiased: ... Clever Hans: the score rides on where the answer sits, not on what it says.
     """
     if isinstance(stress_items, bool) or not isinstance(stress_items, int) or stress_items < 1:
-        raise ConfigError(f"stress_items must be a positive number of gold-position items to stress the model on, "
-                          f"got {stress_items!r}; for a fast run pass a small number or a scripted model")
+        raise ConfigError(
+            f"stress_items must be a positive number of gold-position items to stress the model on, "
+            f"got {stress_items!r}; for a fast run pass a small number or a scripted model"
+        )
     out = Path(out_dir)
     stress_config = _stress_config(out, seed, stress_items)
     stress_config.validate()
@@ -142,8 +158,11 @@ def run_demo(out_dir: str | Path = "pfungst-demo", *, seed: int = 0, n_items: in
     if progress is not None:
         progress("writing the report", 0, 1)
     parts = [part for name in paths for part in (summaries[name], audits[name])]
-    report_path = write_html([*parts, stressed], out / "report.html",
-                             title="pfungst demo: planted artifacts, and a model stressed on gold-position")
+    report_path = write_html(
+        [*parts, stressed],
+        out / "report.html",
+        title="pfungst demo: planted artifacts, and a model stressed on gold-position",
+    )
     return DemoResult(paths, summaries, audits, stressed, stress_path, report_path, conclusion, seed)
 
 
@@ -160,21 +179,29 @@ def _conclude(result: StressResult, benchmark: Benchmark, model: str | LanguageM
     in_a = sum(item.gold == 0 for item in benchmark[: len(plain)])
     picks_a = sum(o.chosen_position == 0 for o in plain)
     accuracy = result.accuracy("identity").accuracy
-    first = (f"{name} scores {_figure(accuracy)} (chance {accuracy.baseline:.2f}) on the first {len(plain)} "
-             f"{DEMO_STRESSED} items as given; the gold answer is in slot A for {in_a} of them, and the model "
-             f"answers A for {picks_a}.")
+    first = (
+        f"{name} scores {_figure(accuracy)} (chance {accuracy.baseline:.2f}) on the first {len(plain)} "
+        f"{DEMO_STRESSED} items as given; the gold answer is in slot A for {in_a} of them, and the model "
+        f"answers A for {picks_a}."
+    )
     try:
         moved: AnswerMoved = result.analysis("answer-moved")
         pride: PrideResult = result.analysis("pride")
     except KeyError:
         return first, "The answer-moved and PriDe analyses could not be computed (see the stress warnings)."
-    slots = ", ".join(f"{slot} {estimate.value:.2f}" for slot, estimate in zip(moved.slots, moved.per_slot,
-                                                                              strict=True))
+    slots = ", ".join(
+        f"{slot} {estimate.value:.2f}" for slot, estimate in zip(moved.slots, moved.per_slot, strict=True)
+    )
     rides = moved.gap.ci is not None and moved.gap.ci.low > 0
-    verdict = ("Clever Hans: the score rides on where the answer sits, not on what it says." if rides else
-               "No evidence that the score rides on where the answer sits.")
-    return first, (f"With the answer moved to each slot it is right on {slots} (gap {_figure(moved.gap)}); PriDe "
-                   f"debiased: {_figure(pride.debiased)}. {verdict}")
+    verdict = (
+        "Clever Hans: the score rides on where the answer sits, not on what it says."
+        if rides
+        else "No evidence that the score rides on where the answer sits."
+    )
+    return first, (
+        f"With the answer moved to each slot it is right on {slots} (gap {_figure(moved.gap)}); PriDe "
+        f"debiased: {_figure(pride.debiased)}. {verdict}"
+    )
 
 
 def _figure(estimate: Estimate) -> str:

@@ -15,8 +15,19 @@ from typing import Any
 
 __all__ = ["environment"]
 
-_PACKAGES = ("pfungst", "numpy", "scipy", "pandas", "scikit-learn", "tiktoken", "textstat", "llama-cpp-python",
-             "transformers", "torch", "httpx")
+_PACKAGES = (
+    "pfungst",
+    "numpy",
+    "scipy",
+    "pandas",
+    "scikit-learn",
+    "tiktoken",
+    "textstat",
+    "llama-cpp-python",
+    "transformers",
+    "torch",
+    "httpx",
+)
 
 
 def _version(package: str) -> str | None:
@@ -30,8 +41,9 @@ def _version(package: str) -> str | None:
 def _git_revision() -> str:
     here = Path(__file__).resolve().parent
     try:
-        result = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5,
-                                check=False)
+        result = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5, check=False
+        )
     except (OSError, subprocess.SubprocessError):
         return ""
     return result.stdout.strip() if result.returncode == 0 else ""

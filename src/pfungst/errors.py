@@ -141,6 +141,8 @@ alpha? Available: alpha
     names = [field.name for field in dataclasses.fields(config)]  # type: ignore[arg-type]
     unknown = sorted(set(settings) - set(names))
     if unknown:
-        raise ConfigError(f"unknown {what} setting(s) {unknown}: "
-                          + "; ".join(unknown_name_message(f"{what} setting", name, names) for name in unknown))
+        raise ConfigError(
+            f"unknown {what} setting(s) {unknown}: "
+            + "; ".join(unknown_name_message(f"{what} setting", name, names) for name in unknown)
+        )
     return dataclasses.replace(config, **settings)  # type: ignore[type-var]

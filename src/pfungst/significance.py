@@ -37,15 +37,19 @@ def _paired_correctness(first: ArrayLike, second: ArrayLike) -> tuple[np.ndarray
     """Check and convert two paired correctness vectors to 1-D boolean arrays of the same, non-zero length."""
     a, b = np.asarray(first), np.asarray(second)
     if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
-        raise ConfigError(f"paired correctness needs two 1-D sequences of the same length, found shapes {a.shape} "
-                          f"and {b.shape}. Pass one entry per item, in the same item order for both.")
+        raise ConfigError(
+            f"paired correctness needs two 1-D sequences of the same length, found shapes {a.shape} "
+            f"and {b.shape}. Pass one entry per item, in the same item order for both."
+        )
     if a.size == 0:
         raise ConfigError("paired correctness needs at least one item, found none. Score some items first.")
     for name, values in (("first", a), ("second", b)):
         if values.dtype != bool and not np.isin(values, (0, 1)).all():
-            raise ConfigError(f"{name} must hold correctness as booleans (or 0/1), found values such as "
-                              f"{values[~np.isin(values, (0, 1))][0]!r}. Pass whether each item was answered "
-                              "correctly.")
+            raise ConfigError(
+                f"{name} must hold correctness as booleans (or 0/1), found values such as "
+                f"{values[~np.isin(values, (0, 1))][0]!r}. Pass whether each item was answered "
+                "correctly."
+            )
     return a.astype(bool), b.astype(bool)
 
 
@@ -84,8 +88,13 @@ def mcnemar_exact(first: ArrayLike, second: ArrayLike) -> Estimate:
     """
     a, b = _paired_correctness(first, second)
     pvalue, only_first, only_second = _mcnemar_pvalue(a, b)
-    return Estimate(value=float(a.mean() - b.mean()), method=_mcnemar_method(only_first, only_second), n=int(a.size),
-                    pvalue=pvalue, baseline=0.0)
+    return Estimate(
+        value=float(a.mean() - b.mean()),
+        method=_mcnemar_method(only_first, only_second),
+        n=int(a.size),
+        pvalue=pvalue,
+        baseline=0.0,
+    )
 
 
 def _mcnemar_method(only_first: int, only_second: int) -> str:
@@ -129,13 +138,15 @@ def paired_bootstrap_difference(
     """
     a, b = _paired_correctness(first, second)
     differences = a.astype(float) - b.astype(float)
-    ci = bootstrap_interval(lambda idx: float(differences[idx].mean()), int(a.size), n_resamples=n_resamples,
-                            seed=seed, level=level)
+    ci = bootstrap_interval(
+        lambda idx: float(differences[idx].mean()), int(a.size), n_resamples=n_resamples, seed=seed, level=level
+    )
     pvalue, only_first, only_second = _mcnemar_pvalue(a, b)
-    method = (f"paired percentile bootstrap ({n_resamples} resamples) of the accuracy difference; "
-              f"p from the {_mcnemar_method(only_first, only_second)}")
-    return Estimate(value=float(differences.mean()), method=method, n=int(a.size), ci=ci, pvalue=pvalue,
-                    baseline=0.0)
+    method = (
+        f"paired percentile bootstrap ({n_resamples} resamples) of the accuracy difference; "
+        f"p from the {_mcnemar_method(only_first, only_second)}"
+    )
+    return Estimate(value=float(differences.mean()), method=method, n=int(a.size), ci=ci, pvalue=pvalue, baseline=0.0)
 
 
 def kendall_tau(x: ArrayLike, y: ArrayLike) -> Estimate:
@@ -163,15 +174,26 @@ def kendall_tau(x: ArrayLike, y: ArrayLike) -> Estimate:
     """
     a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if a.ndim != 1 or a.shape != b.shape:
-        raise ConfigError(f"Kendall's tau needs two 1-D sequences of the same length, found shapes {a.shape} and "
-                          f"{b.shape}. Pass one score per object, in the same object order for both.")
+        raise ConfigError(
+            f"Kendall's tau needs two 1-D sequences of the same length, found shapes {a.shape} and "
+            f"{b.shape}. Pass one score per object, in the same object order for both."
+        )
     for name, values in (("x", a), ("y", b)):
         if np.unique(values).size < 2:
-            return Estimate(value=math.nan, method=f"Kendall's tau-b: undefined, {name} has fewer than 2 distinct "
-                            "values", n=int(a.size), baseline=0.0)
+            return Estimate(
+                value=math.nan,
+                method=f"Kendall's tau-b: undefined, {name} has fewer than 2 distinct values",
+                n=int(a.size),
+                baseline=0.0,
+            )
     result = _scipy_stats.kendalltau(a, b)
-    return Estimate(value=float(result.statistic), method="Kendall's tau-b", n=int(a.size),
-                    pvalue=float(result.pvalue), baseline=0.0)
+    return Estimate(
+        value=float(result.statistic),
+        method="Kendall's tau-b",
+        n=int(a.size),
+        pvalue=float(result.pvalue),
+        baseline=0.0,
+    )
 
 
 def kendall_w(ranks: ArrayLike) -> Estimate:
@@ -203,21 +225,28 @@ def kendall_w(ranks: ArrayLike) -> Estimate:
     """
     matrix = np.asarray(ranks, dtype=float)
     if matrix.ndim != 2 or np.isnan(matrix).any():
-        raise ConfigError(f"Kendall's W needs a 2-D (raters x objects) matrix of ranks without NaN, found shape "
-                          f"{matrix.shape}. Pass one row per rater, one column per object.")
+        raise ConfigError(
+            f"Kendall's W needs a 2-D (raters x objects) matrix of ranks without NaN, found shape "
+            f"{matrix.shape}. Pass one row per rater, one column per object."
+        )
     m, n = matrix.shape
     method = "Kendall's W with tie correction, chi-squared approximation"
     if m < 2 or n < 2:
-        return Estimate(value=math.nan, method=f"Kendall's W: undefined with {m} raters and {n} objects (needs at "
-                        "least 2 of each)", n=n, baseline=0.0)
+        return Estimate(
+            value=math.nan,
+            method=f"Kendall's W: undefined with {m} raters and {n} objects (needs at least 2 of each)",
+            n=n,
+            baseline=0.0,
+        )
     ranked = _scipy_stats.rankdata(matrix, method="average", axis=1)
     sums = ranked.sum(axis=0)
     spread = float(((sums - sums.mean()) ** 2).sum())
     ties = sum(_tie_term(row) for row in ranked)
     denominator = m * m * (n**3 - n) - m * ties
     if denominator <= 0:
-        return Estimate(value=math.nan, method="Kendall's W: undefined, every rater ties every object", n=n,
-                        baseline=0.0)
+        return Estimate(
+            value=math.nan, method="Kendall's W: undefined, every rater ties every object", n=n, baseline=0.0
+        )
     w = 12.0 * spread / denominator
     statistic = m * (n - 1) * w
     return Estimate(value=w, method=method, n=n, pvalue=float(_scipy_stats.chi2.sf(statistic, n - 1)), baseline=0.0)
@@ -249,13 +278,20 @@ class BHResult:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys."""
-        return {"pvalues": list(self.pvalues), "qvalues": list(self.qvalues), "rejected": list(self.rejected),
-                "alpha": self.alpha, "n_rejected": self.n_rejected}
+        return {
+            "pvalues": list(self.pvalues),
+            "qvalues": list(self.qvalues),
+            "rejected": list(self.rejected),
+            "alpha": self.alpha,
+            "n_rejected": self.n_rejected,
+        }
 
     def to_frame(self) -> pd.DataFrame:
         """One row per hypothesis, in the given order: pvalue, qvalue, rejected."""
-        return pd.DataFrame({"pvalue": list(self.pvalues), "qvalue": list(self.qvalues),
-                             "rejected": list(self.rejected)}, columns=["pvalue", "qvalue", "rejected"])
+        return pd.DataFrame(
+            {"pvalue": list(self.pvalues), "qvalue": list(self.qvalues), "rejected": list(self.rejected)},
+            columns=["pvalue", "qvalue", "rejected"],
+        )
 
     def __repr__(self) -> str:
         return f"BHResult({self.n_rejected} of {len(self.pvalues)} rejected at FDR {self.alpha})"
@@ -281,15 +317,21 @@ def benjamini_hochberg(pvalues: ArrayLike, alpha: float = 0.05) -> BHResult:
     """
     values = np.asarray(pvalues, dtype=float)
     if values.ndim != 1 or np.isnan(values).any() or ((values < 0) | (values > 1)).any():
-        raise ConfigError(f"Benjamini-Hochberg needs a 1-D sequence of p-values in [0, 1], found {values!r}. "
-                          "Leave out tests without a p-value (NaN) before adjusting.")
+        raise ConfigError(
+            f"Benjamini-Hochberg needs a 1-D sequence of p-values in [0, 1], found {values!r}. "
+            "Leave out tests without a p-value (NaN) before adjusting."
+        )
     if not 0 < alpha < 1:
         raise ConfigError(f"alpha must be a false discovery rate in (0, 1), found {alpha}. Use e.g. 0.05.")
     if values.size == 0:
         return BHResult(pvalues=(), qvalues=(), rejected=(), alpha=alpha)
     qvalues = _scipy_stats.false_discovery_control(values, method="bh")
-    return BHResult(pvalues=tuple(float(p) for p in values), qvalues=tuple(float(q) for q in qvalues),
-                    rejected=tuple(bool(q <= alpha) for q in qvalues), alpha=alpha)
+    return BHResult(
+        pvalues=tuple(float(p) for p in values),
+        qvalues=tuple(float(q) for q in qvalues),
+        rejected=tuple(bool(q <= alpha) for q in qvalues),
+        alpha=alpha,
+    )
 
 
 def paired_t_test(
@@ -324,16 +366,22 @@ def paired_t_test(
     """
     a, b = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
     if a.ndim != 1 or a.shape != b.shape or a.size < 2 or np.isnan(a).any() or np.isnan(b).any():
-        raise ConfigError(f"a paired t-test needs two 1-D sequences of the same length (at least 2 pairs, no NaN), "
-                          f"found shapes {a.shape} and {b.shape}. Pass one value per pair, in the same order.")
+        raise ConfigError(
+            f"a paired t-test needs two 1-D sequences of the same length (at least 2 pairs, no NaN), "
+            f"found shapes {a.shape} and {b.shape}. Pass one value per pair, in the same order."
+        )
     if alternative not in _ALTERNATIVES:
         raise ConfigError(f"alternative must be one of {list(_ALTERNATIVES)}, found {alternative!r}.")
     differences = a - b
     mean = float(differences.mean())
     method = f"paired t-test ({alternative}), two-sided {level:.0%} t interval"
     if np.ptp(differences) == 0:
-        return Estimate(value=mean, method=f"paired t-test: undefined, the {a.size} differences are all {mean:g}",
-                        n=int(a.size), baseline=0.0)
+        return Estimate(
+            value=mean,
+            method=f"paired t-test: undefined, the {a.size} differences are all {mean:g}",
+            n=int(a.size),
+            baseline=0.0,
+        )
     tested = _scipy_stats.ttest_rel(a, b, alternative=alternative)
     interval = _scipy_stats.ttest_rel(a, b).confidence_interval(confidence_level=level)
     ci = ConfidenceInterval(float(interval.low), float(interval.high), level)

@@ -38,8 +38,11 @@ class ConfidenceInterval:
 
     def to_dict(self) -> dict[str, float | None]:
         """A JSON-safe dict (a NaN bound, from an interval without data, becomes None)."""
-        return {"low": None if math.isnan(self.low) else self.low,
-                "high": None if math.isnan(self.high) else self.high, "level": self.level}
+        return {
+            "low": None if math.isnan(self.low) else self.low,
+            "high": None if math.isnan(self.high) else self.high,
+            "level": self.level,
+        }
 
 
 @dataclass(frozen=True)
@@ -110,8 +113,7 @@ def chisquare_test(observed: Sequence[float], expected: Sequence[float], what: s
     f_obs = [o for o, _ in pairs]
     f_exp = [e * n / total_expected for _, e in pairs]
     result = _scipy_stats.chisquare(f_obs, f_exp)
-    return Estimate(value=float(result.statistic), method=f"chi-squared test: {what}", n=n,
-                    pvalue=float(result.pvalue))
+    return Estimate(value=float(result.statistic), method=f"chi-squared test: {what}", n=n, pvalue=float(result.pvalue))
 
 
 def cohen_kappa(y_true: ArrayLike, y_pred: ArrayLike) -> float:
@@ -137,7 +139,7 @@ def cohen_kappa(y_true: ArrayLike, y_pred: ArrayLike) -> float:
         return math.nan
     if true.dtype.kind not in "iu" or pred.dtype.kind not in "iu" or min(true.min(), pred.min()) < 0:
         _, codes = np.unique(np.concatenate([true, pred]), return_inverse=True)
-        true, pred = codes[: true.size], codes[true.size:]
+        true, pred = codes[: true.size], codes[true.size :]
     return _kappa_from_codes(true, pred)
 
 

@@ -48,8 +48,9 @@ def test_is_invariant_to_the_order_of_options_within_an_item(seed: int) -> None:
         chosen_original = np.arange(4) + 4 * np.arange(150)[:, None]
         picked = chosen_original[np.arange(150), original.predict_choice(X, groups)]
         rows_by_group = [order[groups[order] == g] for g in range(150)]
-        picked_shuffled = [rows[k] for rows, k in zip(rows_by_group, shuffled.predict_choice(X[order], groups[order]),
-                                                      strict=True)]
+        picked_shuffled = [
+            rows[k] for rows, k in zip(rows_by_group, shuffled.predict_choice(X[order], groups[order]), strict=True)
+        ]
         assert np.array_equal(picked, picked_shuffled)
 
 
@@ -67,8 +68,9 @@ def test_two_option_items_match_sklearn_logistic_regression_on_differences(penal
     flip = rng.random(n) < 0.5  # a logistic regression needs both classes: present half the pairs reversed
     differences = np.where(flip[:, None], other_rows - gold_rows, gold_rows - other_rows)
     solver = "liblinear" if penalty == "l1" else "lbfgs"
-    reference = LogisticRegression(C=0.3, l1_ratio=1.0 if penalty == "l1" else 0.0, solver=solver,
-                                   fit_intercept=False, tol=1e-10, max_iter=5000).fit(differences, ~flip)
+    reference = LogisticRegression(
+        C=0.3, l1_ratio=1.0 if penalty == "l1" else 0.0, solver=solver, fit_intercept=False, tol=1e-10, max_iter=5000
+    ).fit(differences, ~flip)
     np.testing.assert_allclose(model.coef_, reference.coef_.ravel(), atol=2e-3)
 
 

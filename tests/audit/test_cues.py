@@ -65,8 +65,18 @@ def test_label_cue_productivity_is_label_share_among_items_with_the_cue() -> Non
 
 
 def test_negations_are_expanded_so_contractions_count_as_not() -> None:
-    assert tokenize("It isn't and can't be; we cannot") == ["it", "is", "not", "and", "ca", "not", "be", "we",
-                                                              "can", "not"]
+    assert tokenize("It isn't and can't be; we cannot") == [
+        "it",
+        "is",
+        "not",
+        "and",
+        "ca",
+        "not",
+        "be",
+        "we",
+        "can",
+        "not",
+    ]
     assert "not" not in tokenize("isn't", expand_negations=False)
 
 
@@ -102,8 +112,17 @@ def test_mnli_negation_words_are_top_contradiction_cues(shared_data: Path) -> No
 def test_table_exports_ranked_frame_and_json() -> None:
     table = find_cues(make_synthetic("cue-word", 200), config=CueConfig(fields=("hypothesis",), top_k=7))
     frame = table.to_frame()
-    assert list(frame.columns) == ["cue", "label", "count", "hits", "productivity", "coverage", "base_rate",
-                                   "pvalue", "qvalue"]
+    assert list(frame.columns) == [
+        "cue",
+        "label",
+        "count",
+        "hits",
+        "productivity",
+        "coverage",
+        "base_rate",
+        "pvalue",
+        "qvalue",
+    ]
     assert len(frame) == 7 and frame["pvalue"].is_monotonic_increasing
     data = json.loads(json.dumps(table.to_dict()))
     assert data["kind"] == "shared_labels" and len(data["cues"]) == 7 and data["n_tested"] >= 7

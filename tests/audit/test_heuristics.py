@@ -103,10 +103,16 @@ def test_majority_label_has_kappa_zero_and_beats_nothing() -> None:
 
 
 def test_hans_overlap_and_subsequence_counts_per_label() -> None:
-    rows = [("the cat sat on the mat", "the cat sat", 0), ("the cat sat on the mat", "the mat sat", 0),
-            ("a dog ran", "a dog ran fast", 1), ("a dog ran", "dog a", 2)]
-    items = tuple(Item(str(i), f"{p} / {h}", LABELS, g, fields={"premise": p, "hypothesis": h})
-                  for i, (p, h, g) in enumerate(rows))
+    rows = [
+        ("the cat sat on the mat", "the cat sat", 0),
+        ("the cat sat on the mat", "the mat sat", 0),
+        ("a dog ran", "a dog ran fast", 1),
+        ("a dog ran", "dog a", 2),
+    ]
+    items = tuple(
+        Item(str(i), f"{p} / {h}", LABELS, g, fields={"premise": p, "hypothesis": h})
+        for i, (p, h, g) in enumerate(rows)
+    )
     counts, predictors = hans_heuristics(Benchmark("nli", items, "shared_labels", LABELS), config=FAST)
     table = {(c.heuristic, c.label): (c.holds, c.total) for c in counts}
     assert table[("lexical_overlap", "entailment")] == (2, 2)

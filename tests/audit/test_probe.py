@@ -77,8 +77,9 @@ def test_control_benchmark_gives_no_evidence_to_the_option_model(seed: int) -> N
 
 
 def test_label_shuffled_copy_of_a_cued_benchmark_gives_no_evidence(seed: int) -> None:
-    outcome = run_probe(get_feature_set("1-grams_presence"), _shuffled(_hypotheses(seed), seed),
-                        replace(NULL, seed=seed))
+    outcome = run_probe(
+        get_feature_set("1-grams_presence"), _shuffled(_hypotheses(seed), seed), replace(NULL, seed=seed)
+    )
     assert _no_evidence(outcome)
 
 
@@ -128,8 +129,9 @@ def test_pacchiardi_protocol_predicts_exactly_the_test_fifth_in_their_shuffle(se
     outcome = run_probe(get_feature_set("1-grams_presence"), inputs, replace(FAST, protocol="pacchiardi2024"))
     _, test_ids = train_test_split(list(inputs.item_ids), test_size=0.2, random_state=42)
     assert {inputs.item_ids[i] for i in np.flatnonzero(outcome.predicted)} == set(test_ids)
-    permuted = run_probe(get_feature_set("1-grams_presence"), inputs,
-                         replace(FAST, protocol="pacchiardi2024", paper_split="permutation"))
+    permuted = run_probe(
+        get_feature_set("1-grams_presence"), inputs, replace(FAST, protocol="pacchiardi2024", paper_split="permutation")
+    )
     # The alternative shuffle: pandas' DataFrame.sample(frac=1, random_state=42), cut at 60% and 80%.
     shuffled = pd.DataFrame({"id": inputs.item_ids}).sample(frac=1, random_state=42)["id"].tolist()
     assert {inputs.item_ids[i] for i in np.flatnonzero(permuted.predicted)} == set(shuffled[200:])
@@ -158,8 +160,17 @@ def test_outcome_serialises_to_json_and_a_tidy_frame(seed: int) -> None:
     assert set(data["kappa"]) == {"value", "ci", "pvalue", "baseline", "method", "n"}
     assert len(data["items"]) == 150 and data["settings"]["config"]["protocol"] == "crossfit"
     frame = outcome.to_frame()
-    assert list(frame.columns) == ["item_id", "feature_set", "gold", "gold_class", "predicted", "prediction",
-                                   "prediction_class", "correct", "share_correct"]
+    assert list(frame.columns) == [
+        "item_id",
+        "feature_set",
+        "gold",
+        "gold_class",
+        "predicted",
+        "prediction",
+        "prediction_class",
+        "correct",
+        "share_correct",
+    ]
     assert frame["item_id"].tolist() == list(outcome.item_ids)
     assert "kappa=" in repr(outcome)
 

@@ -14,11 +14,14 @@ from pfungst.data.synthetic import make_synthetic
 FAST = AuditConfig(n_bootstrap=300, n_permutations=300, cues=False, heuristics=False)
 
 
-@pytest.mark.parametrize(("name", "fields"), [
-    ("longest-option", ()),
-    ("gold-position", ()),
-    ("cue-word", ("hypothesis",)),
-])
+@pytest.mark.parametrize(
+    ("name", "fields"),
+    [
+        ("longest-option", ()),
+        ("gold-position", ()),
+        ("cue-word", ("hypothesis",)),
+    ],
+)
 def test_planted_artifacts_of_the_demo_are_flagged(name: str, fields: tuple[str, ...], seed: int) -> None:
     result = pfungst.audit(make_synthetic(name, 400, seed=seed), FAST, fields=fields, seed=seed)
     assert result.verdict.label == "predictable", result.verdict.explanation
@@ -31,8 +34,7 @@ def test_the_control_benchmark_gives_no_evidence(seed: int) -> None:
 
 
 def test_per_item_verdict_counts_a_constant_position_guess_as_an_artifact(seed: int) -> None:
-    result = pfungst.audit(make_synthetic("gold-position", 400, seed=seed), FAST, feature_sets=("options",),
-                           seed=seed)
+    result = pfungst.audit(make_synthetic("gold-position", 400, seed=seed), FAST, feature_sets=("options",), seed=seed)
     assert result.verdict.statistic == "chance_corrected_accuracy"
     assert result.best.kappa.value == pytest.approx(0.0, abs=0.05)  # kappa alone would hide it
     assert result.verdict.label == "predictable"
@@ -46,15 +48,19 @@ def test_mnli_hypothesis_only_beats_the_majority_class(shared_data: Path, seed: 
     assert best.kappa.ci is not None and best.kappa.ci.low > 0.1 and best.kappa.pvalue < 0.01
 
 
-@pytest.mark.parametrize(("path", "fields", "feature_sets"), [
-    ("mnli/dev_matched.tsv", ("hypothesis",), ("1-grams_tfidf", "readability")),
-    ("pacchiardi/causal_judgment/gpt-4-0613.jsonl", (), ("1-grams_presence", "2-grams_tfidf_gpt2")),
-    ("arc/ARC-Challenge-Test.jsonl", (), ("options", "options_1-grams_presence")),
-    # 2 to 13 options per item: chance must be the mean of 1/K per item, not 1/13.
-    ("truthfulqa/mc_task.json", (), ("1-grams_presence",)),
-])
-def test_label_shuffled_real_data_gives_no_evidence(shared_data: Path, path: str, fields: tuple[str, ...],
-                                                    feature_sets: tuple[str, ...], seed: int) -> None:
+@pytest.mark.parametrize(
+    ("path", "fields", "feature_sets"),
+    [
+        ("mnli/dev_matched.tsv", ("hypothesis",), ("1-grams_tfidf", "readability")),
+        ("pacchiardi/causal_judgment/gpt-4-0613.jsonl", (), ("1-grams_presence", "2-grams_tfidf_gpt2")),
+        ("arc/ARC-Challenge-Test.jsonl", (), ("options", "options_1-grams_presence")),
+        # 2 to 13 options per item: chance must be the mean of 1/K per item, not 1/13.
+        ("truthfulqa/mc_task.json", (), ("1-grams_presence",)),
+    ],
+)
+def test_label_shuffled_real_data_gives_no_evidence(
+    shared_data: Path, path: str, fields: tuple[str, ...], feature_sets: tuple[str, ...], seed: int
+) -> None:
     benchmark = pfungst.load(shared_data / path)[:1500]
     result = pfungst.audit(shuffled_copy(benchmark, seed), FAST, fields=fields, feature_sets=feature_sets, seed=seed)
     assert result.verdict.label == "no evidence", result.verdict.explanation

@@ -22,8 +22,14 @@ def audited(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str], 
     """An audit JSON of the cue-word benchmark (hypothesis only), and its shortcut-solvable and other item ids."""
     folder = tmp_path_factory.mktemp("reliance")
     benchmark = make_synthetic("cue-word", n_items=150, seed=0).with_name("cue")
-    config = AuditConfig(feature_sets=("1-grams_presence",), fields=("hypothesis",), n_bootstrap=100,
-                         n_permutations=100, heuristics=False, cues=False)
+    config = AuditConfig(
+        feature_sets=("1-grams_presence",),
+        fields=("hypothesis",),
+        n_bootstrap=100,
+        n_permutations=100,
+        heuristics=False,
+        cues=False,
+    )
     result = pfungst.audit(benchmark, config)
     path = result.save_json(folder / "cue.audit.json", items=True)
     split = shortcut_items(result)
@@ -65,8 +71,12 @@ def test_report_renders_audit_and_reliance_files_as_one_page(
     audit_path, solvable, rest = audited
     reliance_json = tmp_path / "reliance.json"
     outcomes = _outcomes(tmp_path / "outcomes.csv", solvable, rest)
-    assert runner.invoke(app, ["reliance", str(audit_path), "--outcomes", str(outcomes), "--json",
-                               str(reliance_json)]).exit_code == 0
+    assert (
+        runner.invoke(
+            app, ["reliance", str(audit_path), "--outcomes", str(outcomes), "--json", str(reliance_json)]
+        ).exit_code
+        == 0
+    )
     for suffix in (".html", ".md", ".json"):
         out = tmp_path / f"report{suffix}"
         result = runner.invoke(app, ["report", str(audit_path), str(reliance_json), "-o", str(out)])
@@ -90,7 +100,6 @@ def test_reliance_families_file_with_an_empty_field_exits_2_naming_the_line(
     families = tmp_path / "families.csv"
     families.write_text("model,family\nhans-001,hans\nsteady-001,\n")
     outcomes = _outcomes(tmp_path / "outcomes.csv", solvable, rest)
-    result = runner.invoke(app, ["reliance", str(audit_path), "--outcomes", str(outcomes), "--families",
-                                 str(families)])
+    result = runner.invoke(app, ["reliance", str(audit_path), "--outcomes", str(outcomes), "--families", str(families)])
     assert result.exit_code == 2
     assert "families.csv:3" in result.output

@@ -67,9 +67,7 @@ def test_duplicate_options_warn_by_default_and_raise_when_strict(tmp_path: Path)
     path = _jsonl(tmp_path / "items.jsonl", GOOD, {**GOOD, "choices": ["4", "5", "4"], "answer": 1})
     benchmark = pfungst.load(path, format="jsonl")
     assert len(benchmark) == 2
-    assert benchmark.provenance.warnings == (
-        f"{path}:2: field 'choices': duplicate option '4' at positions 0 and 2",
-    )
+    assert benchmark.provenance.warnings == (f"{path}:2: field 'choices': duplicate option '4' at positions 0 and 2",)
     with pytest.raises(ReaderError, match=r"items\.jsonl:2: field 'choices': duplicate option '4'"):
         pfungst.load(path, format="jsonl", strict=True)
 
@@ -106,8 +104,11 @@ def test_unknown_format_suggests_close_names(tmp_path: Path) -> None:
 def test_mapping_that_names_a_missing_column(tmp_path: Path) -> None:
     path = tmp_path / "items.csv"
     path.write_text("q,A,B,key\nWhat?,x,y,A\n")
-    with pytest.raises(ReaderError, match=r"items\.csv:2: field 'stem': no column 'stem' in the file \(columns: "
-                       r"q, A, B, key\)"):
+    with pytest.raises(
+        ReaderError,
+        match=r"items\.csv:2: field 'stem': no column 'stem' in the file \(columns: "
+        r"q, A, B, key\)",
+    ):
         pfungst.load(path, format="csv", question="stem", option_columns="A,B", answer="key")
 
 
@@ -120,8 +121,11 @@ def test_mixed_option_counts_are_allowed_and_reported(tmp_path: Path) -> None:
 def test_wrong_field_count_in_csv_names_missing_columns(tmp_path: Path) -> None:
     path = tmp_path / "items.csv"
     path.write_text("question,A,B,answer\nok?,x,y,A\nshort?,x\n")
-    with pytest.raises(ReaderError, match=r"items\.csv:3: field 'B': line has 2 fields, the header has 4\. "
-                       r"No value for: B, answer"):
+    with pytest.raises(
+        ReaderError,
+        match=r"items\.csv:3: field 'B': line has 2 fields, the header has 4\. "
+        r"No value for: B, answer",
+    ):
         pfungst.load(path, format="csv", option_columns="A,B")
 
 

@@ -36,8 +36,9 @@ def test_cue_word_is_planted_in_contradiction_hypotheses(seed: int) -> None:
     benchmark = make_synthetic("cue-word", n_items=3000, seed=seed)
     assert benchmark.option_kind == "shared_labels"
     by_label = {label: [i for i in benchmark if i.answer == label] for label in benchmark.labels}
-    rate = {label: np.mean(["never" in i.fields["hypothesis"].split() for i in items])
-            for label, items in by_label.items()}
+    rate = {
+        label: np.mean(["never" in i.fields["hypothesis"].split() for i in items]) for label, items in by_label.items()
+    }
     assert rate["contradiction"] == pytest.approx(0.70, abs=0.04)
     assert rate["entailment"] == pytest.approx(0.05, abs=0.02)
     assert all("never" not in i.fields["premise"].split() for i in benchmark)

@@ -52,8 +52,21 @@ def _free_port() -> int:
 def llama_server(smollm2_path: Path) -> Iterator[str]:
     """``python -m llama_cpp.server`` on a free local port, up until /v1/models answers; stopped at session end."""
     port = _free_port()
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path), "--host", "127.0.0.1",
-               "--port", str(port), "--n_ctx", "2048", "--verbose", "False"]
+    command = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(smollm2_path),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        "2048",
+        "--verbose",
+        "False",
+    ]
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
@@ -175,8 +188,11 @@ def _fresh_loglikelihood(llm: object, context: str, continuation: str) -> float:
 
 
 def _cloze(shared_data: Path, items: int) -> list[tuple[str, str]]:
-    return [(prompt.split("\n")[0] + "\nAnswer:", " " + option)
-            for prompt, options, _ in _arc_prompts(shared_data, items) for option in options]
+    return [
+        (prompt.split("\n")[0] + "\nAnswer:", " " + option)
+        for prompt, options, _ in _arc_prompts(shared_data, items)
+        for option in options
+    ]
 
 
 def test_echo_loglikelihood_with_bos_text_equals_a_fresh_evaluation_of_the_same_text(

@@ -42,13 +42,14 @@ def _scripted(*steps: httpx.Response | Exception) -> tuple[Handler, list[httpx.R
     return handle, seen
 
 
-def _client(handler: Handler, *, max_retries: int = 5, seed: int = 0, api_key: str | None = None) -> tuple[
-    JsonClient, list[float]
-]:
+def _client(
+    handler: Handler, *, max_retries: int = 5, seed: int = 0, api_key: str | None = None
+) -> tuple[JsonClient, list[float]]:
     delays: list[float] = []
     options = HttpOptions(sleep=delays.append, transport=httpx.MockTransport(handler), seed=seed)
-    client = JsonClient("http://server.test", api_key, timeout=1.0, max_retries=max_retries, max_connections=2,
-                        options=options)
+    client = JsonClient(
+        "http://server.test", api_key, timeout=1.0, max_retries=max_retries, max_connections=2, options=options
+    )
     return client, delays
 
 
@@ -63,8 +64,11 @@ def test_429_then_200_is_retried_once_and_returns_the_answer() -> None:
 
 
 def test_retry_after_header_sets_the_wait_up_to_the_ceiling() -> None:
-    handler, _ = _scripted(httpx.Response(429, headers={"Retry-After": "3"}), httpx.Response(429, headers={
-        "Retry-After": "120"}), httpx.Response(200, json={}))
+    handler, _ = _scripted(
+        httpx.Response(429, headers={"Retry-After": "3"}),
+        httpx.Response(429, headers={"Retry-After": "120"}),
+        httpx.Response(200, json={}),
+    )
     client, delays = _client(handler)
     client.get("/v1/models")
     assert delays == [3.0, 8.0]
@@ -73,8 +77,11 @@ def test_retry_after_header_sets_the_wait_up_to_the_ceiling() -> None:
 def test_500s_exhaust_retries_then_request_failed_names_status_and_server_message() -> None:
     handler, seen = _scripted(httpx.Response(500, json={"detail": "model crashed"}))
     client, delays = _client(handler, max_retries=3)
-    with pytest.raises(RequestFailed, match=r"POST http://server\.test/v1/completions: HTTP 500 after 4 attempt\(s\): "
-                                            r"model crashed"):
+    with pytest.raises(
+        RequestFailed,
+        match=r"POST http://server\.test/v1/completions: HTTP 500 after 4 attempt\(s\): "
+        r"model crashed",
+    ):
         client.post("/v1/completions", {})
     assert len(seen) == 4
     # exponential backoff with jitter in [half, all] of 0.5 s * 2**attempt
@@ -113,8 +120,14 @@ def test_refused_connection_to_a_closed_local_port_is_backend_unavailable() -> N
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    client = JsonClient(f"http://127.0.0.1:{port}", None, timeout=1.0, max_retries=1, max_connections=1,
-                        options=HttpOptions(sleep=lambda _: None))
+    client = JsonClient(
+        f"http://127.0.0.1:{port}",
+        None,
+        timeout=1.0,
+        max_retries=1,
+        max_connections=1,
+        options=HttpOptions(sleep=lambda _: None),
+    )
     with pytest.raises(BackendUnavailable, match=rf"127\.0\.0\.1:{port}/v1/models: cannot reach the server after 2"):
         client.get("/v1/models")
 
@@ -153,8 +166,13 @@ def test_api_key_is_sent_as_bearer_but_never_shown(monkeypatch: pytest.MonkeyPat
         seen.append(request.headers.get("authorization", ""))
         return _leaky_server(request)
 
-    model = OpenAIModel("http://server.test/v1", "m", api_key_env="PFUNGST_TEST_KEY", max_retries=0,
-                        http=HttpOptions(sleep=lambda _: None, transport=httpx.MockTransport(handler)))
+    model = OpenAIModel(
+        "http://server.test/v1",
+        "m",
+        api_key_env="PFUNGST_TEST_KEY",
+        max_retries=0,
+        http=HttpOptions(sleep=lambda _: None, transport=httpx.MockTransport(handler)),
+    )
     assert model.fingerprint == "openai:http://server.test#served-model"
     with pytest.raises(ConfigError) as caught:
         model.generate([GenerateRequest("Hi")])
@@ -175,8 +193,12 @@ def test_api_key_is_scrubbed_from_every_error_the_client_raises() -> None:
 def test_no_key_in_the_environment_sends_no_authorization(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PFUNGST_ABSENT_KEY", raising=False)
     handler, seen = _scripted(httpx.Response(200, json={"data": []}))
-    model = OpenAIModel("http://server.test", "m", api_key_env="PFUNGST_ABSENT_KEY",
-                        http=HttpOptions(transport=httpx.MockTransport(handler)))
+    model = OpenAIModel(
+        "http://server.test",
+        "m",
+        api_key_env="PFUNGST_ABSENT_KEY",
+        http=HttpOptions(transport=httpx.MockTransport(handler)),
+    )
     assert model.fingerprint == "openai:http://server.test#m"
     assert seen and not [request for request in seen if "authorization" in request.headers]
 
@@ -225,8 +247,10 @@ class FakeServer:
     def _completion(self, body: dict[str, Any]) -> dict[str, Any]:
         if body.get("echo"):
             prompt = body["prompt"]
-            return {"choices": [{"text": prompt + " 9", "logprobs": _echo(prompt, shifted=self.echo_shifted)}],
-                    "usage": {"completion_tokens": 1}}
+            return {
+                "choices": [{"text": prompt + " 9", "logprobs": _echo(prompt, shifted=self.echo_shifted)}],
+                "usage": {"completion_tokens": 1},
+            }
         bias = body.get("logit_bias") or {}
         names = {str(v): k for k, v in (self.vocabulary or {}).items()}
         forced = [names[token] for token in bias]
@@ -234,9 +258,20 @@ class FakeServer:
         token = max(pool, key=pool.__getitem__) if pool else (forced[0] if forced else " 8")
         value = self.top.get(token, -9.5)
         top = dict(sorted(self.top.items(), key=lambda kv: -kv[1])[: min(body.get("logprobs", 0), self.top_limit)])
-        return {"choices": [{"text": token, "logprobs": {
-            "tokens": [token], "text_offset": [len(body["prompt"])], "token_logprobs": [value],
-            "top_logprobs": [{**top, token: value}]}}], "usage": {"completion_tokens": 1}}
+        return {
+            "choices": [
+                {
+                    "text": token,
+                    "logprobs": {
+                        "tokens": [token],
+                        "text_offset": [len(body["prompt"])],
+                        "token_logprobs": [value],
+                        "top_logprobs": [{**top, token: value}],
+                    },
+                }
+            ],
+            "usage": {"completion_tokens": 1},
+        }
 
 
 def _echo(prompt: str, *, shifted: bool) -> dict[str, Any]:
@@ -250,8 +285,12 @@ def _echo(prompt: str, *, shifted: bool) -> dict[str, Any]:
     aligned: list[float | None] = [-0.5 if word == " 8" else -float(len(word)) for word in words[:-1]] + [-3.0]
     values = aligned[1:] + [-1.0] if shifted else aligned
     values = [None, *values[1:]]
-    return {"tokens": words, "text_offset": offsets, "token_logprobs": values,
-            "top_logprobs": [None] + [{w: v} for w, v in zip(words[1:], values[1:], strict=True)]}
+    return {
+        "tokens": words,
+        "text_offset": offsets,
+        "token_logprobs": values,
+        "top_logprobs": [None] + [{w: v} for w, v in zip(words[1:], values[1:], strict=True)],
+    }
 
 
 def _model(server: FakeServer, **options: Any) -> OpenAIModel:
@@ -311,17 +350,37 @@ def test_aligned_echo_scores_the_continuation_tokens() -> None:
 
 
 def test_a_token_straddling_the_boundary_belongs_to_the_continuation() -> None:
-    body = {"choices": [{"logprobs": {"tokens": ["is", " Paris", "!"], "text_offset": [0, 2, 8],
-                                      "token_logprobs": [None, -1.5, -0.1],
-                                      "top_logprobs": [None, {" Rome": -0.5, " Paris": -1.5}, {"!": -0.1}]}}],
-            "usage": {"completion_tokens": 1}}
+    body = {
+        "choices": [
+            {
+                "logprobs": {
+                    "tokens": ["is", " Paris", "!"],
+                    "text_offset": [0, 2, 8],
+                    "token_logprobs": [None, -1.5, -0.1],
+                    "top_logprobs": [None, {" Rome": -0.5, " Paris": -1.5}, {"!": -0.1}],
+                }
+            }
+        ],
+        "usage": {"completion_tokens": 1},
+    }
     scored = continuation_tokens(body, "Paris")
     assert [(token.logprob, token.greedy) for token in scored] == [(-1.5, False)]
 
 
 def test_echo_tokens_that_do_not_spell_the_continuation_are_refused() -> None:
-    body = {"choices": [{"logprobs": {"tokens": ["a", "b"], "text_offset": [0, 1], "token_logprobs": [None, -1.0],
-                                      "top_logprobs": [None, {"b": -1.0}]}}], "usage": {"completion_tokens": 0}}
+    body = {
+        "choices": [
+            {
+                "logprobs": {
+                    "tokens": ["a", "b"],
+                    "text_offset": [0, 1],
+                    "token_logprobs": [None, -1.0],
+                    "top_logprobs": [None, {"b": -1.0}],
+                }
+            }
+        ],
+        "usage": {"completion_tokens": 0},
+    }
     with pytest.raises(ResponseInvalid, match=r"not in the continuation 'xy'"):
         continuation_tokens(body, "xy")
 
@@ -352,8 +411,9 @@ def test_results_come_back_in_request_order_under_concurrency() -> None:
         time.sleep(0.01 * (hash(prompt) % 3))
         return httpx.Response(200, json={"choices": [{"text": prompt.upper(), "finish_reason": "length"}]})
 
-    model = OpenAIModel("http://server.test", "m", max_concurrency=4,
-                        http=HttpOptions(transport=httpx.MockTransport(handler)))
+    model = OpenAIModel(
+        "http://server.test", "m", max_concurrency=4, http=HttpOptions(transport=httpx.MockTransport(handler))
+    )
     prompts = [f"p{i}" for i in range(12)]
     assert [g.text for g in model.generate([GenerateRequest(p) for p in prompts])] == [p.upper() for p in prompts]
 
@@ -399,8 +459,14 @@ def test_real_local_server_answering_429_hanging_and_500_is_retried_to_success(
     flaky_server: tuple[str, list[str]],
 ) -> None:
     url, log = flaky_server
-    client = JsonClient(url, None, timeout=0.2, max_retries=5, max_connections=1,
-                        options=HttpOptions(backoff_initial=0.01, backoff_max=0.05))
+    client = JsonClient(
+        url,
+        None,
+        timeout=0.2,
+        max_retries=5,
+        max_connections=1,
+        options=HttpOptions(backoff_initial=0.01, backoff_max=0.05),
+    )
     started = time.monotonic()
     assert client.post("/v1/completions", {"prompt": "x"}) == {"step": "ok"}
     assert log == ["429", "hang", "500", "ok"]

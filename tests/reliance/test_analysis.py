@@ -21,17 +21,33 @@ from pfungst.reliance import (
 from pfungst.significance import benjamini_hochberg
 
 
-def _audit(name: str, shares: dict[str, float | None], gold: dict[str, str] | None = None,
-           chance: float = 0.5) -> dict:
+def _audit(name: str, shares: dict[str, float | None], gold: dict[str, str] | None = None, chance: float = 0.5) -> dict:
     """An audit dict as ``pfungst audit --json`` writes it, reduced to what reliance reads."""
     gold = gold or {item: ("yes" if i % 2 else "no") for i, item in enumerate(shares)}
-    items = [{"item_id": item, "gold_class": gold[item], "predicted": share is not None,
-              "prediction": None if share is None else int(share > 0.5), "share_correct": share}
-             for item, share in shares.items()]
-    probe = {"feature_set": "1-grams_presence", "protocol": "crossfit", "items": items,
-             "kappa": {"value": 0.5, "pvalue": 0.001}, "per_repeat": [{}, {}], "settings": {"chance": chance}}
-    return {"schema_version": "pfungst.audit/1", "benchmark": {"name": name},
-            "verdict": {"feature_set": "1-grams_presence"}, "probes": [probe]}
+    items = [
+        {
+            "item_id": item,
+            "gold_class": gold[item],
+            "predicted": share is not None,
+            "prediction": None if share is None else int(share > 0.5),
+            "share_correct": share,
+        }
+        for item, share in shares.items()
+    ]
+    probe = {
+        "feature_set": "1-grams_presence",
+        "protocol": "crossfit",
+        "items": items,
+        "kappa": {"value": 0.5, "pvalue": 0.001},
+        "per_repeat": [{}, {}],
+        "settings": {"chance": chance},
+    }
+    return {
+        "schema_version": "pfungst.audit/1",
+        "benchmark": {"name": name},
+        "verdict": {"feature_set": "1-grams_presence"},
+        "probes": [probe],
+    }
 
 
 def _outcomes(model: str, dataset: str, correct: dict[str, bool]) -> ModelOutcomes:
@@ -68,8 +84,11 @@ def test_fisher_and_permutation_agree(seed: int) -> None:
 def test_a_family_of_three_models_on_two_datasets_has_six_pairs(seed: int) -> None:
     rng = np.random.default_rng(seed)
     audits = [_audit("d1", SOLVABLE), _audit("d2", SOLVABLE)]
-    outcomes = [_outcomes(model, dataset, {item: bool(rng.random() < 0.6) for item in IDS})
-                for model in ("gpt-4-0314", "gpt-4-0613", "gpt-4-1106-preview") for dataset in ("d1", "d2")]
+    outcomes = [
+        _outcomes(model, dataset, {item: bool(rng.random() < 0.6) for item in IDS})
+        for model in ("gpt-4-0314", "gpt-4-0613", "gpt-4-1106-preview")
+        for dataset in ("d1", "d2")
+    ]
     (family,) = reliance(audits, outcomes).families
     assert family.family == "gpt-4"
     assert (family.n_pairs, len(family.models), family.datasets) == (6, 3, ("d1", "d2"))
@@ -84,8 +103,13 @@ def test_benjamini_hochberg_is_applied_across_families(seed: int) -> None:
     outcomes = []
     for model, lift in (("hans-001", 0.5), ("hans-002", 0.45), ("fair-001", 0.0), ("fair-002", 0.0)):
         for dataset in ("d1", "d2", "d3"):
-            outcomes.append(_outcomes(model, dataset, {item: bool(rng.random() < 0.4 + lift * (share == 1.0))
-                                                       for item, share in SOLVABLE.items()}))
+            outcomes.append(
+                _outcomes(
+                    model,
+                    dataset,
+                    {item: bool(rng.random() < 0.4 + lift * (share == 1.0)) for item, share in SOLVABLE.items()},
+                )
+            )
     families = reliance(audits, outcomes).families
     assert [f.family for f in families] == ["hans", "fair"]
     expected = benjamini_hochberg([f.test.pvalue for f in families])
@@ -143,10 +167,28 @@ def test_within_label_difference_removes_a_label_confound() -> None:
 
 
 def test_family_rule_and_mapping() -> None:
-    names = ["gpt-4-0613", "gpt-4-0125-preview", "gpt-3.5-turbo-0125", "text-davinci-003", "text-ada-001",
-             "gpt-4o-2024-05-13", "claude-3-opus-20240229", "mistral-7b-instruct-v0.2", "llama-3-8b"]
-    assert [family_of(name) for name in names] == ["gpt-4", "gpt-4", "gpt-3.5-turbo", "text-davinci", "text-ada",
-                                                   "gpt-4o", "claude-3-opus", "mistral-7b-instruct", "llama-3-8b"]
+    names = [
+        "gpt-4-0613",
+        "gpt-4-0125-preview",
+        "gpt-3.5-turbo-0125",
+        "text-davinci-003",
+        "text-ada-001",
+        "gpt-4o-2024-05-13",
+        "claude-3-opus-20240229",
+        "mistral-7b-instruct-v0.2",
+        "llama-3-8b",
+    ]
+    assert [family_of(name) for name in names] == [
+        "gpt-4",
+        "gpt-4",
+        "gpt-3.5-turbo",
+        "text-davinci",
+        "text-ada",
+        "gpt-4o",
+        "claude-3-opus",
+        "mistral-7b-instruct",
+        "llama-3-8b",
+    ]
     assert family_of("text-ada-001", {"text-ada-001": "gpt-3"}) == "gpt-3"
     with pytest.raises(ConfigError, match="model 'x' has no family"):
         family_of("x", {"y": "z"})
@@ -195,11 +237,14 @@ def test_a_real_audit_result_joins_and_the_json_is_clean(tmp_path: Path) -> None
     from pfungst.data.synthetic import make_synthetic
 
     benchmark = make_synthetic("cue-word", 120)
-    audited = pfungst.audit(benchmark, feature_sets=("1-grams_presence",), n_bootstrap=20, n_permutations=20,
-                            cues=False, heuristics=False)
+    audited = pfungst.audit(
+        benchmark, feature_sets=("1-grams_presence",), n_bootstrap=20, n_permutations=20, cues=False, heuristics=False
+    )
     split = shortcut_items(audited)
-    outcomes = [_outcomes(f"m-00{i}", benchmark.name, {item: bool(split.solvable[item]) or i == 1
-                                                       for item in split.solvable}) for i in (1, 2)]
+    outcomes = [
+        _outcomes(f"m-00{i}", benchmark.name, {item: bool(split.solvable[item]) or i == 1 for item in split.solvable})
+        for i in (1, 2)
+    ]
     result = reliance([audited], outcomes, config=RelianceConfig(alpha=0.1))
     assert [m.n_solvable for m in result.models] == [split.n_solvable] * 2
     assert result.to_frame().shape[0] == 2 and result.families_frame().shape[0] == 1

@@ -9,8 +9,8 @@ import pytest
 
 from pfungst.data.readers.openai_evals import read_model_answers
 from pfungst.errors import ConfigError, ReaderError
+from pfungst.evaluate.outcome import Outcome
 from pfungst.reliance import read_outcomes
-from pfungst.stress.outcome import Outcome
 
 
 def _write_jsonl(path: Path, records: list[dict]) -> Path:
@@ -23,8 +23,13 @@ def _evals_log(path: Path, model: str = "m-0613") -> Path:
     """Three samples: right (after the parse rule), wrong, unparseable."""
     events: list[dict] = [{"spec": {"completion_fns": [model], "base_eval": "task", "run_id": "r"}}]
     for i, (sampled, expected) in enumerate((("Yes", "yes"), ("no", "yes"), ("maybe", "no"))):
-        events.append({"sample_id": f"task.{i}", "type": "sampling",
-                       "data": {"prompt": [{"role": "user", "content": f"Q{i}?"}], "sampled": [sampled]}})
+        events.append(
+            {
+                "sample_id": f"task.{i}",
+                "type": "sampling",
+                "data": {"prompt": [{"role": "user", "content": f"Q{i}?"}], "sampled": [sampled]},
+            }
+        )
         events.append({"sample_id": f"task.{i}", "type": "match", "data": {"expected": expected, "correct": False}})
     return _write_jsonl(path, events)
 
@@ -50,8 +55,16 @@ def test_real_pacchiardi_logs_give_14_models_on_4_datasets(shared_data: Path) ->
 
 
 def _score_line(item_id: str, correct: bool, status: str = "ok") -> dict:
-    return {"item_id": item_id, "gold": 0, "chosen": 0 if correct else (1 if status == "ok" else -1),
-            "correct": correct, "scores": [0.0, -1.0], "status": status, "text": "", "n_tokens": []}
+    return {
+        "item_id": item_id,
+        "gold": 0,
+        "chosen": 0 if correct else (1 if status == "ok" else -1),
+        "correct": correct,
+        "scores": [0.0, -1.0],
+        "status": status,
+        "text": "",
+        "n_tokens": [],
+    }
 
 
 def test_score_lines_take_the_model_from_the_stem_or_the_argument(tmp_path: Path) -> None:
@@ -65,8 +78,12 @@ def test_score_lines_take_the_model_from_the_stem_or_the_argument(tmp_path: Path
 
 
 def test_score_json_needs_its_items(tmp_path: Path) -> None:
-    document = {"schema_version": "pfungst.score/1", "model": "fp", "benchmark": {"name": "arc"},
-                "items": [_score_line("a", True)]}
+    document = {
+        "schema_version": "pfungst.score/1",
+        "model": "fp",
+        "benchmark": {"name": "arc"},
+        "items": [_score_line("a", True)],
+    }
     path = tmp_path / "score.json"
     path.write_text(json.dumps(document))
     (outcomes,) = read_outcomes(path)
@@ -78,13 +95,28 @@ def test_score_json_needs_its_items(tmp_path: Path) -> None:
 
 
 def _outcome(item_id: str, perturbation: str, variant: str, chosen: int) -> dict:
-    return Outcome(item_id=item_id, perturbation=perturbation, variant=variant, rule="letter", format="mmlu",
-                   order=(0, 1), labels=("A", "B"), gold=0, chosen=chosen, chosen_position=chosen, status="ok",
-                   scores=(0.0, -1.0)).to_dict()
+    return Outcome(
+        item_id=item_id,
+        perturbation=perturbation,
+        variant=variant,
+        rule="letter",
+        format="mmlu",
+        order=(0, 1),
+        labels=("A", "B"),
+        gold=0,
+        chosen=chosen,
+        chosen_position=chosen,
+        status="ok",
+        scores=(0.0, -1.0),
+    ).to_dict()
 
 
-STRESS = [_outcome("a", "identity", "identity", 0), _outcome("b", "identity", "identity", 1),
-          _outcome("a", "cyclic", "shift 1", 1), _outcome("b", "cyclic", "shift 1", 0)]
+STRESS = [
+    _outcome("a", "identity", "identity", 0),
+    _outcome("b", "identity", "identity", 1),
+    _outcome("a", "cyclic", "shift 1", 1),
+    _outcome("b", "cyclic", "shift 1", 0),
+]
 
 
 def test_stress_lines_take_identity_unless_a_variant_is_named(tmp_path: Path) -> None:
@@ -105,8 +137,11 @@ def test_stress_json_reads_outcomes_and_comparisons_and_refuses_without(tmp_path
     path.write_text(json.dumps(result))
     (outcomes,) = read_outcomes(path)
     assert (outcomes.model, outcomes.dataset, len(outcomes)) == ("fp", "arc", 2)
-    comparison = {"schema_version": "pfungst.stress-comparison/1",
-                  "results": [result, {**result, "model": "fp2"}], "rank_stability": {}}
+    comparison = {
+        "schema_version": "pfungst.stress-comparison/1",
+        "results": [result, {**result, "model": "fp2"}],
+        "rank_stability": {},
+    }
     path.write_text(json.dumps(comparison))
     assert [o.model for o in read_outcomes(path)] == ["fp", "fp2"]
     path.write_text(json.dumps({k: v for k, v in result.items() if k != "outcomes"}))
@@ -115,14 +150,25 @@ def test_stress_json_reads_outcomes_and_comparisons_and_refuses_without(tmp_path
 
 
 def _lm_eval_line(doc_id: int, acc: float, filter_name: str = "none", doc: dict | None = None) -> dict:
-    return {"doc_id": doc_id, "doc": doc or {"question": f"q{doc_id}"}, "target": 0, "arguments": [],
-            "resps": [[["-1.0", False]]], "filtered_resps": [["-1.0", False]], "filter": filter_name,
-            "metrics": ["acc", "acc_norm"], "acc": acc, "acc_norm": 1.0 - acc}
+    return {
+        "doc_id": doc_id,
+        "doc": doc or {"question": f"q{doc_id}"},
+        "target": 0,
+        "arguments": [],
+        "resps": [[["-1.0", False]]],
+        "filtered_resps": [["-1.0", False]],
+        "filter": filter_name,
+        "metrics": ["acc", "acc_norm"],
+        "acc": acc,
+        "acc_norm": 1.0 - acc,
+    }
 
 
 def test_lm_eval_samples_take_model_from_the_folder_and_task_from_the_name(tmp_path: Path) -> None:
-    path = _write_jsonl(tmp_path / "EleutherAI__pythia-160m" / "samples_arc_easy_2024-05-01T12-00-00.123456.jsonl",
-                        [_lm_eval_line(0, 1.0), _lm_eval_line(1, 0.0), _lm_eval_line(2, 1.0, doc={"id": "Q7"})])
+    path = _write_jsonl(
+        tmp_path / "EleutherAI__pythia-160m" / "samples_arc_easy_2024-05-01T12-00-00.123456.jsonl",
+        [_lm_eval_line(0, 1.0), _lm_eval_line(1, 0.0), _lm_eval_line(2, 1.0, doc={"id": "Q7"})],
+    )
     (outcomes,) = read_outcomes(path)
     assert (outcomes.model, outcomes.dataset, outcomes.format) == ("EleutherAI__pythia-160m", "arc_easy", "lm-eval")
     assert dict(outcomes.correct) == {"0": True, "1": False, "Q7": True}
@@ -147,16 +193,26 @@ def test_lm_eval_keeps_one_filter_and_rejects_non_binary_metrics(tmp_path: Path)
 
 def _helm_entry(instance_id: str, value: float, trial: int = 0, perturbation: dict | None = None) -> dict:
     name = {"name": "exact_match", "split": "test"}
-    return {"instance_id": instance_id, "train_trial_index": trial, "perturbation": perturbation,
-            "stats": [{"name": {"name": "num_references", "split": "test"}, "count": 1, "mean": 4.0},
-                      {"name": name, "count": 1, "sum": value, "mean": value}]}
+    return {
+        "instance_id": instance_id,
+        "train_trial_index": trial,
+        "perturbation": perturbation,
+        "stats": [
+            {"name": {"name": "num_references", "split": "test"}, "count": 1, "mean": 4.0},
+            {"name": name, "count": 1, "sum": value, "mean": value},
+        ],
+    }
 
 
 def test_helm_run_folder_skips_perturbed_entries_and_later_trials(tmp_path: Path) -> None:
     run = tmp_path / "mmlu:subject=anatomy,method=multiple_choice_joint,model=openai_gpt2"
     run.mkdir()
-    entries = [_helm_entry("id1", 1.0), _helm_entry("id2", 0.0), _helm_entry("id1", 0.0, trial=1),
-               _helm_entry("id1", 0.0, perturbation={"name": "typos", "robustness": True})]
+    entries = [
+        _helm_entry("id1", 1.0),
+        _helm_entry("id2", 0.0),
+        _helm_entry("id1", 0.0, trial=1),
+        _helm_entry("id1", 0.0, perturbation={"name": "typos", "robustness": True}),
+    ]
     (run / "per_instance_stats.json").write_text(json.dumps(entries, indent=2))
     (outcomes,) = read_outcomes(run)
     assert (outcomes.model, outcomes.dataset) == ("openai_gpt2", "mmlu:subject=anatomy,method=multiple_choice_joint")
@@ -173,7 +229,10 @@ def test_csv_reads_every_spelling_and_groups_by_model_and_dataset(tmp_path: Path
     path.write_text("model,dataset,item_id,correct\na,d1,q1,TRUE\na,d1,q2,no\nb,d1,q1,1\na,d2,q1, yes \n")
     found = read_outcomes(path)
     assert [(o.model, o.dataset, dict(o.correct)) for o in found] == [
-        ("a", "d1", {"q1": True, "q2": False}), ("b", "d1", {"q1": True}), ("a", "d2", {"q1": True})]
+        ("a", "d1", {"q1": True, "q2": False}),
+        ("b", "d1", {"q1": True}),
+        ("a", "d2", {"q1": True}),
+    ]
 
 
 def test_csv_errors_name_file_line_and_field(tmp_path: Path) -> None:

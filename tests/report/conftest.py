@@ -15,12 +15,12 @@ import pytest
 from pfungst.audit.run import audit
 from pfungst.data.summary import summarize
 from pfungst.data.synthetic import make_synthetic
+from pfungst.evaluate.runner import score_benchmark
 from pfungst.reliance import ModelOutcomes, reliance
 from pfungst.report.html import render_html
 from pfungst.stress.comparison import compare
-from pfungst.stress.runner import score_benchmark
 from pfungst.stress.suite import stress
-from tests.stress.fakes import ScriptedModel
+from tests.evaluate.fakes import ScriptedModel
 
 PAYLOADS = (
     "<script>window.__pwned=1</script>",
@@ -30,12 +30,22 @@ PAYLOADS = (
 )
 """What an item id, text, cue word, feature or model name could hold."""
 
-PERTURBATIONS = ("identity", "cyclic", "permutations", "answer-moved", "ids-shuffled", "top2", "pride", "rules",
-                 "formats", "spread-search", "instructions")
+PERTURBATIONS = (
+    "identity",
+    "cyclic",
+    "permutations",
+    "answer-moved",
+    "ids-shuffled",
+    "top2",
+    "pride",
+    "rules",
+    "formats",
+    "spread-search",
+    "instructions",
+)
 """Every perturbation, so that every analysis kind is rendered."""
 
-_STRUCTURAL = {"schema_version", "kind", "perturbation", "label", "statistic", "by", "rule", "format",
-               "option_kind"}
+_STRUCTURAL = {"schema_version", "kind", "perturbation", "label", "statistic", "by", "rule", "format", "option_kind"}
 """Keys whose values the report matches on (left clean so that each dedicated renderer is exercised)."""
 _KEYED_BY_DATA = {"gold_counts", "field_names", "pulls"}
 """Mappings whose keys come from the data (labels, field names, format names)."""
@@ -47,8 +57,10 @@ def _seed() -> int:
 
 def _model(prefers: str) -> ScriptedModel:
     """A fake model that prefers the label ``prefers`` and shorter options."""
-    return ScriptedModel(next_token_script=lambda context, candidate: -0.1 if candidate.strip() == prefers else -2.0,
-                         loglikelihood_script=lambda context, continuation: -float(len(continuation)))
+    return ScriptedModel(
+        next_token_script=lambda context, candidate: -0.1 if candidate.strip() == prefers else -2.0,
+        loglikelihood_script=lambda context, continuation: -float(len(continuation)),
+    )
 
 
 @pytest.fixture(scope="session")
@@ -57,28 +69,59 @@ def demo_objects() -> dict[str, Any]:
     seed = _seed()
     benchmark = make_synthetic("gold-position", n_items=48, seed=seed)
     audited = audit(benchmark, seed=seed, n_bootstrap=50, n_permutations=50, n_repeats=1, n_splits=3)
-    settings: dict[str, Any] = dict(cache=False, seed=seed, n_bootstrap=50, limit=24, n_formats=3, spread_budget=40,
-                                    n_search_formats=4, permutations=4, perturbations=PERTURBATIONS)
-    results = [stress(benchmark, _model("A"), **settings),  # every analysis kind once; the second model is compared
-               stress(benchmark, _model("C"), **{**settings, "perturbations": ("identity", "cyclic", "rules")})]
+    settings: dict[str, Any] = dict(
+        cache=False,
+        seed=seed,
+        n_bootstrap=50,
+        limit=24,
+        n_formats=3,
+        spread_budget=40,
+        n_search_formats=4,
+        permutations=4,
+        perturbations=PERTURBATIONS,
+    )
+    results = [
+        stress(benchmark, _model("A"), **settings),  # every analysis kind once; the second model is compared
+        stress(benchmark, _model("C"), **{**settings, "perturbations": ("identity", "cyclic", "rules")}),
+    ]
     ranks = compare(results, names=["prefers-A", "prefers-C"], seed=seed, n_bootstrap=50)
     scored = score_benchmark(benchmark, _model("A"), cache=False, limit=24)
-    outcomes = [ModelOutcomes(name, benchmark.name, {o.item_id: o.correct for o in r.outcomes
-                                                     if o.perturbation == "identity"}, "fixture", "csv")
-                for name, r in zip(("prefers-A", "prefers-C"), results, strict=True)]
-    return {"summary": summarize(benchmark), "audit": audited, "stress": results, "ranks": ranks, "score": scored,
-            "reliance": reliance([audited], outcomes, seed=seed)}
+    outcomes = [
+        ModelOutcomes(
+            name,
+            benchmark.name,
+            {o.item_id: o.correct for o in r.outcomes if o.perturbation == "identity"},
+            "fixture",
+            "csv",
+        )
+        for name, r in zip(("prefers-A", "prefers-C"), results, strict=True)
+    ]
+    return {
+        "summary": summarize(benchmark),
+        "audit": audited,
+        "stress": results,
+        "ranks": ranks,
+        "score": scored,
+        "reliance": reliance([audited], outcomes, seed=seed),
+    }
 
 
 @pytest.fixture(scope="session")
 def demo_results(demo_objects: dict[str, Any]) -> list[dict[str, Any]]:
     """summary, audit, stress comparison (both stress results inside), score and reliance, as ``--json`` writes
     them (the comparison as ``pfungst stress`` with several models writes it)."""
-    comparison = {"schema_version": "pfungst.stress-comparison/1",
-                  "results": [r.to_dict() for r in demo_objects["stress"]],
-                  "rank_stability": demo_objects["ranks"].to_dict()}
-    dicts = [demo_objects["summary"].to_dict(), demo_objects["audit"].to_dict(), comparison,
-             demo_objects["score"].to_dict(), demo_objects["reliance"].to_dict()]
+    comparison = {
+        "schema_version": "pfungst.stress-comparison/1",
+        "results": [r.to_dict() for r in demo_objects["stress"]],
+        "rank_stability": demo_objects["ranks"].to_dict(),
+    }
+    dicts = [
+        demo_objects["summary"].to_dict(),
+        demo_objects["audit"].to_dict(),
+        comparison,
+        demo_objects["score"].to_dict(),
+        demo_objects["reliance"].to_dict(),
+    ]
     return json.loads(json.dumps(dicts, default=str))
 
 
@@ -89,8 +132,10 @@ def _poison_text(text: str) -> str:
 def poison(value: Any, key: str = "") -> Any:
     """``value`` with a payload appended to every string (the same string always gets the same payload)."""
     if isinstance(value, Mapping):
-        return {(_poison_text(k) if key in _KEYED_BY_DATA else k): (v if k in _STRUCTURAL else poison(v, k))
-                for k, v in value.items()}
+        return {
+            (_poison_text(k) if key in _KEYED_BY_DATA else k): (v if k in _STRUCTURAL else poison(v, k))
+            for k, v in value.items()
+        }
     if isinstance(value, list):
         return [poison(item, key) for item in value]
     return _poison_text(value) if isinstance(value, str) else value

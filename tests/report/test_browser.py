@@ -44,8 +44,13 @@ def driver() -> Iterator[Any]:
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1600",
-                     "--disable-gpu"):
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--window-size=1280,1600",
+        "--disable-gpu",
+    ):
         options.add_argument(argument)
     options.binary_location = str(CHROMIUM)
     browser = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
@@ -78,9 +83,12 @@ def _screenshot(driver: Any, path: Path) -> Path:
 
 def _images_rendered(driver: Any) -> tuple[int, int]:
     """(images on the page, images the browser decoded: naturalWidth > 0 after loading)."""
-    return tuple(driver.execute_script(
-        "const images = Array.from(document.images);"
-        "return [images.length, images.filter(i => i.complete && i.naturalWidth > 0).length];"))
+    return tuple(
+        driver.execute_script(
+            "const images = Array.from(document.images);"
+            "return [images.length, images.filter(i => i.complete && i.naturalWidth > 0).length];"
+        )
+    )
 
 
 def test_payloads_run_nothing_and_show_as_text(driver: Any, payload_page: str, tmp_path: Path) -> None:
@@ -102,8 +110,9 @@ def test_payloads_run_nothing_and_show_as_text(driver: Any, payload_page: str, t
 
 
 def test_policy_stops_a_script_that_escaped_escaping(driver: Any, demo_page: str, tmp_path: Path) -> None:
-    tampered = demo_page.replace("<main>", "<main><script>window.__pwned=1</script>"
-                                 '<img src=x onerror="window.__pwned=2">', 1)
+    tampered = demo_page.replace(
+        "<main>", '<main><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">', 1
+    )
     _open(driver, tampered, tmp_path / "tampered.html")
     assert driver.execute_script("return window.__pwned") is None
     assert _no_alert(driver)

@@ -11,8 +11,8 @@ from typing import Any
 import markupsafe
 import pytest
 
+from pfungst.blocks import format_estimate
 from pfungst.errors import ConfigError, ReaderError
-from pfungst.report.blocks import format_estimate
 from pfungst.report.document import build_report
 from pfungst.report.html import render_html, write_html
 from pfungst.report.loading import load_result, load_results
@@ -20,17 +20,32 @@ from tests.report.conftest import PAYLOADS
 
 
 def test_page_shows_each_part_of_the_audit_and_the_stress_run(demo_page: str) -> None:
-    for heading in ("Overview", "Benchmark: gold-position", "Gold answers", "Verdict", "Surface-feature probes",
-                    "Heuristic baselines", "Cue words", "Model stress: prefers-A on gold-position",
-                    "Selection bias (letter, identity, by position)", "Circular versus plain", "PriDe debiasing",
-                    "Format spread", "Format spread search", "Instruction paraphrases",
-                    "Gold answer moved to each slot", "Rank stability", "Model score", "Reliance on shortcuts",
-                    "Families of models", "Provenance"):
+    for heading in (
+        "Overview",
+        "Benchmark: gold-position",
+        "Gold answers",
+        "Verdict",
+        "Surface-feature probes",
+        "Heuristic baselines",
+        "Cue words",
+        "Model stress: prefers-A on gold-position",
+        "Selection bias (letter, identity, by position)",
+        "Circular versus plain",
+        "PriDe debiasing",
+        "Format spread",
+        "Format spread search",
+        "Instruction paraphrases",
+        "Gold answer moved to each slot",
+        "Rank stability",
+        "Model score",
+        "Reliance on shortcuts",
+        "Families of models",
+        "Provenance",
+    ):
         assert f">{heading}" in demo_page, heading
 
 
-def test_every_headline_figure_is_printed_with_its_interval(demo_results: list[dict[str, Any]],
-                                                            demo_page: str) -> None:
+def test_every_headline_figure_is_printed_with_its_interval(demo_results: list[dict[str, Any]], demo_page: str) -> None:
     summary, audited, comparison, scored, joined = demo_results
     for probe in audited["probes"]:
         assert format_estimate(probe["kappa"]) in demo_page
@@ -49,8 +64,9 @@ def test_every_headline_figure_is_printed_with_its_interval(demo_results: list[d
         assert format_estimate(family["test"]) in demo_page
 
 
-def test_provenance_names_data_hash_seeds_versions_and_revision(demo_results: list[dict[str, Any]],
-                                                                demo_page: str) -> None:
+def test_provenance_names_data_hash_seeds_versions_and_revision(
+    demo_results: list[dict[str, Any]], demo_page: str
+) -> None:
     audited = demo_results[1]
     assert audited["benchmark"]["provenance"]["sha256"] in demo_page
     assert "settings.seed 0" in demo_page
@@ -60,10 +76,13 @@ def test_provenance_names_data_hash_seeds_versions_and_revision(demo_results: li
 
 
 def test_page_loads_nothing_and_forbids_scripts(demo_results: list[dict[str, Any]], demo_page: str) -> None:
-    assert ('<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; img-src data:; '
-            "style-src 'unsafe-inline'") in demo_page
-    assert not re.search(r"<script|<link|<iframe|@import|(?:src|href)=\"(?!#|data:image/svg\+xml;base64,)",
-                         demo_page, re.IGNORECASE)
+    assert (
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; img-src data:; '
+        "style-src 'unsafe-inline'"
+    ) in demo_page
+    assert not re.search(
+        r"<script|<link|<iframe|@import|(?:src|href)=\"(?!#|data:image/svg\+xml;base64,)", demo_page, re.IGNORECASE
+    )
     figures = build_report(demo_results).figures
     assert len(figures) >= 10
     assert demo_page.count('<img src="data:image/svg+xml;base64,') == demo_page.count("<img ") == len(figures)
@@ -89,8 +108,13 @@ def test_plots_of_payload_labels_hold_no_markup(payload_results: list[dict[str, 
 
 
 def test_result_objects_render_like_their_json(demo_objects: dict[str, Any]) -> None:
-    objects = [demo_objects["summary"], demo_objects["audit"], *demo_objects["stress"], demo_objects["ranks"],
-               demo_objects["reliance"]]
+    objects = [
+        demo_objects["summary"],
+        demo_objects["audit"],
+        *demo_objects["stress"],
+        demo_objects["ranks"],
+        demo_objects["reliance"],
+    ]
     page = render_html(objects, plots=False)
     assert format_estimate(demo_objects["audit"].verdict.estimate.to_dict()) in page
     assert page.count(">Model stress: scripted on gold-position</h2>") == 2
@@ -128,8 +152,11 @@ def test_summary_without_schema_version_is_recognised_by_its_keys(tmp_path: Path
 def test_unknown_schema_names_the_file_and_the_versions_known(tmp_path: Path) -> None:
     path = tmp_path / "future.json"
     path.write_text(json.dumps({"schema_version": "pfungst.audit/9"}))
-    with pytest.raises(ConfigError, match=r"future\.json: unknown schema_version 'pfungst\.audit/9'\. Known: "
-                                          r"pfungst\.audit/1, .*pfungst\.stress/1"):
+    with pytest.raises(
+        ConfigError,
+        match=r"future\.json: unknown schema_version 'pfungst\.audit/9'\. Known: "
+        r"pfungst\.audit/1, .*pfungst\.stress/1",
+    ):
         load_result(path)
 
 
@@ -162,8 +189,23 @@ def test_report_as_json_is_serialisable_and_holds_the_tables(demo_results: list[
 
 
 def _summary() -> dict[str, Any]:
-    return {"benchmark": {"name": "toy", "n_items": 4}, "gold_counts": {"A": 3, "B": 1},
-            "gold_uniformity": {"value": 1.0, "ci": None, "pvalue": 0.32, "baseline": None, "method": "chi-squared",
-                                "n": 4},
-            "majority": {"value": 0.75, "ci": {"low": 0.3, "high": 0.95, "level": 0.95}, "pvalue": None,
-                         "baseline": 0.5, "method": "share", "n": 4}}
+    return {
+        "benchmark": {"name": "toy", "n_items": 4},
+        "gold_counts": {"A": 3, "B": 1},
+        "gold_uniformity": {
+            "value": 1.0,
+            "ci": None,
+            "pvalue": 0.32,
+            "baseline": None,
+            "method": "chi-squared",
+            "n": 4,
+        },
+        "majority": {
+            "value": 0.75,
+            "ci": {"low": 0.3, "high": 0.95, "level": 0.95},
+            "pvalue": None,
+            "baseline": 0.5,
+            "method": "share",
+            "n": 4,
+        },
+    }

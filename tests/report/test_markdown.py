@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from pfungst.blocks import format_estimate
 from pfungst.errors import ConfigError
-from pfungst.report.blocks import format_estimate
 from pfungst.report.document import build_report
 from pfungst.report.loading import load_results
 from pfungst.report.markdown import escape_markdown, render_markdown
@@ -26,12 +26,12 @@ def demo_markdown(demo_results: list[dict[str, Any]]) -> str:
     return render_markdown(demo_results)
 
 
-def test_markdown_has_the_sections_and_the_figures_with_intervals(demo_results: list[dict[str, Any]],
-                                                                 demo_markdown: str) -> None:
+def test_markdown_has_the_sections_and_the_figures_with_intervals(
+    demo_results: list[dict[str, Any]], demo_markdown: str
+) -> None:
     summary, audited, comparison, scored, joined = demo_results
     assert demo_markdown.startswith("# pfungst report: gold-position\n")
-    for heading in ("## Overview", "### Verdict", "### Surface-feature probes", "### Rank stability",
-                    "## Provenance"):
+    for heading in ("## Overview", "### Verdict", "### Surface-feature probes", "### Rank stability", "## Provenance"):
         assert f"\n{heading}\n" in demo_markdown
     assert format_estimate(audited["verdict"]["estimate"]) in demo_markdown
     assert format_estimate(summary["majority"]) in demo_markdown
@@ -48,7 +48,7 @@ def test_every_table_row_has_as_many_cells_as_its_header(payload_results: list[d
         if re.fullmatch(r"\|(---:?\|)+", line):
             tables += 1
             width = len(UNESCAPED_PIPE.findall(lines[number - 1]))
-            for row in lines[number + 1:]:
+            for row in lines[number + 1 :]:
                 if not row.startswith("| "):
                     break
                 assert len(UNESCAPED_PIPE.findall(row)) == width, row
@@ -64,17 +64,20 @@ def test_payloads_are_inert_text(payload_results: list[dict[str, Any]]) -> None:
     assert not re.search(r"(?<!\\)\]\(javascript:", markdown)
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("0.513 [0.413, 0.613] (98.3%)", "0.513 [0.413, 0.613] (98.3%)"),
-    ("[click](javascript:alert(1))", "[click\\](javascript:alert(1))"),
-    ("![x](y)", "\\![x\\](y)"),
-    ("a | b", "a \\| b"),
-    ("# not a heading", "\\# not a heading"),
-    ("1. not a list", "\\1. not a list"),
-    ("`code` and *stars*", "\\`code\\` and \\*stars\\*"),
-    ("1-grams_tfidf_gpt2 and _emphasis_", "1-grams_tfidf_gpt2 and \\_emphasis\\_"),
-    ("two\nlines", "two lines"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("0.513 [0.413, 0.613] (98.3%)", "0.513 [0.413, 0.613] (98.3%)"),
+        ("[click](javascript:alert(1))", "[click\\](javascript:alert(1))"),
+        ("![x](y)", "\\![x\\](y)"),
+        ("a | b", "a \\| b"),
+        ("# not a heading", "\\# not a heading"),
+        ("1. not a list", "\\1. not a list"),
+        ("`code` and *stars*", "\\`code\\` and \\*stars\\*"),
+        ("1-grams_tfidf_gpt2 and _emphasis_", "1-grams_tfidf_gpt2 and \\_emphasis\\_"),
+        ("two\nlines", "two lines"),
+    ],
+)
 def test_escape_markdown(text: str, expected: str) -> None:
     assert escape_markdown(text) == expected
 
@@ -106,16 +109,16 @@ def test_plots_as_svg_and_an_unknown_format(demo_results: list[dict[str, Any]], 
         write_plots(demo_results[:1], tmp_path, "gif")
 
 
-def test_plot_file_names_are_safe_whatever_the_titles(payload_results: list[dict[str, Any]],
-                                                      tmp_path: Path) -> None:
+def test_plot_file_names_are_safe_whatever_the_titles(payload_results: list[dict[str, Any]], tmp_path: Path) -> None:
     paths = write_plots(payload_results[:1], tmp_path, "svg")
     assert all(re.fullmatch(r"\d\d-[a-z0-9-]+\.svg", path.name) for path in paths)
 
 
 @pytest.mark.parametrize("suffix", [".html", ".md", ".json"])
 def test_write_report_picks_the_format_from_the_suffix(written: list[Path], tmp_path: Path, suffix: str) -> None:
-    paths = write_report(load_results(written[:2]), tmp_path / f"out/report{suffix}", plots=tmp_path / "out/plots",
-                         plot_format="svg")
+    paths = write_report(
+        load_results(written[:2]), tmp_path / f"out/report{suffix}", plots=tmp_path / "out/plots", plot_format="svg"
+    )
     report, figures = paths[0], paths[1:]
     assert report == tmp_path / f"out/report{suffix}" and figures
     text = report.read_text(encoding="utf-8")

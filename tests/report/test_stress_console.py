@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from rich.console import Console
 
+from pfungst.evaluate.outcome import Outcome
+from pfungst.evaluate.score_result import ScoreCounts
 from pfungst.report.stress_console import render_ranks, render_stress
 from pfungst.stress.metrics import (
     answer_moved,
@@ -20,10 +22,8 @@ from pfungst.stress.metrics import (
     variant_accuracies,
 )
 from pfungst.stress.multiprompt import multiprompt_stats
-from pfungst.stress.outcome import Outcome
 from pfungst.stress.pride import run_pride
 from pfungst.stress.ranks import rank_stability
-from pfungst.stress.score_result import ScoreCounts
 from pfungst.stress.spread import format_spread, search_spread
 from pfungst.stress.stress_result import Analysis, PerturbationCost, StressResult
 
@@ -35,8 +35,17 @@ POSITION_PRIOR = (0.7, 0.1, 0.1, 0.1)
 """The fake model's weight for each position: strong enough that it always answers at the first position."""
 
 
-def _outcome(item: int, perturbation: str, variant: str, order: tuple[int, ...], *, chosen_position: int | None = None,
-             labels: tuple[str, ...] = LABELS, format_name: str = "mmlu", chosen: int | None = None) -> Outcome:
+def _outcome(
+    item: int,
+    perturbation: str,
+    variant: str,
+    order: tuple[int, ...],
+    *,
+    chosen_position: int | None = None,
+    labels: tuple[str, ...] = LABELS,
+    format_name: str = "mmlu",
+    chosen: int | None = None,
+) -> Outcome:
     """Item ``q<item>`` (gold ``item % 4``) in ``order``; by default the model answers at the first position, with
     log-scores ``log(prior(position) * content(option))`` (content 0.6 for the gold, 0.4 / 3 for the others)."""
     gold = item % 4
@@ -44,9 +53,20 @@ def _outcome(item: int, perturbation: str, variant: str, order: tuple[int, ...],
     if chosen is not None:
         chosen_position = order.index(chosen)
     position = 0 if chosen_position is None else chosen_position
-    return Outcome(item_id=f"q{item}", perturbation=perturbation, variant=variant, rule="letter", format=format_name,
-                   order=order, labels=labels, gold=gold, chosen=order[position], chosen_position=position,
-                   status="ok", scores=scores)
+    return Outcome(
+        item_id=f"q{item}",
+        perturbation=perturbation,
+        variant=variant,
+        rule="letter",
+        format=format_name,
+        order=order,
+        labels=labels,
+        gold=gold,
+        chosen=order[position],
+        chosen_position=position,
+        status="ok",
+        scores=scores,
+    )
 
 
 def _gold_at(item: int, slot: int) -> tuple[int, ...]:
@@ -69,32 +89,66 @@ def _stress_result(seed: int) -> StressResult:
     """A first-position model on 8 four-option items (gold spread evenly), under every perturbation."""
     items = range(N_ITEMS)
     identity = [_outcome(i, "identity", "identity", (0, 1, 2, 3)) for i in items]
-    cyclic = [_outcome(i, "cyclic", f"shift {s}", tuple((p + s) % 4 for p in range(4)))
-              for i in items for s in range(4)]
+    cyclic = [
+        _outcome(i, "cyclic", f"shift {s}", tuple((p + s) % 4 for p in range(4))) for i in items for s in range(4)
+    ]
     moved = [_outcome(i, "answer-moved", f"slot {s + 1}", _gold_at(i, s)) for i in items for s in range(4)]
-    shuffled = [_outcome(i, "ids-shuffled", "ids shuffled", (0, 1, 2, 3),
-                         labels=tuple(("[bold]", "B", "C", "D")[(p + i) % 4] for p in range(4))) for i in items]
+    shuffled = [
+        _outcome(
+            i,
+            "ids-shuffled",
+            "ids shuffled",
+            (0, 1, 2, 3),
+            labels=tuple(("[bold]", "B", "C", "D")[(p + i) % 4] for p in range(4)),
+        )
+        for i in items
+    ]
     adjacent = [_outcome(i, "top2", "adjacent", (0, 1, 2, 3), chosen=i % 4) for i in items]
     ends = [_outcome(i, "top2", "ends", (0, 1, 2, 3)) for i in items]
     names = ["[bold]plain", *(f"format {f}" for f in range(2, 9))]  # format f gets the first f items right
-    formats = [_outcome(i, "formats", name, (0, 1, 2, 3), format_name=name, chosen=i % 4 if i < f else (i + 1) % 4)
-               for f, name in enumerate(names, start=1) for i in items]
-    prompts = [_outcome(i, "instructions", f"paraphrase {p}", (0, 1, 2, 3), format_name=f"paraphrase {p}",
-                        chosen=i % 4 if i < right else (i + 1) % 4) for p, right in ((1, 6), (2, 2)) for i in items]
+    formats = [
+        _outcome(i, "formats", name, (0, 1, 2, 3), format_name=name, chosen=i % 4 if i < f else (i + 1) % 4)
+        for f, name in enumerate(names, start=1)
+        for i in items
+    ]
+    prompts = [
+        _outcome(
+            i,
+            "instructions",
+            f"paraphrase {p}",
+            (0, 1, 2, 3),
+            format_name=f"paraphrase {p}",
+            chosen=i % 4 if i < right else (i + 1) % 4,
+        )
+        for p, right in ((1, 6), (2, 2))
+        for i in items
+    ]
     debiased = run_pride(identity, [o for o in cyclic if o.item_id in ("q0", "q1")], ["q0", "q1"], fraction=0.25)
-    search = search_spread(["good", "bad"], 40, lambda fmt, chosen: [fmt == "good" or i % 4 == 0 for i in chosen],
-                           budget=40, batch=10, seed=seed)
+    search = search_spread(
+        ["good", "bad"],
+        40,
+        lambda fmt, chosen: [fmt == "good" or i % 4 == 0 for i in chosen],
+        budget=40,
+        batch=10,
+        seed=seed,
+    )
     boot = {"seed": seed, "n_bootstrap": 200}
     analyses = (
         Analysis("selection-bias", "letter, identity, by position", selection_bias(identity, by="position", **boot)),
         Analysis("circular", "letter, cyclic rotations", circular_metrics(cyclic, **boot)),
         Analysis("answer-moved", "letter, gold moved to each slot", answer_moved(moved, **boot)),
         Analysis("selection-bias", "letter, ids shuffled, by label", selection_bias(shuffled, by="label", **boot)),
-        Analysis("paired-difference", "letter, top two adjacent versus at the ends",
-                 paired_difference(adjacent, ends, names=("adjacent", "ends"), **boot)),
+        Analysis(
+            "paired-difference",
+            "letter, top two adjacent versus at the ends",
+            paired_difference(adjacent, ends, names=("adjacent", "ends"), **boot),
+        ),
         Analysis("pride", "letter, K = 25%", debiased),
-        Analysis("selection-bias", "letter, PriDe debiased, by position",
-                 selection_bias(debiased.outcomes, by="position", **boot)),
+        Analysis(
+            "selection-bias",
+            "letter, PriDe debiased, by position",
+            selection_bias(debiased.outcomes, by="position", **boot),
+        ),
         Analysis("format-spread", "letter, 8 formats", format_spread(formats, **boot)),
         Analysis("spread-search", "letter, 2 formats", search),
         Analysis("multiprompt", "letter, instruction paraphrases", multiprompt_stats(prompts, by="format", **boot)),
@@ -105,8 +159,11 @@ def _stress_result(seed: int) -> StressResult:
         model="llamacpp:/models/tiny.gguf:1234:abcd",
         accuracies=variant_accuracies([*outcomes, *debiased.outcomes]),
         analyses=analyses,
-        costs=(PerturbationCost("identity", 8, 8, 1.0, 1.0), PerturbationCost("cyclic", 32, 24, 4.0, 3.0),
-               PerturbationCost("spread-search", 0, 0, math.nan, math.nan)),
+        costs=(
+            PerturbationCost("identity", 8, 8, 1.0, 1.0),
+            PerturbationCost("cyclic", 32, 24, 4.0, 3.0),
+            PerturbationCost("spread-search", 0, 0, math.nan, math.nan),
+        ),
         outcomes=outcomes,
         counts=ScoreCounts(requests=120, unique_requests=100, hits=30, misses=70, model_calls=7, seconds=2.5),
         warnings=("top2 (letter) partly skipped: [bold]3 items[/bold] have one option",),
@@ -132,8 +189,10 @@ def _line(text: str, start: str) -> str:
 
 
 def test_header_names_benchmark_items_model_file_seed_rule_and_format(report: str, seed: int) -> None:
-    assert report.splitlines()[0] == f"stress of toy [v2]: 8 items, model tiny.gguf, seed {seed}, rule letter, " \
-                                     "base format mmlu"
+    assert (
+        report.splitlines()[0] == f"stress of toy [v2]: 8 items, model tiny.gguf, seed {seed}, rule letter, "
+        "base format mmlu"
+    )
 
 
 def test_accuracy_table_lists_few_variants_and_collapses_a_family_of_eight(report: str) -> None:
@@ -154,27 +213,36 @@ def test_selection_bias_shows_recall_bars_rstd_counts_and_the_favourite(report: 
     chosen = _line(report, "chosen positions")
     assert chosen.startswith("chosen positions: 1 8, 2 0, 3 0, 4 0 (uniform choice expects 2 each); chi-squared 24.00")
     assert _line(report, "share choosing the favourite (1)").startswith(
-        "share choosing the favourite (1): 1.000 [0.676, 1.000], chance 0.250 (n=8)")
+        "share choosing the favourite (1): 1.000 [0.676, 1.000], chance 0.250 (n=8)"
+    )
 
 
 def test_circular_evaluation_rows_with_baselines(report: str) -> None:
     assert "4 arrangements per item, 8 items" in report
-    assert re.match(r"plain \(original order\)\s+0\.250 \[0\.071, 0\.591\]\s+0\.250\s+8$",
-                    _line(report, "plain (original order)"))
+    assert re.match(
+        r"plain \(original order\)\s+0\.250 \[0\.071, 0\.591\]\s+0\.250\s+8$", _line(report, "plain (original order)")
+    )
     # Right under every rotation never; chance of that 4 * (1/4)^4 for consistency, (1/4)^4 for circular.
-    assert re.match(r"circular \(right in every one\)\s+0\.000 \[0\.000, 0\.324\]\s+0\.004\s+8$",
-                    _line(report, "circular (right in every one)"))
-    assert re.match(r"consistency \(same answer in all\)\s+0\.000 .*\s+0\.016\s+8$",
-                    _line(report, "consistency (same answer in all)"))
-    assert re.match(r"fluctuation \(answer moved\)\s+1\.000 \[1\.000, 1\.000\]\s+0\.750\s+8$",
-                    _line(report, "fluctuation (answer moved)"))
+    assert re.match(
+        r"circular \(right in every one\)\s+0\.000 \[0\.000, 0\.324\]\s+0\.004\s+8$",
+        _line(report, "circular (right in every one)"),
+    )
+    assert re.match(
+        r"consistency \(same answer in all\)\s+0\.000 .*\s+0\.016\s+8$",
+        _line(report, "consistency (same answer in all)"),
+    )
+    assert re.match(
+        r"fluctuation \(answer moved\)\s+1\.000 \[1\.000, 1\.000\]\s+0\.750\s+8$",
+        _line(report, "fluctuation (answer moved)"),
+    )
 
 
 def test_answer_moved_shows_each_slot_the_gap_and_worst_case(report: str) -> None:
     assert re.match(r"gold in slot A\s+1\.000 .*0\.250\s+8$", _line(report, "gold in slot A"))
     assert re.match(r"gold in slot D\s+0\.000 .*0\.250\s+8$", _line(report, "gold in slot D"))
-    assert re.match(r"gap \(best - worst slot\)\s+1\.000 \[1\.000, 1\.000\]\s+0\.000\s+8$",
-                    _line(report, "gap (best - worst slot)"))
+    assert re.match(
+        r"gap \(best - worst slot\)\s+1\.000 \[1\.000, 1\.000\]\s+0\.000\s+8$", _line(report, "gap (best - worst slot)")
+    )
     assert re.match(r"right in every slot\s+0\.000", _line(report, "right in every slot"))
 
 
@@ -191,7 +259,8 @@ def test_pride_shows_plain_and_debiased_accuracy_the_prior_and_its_cost(report: 
     assert re.match(r"debiased, all items\s+1\.000", _line(report, "debiased, all items"))
     assert re.match(r"debiased, the rest \(one pass each\)\s+1\.000 .*\s+6$", _line(report, "debiased, the rest"))
     assert _line(report, "prior over positions") == (
-        "prior over positions, K=4 (2 items): 1 0.700, 2 0.100, 3 0.100, 4 0.100")
+        "prior over positions, K=4 (2 items): 1 0.700, 2 0.100, 3 0.100, 4 0.100"
+    )
     # Two items in 4 rotations plus one pass for each of the other 6: 14 passes for 8 plain ones.
     assert _line(report, "14 passes") == "14 passes against 8 plain: cost x1.75; prior from 2 items (25%)"
     assert "selection-bias (letter, PriDe debiased, by position)" in report
@@ -236,10 +305,19 @@ def test_an_unknown_analysis_is_printed_from_its_to_dict(report: str) -> None:
 
 def test_a_run_without_analyses_or_costs_prints_header_table_and_counts() -> None:
     outcomes = [_outcome(i, "identity", "identity", (0, 1, 2, 3)) for i in range(4)]
-    result = StressResult(model="scripted", accuracies=variant_accuracies(outcomes), analyses=(), costs=(),
-                          outcomes=tuple(outcomes), counts=ScoreCounts(4, 4, 0, 4, 1, 0.1), warnings=(),
-                          benchmark={"name": "tiny", "n_items": 4}, settings={"rule": "letter", "format": "mmlu"},
-                          seed=0, environment={})
+    result = StressResult(
+        model="scripted",
+        accuracies=variant_accuracies(outcomes),
+        analyses=(),
+        costs=(),
+        outcomes=tuple(outcomes),
+        counts=ScoreCounts(4, 4, 0, 4, 1, 0.1),
+        warnings=(),
+        benchmark={"name": "tiny", "n_items": 4},
+        settings={"rule": "letter", "format": "mmlu"},
+        seed=0,
+        environment={},
+    )
     console = Console(file=io.StringIO(), width=100)
     render_stress(result, console)
     text = console.file.getvalue()  # type: ignore[attr-defined]
@@ -254,11 +332,15 @@ def _answers(n_correct: int, n_items: int = 10) -> dict[str, bool]:
 
 def test_render_ranks_shows_places_agreement_largest_shift_and_identity_pairs(seed: int) -> None:
     # Accuracies 0.9 / 0.6 / 0.3 in the original order, reversed when the answer is moved.
-    ranks = rank_stability({
-        "a": {"identity": _answers(9), "answer moved": _answers(3)},
-        "b": {"identity": _answers(6), "answer moved": _answers(6)},
-        "llamacpp:/m/c.gguf:9:ff": {"identity": _answers(3), "answer moved": _answers(9)},
-    }, seed=seed, n_bootstrap=200)
+    ranks = rank_stability(
+        {
+            "a": {"identity": _answers(9), "answer moved": _answers(3)},
+            "b": {"identity": _answers(6), "answer moved": _answers(6)},
+            "llamacpp:/m/c.gguf:9:ff": {"identity": _answers(3), "answer moved": _answers(9)},
+        },
+        seed=seed,
+        n_bootstrap=200,
+    )
     console = Console(file=io.StringIO(), width=100)
     render_ranks(ranks, console)
     text = console.file.getvalue()  # type: ignore[attr-defined]

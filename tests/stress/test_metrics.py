@@ -8,6 +8,7 @@ import math
 import pytest
 
 from pfungst.errors import ConfigError
+from pfungst.evaluate.outcome import Outcome
 from pfungst.stress.metrics import (
     answer_moved,
     circular_metrics,
@@ -15,7 +16,6 @@ from pfungst.stress.metrics import (
     selection_bias,
     variant_accuracies,
 )
-from pfungst.stress.outcome import Outcome
 
 RSTD_ONE_OF_FOUR = math.sqrt(0.75 * 0.25) * 100  # population std of (1, 0, 0, 0) x 100 = 43.30
 
@@ -36,10 +36,18 @@ def make(
     """An outcome whose model chose ``chosen_position`` (-1 with a status other than ok for no answer)."""
     answered = status == "ok"
     return Outcome(
-        item_id=item_id, perturbation=perturbation, variant=variant, rule=rule, format=format, order=order,
-        labels=labels or tuple("ABCDEFGH"[: len(order)]), gold=gold,
-        chosen=order[chosen_position] if answered else -1, chosen_position=chosen_position if answered else -1,
-        status=status, scores=tuple(0.0 for _ in order),  # type: ignore[arg-type]
+        item_id=item_id,
+        perturbation=perturbation,
+        variant=variant,
+        rule=rule,
+        format=format,
+        order=order,
+        labels=labels or tuple("ABCDEFGH"[: len(order)]),
+        gold=gold,
+        chosen=order[chosen_position] if answered else -1,
+        chosen_position=chosen_position if answered else -1,
+        status=status,
+        scores=tuple(0.0 for _ in order),  # type: ignore[arg-type]
     )
 
 
@@ -115,8 +123,9 @@ def test_label_bias_shows_by_label_not_by_position(seed: int) -> None:
     for gold_position in range(4):
         for turn in range(4):
             labels = tuple("ABCD"[(p + turn) % 4] for p in range(4))
-            outcomes.append(make(f"q{gold_position}{turn}", (0, 1, 2, 3), gold_position, labels.index("A"),
-                                 labels=labels))
+            outcomes.append(
+                make(f"q{gold_position}{turn}", (0, 1, 2, 3), gold_position, labels.index("A"), labels=labels)
+            )
     by_label = selection_bias(outcomes, by="label", seed=seed)
     by_position = selection_bias(outcomes, by="position", seed=seed)
     assert by_label.ids == ("A", "B", "C", "D")
@@ -189,8 +198,14 @@ def test_selection_bias_rejects_an_unknown_way_of_counting(seed: int) -> None:
 def cyclic(model: object, n_items: int = 8) -> list[Outcome]:
     """Each item (gold = item number mod 4) under its 4 cyclic rotations; ``model(order, gold)`` gives a position."""
     return [
-        make(f"q{i}", rotation(shift), i % 4, model(rotation(shift), i % 4), perturbation="cyclic",  # type: ignore[operator]
-             variant=f"shift {shift}")
+        make(
+            f"q{i}",
+            rotation(shift),
+            i % 4,
+            model(rotation(shift), i % 4),
+            perturbation="cyclic",  # type: ignore[operator]
+            variant=f"shift {shift}",
+        )
         for i in range(n_items)
         for shift in range(4)
     ]
@@ -292,8 +307,14 @@ def test_circular_metrics_reject_a_repeated_arrangement(seed: int) -> None:
 def slots(model: object, n_items: int = 5) -> list[Outcome]:
     """Each item's gold (option 0) moved to each of 4 slots; ``model(item, slot)`` gives the chosen position."""
     return [
-        make(f"q{i}", moved(0, slot), 0, model(i, slot), perturbation="answer-moved",  # type: ignore[operator]
-             variant=f"slot {'ABCD'[slot]}")
+        make(
+            f"q{i}",
+            moved(0, slot),
+            0,
+            model(i, slot),
+            perturbation="answer-moved",  # type: ignore[operator]
+            variant=f"slot {'ABCD'[slot]}",
+        )
         for i in range(n_items)
         for slot in range(4)
     ]

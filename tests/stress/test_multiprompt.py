@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from pfungst.errors import ConfigError, ReaderError
+from pfungst.evaluate.outcome import Outcome
 from pfungst.stats import wilson_interval
 from pfungst.stress.multiprompt import (
     combined_performance_score,
@@ -18,13 +19,24 @@ from pfungst.stress.multiprompt import (
     read_paraphrase_accuracies,
     read_paraphrases,
 )
-from pfungst.stress.outcome import Outcome
 
 
 def _answer(prompt: str, item: int, right: bool) -> Outcome:
     chosen = 0 if right else 1
-    return Outcome(f"q{item}", "instructions", f"v-{prompt}", "letter", prompt, (0, 1), ("A", "B"), 0, chosen,
-                   chosen, "ok", (0.0, -1.0))
+    return Outcome(
+        f"q{item}",
+        "instructions",
+        f"v-{prompt}",
+        "letter",
+        prompt,
+        (0, 1),
+        ("A", "B"),
+        0,
+        chosen,
+        chosen,
+        "ok",
+        (0.0, -1.0),
+    )
 
 
 def _outcomes(correct_counts: dict[str, int], n_items: int) -> list[Outcome]:
@@ -125,8 +137,9 @@ def _recomputed(root: Path, swap: bool) -> dict[Cell, float]:
 
 
 def _mismatches(root: Path, cells: dict[Cell, float]) -> set[Cell]:
-    tables = {(metric, filtering): _published(root, metric, filtering)
-              for metric in METRICS for filtering in FILTERINGS}
+    tables = {
+        (metric, filtering): _published(root, metric, filtering) for metric in METRICS for filtering in FILTERINGS
+    }
     wrong: set[Cell] = set()
     for (filtering, metric, benchmark, task, model), value in cells.items():
         task_name = task if benchmark == "BBH" else task.replace("_", " ")
@@ -141,8 +154,13 @@ def test_published_maxp_avgp_cps_are_recomputed_from_the_paraphrase_accuracies(s
     cells = _recomputed(root, swap=False)
     assert len(cells) == 1950  # 15 BBH tasks x 11 models + 10 LMentry tasks x 16 models, x 3 metrics x 2 filterings
     wrong = _mismatches(root, cells)
-    expected = {(filtering, metric, benchmark, task, model) for filtering in FILTERINGS for metric in METRICS
-                for benchmark, task in SWAPPED for model in SWAPPED_MODELS}
+    expected = {
+        (filtering, metric, benchmark, task, model)
+        for filtering in FILTERINGS
+        for metric in METRICS
+        for benchmark, task in SWAPPED
+        for model in SWAPPED_MODELS
+    }
     assert wrong == expected  # 1926 of 1950 cells match as labelled; the other 24 are the swapped columns
 
 

@@ -9,18 +9,36 @@ import numpy as np
 import pytest
 
 from pfungst.errors import ConfigError
-from pfungst.stress.outcome import Outcome
+from pfungst.evaluate.outcome import Outcome
 from pfungst.stress.pride import Prior, choose_estimation_items, debias, estimate_prior, run_pride
 
 POSITION_PRIOR = (0.7, 0.1, 0.1, 0.1)
 LABELS = ("A", "B", "C", "D", "E", "F")
 
 
-def _outcome(item: str, order: tuple[int, ...], gold: int, scores: tuple[float, ...], variant: str = "identity",
-             rule: str = "letter") -> Outcome:
+def _outcome(
+    item: str,
+    order: tuple[int, ...],
+    gold: int,
+    scores: tuple[float, ...],
+    variant: str = "identity",
+    rule: str = "letter",
+) -> Outcome:
     position = int(np.argmax(scores)) if scores else -1
-    return Outcome(item, "cyclic", variant, rule, "mmlu", order, LABELS[: len(order)], gold,
-                   order[position] if position >= 0 else -1, position, "ok", scores)
+    return Outcome(
+        item,
+        "cyclic",
+        variant,
+        rule,
+        "mmlu",
+        order,
+        LABELS[: len(order)],
+        gold,
+        order[position] if position >= 0 else -1,
+        position,
+        "ok",
+        scores,
+    )
 
 
 def _observed(content: np.ndarray, order: tuple[int, ...], position_prior: tuple[float, ...]) -> tuple[float, ...]:
@@ -32,16 +50,20 @@ def _observed(content: np.ndarray, order: tuple[int, ...], position_prior: tuple
 def _cyclic(item: str, content: np.ndarray, gold: int, position_prior: tuple[float, ...]) -> list[Outcome]:
     k = len(content)
     orders = [tuple((position + shift) % k for position in range(k)) for shift in range(k)]
-    return [_outcome(item, order, gold, _observed(content, order, position_prior), f"shift {shift}")
-            for shift, order in enumerate(orders)]
+    return [
+        _outcome(item, order, gold, _observed(content, order, position_prior), f"shift {shift}")
+        for shift, order in enumerate(orders)
+    ]
 
 
 def _benchmark(n_items: int, fraction: float, seed: int) -> tuple[list[Outcome], list[Outcome], tuple[str, ...]]:
     """Items whose gold option has content probability 0.4 (others 0.2); gold at original index i % 4."""
     ids = [f"q{i}" for i in range(n_items)]
     contents = {item: np.where(np.arange(4) == i % 4, 0.4, 0.2) for i, item in enumerate(ids)}
-    identity = [_outcome(item, (0, 1, 2, 3), i % 4, _observed(contents[item], (0, 1, 2, 3), POSITION_PRIOR))
-                for i, item in enumerate(ids)]
+    identity = [
+        _outcome(item, (0, 1, 2, 3), i % 4, _observed(contents[item], (0, 1, 2, 3), POSITION_PRIOR))
+        for i, item in enumerate(ids)
+    ]
     chosen = choose_estimation_items(ids, fraction, seed)
     cyclic = [o for item in chosen for o in _cyclic(item, contents[item], int(item[1:]) % 4, POSITION_PRIOR)]
     return identity, cyclic, chosen
@@ -99,8 +121,9 @@ def test_one_pass_debiasing_divides_by_the_prior() -> None:
 def test_scores_are_normalised_before_debiasing() -> None:
     prior = Prior({2: (0.5, 0.5)}, {2: 1})
     plain = _outcome("q1", (0, 1), 1, (-10.0, -9.0))  # unnormalised log-probabilities
-    assert debias(plain, prior).scores == pytest.approx((math.log(1 / (1 + math.e)) - math.log(0.5),
-                                                         math.log(math.e / (1 + math.e)) - math.log(0.5)))
+    assert debias(plain, prior).scores == pytest.approx(
+        (math.log(1 / (1 + math.e)) - math.log(0.5), math.log(math.e / (1 + math.e)) - math.log(0.5))
+    )
 
 
 def test_minus_infinity_is_probability_zero_and_never_chosen() -> None:

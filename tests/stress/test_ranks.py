@@ -39,8 +39,9 @@ def test_a_reversed_leaderboard_has_tau_minus_one_w_zero_and_a_shift_of_two(seed
     # Rank sums are 4, 4, 4: no concordance at all.
     assert result.concordance.value == pytest.approx(0.0)
     assert result.concordance.pvalue == pytest.approx(1.0)
-    assert result.largest_shift == RankShift(model="a", from_variant="plain", to_variant="shuffled", from_rank=1.0,
-                                             to_rank=3.0, shift=2.0)
+    assert result.largest_shift == RankShift(
+        model="a", from_variant="plain", to_variant="shuffled", from_rank=1.0, to_rank=3.0, shift=2.0
+    )
 
 
 def test_identical_rankings_have_tau_one_and_w_one(seed: int) -> None:
@@ -83,8 +84,10 @@ def test_rank_intervals_resample_items_jointly_for_all_models(seed: int) -> None
 
 def test_close_models_have_overlapping_rank_intervals(seed: int) -> None:
     # 0.31 against 0.30 on 100 items, every correct answer discordant: the order is anyone's guess.
-    correctness = {"a": {"plain": {f"q{i:03d}": i < 31 for i in range(100)}},
-                   "b": {"plain": {f"q{i:03d}": 31 <= i < 61 for i in range(100)}}}
+    correctness = {
+        "a": {"plain": {f"q{i:03d}": i < 31 for i in range(100)}},
+        "b": {"plain": {f"q{i:03d}": 31 <= i < 61 for i in range(100)}},
+    }
     result = rank_stability(correctness, seed=seed, n_bootstrap=300)
     for name in "ab":
         interval = result.rank_of(name, "plain").rank_ci
@@ -95,8 +98,10 @@ def test_pairwise_difference_uses_mcnemar_on_the_discordance_table(seed: int) ->
     # Both right on 10, only "a" on 8, only "b" on 2, neither on 5.
     a = [True] * 10 + [True] * 8 + [False] * 2 + [False] * 5
     b = [True] * 10 + [False] * 8 + [True] * 2 + [False] * 5
-    correctness = {"a": {"plain": {f"q{i:02d}": x for i, x in enumerate(a)}},
-                   "b": {"plain": {f"q{i:02d}": x for i, x in enumerate(b)}}}
+    correctness = {
+        "a": {"plain": {f"q{i:02d}": x for i, x in enumerate(a)}},
+        "b": {"plain": {f"q{i:02d}": x for i, x in enumerate(b)}},
+    }
     (comparison,) = rank_stability(correctness, seed=seed, n_bootstrap=200).pairwise
     assert (comparison.first, comparison.second, comparison.variant) == ("a", "b", "plain")
     assert comparison.difference.value == pytest.approx(6 / 25)
@@ -107,8 +112,12 @@ def test_pairwise_difference_uses_mcnemar_on_the_discordance_table(seed: int) ->
 def test_every_model_pair_is_compared_on_every_variant(seed: int) -> None:
     result = rank_stability(_reversing_leaderboard(), seed=seed, n_bootstrap=50)
     assert [(c.variant, c.first, c.second) for c in result.pairwise] == [
-        ("plain", "a", "b"), ("plain", "a", "c"), ("plain", "b", "c"),
-        ("shuffled", "a", "b"), ("shuffled", "a", "c"), ("shuffled", "b", "c"),
+        ("plain", "a", "b"),
+        ("plain", "a", "c"),
+        ("plain", "b", "c"),
+        ("shuffled", "a", "b"),
+        ("shuffled", "a", "c"),
+        ("shuffled", "b", "c"),
     ]
     assert result.pairwise[1].difference.value == pytest.approx(0.6)  # 0.9 - 0.3 on plain
 
@@ -150,12 +159,19 @@ def test_models_must_share_variants() -> None:
         rank_stability(correctness, seed=0)
 
 
-@pytest.mark.parametrize(("correctness", "kwargs", "match"), [
-    ({"a": {"plain": _answers(5)}}, {}, "at least 2 models, found 1"),
-    ({"a": {"plain": {"q1": "yes"}}, "b": {"plain": {"q1": True}}}, {}, r"item 'q1': correctness must be a boolean"),
-    ({"a": {"plain": {}}, "b": {"plain": {}}}, {}, "variant 'plain' has no items"),
-    ({"a": {"plain": _answers(5)}, "b": {"plain": _answers(5)}}, {"n_bootstrap": 0}, "n_bootstrap must be"),
-])
+@pytest.mark.parametrize(
+    ("correctness", "kwargs", "match"),
+    [
+        ({"a": {"plain": _answers(5)}}, {}, "at least 2 models, found 1"),
+        (
+            {"a": {"plain": {"q1": "yes"}}, "b": {"plain": {"q1": True}}},
+            {},
+            r"item 'q1': correctness must be a boolean",
+        ),
+        ({"a": {"plain": {}}, "b": {"plain": {}}}, {}, "variant 'plain' has no items"),
+        ({"a": {"plain": _answers(5)}, "b": {"plain": _answers(5)}}, {"n_bootstrap": 0}, "n_bootstrap must be"),
+    ],
+)
 def test_invalid_input_is_rejected(correctness: dict, kwargs: dict, match: str) -> None:
     with pytest.raises(ConfigError, match=match):
         rank_stability(correctness, seed=0, **kwargs)

@@ -9,15 +9,14 @@ import numpy as np
 import pytest
 
 from pfungst.errors import ConfigError
+from pfungst.evaluate.outcome import Outcome
 from pfungst.stats import wilson_interval
-from pfungst.stress.outcome import Outcome
 from pfungst.stress.spread import correctness_table, format_spread, search_spread
 
 
 def _answer(fmt: str, item: int, right: bool) -> Outcome:
     chosen = 0 if right else 1
-    return Outcome(f"q{item}", "formats", fmt, "letter", fmt, (0, 1), ("A", "B"), 0, chosen, chosen, "ok",
-                   (0.0, -1.0))
+    return Outcome(f"q{item}", "formats", fmt, "letter", fmt, (0, 1), ("A", "B"), 0, chosen, chosen, "ok", (0.0, -1.0))
 
 
 def _outcomes(correct_counts: dict[str, int], n_items: int) -> list[Outcome]:

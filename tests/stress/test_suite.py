@@ -11,11 +11,11 @@ import pytest
 import pfungst
 from pfungst.data import Benchmark, Item
 from pfungst.errors import ConfigError
+from pfungst.evaluate.formats import PromptFormat
 from pfungst.stress.comparison import compare
-from pfungst.stress.formats import PromptFormat
 from pfungst.stress.ranks import RankStability
 from pfungst.stress.stress_result import StressResult, read_outcomes
-from tests.stress.fakes import ScriptedModel
+from tests.evaluate.fakes import ScriptedModel
 
 # Gold positions of the 20 items: 6 at A, 5 at B, 5 at C, 4 at D.
 GOLDS = (0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 0, 1, 2)
@@ -55,8 +55,13 @@ def _a_lover() -> ScriptedModel:
 @pytest.fixture(scope="module")
 def result() -> StressResult:
     """The A-lover stressed with every arrangement perturbation and PriDe on 10% of the items (K = 2)."""
-    return pfungst.stress(_benchmark(), _a_lover(), perturbations=("cyclic", "answer-moved", "ids-shuffled", "pride"),
-                          pride_fraction=0.1, **FAST)
+    return pfungst.stress(
+        _benchmark(),
+        _a_lover(),
+        perturbations=("cyclic", "answer-moved", "ids-shuffled", "pride"),
+        pride_fraction=0.1,
+        **FAST,
+    )
 
 
 def test_plain_accuracy_is_the_share_of_items_with_gold_at_a(result: StressResult) -> None:
@@ -79,7 +84,8 @@ def test_no_item_survives_every_rotation(result: StressResult) -> None:
     assert circular.plain.value == pytest.approx(6 / 20)
     # Under rotation s the model answers original option s: right on the items whose gold is s.
     assert [result.accuracy("cyclic", f"shift {s}").accuracy.value for s in range(4)] == pytest.approx(
-        [6 / 20, 5 / 20, 5 / 20, 4 / 20])
+        [6 / 20, 5 / 20, 5 / 20, 4 / 20]
+    )
 
 
 def test_moving_the_answer_to_a_is_right_and_anywhere_else_wrong(result: StressResult) -> None:
@@ -154,7 +160,8 @@ def test_each_analysis_is_named_once_when_the_main_rule_is_also_compared() -> No
     keys = [(a.name, a.subject) for a in both.analyses]
     assert len(keys) == len(set(keys)), keys
     assert both.analysis("selection-bias", "letter, rules, by position").rstd.value == pytest.approx(
-        RSTD_ALL_AT_ONE_POSITION)
+        RSTD_ALL_AT_ONE_POSITION
+    )
     assert both.analysis("selection-bias", "cloze-raw, rules, by position").n_unanswered == 0
 
 
@@ -171,13 +178,16 @@ def test_the_same_seed_gives_the_same_outcomes_and_another_seed_other_choices(se
     assert labels != [o.labels for o in _ask(seed + 1).outcomes if o.perturbation == "ids-shuffled"]
 
 
-@pytest.mark.parametrize("settings, message", [
-    ({"perturbations": ("cyclc",)}, r"Unknown perturbation 'cyclc'\. Did you mean: cyclic\?"),
-    ({"pride_fraction": 0}, r"pride_fraction must be in \(0, 1\], got 0"),
-    ({"rulez": ("letter",)}, r"unknown stress setting\(s\) \['rulez'\]"),
-    ({"rules": ("pmii",)}, r"Unknown scoring rule 'pmii'\. Did you mean: pmi\?"),
-    ({"format": PromptFormat(label_style=("x", "y", "z"))}, r"item 'q0': 4 options but only 3 custom labels"),
-])
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ({"perturbations": ("cyclc",)}, r"Unknown perturbation 'cyclc'\. Did you mean: cyclic\?"),
+        ({"pride_fraction": 0}, r"pride_fraction must be in \(0, 1\], got 0"),
+        ({"rulez": ("letter",)}, r"unknown stress setting\(s\) \['rulez'\]"),
+        ({"rules": ("pmii",)}, r"Unknown scoring rule 'pmii'\. Did you mean: pmi\?"),
+        ({"format": PromptFormat(label_style=("x", "y", "z"))}, r"item 'q0': 4 options but only 3 custom labels"),
+    ],
+)
 def test_invalid_settings_fail_before_any_model_call(settings: dict[str, Any], message: str) -> None:
     model = _a_lover()
     with pytest.raises(ConfigError, match=message):
@@ -209,8 +219,9 @@ def test_generate_as_main_rule_skips_pride_and_top2_with_warnings() -> None:
 def ranks() -> RankStability:
     perturbations = ("cyclic", "answer-moved")
     biased = pfungst.stress(_benchmark(), _a_lover(), perturbations=perturbations, **FAST)
-    knowing = pfungst.stress(_benchmark(), ScriptedModel(next_token_script=_knows_the_answer),
-                             perturbations=perturbations, **FAST)
+    knowing = pfungst.stress(
+        _benchmark(), ScriptedModel(next_token_script=_knows_the_answer), perturbations=perturbations, **FAST
+    )
     return compare([biased, knowing], names=["a-lover", "knower"], n_bootstrap=100)
 
 

@@ -60,8 +60,15 @@ class ClassifierSpec:
     def spec(self) -> dict[str, Any]:
         """``{"name", "params"}`` for provenance."""
         solver = "lbfgs" if self.penalty == "l2" else "liblinear"
-        return {"name": self.name, "params": {"penalty": self.penalty, "C": self.C, "item_solver": solver,
-                                              "option_model": "ConditionalLogit (L-BFGS-B)"}}
+        return {
+            "name": self.name,
+            "params": {
+                "penalty": self.penalty,
+                "C": self.C,
+                "item_solver": solver,
+                "option_model": "ConditionalLogit (L-BFGS-B)",
+            },
+        }
 
 
 CLASSIFIERS: dict[str, ClassifierSpec] = {
@@ -113,8 +120,9 @@ def make_choice_model(name: str, *, max_iter: int) -> ConditionalLogit:
     return ConditionalLogit(C=spec.C, penalty=spec.penalty, max_iter=max_iter)
 
 
-def fit_item_classifier(name: str, X: Any, y: np.ndarray, *, n_classes: int, seed: int,
-                        max_iter: int) -> ClassifierMixin:
+def fit_item_classifier(
+    name: str, X: Any, y: np.ndarray, *, n_classes: int, seed: int, max_iter: int
+) -> ClassifierMixin:
     """Fit grid entry ``name``; a training set with one class gets a constant predictor instead (nothing to learn)."""
     if np.unique(y).size < 2:
         return DummyClassifier(strategy="most_frequent").fit(X, y)
@@ -142,8 +150,9 @@ def class_weights(model: Any, class_names: Sequence[str]) -> dict[str, np.ndarra
     if isinstance(model, ConditionalLogit):
         return {"chosen": model.coef_, "not chosen": -model.coef_}
     if isinstance(model, OneVsRestClassifier):
-        return {class_names[int(c)]: np.ravel(est.coef_) for c, est in zip(model.classes_, model.estimators_,
-                                                                              strict=True)}
+        return {
+            class_names[int(c)]: np.ravel(est.coef_) for c, est in zip(model.classes_, model.estimators_, strict=True)
+        }
     if isinstance(model, LogisticRegression):
         coef, classes = np.atleast_2d(model.coef_), model.classes_
         if coef.shape[0] == 1:
@@ -152,12 +161,15 @@ def class_weights(model: Any, class_names: Sequence[str]) -> dict[str, np.ndarra
     return {}
 
 
-def top_features(model: Any, feature_names: Sequence[str] | np.ndarray, class_names: Sequence[str],
-                 top_k: int) -> tuple[FeatureWeight, ...]:
+def top_features(
+    model: Any, feature_names: Sequence[str] | np.ndarray, class_names: Sequence[str], top_k: int
+) -> tuple[FeatureWeight, ...]:
     """The ``top_k`` features with the largest positive weight for each class (zero weights are left out)."""
     found = []
     for class_name, weights in class_weights(model, class_names).items():
         order = np.argsort(-weights, kind="stable")[:top_k]
-        found += [FeatureWeight(class_name, str(feature_names[j]), float(weights[j]), rank)
-                  for rank, j in enumerate((j for j in order if weights[j] > 0), start=1)]
+        found += [
+            FeatureWeight(class_name, str(feature_names[j]), float(weights[j]), rank)
+            for rank, j in enumerate((j for j in order if weights[j] > 0), start=1)
+        ]
     return tuple(found)

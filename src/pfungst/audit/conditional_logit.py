@@ -86,8 +86,10 @@ class ConditionalLogit(BaseEstimator):
         gold_per_group = np.add.reduceat(gold[order].astype(int), starts)
         bad = np.flatnonzero(gold_per_group != 1)
         if bad.size:
-            raise DataError(f"each group needs exactly one gold row; {bad.size} group(s) have another count "
-                            f"(first: group #{bad[0]} with {gold_per_group[bad[0]]})")
+            raise DataError(
+                f"each group needs exactly one gold row; {bad.size} group(s) have another count "
+                f"(first: group #{bad[0]} with {gold_per_group[bad[0]]})"
+            )
         X_sorted, gold_sorted = X[order], gold[order]
         weights, result = self._minimise(X_sorted, gold_sorted, starts)
         self.coef_ = weights
@@ -95,9 +97,12 @@ class ConditionalLogit(BaseEstimator):
         self.n_iter_ = int(result.nit)
         self.converged_ = bool(result.success)
         if not result.success:
-            warnings.warn(f"ConditionalLogit stopped after {result.nit} of max_iter={self.max_iter} iterations "
-                          f"without converging ({result.message}); raise max_iter or tol, or scale the features",
-                          ConvergenceWarning, stacklevel=2)
+            warnings.warn(
+                f"ConditionalLogit stopped after {result.nit} of max_iter={self.max_iter} iterations "
+                f"without converging ({result.message}); raise max_iter or tol, or scale the features",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         return self
 
     def decision_function(self, X: Any) -> np.ndarray:
@@ -141,6 +146,7 @@ class ConditionalLogit(BaseEstimator):
         p = X.shape[1]
         options = {"maxiter": int(self.max_iter), "gtol": self.tol, "ftol": self.tol * 1e-3}
         if self.penalty == "l2":
+
             def objective(w: np.ndarray) -> tuple[float, np.ndarray]:
                 nll, grad = _nll_and_gradient(w, X, gold, starts)
                 return nll + w @ w / (2 * self.C), grad + w / self.C
@@ -153,8 +159,14 @@ class ConditionalLogit(BaseEstimator):
             nll, grad = _nll_and_gradient(w, X, gold, starts)
             return nll + uv.sum() / self.C, np.concatenate([grad, -grad]) + 1.0 / self.C
 
-        result = minimize(split_objective, np.zeros(2 * p), jac=True, method="L-BFGS-B",
-                          bounds=[(0.0, None)] * (2 * p), options=options)
+        result = minimize(
+            split_objective,
+            np.zeros(2 * p),
+            jac=True,
+            method="L-BFGS-B",
+            bounds=[(0.0, None)] * (2 * p),
+            options=options,
+        )
         return result.x[:p] - result.x[p:], result
 
 

@@ -32,6 +32,7 @@ def shuffled_copy(benchmark: Benchmark, seed: int = 0) -> Benchmark:
     else:
         golds = np.array([rng.integers(0, item.n_options) for item in benchmark])
     items = tuple(replace(item, gold=int(gold)) for item, gold in zip(benchmark, golds, strict=True))
-    provenance = replace(benchmark.provenance,
-                         steps=(*benchmark.provenance.steps, f"gold answers shuffled (null control, seed {seed})"))
+    provenance = replace(
+        benchmark.provenance, steps=(*benchmark.provenance.steps, f"gold answers shuffled (null control, seed {seed})")
+    )
     return replace(benchmark, name=f"{benchmark.name} (shuffled)", items=items, provenance=provenance)

@@ -74,7 +74,7 @@ def tokenize(text: str, expand_negations: bool = True) -> list[str]:
 def _ngrams(text: str, ngram_range: tuple[int, int], expand_negations: bool) -> list[str]:
     tokens = tokenize(text, expand_negations)
     low, high = ngram_range
-    return [" ".join(tokens[i:i + n]) for n in range(low, high + 1) for i in range(len(tokens) - n + 1)]
+    return [" ".join(tokens[i : i + n]) for n in range(low, high + 1) for i in range(len(tokens) - n + 1)]
 
 
 @dataclass(frozen=True)
@@ -202,8 +202,11 @@ def find_cues(benchmark: Benchmark, *, config: CueConfig | None = None) -> CueTa
     config = config or CueConfig()
     if benchmark.option_kind == "per_item":
         if config.fields:
-            warnings.warn("CueConfig.fields has no effect on per-item benchmarks: their cues are read from the "
-                          "options", UserWarning, stacklevel=2)
+            warnings.warn(
+                "CueConfig.fields has no effect on per-item benchmarks: their cues are read from the options",
+                UserWarning,
+                stacklevel=2,
+            )
         counts, method = _option_counts(benchmark, config)
     else:
         counts, method = _label_counts(benchmark, config)
@@ -224,8 +227,9 @@ def _option_counts(benchmark: Benchmark, config: CueConfig) -> tuple[pd.DataFram
     vectorizer = _vectorizer(config)
     presence = vectorizer.fit_transform([option for item in benchmark for option in item.options]).tocsr()
     owner = np.repeat(np.arange(len(benchmark)), sizes)
-    to_item = sparse.csr_matrix((np.ones(len(owner)), (owner, np.arange(len(owner)))),
-                                shape=(len(benchmark), len(owner)))
+    to_item = sparse.csr_matrix(
+        (np.ones(len(owner)), (owner, np.arange(len(owner)))), shape=(len(benchmark), len(owner))
+    )
     in_options = (to_item @ presence).tocsr()  # items x n-grams: how many options contain it
     rows = np.repeat(np.arange(len(benchmark)), np.diff(in_options.indptr))
     share = in_options.data / sizes[rows]
@@ -234,21 +238,26 @@ def _option_counts(benchmark: Benchmark, config: CueConfig) -> tuple[pd.DataFram
     expected = in_options.copy()
     expected.data = np.where(share < 1, share, 0.0)
     gold_rows = starts + np.array([item.gold for item in benchmark], dtype=np.int64)
-    frame = pd.DataFrame({
-        "cue": vectorizer.get_feature_names_out(),
-        "label": GOLD_OPTION,
-        "count": np.asarray(applicable.sum(axis=0)).ravel().astype(int),
-        "hits": np.asarray(presence[gold_rows].multiply(applicable).sum(axis=0)).ravel().astype(int),
-        "expected": np.asarray(expected.sum(axis=0)).ravel(),
-        "variance": np.asarray((expected - expected.multiply(expected)).sum(axis=0)).ravel(),
-    })
+    frame = pd.DataFrame(
+        {
+            "cue": vectorizer.get_feature_names_out(),
+            "label": GOLD_OPTION,
+            "count": np.asarray(applicable.sum(axis=0)).ravel().astype(int),
+            "hits": np.asarray(presence[gold_rows].multiply(applicable).sum(axis=0)).ravel().astype(int),
+            "expected": np.asarray(expected.sum(axis=0)).ravel(),
+            "variance": np.asarray((expected - expected.multiply(expected)).sum(axis=0)).ravel(),
+        }
+    )
     frame = frame[frame["count"] >= config.min_count].reset_index(drop=True)
     two_options = bool(np.all(sizes == 2))
     frame["pvalue"] = _option_pvalues(frame, two_options)
     frame["base_rate"] = frame["expected"] / frame["count"]
     frame["coverage"] = frame["count"] / len(benchmark)
-    method = ("two-sided exact binomial test of productivity against 0.5" if two_options else
-              "two-sided normal approximation (continuity-corrected) to the Poisson-binomial null")
+    method = (
+        "two-sided exact binomial test of productivity against 0.5"
+        if two_options
+        else "two-sided normal approximation (continuity-corrected) to the Poisson-binomial null"
+    )
     return frame.drop(columns=["expected", "variance"]), method
 
 
@@ -280,15 +289,16 @@ def _label_counts(benchmark: Benchmark, config: CueConfig) -> tuple[pd.DataFrame
     totals = np.bincount(gold, minlength=len(labels))
     names = vectorizer.get_feature_names_out()[keep]
     n = len(benchmark)
-    frame = pd.DataFrame({
-        "cue": np.repeat(names, len(labels)),
-        "label": np.tile(np.array(labels, dtype=object), len(names)),
-        "count": np.repeat(counts, len(labels)).astype(int),
-        "hits": hits.ravel(),
-        "base_rate": np.tile(totals / n, len(names)),
-    })
-    frame["pvalue"] = scipy_stats.hypergeom.sf(
-        frame["hits"] - 1, n, np.tile(totals, len(names)), frame["count"])
+    frame = pd.DataFrame(
+        {
+            "cue": np.repeat(names, len(labels)),
+            "label": np.tile(np.array(labels, dtype=object), len(names)),
+            "count": np.repeat(counts, len(labels)).astype(int),
+            "hits": hits.ravel(),
+            "base_rate": np.tile(totals / n, len(names)),
+        }
+    )
+    frame["pvalue"] = scipy_stats.hypergeom.sf(frame["hits"] - 1, n, np.tile(totals, len(names)), frame["count"])
     frame["coverage"] = frame["count"] / n
     return frame, "one-sided Fisher's exact test (hypergeometric) of over-representation"
 

@@ -35,8 +35,14 @@ class FixResult:
         }
 
 
-def fix(benchmark: Benchmark, out_dir: str | Path, config: AuditConfig | None = None, *,
-        aflite: AFLiteConfig | None = None, progress: Progress | None = None) -> FixResult:
+def fix(
+    benchmark: Benchmark,
+    out_dir: str | Path,
+    config: AuditConfig | None = None,
+    *,
+    aflite: AFLiteConfig | None = None,
+    progress: Progress | None = None,
+) -> FixResult:
     """Write a counterbalanced and a filtered copy of ``benchmark`` to ``out_dir`` and audit both with ``config``.
 
     The heuristics and cue tables are skipped in the re-audits (the probe table and verdict are what change).

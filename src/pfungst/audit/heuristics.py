@@ -119,16 +119,19 @@ class HeuristicResult:
     """Share of items where its rule tied and a random choice decided (0 where ties cannot arise)."""
 
     def __repr__(self) -> str:
-        return (f"{type(self).__name__}(name={self.name!r}, accuracy={self.accuracy.value:.3f}, "
-                f"kappa={self.kappa.value:.3f}, coverage={self.coverage:.3f})")
+        return (
+            f"{type(self).__name__}(name={self.name!r}, accuracy={self.accuracy.value:.3f}, "
+            f"kappa={self.kappa.value:.3f}, coverage={self.coverage:.3f})"
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """One row per item: item_id, prediction (-1 = abstains), gold, correct (NA where it abstains)."""
         predictions, gold = np.array(self.predictions), np.array(self.gold)
         correct = pd.array(predictions == gold, dtype="boolean")
         correct[predictions == ABSTAIN] = pd.NA
-        return pd.DataFrame({"item_id": list(self.item_ids), "prediction": predictions, "gold": gold,
-                             "correct": correct})
+        return pd.DataFrame(
+            {"item_id": list(self.item_ids), "prediction": predictions, "gold": gold, "correct": correct}
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe summary (no per-item rows; see :meth:`to_frame`)."""
@@ -156,8 +159,12 @@ class GoldPositionResult(HeuristicResult):
     """What uniform positions would give at each position."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), "uniformity": self.uniformity.to_dict(),
-                "position_counts": list(self.position_counts), "expected_counts": list(self.expected_counts)}
+        return {
+            **super().to_dict(),
+            "uniformity": self.uniformity.to_dict(),
+            "position_counts": list(self.position_counts),
+            "expected_counts": list(self.expected_counts),
+        }
 
 
 @dataclass(frozen=True)
@@ -191,18 +198,34 @@ class HeuristicsReport:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per heuristic: name, accuracy, its interval and baseline, kappa and interval, coverage, ties."""
-        rows = [{"heuristic": r.name, "accuracy": r.accuracy.value, "accuracy_low": _ci(r.accuracy).low,
-                 "accuracy_high": _ci(r.accuracy).high, "baseline": r.accuracy.baseline, "kappa": r.kappa.value,
-                 "kappa_low": _ci(r.kappa).low, "kappa_high": _ci(r.kappa).high, "kappa_pvalue": r.kappa.pvalue,
-                 "chance_corrected_accuracy": r.chance_corrected_accuracy.value, "coverage": r.coverage,
-                 "tie_rate": r.tie_rate, "n": r.accuracy.n} for r in self.results]
+        rows = [
+            {
+                "heuristic": r.name,
+                "accuracy": r.accuracy.value,
+                "accuracy_low": _ci(r.accuracy).low,
+                "accuracy_high": _ci(r.accuracy).high,
+                "baseline": r.accuracy.baseline,
+                "kappa": r.kappa.value,
+                "kappa_low": _ci(r.kappa).low,
+                "kappa_high": _ci(r.kappa).high,
+                "kappa_pvalue": r.kappa.pvalue,
+                "chance_corrected_accuracy": r.chance_corrected_accuracy.value,
+                "coverage": r.coverage,
+                "tie_rate": r.tie_rate,
+                "n": r.accuracy.n,
+            }
+            for r in self.results
+        ]
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys."""
-        return {"benchmark": self.benchmark, "results": [r.to_dict() for r in self.results],
-                "hans_counts": [vars(c).copy() for c in self.hans_counts],
-                "config": vars(self.config).copy()}
+        return {
+            "benchmark": self.benchmark,
+            "results": [r.to_dict() for r in self.results],
+            "hans_counts": [vars(c).copy() for c in self.hans_counts],
+            "config": vars(self.config).copy(),
+        }
 
 
 def _ci(estimate: Estimate) -> ConfidenceInterval:
@@ -219,8 +242,9 @@ def shortest_option(benchmark: Benchmark, *, config: HeuristicConfig | None = No
     return _length_heuristic(benchmark, config or HeuristicConfig(), min, "shortest_option")
 
 
-def _length_heuristic(benchmark: Benchmark, config: HeuristicConfig, pick: Callable[..., int],
-                      name: str) -> HeuristicResult:
+def _length_heuristic(
+    benchmark: Benchmark, config: HeuristicConfig, pick: Callable[..., int], name: str
+) -> HeuristicResult:
     _require_per_item(benchmark, name)
     rng = np.random.default_rng([config.seed, 0 if name == "longest_option" else 1])
     predictions, ties = [], 0
@@ -244,11 +268,20 @@ def gold_position(benchmark: Benchmark, *, config: HeuristicConfig | None = None
     observed = np.bincount(gold, minlength=int(sizes.max()))
     expected = np.array([np.sum(1.0 / sizes[sizes > p]) for p in range(int(sizes.max()))])
     uniformity = chisquare_test(observed.tolist(), expected.tolist(), "uniform gold positions")
-    base = _score(benchmark, "gold_position", "the position most often gold in the other folds (cross-fitted)",
-                  predictions, config, tie_rate=0.0)
-    return GoldPositionResult(**vars(base), uniformity=uniformity,
-                              position_counts=tuple(int(c) for c in observed),
-                              expected_counts=tuple(float(e) for e in expected))
+    base = _score(
+        benchmark,
+        "gold_position",
+        "the position most often gold in the other folds (cross-fitted)",
+        predictions,
+        config,
+        tie_rate=0.0,
+    )
+    return GoldPositionResult(
+        **vars(base),
+        uniformity=uniformity,
+        position_counts=tuple(int(c) for c in observed),
+        expected_counts=tuple(float(e) for e in expected),
+    )
 
 
 def majority_label(benchmark: Benchmark, *, config: HeuristicConfig | None = None) -> HeuristicResult:
@@ -259,8 +292,14 @@ def majority_label(benchmark: Benchmark, *, config: HeuristicConfig | None = Non
     gold = np.array([item.gold for item in benchmark])
     sizes = np.full(len(gold), len(benchmark.labels))
     predictions = _cross_fitted_mode(gold, sizes, len(benchmark.labels), config)
-    return _score(benchmark, "majority_label", "the label most frequent in the other folds (cross-fitted)",
-                  predictions, config, tie_rate=0.0)
+    return _score(
+        benchmark,
+        "majority_label",
+        "the label most frequent in the other folds (cross-fitted)",
+        predictions,
+        config,
+        tie_rate=0.0,
+    )
 
 
 def _cross_fitted_mode(gold: np.ndarray, sizes: np.ndarray, width: int, config: HeuristicConfig) -> np.ndarray:
@@ -276,8 +315,9 @@ def _cross_fitted_mode(gold: np.ndarray, sizes: np.ndarray, width: int, config: 
     return predictions
 
 
-def hans_heuristics(benchmark: Benchmark, *,
-                    config: HeuristicConfig | None = None) -> tuple[tuple[HansCount, ...], tuple[HeuristicResult, ...]]:
+def hans_heuristics(
+    benchmark: Benchmark, *, config: HeuristicConfig | None = None
+) -> tuple[tuple[HansCount, ...], tuple[HeuristicResult, ...]]:
     """McCoy et al. 2019's lexical-overlap and subsequence heuristics: counts per label, and scored as predictors.
 
     Raises:
@@ -286,8 +326,10 @@ def hans_heuristics(benchmark: Benchmark, *,
     """
     config = config or HeuristicConfig()
     if not _is_nli_shaped(benchmark):
-        raise ConfigError("HANS heuristics need NLI-shaped items: shared labels including 'entailment' and fields "
-                          "'premise' and 'hypothesis' on every item")
+        raise ConfigError(
+            "HANS heuristics need NLI-shaped items: shared labels including 'entailment' and fields "
+            "'premise' and 'hypothesis' on every item"
+        )
     holds: dict[str, list[bool]] = {"lexical_overlap": [], "subsequence": []}
     for item in benchmark:
         premise = tokenize(item.fields["premise"], expand_negations=False)
@@ -305,19 +347,32 @@ def hans_heuristics(benchmark: Benchmark, *,
             counts.append(HansCount(name, label, hits, total, hits / total if total else math.nan))
         predictions = np.where(mask, entailment, ABSTAIN)
         description = f"'entailment' where {name.replace('_', ' ')} holds (scored only there)"
-        predictors.append(_score(benchmark, f"hans_{name}", description, predictions, config, tie_rate=0.0,
-                                 baseline=float(np.mean(gold == entailment))))
+        predictors.append(
+            _score(
+                benchmark,
+                f"hans_{name}",
+                description,
+                predictions,
+                config,
+                tie_rate=0.0,
+                baseline=float(np.mean(gold == entailment)),
+            )
+        )
     return tuple(counts), tuple(predictors)
 
 
 def _is_contiguous_run(needle: list[str], haystack: list[str]) -> bool:
     width = len(needle)
-    return width > 0 and any(haystack[i:i + width] == needle for i in range(len(haystack) - width + 1))
+    return width > 0 and any(haystack[i : i + width] == needle for i in range(len(haystack) - width + 1))
 
 
 def _is_nli_shaped(benchmark: Benchmark) -> bool:
-    return (benchmark.option_kind == "shared_labels" and "entailment" in benchmark.labels and len(benchmark) > 0
-            and all("premise" in item.fields and "hypothesis" in item.fields for item in benchmark))
+    return (
+        benchmark.option_kind == "shared_labels"
+        and "entailment" in benchmark.labels
+        and len(benchmark) > 0
+        and all("premise" in item.fields and "hypothesis" in item.fields for item in benchmark)
+    )
 
 
 def run_heuristics(benchmark: Benchmark, *, config: HeuristicConfig | None = None) -> HeuristicsReport:
@@ -326,9 +381,11 @@ def run_heuristics(benchmark: Benchmark, *, config: HeuristicConfig | None = Non
     config = config or HeuristicConfig()
     hans_counts: tuple[HansCount, ...] = ()
     if benchmark.option_kind == "per_item":
-        results: tuple[HeuristicResult, ...] = (longest_option(benchmark, config=config),
-                                                shortest_option(benchmark, config=config),
-                                                gold_position(benchmark, config=config))
+        results: tuple[HeuristicResult, ...] = (
+            longest_option(benchmark, config=config),
+            shortest_option(benchmark, config=config),
+            gold_position(benchmark, config=config),
+        )
     else:
         results = (majority_label(benchmark, config=config),)
         if _is_nli_shaped(benchmark):
@@ -339,38 +396,69 @@ def run_heuristics(benchmark: Benchmark, *, config: HeuristicConfig | None = Non
 
 def _require_per_item(benchmark: Benchmark, name: str) -> None:
     if benchmark.option_kind != "per_item":
-        raise ConfigError(f"{name} needs per-item options; this benchmark has a shared label set "
-                          f"({', '.join(benchmark.labels)}): use majority_label")
+        raise ConfigError(
+            f"{name} needs per-item options; this benchmark has a shared label set "
+            f"({', '.join(benchmark.labels)}): use majority_label"
+        )
     if len(benchmark) == 0:
         raise ConfigError(f"{name} needs at least one item; the benchmark {benchmark.name!r} is empty")
 
 
-def _score(benchmark: Benchmark, name: str, description: str, predictions: np.ndarray, config: HeuristicConfig,
-           *, tie_rate: float, baseline: float = math.nan) -> HeuristicResult:
+def _score(
+    benchmark: Benchmark,
+    name: str,
+    description: str,
+    predictions: np.ndarray,
+    config: HeuristicConfig,
+    *,
+    tie_rate: float,
+    baseline: float = math.nan,
+) -> HeuristicResult:
     """Accuracy, kappa and chance-corrected accuracy of ``predictions`` on the items it does not abstain on."""
     gold = np.array([item.gold for item in benchmark])
     covered = predictions != ABSTAIN
     true, pred = gold[covered], predictions[covered]
     n, right = int(covered.sum()), int(np.sum(true == pred))
     if benchmark.option_kind == "per_item":
-        chance = float(np.mean([1 / item.n_options for item, c in zip(benchmark, covered, strict=True) if c])) \
-            if n else math.nan
+        chance = (
+            float(np.mean([1 / item.n_options for item, c in zip(benchmark, covered, strict=True) if c]))
+            if n
+            else math.nan
+        )
     else:
         chance = 1 / len(benchmark.labels)
     if math.isnan(baseline):
         baseline = chance if benchmark.option_kind == "per_item" else float(np.mean(gold == np.bincount(gold).argmax()))
     ci = wilson_interval(right, n, config.level)
-    pvalue = float(scipy_stats.binomtest(right, n, baseline, "greater").pvalue) if n and 0 < baseline < 1 \
-        else math.nan
-    accuracy = Estimate(right / n if n else math.nan, "accuracy; Wilson interval; one-sided binomial test against "
-                        "the baseline", n, ci, pvalue, baseline)
+    pvalue = float(scipy_stats.binomtest(right, n, baseline, "greater").pvalue) if n and 0 < baseline < 1 else math.nan
+    accuracy = Estimate(
+        right / n if n else math.nan,
+        "accuracy; Wilson interval; one-sided binomial test against the baseline",
+        n,
+        ci,
+        pvalue,
+        baseline,
+    )
     corrected = Estimate(
-        _rescale(accuracy.value, chance), "chance-corrected accuracy (acc - c) / (1 - c), c = mean 1/K "
-        "(Pacchiardi et al. 2024); interval from the Wilson interval", n,
-        ConfidenceInterval(_rescale(ci.low, chance), _rescale(ci.high, chance), config.level), baseline=0.0)
-    return HeuristicResult(name, description, tuple(item.id for item in benchmark), tuple(int(g) for g in gold),
-                           tuple(int(p) for p in predictions), accuracy, _kappa(true, pred, config), corrected,
-                           n / len(benchmark), tie_rate)
+        _rescale(accuracy.value, chance),
+        "chance-corrected accuracy (acc - c) / (1 - c), c = mean 1/K "
+        "(Pacchiardi et al. 2024); interval from the Wilson interval",
+        n,
+        ConfidenceInterval(_rescale(ci.low, chance), _rescale(ci.high, chance), config.level),
+        baseline=0.0,
+    )
+    return HeuristicResult(
+        name,
+        description,
+        tuple(item.id for item in benchmark),
+        tuple(int(g) for g in gold),
+        tuple(int(p) for p in predictions),
+        accuracy,
+        _kappa(true, pred, config),
+        corrected,
+        n / len(benchmark),
+        tie_rate,
+    )
 
 
 def _rescale(accuracy: float, chance: float) -> float:
@@ -380,10 +468,22 @@ def _rescale(accuracy: float, chance: float) -> float:
 def _kappa(true: np.ndarray, pred: np.ndarray, config: HeuristicConfig) -> Estimate:
     if true.size == 0:
         return Estimate(math.nan, "Cohen's kappa (no items scored)", 0)
-    interval = bootstrap_interval(lambda idx: cohen_kappa(true[idx], pred[idx]), true.size,
-                                  n_resamples=config.n_resamples, seed=config.seed, level=config.level)
-    pvalue = permutation_pvalue(true, pred, cohen_kappa, n_permutations=config.n_permutations,
-                                seed=config.seed, alternative="greater")
-    return Estimate(cohen_kappa(true, pred), "Cohen's kappa (chance from label and prediction marginals); "
-                    "percentile bootstrap interval; one-sided permutation p-value", true.size, interval, pvalue,
-                    baseline=0.0)
+    interval = bootstrap_interval(
+        lambda idx: cohen_kappa(true[idx], pred[idx]),
+        true.size,
+        n_resamples=config.n_resamples,
+        seed=config.seed,
+        level=config.level,
+    )
+    pvalue = permutation_pvalue(
+        true, pred, cohen_kappa, n_permutations=config.n_permutations, seed=config.seed, alternative="greater"
+    )
+    return Estimate(
+        cohen_kappa(true, pred),
+        "Cohen's kappa (chance from label and prediction marginals); "
+        "percentile bootstrap interval; one-sided permutation p-value",
+        true.size,
+        interval,
+        pvalue,
+        baseline=0.0,
+    )

@@ -32,8 +32,10 @@ def item_texts(benchmark: Benchmark, fields: Sequence[str] = ()) -> tuple[str, .
         missing = [name for name in fields if name not in item.fields]
         if missing:
             have = ", ".join(item.fields) or "none"
-            raise ConfigError(f"item {item.id!r} has no field {missing[0]!r} (it has: {have}); "
-                              "partial-input baselines need fields every item has")
+            raise ConfigError(
+                f"item {item.id!r} has no field {missing[0]!r} (it has: {have}); "
+                "partial-input baselines need fields every item has"
+            )
         texts.append("\n".join(item.fields[name] for name in fields))
     return tuple(texts)
 

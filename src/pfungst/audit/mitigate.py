@@ -78,13 +78,19 @@ def counterbalance(benchmark: Benchmark, seed: int = 0) -> Benchmark:
     for index, item in enumerate(benchmark):
         groups.setdefault(item.n_options, []).append(index)
     for size, indices in sorted(groups.items()):
-        pool = np.concatenate([np.repeat(np.arange(size), len(indices) // size),
-                               rng.choice(size, size=len(indices) % size, replace=False)])
+        pool = np.concatenate(
+            [
+                np.repeat(np.arange(size), len(indices) // size),
+                rng.choice(size, size=len(indices) % size, replace=False),
+            ]
+        )
         targets[indices] = rng.permutation(pool)
     items = tuple(_rotate(item, int(target)) for item, target in zip(benchmark, targets, strict=True))
     counts = dict(sorted(Counter(item.gold for item in items).items()))
-    step = (f"counterbalance (seed={seed}): options rotated cyclically per item; gold positions now "
-            f"{ {str(k): v for k, v in counts.items()} }")
+    step = (
+        f"counterbalance (seed={seed}): options rotated cyclically per item; gold positions now "
+        f"{ {str(k): v for k, v in counts.items()} }"
+    )
     provenance = replace(benchmark.provenance, steps=(*benchmark.provenance.steps, step))
     return replace(benchmark, items=items, provenance=provenance)
 
@@ -118,8 +124,10 @@ def featurize_ngrams(benchmark: Benchmark) -> tuple[sparse.csr_matrix, np.ndarra
     except ValueError as exc:
         raise DataError(f"benchmark {benchmark.name!r}: no words to build 1-gram features from ({exc})") from exc
     width = max(benchmark.option_counts)
-    blocks = [vectorizer.transform([item.options[p] if p < item.n_options else "" for item in benchmark])
-              for p in range(width)]
+    blocks = [
+        vectorizer.transform([item.options[p] if p < item.n_options else "" for item in benchmark])
+        for p in range(width)
+    ]
     return sparse.hstack(blocks, format="csr"), gold
 
 
@@ -148,11 +156,14 @@ class AFLiteConfig:
         if not 0 < self.train_share < 1:
             raise ConfigError(f"train_share must be strictly between 0 and 1, not {self.train_share}")
         if self.ensemble_size < 1 or self.cutoff < 1 or self.max_iterations < 1:
-            raise ConfigError("ensemble_size, cutoff and max_iterations must be at least 1, not "
-                              f"{self.ensemble_size}, {self.cutoff} and {self.max_iterations}")
+            raise ConfigError(
+                "ensemble_size, cutoff and max_iterations must be at least 1, not "
+                f"{self.ensemble_size}, {self.cutoff} and {self.max_iterations}"
+            )
         if not 0 <= self.threshold <= 1 or self.target_size < 0:
-            raise ConfigError(f"threshold must be in [0, 1] and target_size >= 0, not {self.threshold} and "
-                              f"{self.target_size}")
+            raise ConfigError(
+                f"threshold must be in [0, 1] and target_size >= 0, not {self.threshold} and {self.target_size}"
+            )
 
 
 @dataclass(frozen=True)
@@ -178,24 +189,40 @@ class FilterResult:
     """The settings used."""
 
     def __repr__(self) -> str:
-        return (f"FilterResult(kept={len(self.benchmark)}, removed={len(self.removed)}, "
-                f"iterations={self.iterations}, stop_reason={self.stop_reason!r})")
+        return (
+            f"FilterResult(kept={len(self.benchmark)}, removed={len(self.removed)}, "
+            f"iterations={self.iterations}, stop_reason={self.stop_reason!r})"
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """One row per source item: item_id, predictability, removed (bool), removed_in (0 = kept)."""
         removed_in = np.array(self.removed_in, dtype=int)
-        return pd.DataFrame({"item_id": list(self.item_ids), "predictability": list(self.predictability),
-                             "removed": removed_in > 0, "removed_in": removed_in})
+        return pd.DataFrame(
+            {
+                "item_id": list(self.item_ids),
+                "predictability": list(self.predictability),
+                "removed": removed_in > 0,
+                "removed_in": removed_in,
+            }
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe summary with stable keys (per-item rows are in :meth:`to_frame`)."""
-        return {"n_items": len(self.item_ids), "n_kept": len(self.benchmark), "n_removed": len(self.removed),
-                "removed": list(self.removed), "iterations": self.iterations, "stop_reason": self.stop_reason,
-                "config": vars(self.config).copy(), "benchmark": self.benchmark.to_dict()}
+        return {
+            "n_items": len(self.item_ids),
+            "n_kept": len(self.benchmark),
+            "n_removed": len(self.removed),
+            "removed": list(self.removed),
+            "iterations": self.iterations,
+            "stop_reason": self.stop_reason,
+            "config": vars(self.config).copy(),
+            "benchmark": self.benchmark.to_dict(),
+        }
 
 
-def filter_predictable(benchmark: Benchmark, featurize: Featurizer = featurize_ngrams, *,
-                       config: AFLiteConfig | None = None) -> FilterResult:
+def filter_predictable(
+    benchmark: Benchmark, featurize: Featurizer = featurize_ngrams, *, config: AFLiteConfig | None = None
+) -> FilterResult:
     """Remove the items that linear probes on surface features answer reliably (AFLite), seeded.
 
     Args:
@@ -212,8 +239,10 @@ def filter_predictable(benchmark: Benchmark, featurize: Featurizer = featurize_n
     features = sparse.csr_matrix(features)
     target = np.asarray(target)
     if features.shape[0] != len(benchmark) or target.shape != (len(benchmark),):
-        raise DataError(f"featurize returned X with {features.shape[0]} rows and y of shape {target.shape} for "
-                        f"{len(benchmark)} items; it must return one row and one target per item")
+        raise DataError(
+            f"featurize returned X with {features.shape[0]} rows and y of shape {target.shape} for "
+            f"{len(benchmark)} items; it must return one row and one target per item"
+        )
     rng = np.random.default_rng(config.seed)
     active = np.arange(len(benchmark))
     scores = np.full(len(benchmark), math.nan)
@@ -236,16 +265,25 @@ def filter_predictable(benchmark: Benchmark, featurize: Featurizer = featurize_n
             stop_reason = f"fewer than k={config.cutoff} items above tau={config.threshold}"
             break
     kept_ids = {benchmark[int(i)].id for i in active}
-    description = (f"AFLite filter (seed={config.seed}, m={config.ensemble_size}, k={config.cutoff}, "
-                   f"tau={config.threshold}, {iteration} iterations)")
-    return FilterResult(benchmark.filter(lambda item: item.id in kept_ids, description),
-                        tuple(item.id for item in benchmark), tuple(float(s) for s in scores),
-                        tuple(int(r) for r in removed_in), tuple(benchmark[i].id for i in removed), iteration,
-                        stop_reason, config)
+    description = (
+        f"AFLite filter (seed={config.seed}, m={config.ensemble_size}, k={config.cutoff}, "
+        f"tau={config.threshold}, {iteration} iterations)"
+    )
+    return FilterResult(
+        benchmark.filter(lambda item: item.id in kept_ids, description),
+        tuple(item.id for item in benchmark),
+        tuple(float(s) for s in scores),
+        tuple(int(r) for r in removed_in),
+        tuple(benchmark[i].id for i in removed),
+        iteration,
+        stop_reason,
+        config,
+    )
 
 
-def _predictability(features: sparse.csr_matrix, target: np.ndarray, rng: np.random.Generator,
-                    config: AFLiteConfig) -> np.ndarray:
+def _predictability(
+    features: sparse.csr_matrix, target: np.ndarray, rng: np.random.Generator, config: AFLiteConfig
+) -> np.ndarray:
     """Share of right held-out predictions per item over ``m`` random partitions (NaN if never held out)."""
     n = target.size
     train_size = min(max(1, round(config.train_share * n)), n - 1)
@@ -258,8 +296,15 @@ def _predictability(features: sparse.csr_matrix, target: np.ndarray, rng: np.ran
         return np.where(seen > 0, right / seen, math.nan)
 
 
-def _fit_and_score(features: sparse.csr_matrix, target: np.ndarray, order: np.ndarray, train_size: int,
-                   config: AFLiteConfig, right: np.ndarray, seen: np.ndarray) -> None:
+def _fit_and_score(
+    features: sparse.csr_matrix,
+    target: np.ndarray,
+    order: np.ndarray,
+    train_size: int,
+    config: AFLiteConfig,
+    right: np.ndarray,
+    seen: np.ndarray,
+) -> None:
     """Train one model on ``order[:train_size]``; add its held-out hits to ``right`` and ``seen`` in place."""
     train, test = order[:train_size], order[train_size:]
     classes = np.unique(target[train])

@@ -89,8 +89,9 @@ class ProbeConfig:
             raise ConfigError(f"Unknown protocol '{self.protocol}'. Available: crossfit, pacchiardi2024")
         check_classifier_names(self.classifiers)
         if self.n_splits < 2 or self.n_repeats < 1:
-            raise ConfigError(f"crossfit needs n_splits >= 2 and n_repeats >= 1, not {self.n_splits} and "
-                              f"{self.n_repeats}")
+            raise ConfigError(
+                f"crossfit needs n_splits >= 2 and n_repeats >= 1, not {self.n_splits} and {self.n_repeats}"
+            )
         if not 0 < self.validation_fraction < 1 or not 0 < self.level < 1:
             raise ConfigError("validation_fraction and level must lie strictly between 0 and 1")
         if self.selection_metric not in ("kappa", "accuracy"):
@@ -110,8 +111,9 @@ class _FoldResult:
     warnings: int
 
 
-def run_probe(feature_set: FeatureSet, inputs: ItemInputs | OptionTable,
-              config: ProbeConfig | None = None) -> ProbeOutcome:
+def run_probe(
+    feature_set: FeatureSet, inputs: ItemInputs | OptionTable, config: ProbeConfig | None = None
+) -> ProbeOutcome:
     """Fit and score ``feature_set`` on ``inputs`` under ``config``'s protocol (crossfit by default).
 
     Args:
@@ -136,8 +138,10 @@ def run_probe(feature_set: FeatureSet, inputs: ItemInputs | OptionTable,
     config.validate()
     task = make_task(inputs)
     if feature_set.level != task.level:
-        raise ConfigError(f"feature set '{feature_set.name}' is {feature_set.level}-level; these inputs are "
-                          f"{task.level}-level ({'OptionTable' if task.level == 'option' else 'ItemInputs'})")
+        raise ConfigError(
+            f"feature set '{feature_set.name}' is {feature_set.level}-level; these inputs are "
+            f"{task.level}-level ({'OptionTable' if task.level == 'option' else 'ItemInputs'})"
+        )
     if config.protocol == "pacchiardi2024" and task.level == "option":
         raise ConfigError("the pacchiardi2024 protocol is item-level only; use protocol 'crossfit' for options")
     started = time.perf_counter()
@@ -154,24 +158,36 @@ def run_probe(feature_set: FeatureSet, inputs: ItemInputs | OptionTable,
         return _outcome(task, feature_set, settings, config, folds, started)
 
 
-def _crossfit(task: ItemTask | OptionTask, feature_set: FeatureSet, settings: EncoderSettings,
-              config: ProbeConfig) -> list[_FoldResult]:
+def _crossfit(
+    task: ItemTask | OptionTask, feature_set: FeatureSet, settings: EncoderSettings, config: ProbeConfig
+) -> list[_FoldResult]:
     n = len(task.item_ids)
     if n < 2 * config.n_splits:
-        raise ConfigError(f"{n} items are too few for {config.n_splits}-fold cross-fitting (need at least "
-                          f"{2 * config.n_splits}); lower n_splits")
-    splitter = RepeatedStratifiedKFold(n_splits=config.n_splits, n_repeats=config.n_repeats,
-                                       random_state=config.seed)
-    jobs = [(r, f, train, test) for index, (train, test) in enumerate(splitter.split(np.zeros(n), task.y))
-            for r, f in [divmod(index, config.n_splits)]]
+        raise ConfigError(
+            f"{n} items are too few for {config.n_splits}-fold cross-fitting (need at least "
+            f"{2 * config.n_splits}); lower n_splits"
+        )
+    splitter = RepeatedStratifiedKFold(n_splits=config.n_splits, n_repeats=config.n_repeats, random_state=config.seed)
+    jobs = [
+        (r, f, train, test)
+        for index, (train, test) in enumerate(splitter.split(np.zeros(n), task.y))
+        for r, f in [divmod(index, config.n_splits)]
+    ]
     return Parallel(n_jobs=config.n_jobs)(
-        delayed(_crossfit_fold)(task, feature_set, settings, config, r, f, train, test)
-        for r, f, train, test in jobs
+        delayed(_crossfit_fold)(task, feature_set, settings, config, r, f, train, test) for r, f, train, test in jobs
     )
 
 
-def _crossfit_fold(task: ItemTask | OptionTask, feature_set: FeatureSet, settings: EncoderSettings,
-                   config: ProbeConfig, repeat: int, fold: int, train: np.ndarray, test: np.ndarray) -> _FoldResult:
+def _crossfit_fold(
+    task: ItemTask | OptionTask,
+    feature_set: FeatureSet,
+    settings: EncoderSettings,
+    config: ProbeConfig,
+    repeat: int,
+    fold: int,
+    train: np.ndarray,
+    test: np.ndarray,
+) -> _FoldResult:
     """Choose a classifier inside the training fold, refit it on the whole fold, predict the held-out fold."""
     warned = [0]
     with counting_convergence_warnings(lambda count: warned.__setitem__(0, count)):
@@ -197,7 +213,8 @@ def _inner_split(y: np.ndarray, fraction: float, seed: int) -> tuple[np.ndarray,
     _, counts = np.unique(y, return_counts=True)
     stratified = counts.min() >= 2 and round(fraction * y.size) >= counts.size
     splitter = (StratifiedShuffleSplit if stratified else ShuffleSplit)(
-        n_splits=1, test_size=fraction, random_state=seed)
+        n_splits=1, test_size=fraction, random_state=seed
+    )
     inner_train, inner_val = next(splitter.split(np.zeros(y.size), y))
     return np.sort(inner_train), np.sort(inner_val)
 
@@ -219,8 +236,9 @@ def _paper_indices(n: int, how: str) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return order[:first], order[first:second], order[second:]
 
 
-def _pacchiardi_split(task: ItemTask | OptionTask, feature_set: FeatureSet, settings: EncoderSettings,
-                      config: ProbeConfig) -> _FoldResult:
+def _pacchiardi_split(
+    task: ItemTask | OptionTask, feature_set: FeatureSet, settings: EncoderSettings, config: ProbeConfig
+) -> _FoldResult:
     """Fit the grid on train, choose by validation accuracy, predict the test items (one split, no refit)."""
     n = len(task.item_ids)
     if n < 5:
@@ -241,8 +259,9 @@ def _pacchiardi_split(task: ItemTask | OptionTask, feature_set: FeatureSet, sett
     return _FoldResult(test, predictions, choice, warned[0])
 
 
-def _final_model(task: ItemTask | OptionTask, feature_set: FeatureSet, settings: EncoderSettings,
-                 config: ProbeConfig, name: str) -> tuple[Any, int]:
+def _final_model(
+    task: ItemTask | OptionTask, feature_set: FeatureSet, settings: EncoderSettings, config: ProbeConfig, name: str
+) -> tuple[Any, int]:
     """The most predictive features of ``name`` fitted on all items, and the convergence warnings it raised."""
     warned = [0]
     with counting_convergence_warnings(lambda count: warned.__setitem__(0, count)):
@@ -253,8 +272,14 @@ def _final_model(task: ItemTask | OptionTask, feature_set: FeatureSet, settings:
     return weights, warned[0]
 
 
-def _outcome(task: ItemTask | OptionTask, feature_set: FeatureSet, settings: EncoderSettings, config: ProbeConfig,
-             folds: list[_FoldResult], started: float) -> ProbeOutcome:
+def _outcome(
+    task: ItemTask | OptionTask,
+    feature_set: FeatureSet,
+    settings: EncoderSettings,
+    config: ProbeConfig,
+    folds: list[_FoldResult],
+    started: float,
+) -> ProbeOutcome:
     n, n_repeats = len(task.item_ids), 1 + max(result.choice.repeat for result in folds)
     predictions = np.full((n_repeats, n), -1, dtype=int)
     for result in folds:
@@ -263,28 +288,60 @@ def _outcome(task: ItemTask | OptionTask, feature_set: FeatureSet, settings: Enc
     final = max(config.classifiers, key=lambda name: chosen.get(name, 0))
     weights, final_warnings = _final_model(task, feature_set, settings, config, final)
     crossfit = config.protocol == "crossfit"
-    description = (f"out-of-fold, {config.n_splits}-fold cross-fitting x {config.n_repeats} repeats "
-                   "(mean over repeats)" if crossfit else
-                   "pacchiardi2024: one unstratified 60/20/20 split (seed 42), test items only")
-    scores = score_predictions(task.y, predictions, ScoreSettings(
-        n_classes=1.0 / task.chance, seed=config.seed, n_bootstrap=config.n_bootstrap,
-        n_permutations=config.n_permutations, level=config.level,
-        accuracy_interval="bootstrap" if crossfit else "wilson", description=description))
+    description = (
+        f"out-of-fold, {config.n_splits}-fold cross-fitting x {config.n_repeats} repeats (mean over repeats)"
+        if crossfit
+        else "pacchiardi2024: one unstratified 60/20/20 split (seed 42), test items only"
+    )
+    scores = score_predictions(
+        task.y,
+        predictions,
+        ScoreSettings(
+            n_classes=1.0 / task.chance,
+            seed=config.seed,
+            n_bootstrap=config.n_bootstrap,
+            n_permutations=config.n_permutations,
+            level=config.level,
+            accuracy_interval="bootstrap" if crossfit else "wilson",
+            description=description,
+        ),
+    )
     scored = predictions >= 0
     share = np.where(scored[0], (predictions == task.y).sum(axis=0) / np.maximum(scored.sum(axis=0), 1), np.nan)
     n_warnings = sum(result.warnings for result in folds) + final_warnings
     if n_warnings:
-        warnings.warn(f"feature set '{feature_set.name}': {n_warnings} classifier fit(s) stopped at max_iter="
-                      f"{config.max_iter} without converging; raise ProbeConfig.max_iter", ConvergenceWarning,
-                      stacklevel=3)
+        warnings.warn(
+            f"feature set '{feature_set.name}': {n_warnings} classifier fit(s) stopped at max_iter="
+            f"{config.max_iter} without converging; raise ProbeConfig.max_iter",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
     return ProbeOutcome(
-        feature_set=feature_set.name, level=task.level, protocol=config.protocol, classes=task.class_names,
-        accuracy=scores.accuracy, kappa=scores.kappa, chance_corrected_accuracy=scores.chance_corrected_accuracy,
-        majority_baseline=scores.majority_baseline, per_repeat=scores.per_repeat,
-        folds=tuple(result.choice for result in folds), final_classifier=final, top_features=weights,
-        item_ids=tuple(task.item_ids), gold=task.y.copy(), prediction=predictions[0], share_correct=share,
-        settings={"config": config.to_dict(), "feature_set": feature_set.spec(), "chance": task.chance,
-                  "overrides": dict(settings.overrides), "scale_dense": settings.scale_dense,
-                  "select_k": settings.select_k, "classifiers": [CLASSIFIERS[c].spec() for c in config.classifiers]},
-        convergence_warnings=n_warnings, seconds=time.perf_counter() - started,
+        feature_set=feature_set.name,
+        level=task.level,
+        protocol=config.protocol,
+        classes=task.class_names,
+        accuracy=scores.accuracy,
+        kappa=scores.kappa,
+        chance_corrected_accuracy=scores.chance_corrected_accuracy,
+        majority_baseline=scores.majority_baseline,
+        per_repeat=scores.per_repeat,
+        folds=tuple(result.choice for result in folds),
+        final_classifier=final,
+        top_features=weights,
+        item_ids=tuple(task.item_ids),
+        gold=task.y.copy(),
+        prediction=predictions[0],
+        share_correct=share,
+        settings={
+            "config": config.to_dict(),
+            "feature_set": feature_set.spec(),
+            "chance": task.chance,
+            "overrides": dict(settings.overrides),
+            "scale_dense": settings.scale_dense,
+            "select_k": settings.select_k,
+            "classifiers": [CLASSIFIERS[c].spec() for c in config.classifiers],
+        },
+        convergence_warnings=n_warnings,
+        seconds=time.perf_counter() - started,
     )

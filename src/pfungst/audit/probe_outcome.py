@@ -101,40 +101,73 @@ def score_predictions(y: np.ndarray, predictions: np.ndarray, settings: ScoreSet
     correct = preds == truth
     n, k = int(truth.size), settings.n_classes
     majority = majority_baseline(truth)
-    per_repeat = tuple(
-        RepeatScore(r, float(correct[r].mean()), cohen_kappa(truth, preds[r]),
-                    chance_corrected_accuracy(float(correct[r].mean()), k))
-        for r in range(preds.shape[0])
-    ) if n else ()
+    per_repeat = (
+        tuple(
+            RepeatScore(
+                r,
+                float(correct[r].mean()),
+                cohen_kappa(truth, preds[r]),
+                chance_corrected_accuracy(float(correct[r].mean()), k),
+            )
+            for r in range(preds.shape[0])
+        )
+        if n
+        else ()
+    )
     accuracy = float(correct.mean()) if n else math.nan
     kappa = float(np.mean([s.kappa for s in per_repeat])) if n else math.nan
     seeds = np.random.SeedSequence(settings.seed).spawn(2)
-    pvalue = permutation_pvalue(truth, preds, _mean_kappa, n_permutations=settings.n_permutations,
-                                seed=seeds[0]) if n and settings.n_permutations else math.nan
+    pvalue = (
+        permutation_pvalue(truth, preds, _mean_kappa, n_permutations=settings.n_permutations, seed=seeds[0])
+        if n and settings.n_permutations
+        else math.nan
+    )
     if settings.accuracy_interval == "wilson":
         accuracy_ci = wilson_interval(int(correct.sum()), n, settings.level)
     else:
-        accuracy_ci = bootstrap_interval(lambda idx: float(correct[:, idx].mean()), n,
-                                         n_resamples=settings.n_bootstrap, seed=seeds[1], level=settings.level)
-    kappa_ci = bootstrap_interval(lambda idx: _mean_kappa(truth[idx], preds[:, idx]), n,
-                                  n_resamples=settings.n_bootstrap, seed=seeds[1], level=settings.level)
+        accuracy_ci = bootstrap_interval(
+            lambda idx: float(correct[:, idx].mean()),
+            n,
+            n_resamples=settings.n_bootstrap,
+            seed=seeds[1],
+            level=settings.level,
+        )
+    kappa_ci = bootstrap_interval(
+        lambda idx: _mean_kappa(truth[idx], preds[:, idx]),
+        n,
+        n_resamples=settings.n_bootstrap,
+        seed=seeds[1],
+        level=settings.level,
+    )
     how = f"{settings.description}; " if settings.description else ""
     test = f"permutation p-value ({settings.n_permutations} label shuffles against fixed predictions)"
     return Scores(
-        accuracy=Estimate(accuracy, f"{how}accuracy; {settings.accuracy_interval} interval; {test}", n,
-                          accuracy_ci, pvalue, majority),
-        kappa=Estimate(kappa, f"{how}Cohen's kappa; percentile bootstrap interval over items; {test}", n, kappa_ci,
-                       pvalue, 0.0),
+        accuracy=Estimate(
+            accuracy, f"{how}accuracy; {settings.accuracy_interval} interval; {test}", n, accuracy_ci, pvalue, majority
+        ),
+        kappa=Estimate(
+            kappa, f"{how}Cohen's kappa; percentile bootstrap interval over items; {test}", n, kappa_ci, pvalue, 0.0
+        ),
         chance_corrected_accuracy=Estimate(
             chance_corrected_accuracy(accuracy, k) if n else math.nan,
             f"{how}chance-corrected accuracy (acc - 1/K) / (1 - 1/K), K = {k:g} (Pacchiardi et al. 2024's 'kappa'; "
             "ignores label imbalance); interval mapped from the accuracy interval",
-            n, ConfidenceInterval(chance_corrected_accuracy(accuracy_ci.low, k),
-                                  chance_corrected_accuracy(accuracy_ci.high, k), settings.level),
-            pvalue, chance_corrected_accuracy(majority, k) if n else math.nan),
-        majority_baseline=Estimate(majority, "share of the most frequent class among the scored items; wilson", n,
-                                   wilson_interval(round(majority * n), n, settings.level) if n else None,
-                                   baseline=1.0 / k),
+            n,
+            ConfidenceInterval(
+                chance_corrected_accuracy(accuracy_ci.low, k),
+                chance_corrected_accuracy(accuracy_ci.high, k),
+                settings.level,
+            ),
+            pvalue,
+            chance_corrected_accuracy(majority, k) if n else math.nan,
+        ),
+        majority_baseline=Estimate(
+            majority,
+            "share of the most frequent class among the scored items; wilson",
+            n,
+            wilson_interval(round(majority * n), n, settings.level) if n else None,
+            baseline=1.0 / k,
+        ),
         per_repeat=per_repeat,
     )
 
@@ -189,18 +222,21 @@ class ProbeOutcome:
         predicted = self.predicted
         names = np.asarray(self.classes, dtype=object)
         missing = ~predicted
-        return pd.DataFrame({
-            "item_id": list(self.item_ids),
-            "feature_set": self.feature_set,
-            "gold": self.gold,
-            "gold_class": names[self.gold],
-            "predicted": predicted,
-            "prediction": pd.arrays.IntegerArray(np.maximum(self.prediction, 0), missing),
-            "prediction_class": pd.Series(np.where(predicted, names[np.maximum(self.prediction, 0)], None),
-                                          dtype=object),
-            "correct": pd.arrays.BooleanArray(self.prediction == self.gold, missing),
-            "share_correct": self.share_correct,
-        })
+        return pd.DataFrame(
+            {
+                "item_id": list(self.item_ids),
+                "feature_set": self.feature_set,
+                "gold": self.gold,
+                "gold_class": names[self.gold],
+                "predicted": predicted,
+                "prediction": pd.arrays.IntegerArray(np.maximum(self.prediction, 0), missing),
+                "prediction_class": pd.Series(
+                    np.where(predicted, names[np.maximum(self.prediction, 0)], None), dtype=object
+                ),
+                "correct": pd.arrays.BooleanArray(self.prediction == self.gold, missing),
+                "share_correct": self.share_correct,
+            }
+        )
 
     def to_dict(self, items: bool = False) -> dict[str, Any]:
         """A JSON-safe dict with stable keys; ``items=True`` adds the per-item records of :meth:`to_frame`."""
@@ -231,8 +267,10 @@ class ProbeOutcome:
     def __repr__(self) -> str:
         k, ci = self.kappa, self.kappa.ci
         interval = f" [{ci.low:.3f}, {ci.high:.3f}]" if ci else ""
-        return (f"ProbeOutcome({self.feature_set!r}, {self.protocol}, kappa={k.value:.3f}{interval}, "
-                f"p={k.pvalue:.3g}, accuracy={self.accuracy.value:.3f}, n={k.n})")
+        return (
+            f"ProbeOutcome({self.feature_set!r}, {self.protocol}, kappa={k.value:.3f}{interval}, "
+            f"p={k.pvalue:.3g}, accuracy={self.accuracy.value:.3f}, n={k.n})"
+        )
 
 
 def _json_safe(value: Any) -> Any:

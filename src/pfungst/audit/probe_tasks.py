@@ -101,8 +101,7 @@ class Block:
         mask = np.isin(self.row_item, items)
         renumber = np.full(self.y.size, -1)
         renumber[items] = np.arange(items.size)
-        return Block(self.X[np.flatnonzero(mask)], self.y[items], renumber[self.row_item[mask]],
-                     self.is_gold[mask])
+        return Block(self.X[np.flatnonzero(mask)], self.y[items], renumber[self.row_item[mask]], self.is_gold[mask])
 
 
 class ItemTask:
@@ -181,4 +180,3 @@ def make_task(inputs: ItemInputs | OptionTable) -> ItemTask | OptionTask:
     if isinstance(inputs, OptionTable):
         return OptionTask(inputs)
     return ItemTask(inputs)
-

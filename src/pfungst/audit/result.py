@@ -26,7 +26,7 @@ SCHEMA_VERSION = "pfungst.audit/1"
 
 @dataclass(frozen=True)
 class Verdict:
-    """"predictable" or "no evidence", never a bare yes or no: the statistic, its interval and the threshold."""
+    """ "predictable" or "no evidence", never a bare yes or no: the statistic, its interval and the threshold."""
 
     label: Literal["predictable", "no evidence"]
     feature_set: str
@@ -46,9 +46,11 @@ class Verdict:
         bound = f"[{ci.low:.3f}, {ci.high:.3f}]" if ci else "(no interval)"
         level = f"{ci.level:.4g}" if ci else ""
         comparison = "above" if self.label == "predictable" else "not above"
-        text = (f"{self.label}: best feature set {self.feature_set}, {self.statistic} {self.estimate.value:.3f} "
-                f"{bound} ({level} simultaneous interval over {self.n_feature_sets} feature sets); the lower bound "
-                f"is {comparison} the threshold {self.threshold:g}")
+        text = (
+            f"{self.label}: best feature set {self.feature_set}, {self.statistic} {self.estimate.value:.3f} "
+            f"{bound} ({level} simultaneous interval over {self.n_feature_sets} feature sets); the lower bound "
+            f"is {comparison} the threshold {self.threshold:g}"
+        )
         if self.label == "no evidence" and self.signal_below_threshold:
             text += " (a signal is present, since the interval excludes 0, but it is smaller than the threshold)"
         return text
@@ -60,10 +62,16 @@ class Verdict:
         return ci is not None and ci.low > 0 and self.label == "no evidence"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"label": self.label, "feature_set": self.feature_set, "statistic": self.statistic,
-                "estimate": self.estimate.to_dict(), "threshold": self.threshold,
-                "n_feature_sets": self.n_feature_sets, "signal_below_threshold": self.signal_below_threshold,
-                "explanation": self.explanation}
+        return {
+            "label": self.label,
+            "feature_set": self.feature_set,
+            "statistic": self.statistic,
+            "estimate": self.estimate.to_dict(),
+            "threshold": self.threshold,
+            "n_feature_sets": self.n_feature_sets,
+            "signal_below_threshold": self.signal_below_threshold,
+            "explanation": self.explanation,
+        }
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,8 +108,11 @@ class AuditResult:
         """One row per feature set: kappa, chance-corrected accuracy and accuracy with intervals, p-value, baseline."""
         rows = []
         for outcome in self.probes:
-            row: dict[str, Any] = {"feature_set": outcome.feature_set, "level": outcome.level,
-                                   "classifier": outcome.final_classifier}
+            row: dict[str, Any] = {
+                "feature_set": outcome.feature_set,
+                "level": outcome.level,
+                "classifier": outcome.final_classifier,
+            }
             for name in ("kappa", "chance_corrected_accuracy", "accuracy"):
                 estimate: Estimate = getattr(outcome, name)
                 row[name] = estimate.value
@@ -123,8 +134,9 @@ class AuditResult:
             for result in self.heuristics.results:
                 predicted, gold = np.asarray(result.predictions), np.asarray(result.gold)
                 abstained = predicted < 0  # the heuristic does not apply to the item: NA, not wrong
-                predictions = pd.Series(pd.arrays.IntegerArray(np.maximum(predicted, 0), abstained),
-                                        index=result.item_ids)
+                predictions = pd.Series(
+                    pd.arrays.IntegerArray(np.maximum(predicted, 0), abstained), index=result.item_ids
+                )
                 correct = pd.Series(pd.arrays.BooleanArray(predicted == gold, abstained), index=result.item_ids)
                 frame[f"heuristic.{result.name}"] = frame["item_id"].map(predictions)
                 frame[f"heuristic.{result.name}.correct"] = frame["item_id"].map(correct)

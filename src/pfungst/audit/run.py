@@ -56,9 +56,16 @@ class AuditConfig:
     n_jobs: int = 1
 
     def probe_config(self) -> ProbeConfig:
-        return ProbeConfig(protocol=self.protocol, n_splits=self.n_splits, n_repeats=self.n_repeats, seed=self.seed,
-                           n_bootstrap=self.n_bootstrap, n_permutations=self.n_permutations, level=self.level,
-                           n_jobs=self.n_jobs)
+        return ProbeConfig(
+            protocol=self.protocol,
+            n_splits=self.n_splits,
+            n_repeats=self.n_repeats,
+            seed=self.seed,
+            n_bootstrap=self.n_bootstrap,
+            n_permutations=self.n_permutations,
+            level=self.level,
+            n_jobs=self.n_jobs,
+        )
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` for an invalid setting, before any fitting."""
@@ -76,8 +83,9 @@ def default_feature_sets(benchmark: Benchmark, protocol: Protocol = "crossfit") 
     return PER_ITEM_DEFAULTS
 
 
-def audit(benchmark: Benchmark, config: AuditConfig | None = None, *, progress: Progress | None = None,
-          **settings: object) -> AuditResult:
+def audit(
+    benchmark: Benchmark, config: AuditConfig | None = None, *, progress: Progress | None = None, **settings: object
+) -> AuditResult:
     """Can ``benchmark`` be answered from surface features alone? Probe, explain, and give a verdict.
 
     Args:
@@ -104,9 +112,19 @@ def audit(benchmark: Benchmark, config: AuditConfig | None = None, *, progress: 
         report(name, done, len(names))
         probes.append(_probe(benchmark, name, config))
     report("heuristics and cues", len(names), len(names))
-    heuristics = run_heuristics(benchmark, config=HeuristicConfig(
-        seed=config.seed, n_resamples=config.n_bootstrap, n_permutations=config.n_permutations, level=config.level,
-    )) if config.heuristics else None
+    heuristics = (
+        run_heuristics(
+            benchmark,
+            config=HeuristicConfig(
+                seed=config.seed,
+                n_resamples=config.n_bootstrap,
+                n_permutations=config.n_permutations,
+                level=config.level,
+            ),
+        )
+        if config.heuristics
+        else None
+    )
     cues = find_cues(benchmark, config=CueConfig(fields=config.fields, top_k=config.cue_top_k)) if config.cues else None
     return AuditResult(
         benchmark=benchmark.to_dict(),
@@ -114,8 +132,11 @@ def audit(benchmark: Benchmark, config: AuditConfig | None = None, *, progress: 
         verdict=_verdict(probes, config, verdict_statistic(benchmark, config.protocol)),
         heuristics=heuristics,
         cues=cues,
-        settings={**asdict(config), "feature_sets": list(names),
-                  "feature_set_specs": [get_feature_set(n).spec() for n in names]},
+        settings={
+            **asdict(config),
+            "feature_sets": list(names),
+            "feature_set_specs": [get_feature_set(n).spec() for n in names],
+        },
         environment=environment(),
     )
 
@@ -160,8 +181,9 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, statistic: str) ->
         accuracy = float(np.mean(gold[indices] == prediction[indices]))
         return chance_corrected_accuracy(accuracy, n_classes)
 
-    interval = bootstrap_interval(measure, int(mask.sum()), n_resamples=config.n_bootstrap,
-                                  seed=[config.seed, 7], level=level)
+    interval = bootstrap_interval(
+        measure, int(mask.sum()), n_resamples=config.n_bootstrap, seed=[config.seed, 7], level=level
+    )
     source: Estimate = getattr(best, statistic)
     pvalue, method = source.pvalue, source.method
     if statistic == "chance_corrected_accuracy":
@@ -171,14 +193,23 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, statistic: str) ->
         pvalue = float(binomtest(hits, int(mask.sum()), chance, alternative="greater").pvalue)
         method = f"accuracy corrected for uniform guessing (chance {chance:.3f}); one-sided binomial test"
     pvalue = min(1.0, pvalue * len(probes))
-    estimate = Estimate(value=source.value, method=f"{method}; percentile bootstrap, Bonferroni over "
-                        f"{len(probes)} feature sets", n=source.n, ci=interval, pvalue=pvalue,
-                        baseline=source.baseline)
-    label: Literal["predictable", "no evidence"] = (
-        "predictable" if interval.low > config.threshold else "no evidence"
+    estimate = Estimate(
+        value=source.value,
+        method=f"{method}; percentile bootstrap, Bonferroni over {len(probes)} feature sets",
+        n=source.n,
+        ci=interval,
+        pvalue=pvalue,
+        baseline=source.baseline,
     )
-    return Verdict(label=label, feature_set=best.feature_set, statistic=statistic, estimate=estimate,
-                   threshold=config.threshold, n_feature_sets=len(probes))
+    label: Literal["predictable", "no evidence"] = "predictable" if interval.low > config.threshold else "no evidence"
+    return Verdict(
+        label=label,
+        feature_set=best.feature_set,
+        statistic=statistic,
+        estimate=estimate,
+        threshold=config.threshold,
+        n_feature_sets=len(probes),
+    )
 
 
 def _effective_classes(outcome: ProbeOutcome) -> float:
@@ -188,5 +219,3 @@ def _effective_classes(outcome: ProbeOutcome) -> float:
 
 def _value(estimate: Estimate) -> float:
     return -math.inf if math.isnan(estimate.value) else estimate.value
-
-

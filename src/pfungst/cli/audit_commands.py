@@ -33,13 +33,20 @@ def audit_command(
     map: MapOption = None,
     on_error: OnErrorOption = "raise",
     strict: StrictOption = False,
-    protocol: Annotated[str, typer.Option(
-        help="crossfit (default: stratified repeated cross-fitting, Cohen's kappa, intervals) or pacchiardi2024 "
-        "(the paper's exact protocol).")] = "crossfit",
-    feature_set: Annotated[list[str] | None, typer.Option("--feature-set", help="Feature set to probe, "
-                                                          "repeatable (default: all that apply).")] = None,
-    fields: Annotated[str, typer.Option(help="Partial-input baseline: comma-separated named fields, e.g. "
-                                        "hypothesis.")] = "",
+    protocol: Annotated[
+        str,
+        typer.Option(
+            help="crossfit (default: stratified repeated cross-fitting, Cohen's kappa, intervals) or pacchiardi2024 "
+            "(the paper's exact protocol)."
+        ),
+    ] = "crossfit",
+    feature_set: Annotated[
+        list[str] | None,
+        typer.Option("--feature-set", help="Feature set to probe, repeatable (default: all that apply)."),
+    ] = None,
+    fields: Annotated[
+        str, typer.Option(help="Partial-input baseline: comma-separated named fields, e.g. hypothesis.")
+    ] = "",
     seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
     repeats: Annotated[int, typer.Option(help="Repeats of the cross-fitting.")] = 2,
     splits: Annotated[int, typer.Option(help="Folds of the cross-fitting.")] = 5,
@@ -50,17 +57,24 @@ def audit_command(
     jobs: Annotated[int, typer.Option(help="Parallel folds (joblib).")] = 1,
     json_path: Annotated[Path | None, typer.Option("--json", help="Write the result as JSON.")] = None,
     items_path: Annotated[Path | None, typer.Option("--items", help="Write per-item predictions as CSV.")] = None,
-    fix_dir: Annotated[Path | None, typer.Option("--fix", help="Write counterbalanced and filtered copies here "
-                                                 "and audit them.")] = None,
+    fix_dir: Annotated[
+        Path | None, typer.Option("--fix", help="Write counterbalanced and filtered copies here and audit them.")
+    ] = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """Can the benchmark be answered from surface features alone? Probes, heuristics, cues, and a verdict."""
     with user_errors():
         config = AuditConfig(
             protocol=protocol,  # type: ignore[arg-type]  # validated by AuditConfig.validate
-            feature_sets=tuple(feature_set or ()), fields=tuple(f.strip() for f in fields.split(",") if f.strip()),
-            seed=seed, n_repeats=repeats, n_splits=splits, n_bootstrap=bootstrap, n_permutations=permutations,
-            threshold=threshold, n_jobs=jobs,
+            feature_sets=tuple(feature_set or ()),
+            fields=tuple(f.strip() for f in fields.split(",") if f.strip()),
+            seed=seed,
+            n_repeats=repeats,
+            n_splits=splits,
+            n_bootstrap=bootstrap,
+            n_permutations=permutations,
+            threshold=threshold,
+            n_jobs=jobs,
         )
         config.validate()  # before reading data: a typo should not cost a load
         benchmark = load_benchmark(data, format, map, on_error, strict)

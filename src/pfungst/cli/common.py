@@ -16,8 +16,19 @@ import pfungst
 from pfungst.data.builder import OnError
 from pfungst.errors import ConfigError, PfungstError
 
-__all__ = ["FormatOption", "MapOption", "OnErrorOption", "StrictOption", "app", "check_suffix", "console",
-           "load_benchmark", "parse_mapping", "progress_bar", "user_errors"]
+__all__ = [
+    "FormatOption",
+    "MapOption",
+    "OnErrorOption",
+    "StrictOption",
+    "app",
+    "check_suffix",
+    "console",
+    "load_benchmark",
+    "parse_mapping",
+    "progress_bar",
+    "user_errors",
+]
 
 app = typer.Typer(
     name="pfungst",
@@ -28,12 +39,20 @@ app = typer.Typer(
 )
 console = Console(stderr=True)
 
-FormatOption = Annotated[str | None, typer.Option("--format", "-f", help="Reader name (see `pfungst formats`); "
-                                                  "detected when omitted.")]
-MapOption = Annotated[list[str] | None, typer.Option("--map", "-m", help="Reader setting KEY=VALUE, repeatable, "
-                                                     "e.g. --map question=stem --map option_columns=A,B,C,D")]
-OnErrorOption = Annotated[str, typer.Option("--on-error", help="raise: stop at the first malformed row; "
-                                            "skip: reject it, count it, go on.")]
+FormatOption = Annotated[
+    str | None, typer.Option("--format", "-f", help="Reader name (see `pfungst formats`); detected when omitted.")
+]
+MapOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--map",
+        "-m",
+        help="Reader setting KEY=VALUE, repeatable, e.g. --map question=stem --map option_columns=A,B,C,D",
+    ),
+]
+OnErrorOption = Annotated[
+    str, typer.Option("--on-error", help="raise: stop at the first malformed row; skip: reject it, count it, go on.")
+]
 StrictOption = Annotated[bool, typer.Option("--strict", help="Also stop on warnings (duplicate options).")]
 
 
@@ -78,8 +97,9 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help="Print the version and exit.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
 ) -> None:
     """Catch Clever Hans effects in multiple-choice LLM evaluation."""
 
@@ -87,8 +107,13 @@ def _root(
 @contextmanager
 def progress_bar(quiet: bool) -> Iterator[Any]:
     """One progress bar on the stderr console; ``quiet`` disables it."""
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-               TimeRemainingColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
     with Progress(*columns, console=console, disable=quiet, transient=True) as progress:
         task = progress.add_task("starting", total=None)
 

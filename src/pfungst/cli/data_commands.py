@@ -28,11 +28,11 @@ from pfungst.data.summary import summarize
 from pfungst.data.synthetic import SYNTHETIC
 from pfungst.demo import run_demo
 from pfungst.errors import ConfigError, unknown_name_message
+from pfungst.evaluate.scoring import SCORING_RULES, get_scoring_rule
 from pfungst.models.registry import MODELS
 from pfungst.report.audit_console import render_audit, render_demo_verdicts
 from pfungst.report.console import render_readers, render_summary
 from pfungst.report.stress_console import render_stress
-from pfungst.stress.scoring import SCORING_RULES, get_scoring_rule
 from pfungst.stress.stress_config import PERTURBATIONS
 
 __all__ = ["demo", "formats", "inspect"]
@@ -63,18 +63,25 @@ def _rule_rows() -> list[tuple[str, str]]:
 
 def _model_rows() -> list[tuple[str, str]]:
     return [(name, target) for name, target in MODELS.items()] + [
-        ("PATH.gguf", "any GGUF file, run by llama.cpp"), ("FOLDER", "a transformers model folder (pfungst[hf])"),
-        ("openai:<base_url>#<model>", "an OpenAI-compatible server")]
+        ("PATH.gguf", "any GGUF file, run by llama.cpp"),
+        ("FOLDER", "a transformers model folder (pfungst[hf])"),
+        ("openai:<base_url>#<model>", "an OpenAI-compatible server"),
+    ]
 
 
 _LISTS: dict[str, Callable[[], list[tuple[str, str]]]] = {
-    "readers": _reader_rows, "perturbations": _perturbation_rows, "rules": _rule_rows, "models": _model_rows}
+    "readers": _reader_rows,
+    "perturbations": _perturbation_rows,
+    "rules": _rule_rows,
+    "models": _model_rows,
+}
 
 
 @app.command()
 def inspect(
-    data: Annotated[Path, typer.Argument(help="Benchmark file or directory (or a hub name with "
-                                                "--format huggingface).")],
+    data: Annotated[
+        Path, typer.Argument(help="Benchmark file or directory (or a hub name with --format huggingface).")
+    ],
     format: FormatOption = None,
     map: MapOption = None,
     on_error: OnErrorOption = "raise",
@@ -97,8 +104,9 @@ def demo(
     ),
     seed: Annotated[int, typer.Option(help="Random seed; the same seed gives the same files.")] = 0,
     items: Annotated[int, typer.Option(help="Items per synthetic benchmark.")] = 400,
-    stress_items: Annotated[int, typer.Option(help="gold-position items (the first) the embedded model is "
-                                              "stressed on.")] = 24,
+    stress_items: Annotated[
+        int, typer.Option(help="gold-position items (the first) the embedded model is stressed on.")
+    ] = 24,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """The built-in job: generate benchmarks with planted artifacts, summarise and audit each, stress the embedded
@@ -115,6 +123,8 @@ def demo(
         render_stress(result.stress, console)
         for line in result.conclusion:
             console.print(escape(line))
-        console.print(f"wrote {len(result.paths)} benchmarks, their audits and {escape(result.stress_path.name)} "
-                      f"to {escape(str(out))}/ (seed {seed})")
+        console.print(
+            f"wrote {len(result.paths)} benchmarks, their audits and {escape(result.stress_path.name)} "
+            f"to {escape(str(out))}/ (seed {seed})"
+        )
         console.print(f"report: {escape(str(result.report_path))} (one self-contained page; open it in a browser)")

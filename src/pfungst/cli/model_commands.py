@@ -22,11 +22,11 @@ from pfungst.cli.common import (
     user_errors,
 )
 from pfungst.errors import ConfigError
+from pfungst.evaluate.runner import ScoreConfig, score_benchmark
+from pfungst.evaluate.score_result import ScoreResult
 from pfungst.report.score_console import render_score
 from pfungst.report.stress_console import render_ranks, render_stress
 from pfungst.stress.comparison import compare
-from pfungst.stress.runner import ScoreConfig, score_benchmark
-from pfungst.stress.score_result import ScoreResult
 from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS, StressConfig
 from pfungst.stress.stress_result import StressResult
 from pfungst.stress.suite import stress
@@ -41,29 +41,48 @@ def score_command(
     map: MapOption = None,
     on_error: OnErrorOption = "raise",
     strict: StrictOption = False,
-    model: Annotated[str, typer.Option(help="smollm2 (embedded, default), gemma3-270m, a .gguf path, or "
-                                       "openai:<base_url>#<model>.")] = "smollm2",
-    scoring: Annotated[str, typer.Option(help="letter, cloze-raw, cloze-token, cloze-byte, pmi or generate.")
-                       ] = "cloze-raw",
-    prompt_format: Annotated[str, typer.Option("--prompt-format", help="Prompt format: mmlu, plain or "
-                                               "chatml-letter (--format names the data reader).")] = "mmlu",
+    model: Annotated[
+        str, typer.Option(help="smollm2 (embedded, default), gemma3-270m, a .gguf path, or openai:<base_url>#<model>.")
+    ] = "smollm2",
+    scoring: Annotated[
+        str, typer.Option(help="letter, cloze-raw, cloze-token, cloze-byte, pmi or generate.")
+    ] = "cloze-raw",
+    prompt_format: Annotated[
+        str,
+        typer.Option(
+            "--prompt-format", help="Prompt format: mmlu, plain or chatml-letter (--format names the data reader)."
+        ),
+    ] = "mmlu",
     limit: Annotated[int | None, typer.Option(help="Score only the first N items.")] = None,
-    cache: Annotated[Path | None, typer.Option(help="SQLite cache file (default: $PFUNGST_CACHE or "
-                                               "~/.cache/pfungst/cache.sqlite); a rerun resumes from it.")] = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write per-item results here: .jsonl or "
-                                             ".parquet.")] = None,
+    cache: Annotated[
+        Path | None,
+        typer.Option(
+            help="SQLite cache file (default: $PFUNGST_CACHE or "
+            "~/.cache/pfungst/cache.sqlite); a rerun resumes from it."
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Write per-item results here: .jsonl or .parquet.")
+    ] = None,
     json_path: Annotated[Path | None, typer.Option("--json", help="Write the summary as JSON.")] = None,
     seed: Annotated[int, typer.Option(help="Seed (sampled generation).")] = 0,
-    threads: Annotated[int | None, typer.Option(help="CPU threads for a llama.cpp model (default: its "
-                                                "choice).")] = None,
-    chunk_size: Annotated[int, typer.Option(help="Items per batch sent to the model and committed to the "
-                                            "cache.")] = 16,
+    threads: Annotated[
+        int | None, typer.Option(help="CPU threads for a llama.cpp model (default: its choice).")
+    ] = None,
+    chunk_size: Annotated[int, typer.Option(help="Items per batch sent to the model and committed to the cache.")] = 16,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """Score a benchmark with a language model: accuracy with its Wilson interval against chance, per-item results."""
     with user_errors():
-        config = ScoreConfig(rule=scoring, format=prompt_format, limit=limit, cache=cache or True,
-                             chunk_size=chunk_size, seed=seed, model_options={"n_threads": threads} if threads else {})
+        config = ScoreConfig(
+            rule=scoring,
+            format=prompt_format,
+            limit=limit,
+            cache=cache or True,
+            chunk_size=chunk_size,
+            seed=seed,
+            model_options={"n_threads": threads} if threads else {},
+        )
         config.resolve()  # before reading data: a typo should not cost a load
         check_suffix(out)
         benchmark = load_benchmark(data, format, map, on_error, strict)
@@ -87,25 +106,39 @@ def stress_command(
     map: MapOption = None,
     on_error: OnErrorOption = "raise",
     strict: StrictOption = False,
-    model: Annotated[list[str] | None, typer.Option(help="Model, repeatable to compare ranks: smollm2 (default), "
-                                                    "gemma3-270m, a .gguf path, openai:<base_url>#<model>.")] = None,
+    model: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Model, repeatable to compare ranks: smollm2 (default), "
+            "gemma3-270m, a .gguf path, openai:<base_url>#<model>."
+        ),
+    ] = None,
     scoring: Annotated[str, typer.Option(help="Scoring rule of the arrangement perturbations.")] = "letter",
-    rules: Annotated[str, typer.Option(help="Comma-separated rules compared by the 'rules' perturbation.")
-                     ] = "letter,cloze-raw,cloze-token,cloze-byte,pmi",
-    prompt_format: Annotated[str, typer.Option("--prompt-format", help="Base prompt format: mmlu, plain or "
-                                               "chatml-letter.")] = "mmlu",
-    perturbation: Annotated[list[str] | None, typer.Option(
-        "--perturbation", "-p", help="Perturbation to run, repeatable (default: all but permutations and "
-        "spread-search; see `pfungst formats`).")] = None,
-    permutations: Annotated[str, typer.Option(help="Orders per item for 'permutations': a number or 'all'.")
-                            ] = "6",
+    rules: Annotated[
+        str, typer.Option(help="Comma-separated rules compared by the 'rules' perturbation.")
+    ] = "letter,cloze-raw,cloze-token,cloze-byte,pmi",
+    prompt_format: Annotated[
+        str, typer.Option("--prompt-format", help="Base prompt format: mmlu, plain or chatml-letter.")
+    ] = "mmlu",
+    perturbation: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--perturbation",
+            "-p",
+            help="Perturbation to run, repeatable (default: all but permutations and "
+            "spread-search; see `pfungst formats`).",
+        ),
+    ] = None,
+    permutations: Annotated[str, typer.Option(help="Orders per item for 'permutations': a number or 'all'.")] = "6",
     n_formats: Annotated[int, typer.Option("--formats", help="Formats for 'formats' (base + sampled).")] = 8,
     search_formats: Annotated[int, typer.Option(help="Formats searched by 'spread-search'.")] = 24,
     spread_budget: Annotated[int, typer.Option(help="Item evaluations 'spread-search' may spend.")] = 400,
-    instruction: Annotated[list[str] | None, typer.Option(help="An instruction paraphrase of your own, "
-                                                          "repeatable.")] = None,
-    instructions_file: Annotated[Path | None, typer.Option(help="A file of instruction paraphrases, one per "
-                                                           "line.")] = None,
+    instruction: Annotated[
+        list[str] | None, typer.Option(help="An instruction paraphrase of your own, repeatable.")
+    ] = None,
+    instructions_file: Annotated[
+        Path | None, typer.Option(help="A file of instruction paraphrases, one per line.")
+    ] = None,
     pride_fraction: Annotated[float, typer.Option(help="Share of items estimating PriDe's prior.")] = 0.05,
     limit: Annotated[int | None, typer.Option(help="Use only the first N items.")] = None,
     sample: Annotated[int | None, typer.Option(help="Use a seeded random sample of N items.")] = None,
@@ -115,19 +148,34 @@ def stress_command(
     threads: Annotated[int | None, typer.Option(help="CPU threads for a llama.cpp model.")] = None,
     chunk_size: Annotated[int, typer.Option(help="Questions per batch sent to the model.")] = 16,
     json_path: Annotated[Path | None, typer.Option("--json", help="Write the result(s) as JSON.")] = None,
-    items_path: Annotated[Path | None, typer.Option("--items", help="Write every outcome here: .jsonl or .parquet "
-                                                    "(one file per model, numbered, when several).")] = None,
+    items_path: Annotated[
+        Path | None,
+        typer.Option(
+            "--items", help="Write every outcome here: .jsonl or .parquet (one file per model, numbered, when several)."
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """How much of a model's score is option order, option IDs, format and scoring rule?"""
     with user_errors():
         config = StressConfig(
-            rule=scoring, rules=tuple(r.strip() for r in rules.split(",") if r.strip()), format=prompt_format,
+            rule=scoring,
+            rules=tuple(r.strip() for r in rules.split(",") if r.strip()),
+            format=prompt_format,
             perturbations=tuple(perturbation) if perturbation else DEFAULT_PERTURBATIONS,
-            permutations=_permutations(permutations), n_formats=n_formats, n_search_formats=search_formats,
-            spread_budget=spread_budget, instructions=_instructions(instruction, instructions_file),
-            pride_fraction=pride_fraction, limit=limit, sample=sample, cache=cache or True, seed=seed,
-            n_bootstrap=bootstrap, chunk_size=chunk_size, model_options={"n_threads": threads} if threads else {},
+            permutations=_permutations(permutations),
+            n_formats=n_formats,
+            n_search_formats=search_formats,
+            spread_budget=spread_budget,
+            instructions=_instructions(instruction, instructions_file),
+            pride_fraction=pride_fraction,
+            limit=limit,
+            sample=sample,
+            cache=cache or True,
+            seed=seed,
+            n_bootstrap=bootstrap,
+            chunk_size=chunk_size,
+            model_options={"n_threads": threads} if threads else {},
         )
         config.validate()
         check_suffix(items_path)
@@ -168,8 +216,14 @@ def _write_stress(results: list[StressResult], ranks: Any, json_path: Path | Non
             path = items_path if len(results) == 1 else items_path.with_stem(f"{items_path.stem}-{index}")
             console.print(f"wrote {escape(str(result.save_items(path)))}")
     if json_path:
-        data: dict[str, Any] = results[0].to_dict() if len(results) == 1 else {
-            "schema_version": "pfungst.stress-comparison/1", "results": [r.to_dict() for r in results],
-            "rank_stability": ranks.to_dict()}
+        data: dict[str, Any] = (
+            results[0].to_dict()
+            if len(results) == 1
+            else {
+                "schema_version": "pfungst.stress-comparison/1",
+                "results": [r.to_dict() for r in results],
+                "rank_stability": ranks.to_dict(),
+            }
+        )
         json_path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         console.print(f"wrote {escape(str(json_path))}")

@@ -21,24 +21,43 @@ __all__ = ["reliance_command", "report_command"]
 
 @app.command("reliance")
 def reliance_command(
-    audits: Annotated[list[Path], typer.Argument(help="Audit JSON files written by `pfungst audit --json` (with "
-                                                      "their per-item predictions).")],
-    outcomes: Annotated[list[Path], typer.Option("--outcomes", help="Per-item model outcomes, repeatable: a file or "
-                                                 "a folder (evals logs, pfungst score/stress files, lm-eval "
-                                                 "samples, HELM runs, CSV).")],
-    outcome_format: Annotated[str | None, typer.Option(help="Force the outcome format: openai-evals, "
-                                                       "pfungst-score, pfungst-stress, lm-eval, helm, csv.")] = None,
+    audits: Annotated[
+        list[Path],
+        typer.Argument(help="Audit JSON files written by `pfungst audit --json` (with their per-item predictions)."),
+    ],
+    outcomes: Annotated[
+        list[Path],
+        typer.Option(
+            "--outcomes",
+            help="Per-item model outcomes, repeatable: a file or "
+            "a folder (evals logs, pfungst score/stress files, lm-eval "
+            "samples, HELM runs, CSV).",
+        ),
+    ],
+    outcome_format: Annotated[
+        str | None,
+        typer.Option(help="Force the outcome format: openai-evals, pfungst-score, pfungst-stress, lm-eval, helm, csv."),
+    ] = None,
     model: Annotated[str | None, typer.Option(help="Model name for outcome files that do not name one.")] = None,
-    dataset: Annotated[str | None, typer.Option(help="Dataset name for outcome files that do not name one "
-                                                "(must match an audit's benchmark name).")] = None,
-    metric: Annotated[str | None, typer.Option(help="lm-eval / HELM metric read as correctness (acc, "
-                                               "exact_match).")] = None,
-    variant: Annotated[str | None, typer.Option(help="Stress outcomes: which variant ('cyclic: shift 1'); "
-                                                "default identity.")] = None,
-    families: Annotated[Path | None, typer.Option(help="CSV with columns model,family; default: the model name "
-                                                  "without its date or version suffix.")] = None,
-    feature_set: Annotated[str | None, typer.Option(help="The probe whose predictions define solvable items "
-                                                    "(default: the audit's best).")] = None,
+    dataset: Annotated[
+        str | None,
+        typer.Option(
+            help="Dataset name for outcome files that do not name one (must match an audit's benchmark name)."
+        ),
+    ] = None,
+    metric: Annotated[
+        str | None, typer.Option(help="lm-eval / HELM metric read as correctness (acc, exact_match).")
+    ] = None,
+    variant: Annotated[
+        str | None, typer.Option(help="Stress outcomes: which variant ('cyclic: shift 1'); default identity.")
+    ] = None,
+    families: Annotated[
+        Path | None,
+        typer.Option(help="CSV with columns model,family; default: the model name without its date or version suffix."),
+    ] = None,
+    feature_set: Annotated[
+        str | None, typer.Option(help="The probe whose predictions define solvable items (default: the audit's best).")
+    ] = None,
     test: Annotated[str, typer.Option(help="Per-model test: fisher (exact) or permutation.")] = "fisher",
     alpha: Annotated[float, typer.Option(help="Level of the Benjamini-Hochberg procedure.")] = 0.05,
     seed: Annotated[int, typer.Option(help="Seed of the permutation test.")] = 0,
@@ -46,10 +65,20 @@ def reliance_command(
 ) -> None:
     """Do models do better on the items a surface-feature shortcut solves? Per model, per family, with BH."""
     with user_errors():
-        config = RelianceConfig(families=_families(families) if families else None, feature_set=feature_set,
-                                test=test, alpha=alpha, seed=seed)  # type: ignore[arg-type]  # checked by reliance
-        found = [o for path in outcomes for o in read_outcomes(path, format=outcome_format, model=model,
-                                                                 dataset=dataset, metric=metric, variant=variant)]
+        config = RelianceConfig(
+            families=_families(families) if families else None,
+            feature_set=feature_set,
+            test=test,  # type: ignore[arg-type]  # checked by reliance
+            alpha=alpha,
+            seed=seed,
+        )
+        found = [
+            o
+            for path in outcomes
+            for o in read_outcomes(
+                path, format=outcome_format, model=model, dataset=dataset, metric=metric, variant=variant
+            )
+        ]
         result = reliance(list(audits), found, config)
         render_reliance(result, console)
         if json_path:
@@ -66,18 +95,22 @@ def _families(path: Path) -> dict[str, str]:
     mapping = {}
     for line, row in enumerate(rows, start=2):
         if not row.get("model") or not row.get("family"):
-            raise ConfigError(f"{path}:{line}: field 'model' or 'family' is empty; the file needs the header "
-                              "model,family and one row per model")
+            raise ConfigError(
+                f"{path}:{line}: field 'model' or 'family' is empty; the file needs the header "
+                "model,family and one row per model"
+            )
         mapping[row["model"].strip()] = row["family"].strip()
     return mapping
 
 
 @app.command("report")
 def report_command(
-    results: Annotated[list[Path], typer.Argument(help="Result JSON written with --json by inspect, audit, "
-                                                       "stress, score or reliance.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="The report: .html (one self-contained page), .md or "
-                                                          ".json.")] = Path("report.html"),
+    results: Annotated[
+        list[Path], typer.Argument(help="Result JSON written with --json by inspect, audit, stress, score or reliance.")
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="The report: .html (one self-contained page), .md or .json.")
+    ] = Path("report.html"),
     title: Annotated[str | None, typer.Option(help="Title (default: names the benchmarks).")] = None,
     plots: Annotated[Path | None, typer.Option(help="Also write every plot to this folder.")] = None,
     plot_format: Annotated[str, typer.Option("--plot-format", help="png or svg.")] = "png",

@@ -133,8 +133,7 @@ class BenchmarkBuilder:
         """A :class:`ReaderError` located in the row being read (raise it)."""
         return ReaderError(self._file, line, field, reason, hint)
 
-    def string(self, line: int, data: Mapping[str, Any], key: str, *, allow_empty: bool = False,
-               hint: str = "") -> str:
+    def string(self, line: int, data: Mapping[str, Any], key: str, *, allow_empty: bool = False, hint: str = "") -> str:
         """``data[key]`` as a string; a missing key, another type or (unless allowed) an empty value is an error."""
         if key not in data:
             raise self.error(line, key, f"missing field '{key}'", hint)
@@ -177,8 +176,17 @@ class BenchmarkBuilder:
         if self._file != self.path:
             meta["source_file"] = self._file.name
         self._pending.append(
-            (line, {"id": str(id), "text": text, "options": tuple(options), "gold": gold,
-                    "fields": dict(fields or {}), "metadata": meta})
+            (
+                line,
+                {
+                    "id": str(id),
+                    "text": text,
+                    "options": tuple(options),
+                    "gold": gold,
+                    "fields": dict(fields or {}),
+                    "metadata": meta,
+                },
+            )
         )
 
     def check_options(self, line: int, options: Sequence[str], field: str = "options") -> None:
@@ -190,8 +198,12 @@ class BenchmarkBuilder:
         if not options:
             raise self.error(line, field, "the item has no options", "A multiple-choice item needs at least two")
         if len(options) == 1:
-            raise self.error(line, field, f"the item has a single option ({options[0]!r})",
-                             "A multiple-choice item needs at least two")
+            raise self.error(
+                line,
+                field,
+                f"the item has a single option ({options[0]!r})",
+                "A multiple-choice item needs at least two",
+            )
         seen: dict[str, int] = {}
         for position, option in enumerate(options):
             if not isinstance(option, str) or not option.strip():

@@ -12,8 +12,14 @@ from pfungst.errors import ConfigError, DataError
 
 __all__ = ["detect_format", "load"]
 
-_GENERIC_BY_SUFFIX = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv", ".tsv": "tsv", ".parquet": "parquet",
-                      ".pq": "parquet"}
+_GENERIC_BY_SUFFIX = {
+    ".jsonl": "jsonl",
+    ".json": "jsonl",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
 
 
 def load(
@@ -67,16 +73,16 @@ def detect_format(source: str | Path, has_mapping: bool = False) -> str:
     """
     path = Path(source)
     if not path.exists():
-        raise DataError(f"{source}: no such file or directory. For a Hugging Face hub dataset pass "
-                        "--format huggingface")
+        raise DataError(
+            f"{source}: no such file or directory. For a Hugging Face hub dataset pass --format huggingface"
+        )
     claims = [name for name in READERS if name not in GENERIC_READERS and get_reader(name).sniff(path)]
     if len(claims) == 1:
         return claims[0]  # reader settings in a mapping (subset=, language=) are checked by the reader
     if has_mapping:
         return _generic_for(path)
     if len(claims) > 1:
-        raise DataError(f"{source}: the format is ambiguous (it could be {', '.join(claims)}). "
-                        "Pass --format NAME")
+        raise DataError(f"{source}: the format is ambiguous (it could be {', '.join(claims)}). Pass --format NAME")
     raise DataError(
         f"{source}: the format could not be detected. Pass --format NAME (see `pfungst formats`), or a column "
         "mapping such as --map question=COLUMN --map options=COLUMN --map answer=COLUMN"

@@ -20,8 +20,17 @@ from pfungst.errors import ConfigError, ReaderError
 __all__ = ["MAPPING_KEYS", "ColumnMapping"]
 
 MAPPING_KEYS: tuple[str, ...] = (
-    "question", "text_template", "options", "option_columns", "answer", "answer_format", "label", "labels",
-    "id", "fields", "metadata",
+    "question",
+    "text_template",
+    "options",
+    "option_columns",
+    "answer",
+    "answer_format",
+    "label",
+    "labels",
+    "id",
+    "fields",
+    "metadata",
 )
 _QUESTION_DEFAULTS = ("question", "query", "text", "input", "prompt", "stem", "sentence")
 _OPTIONS_DEFAULTS = ("options", "choices", "endings")
@@ -74,8 +83,9 @@ class ColumnMapping:
         for key in ("option_columns", "labels", "fields", "metadata"):
             values[key] = tuple(_as_list(values.get(key)))
         if values.get("answer_format", "auto") not in ANSWER_FORMATS:
-            raise ConfigError(f"Unknown answer format {values['answer_format']!r}. "
-                              f"Available: {', '.join(ANSWER_FORMATS)}")
+            raise ConfigError(
+                f"Unknown answer format {values['answer_format']!r}. Available: {', '.join(ANSWER_FORMATS)}"
+            )
         return cls(**{k: v for k, v in values.items() if v not in (None, "")})
 
     @property
@@ -104,22 +114,42 @@ class ColumnMapping:
     def _check(self, present: set[str], columns: Sequence[str], where: tuple[str, int], shared: bool) -> None:
         path, line = where
         available = ", ".join(columns)
-        needed = [self.question, self.options, *self.option_columns, self.answer, self.label, self.id,
-                  *(spec.partition("=")[2] or spec for spec in self.fields), *self.metadata,
-                  *_template_columns(self.text_template)]
+        needed = [
+            self.question,
+            self.options,
+            *self.option_columns,
+            self.answer,
+            self.label,
+            self.id,
+            *(spec.partition("=")[2] or spec for spec in self.fields),
+            *self.metadata,
+            *_template_columns(self.text_template),
+        ]
         for column in filter(None, needed):
             if column not in present:
-                raise ReaderError(path, line, column, f"no column '{column}' in the file (columns: {available})",
-                                  "Fix the mapping")
+                raise ReaderError(
+                    path, line, column, f"no column '{column}' in the file (columns: {available})", "Fix the mapping"
+                )
         if not (self.question or self.text_template):
-            raise ReaderError(path, line, "question", f"no question column found (columns: {available})",
-                              "Name it with question=COLUMN or text_template=...")
+            raise ReaderError(
+                path,
+                line,
+                "question",
+                f"no question column found (columns: {available})",
+                "Name it with question=COLUMN or text_template=...",
+            )
         if not shared and not (self.options or self.option_columns):
-            raise ReaderError(path, line, "options", f"no options column found (columns: {available})",
-                              "Name them with options=COLUMN, option_columns=A,B,C,D or label=COLUMN")
+            raise ReaderError(
+                path,
+                line,
+                "options",
+                f"no options column found (columns: {available})",
+                "Name them with options=COLUMN, option_columns=A,B,C,D or label=COLUMN",
+            )
         if not shared and not self.answer:
-            raise ReaderError(path, line, "answer", f"no answer column found (columns: {available})",
-                              "Name it with answer=COLUMN")
+            raise ReaderError(
+                path, line, "answer", f"no answer column found (columns: {available})", "Name it with answer=COLUMN"
+            )
 
     def add_row(self, builder: BenchmarkBuilder, line: int, row: Mapping[str, Any]) -> None:
         """Map one row and add it to ``builder`` (raises :class:`ReaderError` naming the field at fault)."""
@@ -128,14 +158,29 @@ class ColumnMapping:
         for spec in self.fields:
             name, _, column = spec.partition("=")
             fields[name] = str(row[column or name])
-        used = {self.question, self.options, *self.option_columns, self.answer, self.label, self.id,
-                *_template_columns(self.text_template)}
+        used = {
+            self.question,
+            self.options,
+            *self.option_columns,
+            self.answer,
+            self.label,
+            self.id,
+            *_template_columns(self.text_template),
+        }
         meta_columns = self.metadata or [c for c in row if c not in used and _scalar(row[c])]
         metadata = {c: row[c] for c in meta_columns}
         item_id = str(row[self.id]) if self.id and row[self.id] not in (None, "") else ""
         if self.label and not (self.options or self.option_columns):
-            builder.add(line=line, id=item_id, text=text, gold=str(row[self.label]).strip(), fields=fields,
-                        metadata=metadata, text_field=self.question or "text_template", options_field=self.label)
+            builder.add(
+                line=line,
+                id=item_id,
+                text=text,
+                gold=str(row[self.label]).strip(),
+                fields=fields,
+                metadata=metadata,
+                text_field=self.question or "text_template",
+                options_field=self.label,
+            )
             return
         options = self._options(builder, line, row)
         builder.check_options(line, options, self.options or "options")
@@ -143,8 +188,17 @@ class ColumnMapping:
             gold = resolve_answer(row[self.answer], options, self.answer_format)
         except AnswerError as error:
             raise builder.error(line, self.answer, error.reason, error.hint) from None
-        builder.add(line=line, id=item_id, text=text, options=options, gold=gold, fields=fields, metadata=metadata,
-                    text_field=self.question or "text_template", options_field=self.options or "options")
+        builder.add(
+            line=line,
+            id=item_id,
+            text=text,
+            options=options,
+            gold=gold,
+            fields=fields,
+            metadata=metadata,
+            text_field=self.question or "text_template",
+            options_field=self.options or "options",
+        )
 
     def _text(self, builder: BenchmarkBuilder, line: int, row: Mapping[str, Any]) -> str:
         if self.text_template:
@@ -164,8 +218,12 @@ class ColumnMapping:
             except json.JSONDecodeError:
                 value = None
             if value is None:
-                raise builder.error(line, self.options, "expected a list of options (a JSON list in a cell)",
-                                    "Or name one column per option with option_columns=A,B,C,D")
+                raise builder.error(
+                    line,
+                    self.options,
+                    "expected a list of options (a JSON list in a cell)",
+                    "Or name one column per option with option_columns=A,B,C,D",
+                )
         if hasattr(value, "tolist"):
             value = value.tolist()
         if isinstance(value, dict) and "text" in value:  # Hugging Face {label: [...], text: [...]} choices

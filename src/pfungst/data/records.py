@@ -59,8 +59,9 @@ def _bad_bytes(path: Path, line: int, value: Any, field: str = "") -> ReaderErro
         match = _SURROGATE.search(value)
         if match:
             byte = ord(match.group()) - 0xDC00
-            return ReaderError(path, line, field or "(text)", f"invalid UTF-8 byte 0x{byte:02X}",
-                               "Re-save the file as UTF-8")
+            return ReaderError(
+                path, line, field or "(text)", f"invalid UTF-8 byte 0x{byte:02X}", "Re-save the file as UTF-8"
+            )
         return None
     if isinstance(value, dict):
         items = list(value.items())
@@ -162,18 +163,28 @@ def iter_csv(
                 continue
             data = dict(zip(columns, row, strict=True))
         names = columns or [str(i) for i in range(len(row))]
-        error = next(filter(None, (_bad_bytes(path, line, cell, name) for name, cell in zip(names, row, strict=False))),
-                     None)
+        error = next(
+            filter(None, (_bad_bytes(path, line, cell, name) for name, cell in zip(names, row, strict=False))), None
+        )
         yield Record(line, error=error) if error else Record(line, data)
 
 
 def _field_count_error(path: Path, line: int, row: list[str], columns: list[str]) -> ReaderError:
     if len(row) < len(columns):
-        missing = ", ".join(columns[len(row):])
-        return ReaderError(path, line, columns[len(row)], f"line has {len(row)} fields, the header has "
-                           f"{len(columns)}. No value for: {missing}")
-    return ReaderError(path, line, "(row)", f"line has {len(row)} fields, the header has {len(columns)}",
-                       "Quote fields that contain the delimiter")
+        missing = ", ".join(columns[len(row) :])
+        return ReaderError(
+            path,
+            line,
+            columns[len(row)],
+            f"line has {len(row)} fields, the header has {len(columns)}. No value for: {missing}",
+        )
+    return ReaderError(
+        path,
+        line,
+        "(row)",
+        f"line has {len(row)} fields, the header has {len(columns)}",
+        "Quote fields that contain the delimiter",
+    )
 
 
 def iter_parquet(path: Path) -> Iterator[Record]:

@@ -48,8 +48,10 @@ def _longest_option_item(rng: np.random.Generator, index: int) -> Item:
     kind = str(rng.choice(["longest", "tied", "shorter"], p=[0.45, 0.15, 0.40]))
     if kind == "shorter":  # some distractor is strictly longer than the gold option
         gold_length = int(rng.integers(1, 5))
-        distractors = [int(rng.integers(gold_length + 1, gold_length + 4)),
-                       *rng.integers(1, gold_length + 4, size=2).tolist()]
+        distractors = [
+            int(rng.integers(gold_length + 1, gold_length + 4)),
+            *rng.integers(1, gold_length + 4, size=2).tolist(),
+        ]
     else:  # the gold option is the longest; "tied" makes one distractor exactly as long
         gold_length = int(rng.integers(4, 7))
         distractors = rng.integers(1, gold_length, size=3).tolist()
@@ -84,8 +86,13 @@ def _position_item(rng: np.random.Generator, index: int, skew: float) -> Item:
     options = tuple(_words(rng, int(rng.integers(2, 5))) for _ in range(4))
     gold = 0 if rng.random() < skew else int(rng.integers(0, 4))
     prefix = "position" if skew else "control"
-    return Item(f"{prefix}-{index}", f"Which option goes with: {_words(rng, 6)}?", options, gold,
-                metadata={"artifact": "first-slot" if skew and gold == 0 else "none"})
+    return Item(
+        f"{prefix}-{index}",
+        f"Which option goes with: {_words(rng, 6)}?",
+        options,
+        gold,
+        metadata={"artifact": "first-slot" if skew and gold == 0 else "none"},
+    )
 
 
 @dataclass(frozen=True)

@@ -55,8 +55,16 @@ __all__ = ["HFEvaluationStats", "HFModel", "folder_fingerprint"]
 INSTALL_HINT = "The 'hf' backend needs: pip install 'pfungst[hf]'"
 DTYPES = ("float32", "bfloat16", "float16", "auto")
 _CONTENT_FILES = (
-    "config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
-    "added_tokens.json", "vocab.json", "merges.txt", "tokenizer.model", "vocab.txt",
+    "config.json",
+    "generation_config.json",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "added_tokens.json",
+    "vocab.json",
+    "merges.txt",
+    "tokenizer.model",
+    "vocab.txt",
 )
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".gguf", ".index.json")
 _PROBE = ("The quick brown fox", (" jumps over the lazy dog", " jumps high", " sleeps"))
@@ -103,8 +111,10 @@ def _check_folder(path: Path) -> None:
     if not path.is_dir():
         raise BackendUnavailable(f"Cannot open the model folder {path}: it is not a folder.")
     if not (path / "config.json").is_file():
-        raise BackendUnavailable(f"{path} is not a transformers model folder (it has no config.json). Save one "
-                                 "with save_pretrained(), or pass a .gguf file to run it with llama.cpp.")
+        raise BackendUnavailable(
+            f"{path} is not a transformers model folder (it has no config.json). Save one "
+            "with save_pretrained(), or pass a .gguf file to run it with llama.cpp."
+        )
 
 
 class HFModel:
@@ -129,8 +139,16 @@ class HFModel:
         prefix_sharing: Whether rows pack shared prefixes (``False`` after a failed probe; see the module docstring).
     """
 
-    def __init__(self, path: str | Path, *, batch_size: int = 8, dtype: str = "float32", device: str = "cpu",
-                 max_length: int | None = None, n_threads: int | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        batch_size: int = 8,
+        dtype: str = "float32",
+        device: str = "cpu",
+        max_length: int | None = None,
+        n_threads: int | None = None,
+    ) -> None:
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ConfigError(f"batch_size must be a positive integer, not {batch_size!r}.")
         if dtype not in DTYPES:
@@ -198,8 +216,12 @@ class HFModel:
             scorings = [self._split(request.context, request.continuation) for request in requests]
             scores = self._score_all(scorings, [request.context.rstrip() for request in requests])
         return [
-            Loglikelihood(logprob=logprob, n_tokens=len(scoring.tokens) - scoring.start,
-                          n_bytes=len(request.continuation.encode("utf-8")), greedy=greedy)
+            Loglikelihood(
+                logprob=logprob,
+                n_tokens=len(scoring.tokens) - scoring.start,
+                n_bytes=len(request.continuation.encode("utf-8")),
+                greedy=greedy,
+            )
             for request, scoring, (logprob, greedy) in zip(requests, scorings, scores, strict=True)
         ]
 
@@ -292,8 +314,12 @@ class HFModel:
             mask = torch.zeros(blocked.shape, dtype=self._model.dtype).masked_fill_(blocked, floor)
         else:  # every row is one sequence: an ordinary padding mask, the model applies causality itself
             mask = torch.from_numpy(np.arange(width)[None, :] >= width - batch.lengths[:, None]).long()
-        inputs = {"input_ids": torch.from_numpy(batch.ids).to(self.device), "attention_mask": mask.to(self.device),
-                  "position_ids": torch.from_numpy(batch.positions).to(self.device), "use_cache": False}
+        inputs = {
+            "input_ids": torch.from_numpy(batch.ids).to(self.device),
+            "attention_mask": mask.to(self.device),
+            "position_ids": torch.from_numpy(batch.positions).to(self.device),
+            "use_cache": False,
+        }
         try:
             with torch.inference_mode():
                 if self._head is not None:
@@ -335,7 +361,10 @@ class HFModel:
             return True
         warnings.warn(
             f"{self.path}: the model does not honour custom attention masks ({packed} packed, {plain} plain); "
-            "scoring every sequence separately (correct but slower, no prefix sharing).", RuntimeWarning, stacklevel=3)
+            "scoring every sequence separately (correct but slower, no prefix sharing).",
+            RuntimeWarning,
+            stacklevel=3,
+        )
         return False
 
     # -- generation -----------------------------------------------------------------------------------------------

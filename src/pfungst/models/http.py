@@ -117,17 +117,21 @@ class JsonClient:
             try:
                 response = self._client.request(method, path, json=payload)
             except self._timeout_error as exc:
-                failure: Exception = BackendUnavailable(self._scrub(
-                    f"{method} {self.base_url}{path}: no answer within the timeout after {attempt + 1} attempt(s). "
-                    "Check that the server is running and not overloaded, or raise timeout."
-                ))
+                failure: Exception = BackendUnavailable(
+                    self._scrub(
+                        f"{method} {self.base_url}{path}: no answer within the timeout after {attempt + 1} attempt(s). "
+                        "Check that the server is running and not overloaded, or raise timeout."
+                    )
+                )
                 cause: BaseException = exc
                 retry_after = None
             except self._transport_error as exc:
-                failure = BackendUnavailable(self._scrub(
-                    f"{method} {self.base_url}{path}: cannot reach the server after {attempt + 1} attempt(s) "
-                    f"({type(exc).__name__}: {exc}). Check base_url and that the server is running."
-                ))
+                failure = BackendUnavailable(
+                    self._scrub(
+                        f"{method} {self.base_url}{path}: cannot reach the server after {attempt + 1} attempt(s) "
+                        f"({type(exc).__name__}: {exc}). Check base_url and that the server is running."
+                    )
+                )
                 cause, retry_after = exc, None
             else:
                 if response.status_code < 400:
@@ -152,21 +156,21 @@ class JsonClient:
     def _status_error(self, method: str, path: str, response: httpx.Response, attempts: int) -> RequestFailed:
         message = _server_message(response)
         tried = f" after {attempts} attempt(s)" if response.status_code in _RETRY_STATUSES else ""
-        return RequestFailed(self._scrub(
-            f"{method} {self.base_url}{path}: HTTP {response.status_code}{tried}: {message}"
-        ))
+        return RequestFailed(
+            self._scrub(f"{method} {self.base_url}{path}: HTTP {response.status_code}{tried}: {message}")
+        )
 
     def _decode(self, method: str, path: str, response: httpx.Response) -> dict[str, Any]:
         try:
             body = response.json()
         except ValueError as exc:
-            raise ResponseInvalid(self._scrub(
-                f"{method} {self.base_url}{path}: expected a JSON object, got {_excerpt(response.text)!r}"
-            )) from exc
+            raise ResponseInvalid(
+                self._scrub(f"{method} {self.base_url}{path}: expected a JSON object, got {_excerpt(response.text)!r}")
+            ) from exc
         if not isinstance(body, dict):
-            raise ResponseInvalid(self._scrub(
-                f"{method} {self.base_url}{path}: expected a JSON object, got {type(body).__name__}"
-            ))
+            raise ResponseInvalid(
+                self._scrub(f"{method} {self.base_url}{path}: expected a JSON object, got {type(body).__name__}")
+            )
         return body
 
     def _scrub(self, text: str) -> str:

@@ -373,4 +373,3 @@ class LlamaCppModel:
             if cut is not None:
                 return Generation(text=text[:cut], finish_reason="stop")
         return Generation(text=text, finish_reason="length")
-

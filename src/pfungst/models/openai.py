@@ -248,8 +248,12 @@ class OpenAIModel:
         single = [c for c in ids if ids[c] is None or len(ids[c] or ()) == 1]
         bias = {str(token): _FORCE_BIAS for c in single for token in ids[c] or ()}
         body = self._completion(
-            {**self._prompt_fields(context), "max_tokens": 1, **self._logprob_fields(_TOP_LOGPROBS),
-             **({"logit_bias": bias} if bias else {})}
+            {
+                **self._prompt_fields(context),
+                "max_tokens": 1,
+                **self._logprob_fields(_TOP_LOGPROBS),
+                **({"logit_bias": bias} if bias else {}),
+            }
         )
         top = generated_top(body, chat=self.chat)
         values: dict[str, float] = {}
@@ -270,8 +274,12 @@ class OpenAIModel:
 
     def _forced_logprob(self, context: str, candidate: str, token_id: int) -> float:
         body = self._completion(
-            {**self._prompt_fields(context), "max_tokens": 1, **self._logprob_fields(1),
-             "logit_bias": {str(token_id): _FORCE_BIAS}}
+            {
+                **self._prompt_fields(context),
+                "max_tokens": 1,
+                **self._logprob_fields(1),
+                "logit_bias": {str(token_id): _FORCE_BIAS},
+            }
         )
         return generated_logprob(body, candidate, chat=self.chat)
 
@@ -319,7 +327,7 @@ def _server_root(base_url: str) -> str:
 def _move_trailing_space(context: str, candidates: Sequence[str]) -> tuple[str, tuple[str, ...]]:
     """``("Answer: ", ["A"])`` -> ``("Answer:", [" A"])``: a label's space belongs to the label, as in-process."""
     stripped = context.rstrip()
-    space = context[len(stripped):]
+    space = context[len(stripped) :]
     return stripped, tuple(space + candidate for candidate in candidates)
 
 

@@ -141,14 +141,15 @@ def continuation_tokens(body: dict[str, Any], continuation: str) -> list[ScoredT
     for n_prompt in dict.fromkeys((len(tokens) - generated, len(tokens))):
         if n_prompt <= 0:
             continue
-        ends = [int(offsets[i + 1]) if i + 1 < len(tokens) else int(offsets[i]) + len(tokens[i])
-                for i in range(n_prompt)]
+        ends = [
+            int(offsets[i + 1]) if i + 1 < len(tokens) else int(offsets[i]) + len(tokens[i]) for i in range(n_prompt)
+        ]
         selected = [i for i in range(n_prompt) if ends[i] > ends[-1] - len(continuation)]
         spelled = "".join(str(tokens[i]) for i in selected)
         if spelled.endswith(continuation):
             return [_scored(values[i], tops[i], i) for i in selected]
     raise ResponseInvalid(
-        f"the echoed tokens end in {spelled[-len(continuation) - 10:]!r}, not in the continuation {continuation!r} "
+        f"the echoed tokens end in {spelled[-len(continuation) - 10 :]!r}, not in the continuation {continuation!r} "
         "(a character split across tokens, a special token in the continuation, or a server that echoes no tokens)"
     )
 
@@ -207,6 +208,7 @@ def _find_tokenizer(client: JsonClient, model: str) -> tuple[Callable[[str], tup
         ("/tokenize", lambda text: {"model": model, "prompt": text, "content": text, "add_special_tokens": False}),
     ]
     for path, payload in routes:
+
         def raw(text: str, path: str = path, payload: Callable[[str], dict[str, Any]] = payload) -> tuple[int, ...]:
             tokens = client.post(path, payload(text)).get("tokens")
             if not isinstance(tokens, list) or not all(isinstance(t, int) for t in tokens):
@@ -222,9 +224,7 @@ def _find_tokenizer(client: JsonClient, model: str) -> tuple[Callable[[str], tup
     return None, ""
 
 
-def _without_prefix(
-    raw: Callable[[str], tuple[int, ...]], prefix: tuple[int, ...]
-) -> Callable[[str], tuple[int, ...]]:
+def _without_prefix(raw: Callable[[str], tuple[int, ...]], prefix: tuple[int, ...]) -> Callable[[str], tuple[int, ...]]:
     def tokenize(text: str) -> tuple[int, ...]:
         return _strip_prefix(raw(text), prefix)
 
@@ -232,7 +232,7 @@ def _without_prefix(
 
 
 def _strip_prefix(ids: tuple[int, ...], prefix: tuple[int, ...]) -> tuple[int, ...]:
-    return ids[len(prefix):] if prefix and ids[: len(prefix)] == prefix else ids
+    return ids[len(prefix) :] if prefix and ids[: len(prefix)] == prefix else ids
 
 
 def _probe_completions(client: JsonClient, model: str, bos_text: str | None, notes: list[str]) -> set[Capability]:
@@ -268,15 +268,22 @@ def _probe_completions(client: JsonClient, model: str, bos_text: str | None, not
             f"Echoed prompt log-probabilities disagree with the next-token one ({found} vs {expected:.4f} for "
             f"{answer!r} after {_PROBE_PROMPT!r}): they are shifted by one token, as llama-cpp-python's server does "
             "for models without a beginning-of-sequence token (e.g. SmolLM2). "
-            + (f"bos_text={bos_text!r} did not fix it." if bos_text else
-               "Pass bos_text (SmolLM2: '<|im_start|>') to align them, or use the llamacpp backend.")
+            + (
+                f"bos_text={bos_text!r} did not fix it."
+                if bos_text
+                else "Pass bos_text (SmolLM2: '<|im_start|>') to align them, or use the llamacpp backend."
+            )
         )
     return capabilities
 
 
 def _probe_chat(client: JsonClient, model: str, notes: list[str]) -> set[Capability]:
     payload = {
-        "model": model, "max_tokens": 1, "temperature": 0.0, "logprobs": True, "top_logprobs": 5,
+        "model": model,
+        "max_tokens": 1,
+        "temperature": 0.0,
+        "logprobs": True,
+        "top_logprobs": 5,
         "messages": [{"role": "user", "content": _PROBE_PROMPT}],
     }
     try:

@@ -84,8 +84,12 @@ class RelianceConfig:
         return data
 
 
-def reliance(audits: Sequence[AuditInput], outcomes: Sequence[ModelOutcomes], config: RelianceConfig | None = None,
-             **settings: Any) -> RelianceResult:
+def reliance(
+    audits: Sequence[AuditInput],
+    outcomes: Sequence[ModelOutcomes],
+    config: RelianceConfig | None = None,
+    **settings: Any,
+) -> RelianceResult:
     """Do models do better on the items a shortcut solves? Per model and dataset, then per family.
 
     Args:
@@ -119,17 +123,25 @@ def reliance(audits: Sequence[AuditInput], outcomes: Sequence[ModelOutcomes], co
         warnings.warn("n_permutations has no effect with test='fisher'", stacklevel=2)
     splits = [shortcut_items(audit, config.feature_set, config.min_share) for audit in audits]
     pairs, unjoined = _join(splits, outcomes)
-    models = tuple(_model_reliance(o, split, family_of(o.model, config.families), config, index)
-                   for index, (o, split) in enumerate(pairs))
+    models = tuple(
+        _model_reliance(o, split, family_of(o.model, config.families), config, index)
+        for index, (o, split) in enumerate(pairs)
+    )
     return RelianceResult(
-        models=models, families=family_tests(models, config.alpha, config.level, config.power),
-        shortcuts=tuple(splits), unjoined=tuple(unjoined), warnings=tuple(_warnings(splits, models, config)),
-        settings=config.to_dict(), seed=config.seed, environment=environment(),
+        models=models,
+        families=family_tests(models, config.alpha, config.level, config.power),
+        shortcuts=tuple(splits),
+        unjoined=tuple(unjoined),
+        warnings=tuple(_warnings(splits, models, config)),
+        settings=config.to_dict(),
+        seed=config.seed,
+        environment=environment(),
     )
 
 
-def _join(splits: Sequence[ShortcutItems],
-          outcomes: Sequence[ModelOutcomes]) -> tuple[list[tuple[ModelOutcomes, ShortcutItems]], list[str]]:
+def _join(
+    splits: Sequence[ShortcutItems], outcomes: Sequence[ModelOutcomes]
+) -> tuple[list[tuple[ModelOutcomes, ShortcutItems]], list[str]]:
     """Pair each outcome with the audit of its dataset; say what found no partner."""
     by_dataset: dict[str, ShortcutItems] = {}
     for split in splits:
@@ -141,28 +153,38 @@ def _join(splits: Sequence[ShortcutItems],
         dataset = entry.dataset
         if not dataset:
             if len(splits) != 1:
-                raise ConfigError(f"outcomes of {entry.model!r} from {entry.source} name no dataset and "
-                                  f"{len(splits)} audits were given. Read them with dataset=<audited benchmark name>.")
+                raise ConfigError(
+                    f"outcomes of {entry.model!r} from {entry.source} name no dataset and "
+                    f"{len(splits)} audits were given. Read them with dataset=<audited benchmark name>."
+                )
             dataset = splits[0].dataset
         if (entry.model, dataset) in seen:
-            raise ConfigError(f"two sets of outcomes for model {entry.model!r} on {dataset!r} (the second from "
-                              f"{entry.source}). Pass one per (model, dataset), or rename one with model=.")
+            raise ConfigError(
+                f"two sets of outcomes for model {entry.model!r} on {dataset!r} (the second from "
+                f"{entry.source}). Pass one per (model, dataset), or rename one with model=."
+            )
         seen.add((entry.model, dataset))
         if dataset in by_dataset:
             pairs.append((entry, by_dataset[dataset]))
         else:
-            unjoined.append(f"outcomes of {entry.model!r} on {dataset!r} ({entry.source}): no audit of that dataset "
-                            f"(audited: {', '.join(sorted(by_dataset)) or 'none'})")
+            unjoined.append(
+                f"outcomes of {entry.model!r} on {dataset!r} ({entry.source}): no audit of that dataset "
+                f"(audited: {', '.join(sorted(by_dataset)) or 'none'})"
+            )
     joined = {split.dataset for _, split in pairs}
     unjoined += [f"audit of {name!r}: no model outcomes name that dataset" for name in by_dataset if name not in joined]
     if not pairs:
-        raise DataError("no model outcomes join any audit: " + "; ".join(unjoined) +
-                        ". Read the outcomes with dataset=<audited benchmark name>.")
+        raise DataError(
+            "no model outcomes join any audit: "
+            + "; ".join(unjoined)
+            + ". Read the outcomes with dataset=<audited benchmark name>."
+        )
     return pairs, unjoined
 
 
-def _model_reliance(outcomes: ModelOutcomes, split: ShortcutItems, family: str, config: RelianceConfig,
-                    index: int) -> ModelReliance:
+def _model_reliance(
+    outcomes: ModelOutcomes, split: ShortcutItems, family: str, config: RelianceConfig, index: int
+) -> ModelReliance:
     answered, audited = outcomes.correct, set(split.item_ids)
     shared = [item for item in answered if item in split.solvable]
     solvable = np.array([split.solvable[item] for item in shared], dtype=bool)
@@ -170,14 +192,17 @@ def _model_reliance(outcomes: ModelOutcomes, split: ShortcutItems, family: str, 
     accuracy_solvable = _accuracy(right[solvable], "items the shortcut solves", split.chance, config.level)
     accuracy_rest = _accuracy(right[~solvable], "items it does not solve", split.chance, config.level)
     return ModelReliance(
-        model=outcomes.model, dataset=split.dataset, family=family,
-        accuracy_solvable=accuracy_solvable, accuracy_rest=accuracy_rest,
+        model=outcomes.model,
+        dataset=split.dataset,
+        family=family,
+        accuracy_solvable=accuracy_solvable,
+        accuracy_rest=accuracy_rest,
         chance_corrected_solvable=_chance_corrected(accuracy_solvable, split.chance),
         chance_corrected_rest=_chance_corrected(accuracy_rest, split.chance),
         difference=_difference(solvable, right, accuracy_solvable, accuracy_rest, config, index),
-        difference_within_label=within_label_difference(solvable, right, [split.gold[i] for i in shared],
-                                                        config.level),
-        n_solvable=int(solvable.sum()), n_rest=int((~solvable).sum()),
+        difference_within_label=within_label_difference(solvable, right, [split.gold[i] for i in shared], config.level),
+        n_solvable=int(solvable.sum()),
+        n_rest=int((~solvable).sum()),
         n_unmatched_outcomes=sum(item not in audited for item in answered),
         n_unmatched_audit=sum(item not in answered for item in split.item_ids),
         n_not_predicted=sum(item in audited and item not in split.solvable for item in answered),
@@ -186,40 +211,66 @@ def _model_reliance(outcomes: ModelOutcomes, split: ShortcutItems, family: str, 
 
 def _accuracy(right: np.ndarray, what: str, chance: float, level: float) -> Estimate:
     n, hits = int(right.size), int(right.sum())
-    return Estimate(value=hits / n if n else math.nan, method=f"accuracy on {what}; wilson interval", n=n,
-                    ci=wilson_interval(hits, n, level), baseline=chance)
+    return Estimate(
+        value=hits / n if n else math.nan,
+        method=f"accuracy on {what}; wilson interval",
+        n=n,
+        ci=wilson_interval(hits, n, level),
+        baseline=chance,
+    )
 
 
 def _chance_corrected(accuracy: Estimate, chance: float) -> Estimate:
     k = 1.0 / chance
     ci = accuracy.ci or ConfidenceInterval(math.nan, math.nan)
     mapped = ConfidenceInterval(chance_corrected_accuracy(ci.low, k), chance_corrected_accuracy(ci.high, k), ci.level)
-    return Estimate(value=chance_corrected_accuracy(accuracy.value, k),
-                    method=f"chance-corrected {accuracy.method.split(';')[0]}: (acc - c) / (1 - c), c = {chance:.4g}; "
-                    "interval mapped from the Wilson interval", n=accuracy.n, ci=mapped, baseline=0.0)
+    return Estimate(
+        value=chance_corrected_accuracy(accuracy.value, k),
+        method=f"chance-corrected {accuracy.method.split(';')[0]}: (acc - c) / (1 - c), c = {chance:.4g}; "
+        "interval mapped from the Wilson interval",
+        n=accuracy.n,
+        ci=mapped,
+        baseline=0.0,
+    )
 
 
-def _difference(solvable: np.ndarray, right: np.ndarray, first: Estimate, second: Estimate, config: RelianceConfig,
-                index: int) -> Estimate:
+def _difference(
+    solvable: np.ndarray, right: np.ndarray, first: Estimate, second: Estimate, config: RelianceConfig, index: int
+) -> Estimate:
     """Accuracy on solvable minus on the rest: Newcombe's hybrid score interval and a one-sided p-value."""
     value = first.value - second.value
     method = "difference of accuracies (solvable - rest); Newcombe hybrid score interval; "
     if not first.n or not second.n or first.ci is None or second.ci is None:
-        return Estimate(value=value, method=method + "no test (a side has no items)", n=int(solvable.size),
-                        baseline=0.0)
+        return Estimate(
+            value=value, method=method + "no test (a side has no items)", n=int(solvable.size), baseline=0.0
+        )
     low = value - math.hypot(first.value - first.ci.low, second.ci.high - second.value)
     high = value + math.hypot(first.ci.high - first.value, second.value - second.ci.low)
     if config.test == "fisher":
-        table = [[int(right[solvable].sum()), int((~right[solvable]).sum())],
-                 [int(right[~solvable].sum()), int((~right[~solvable]).sum())]]
+        table = [
+            [int(right[solvable].sum()), int((~right[solvable]).sum())],
+            [int(right[~solvable].sum()), int((~right[~solvable]).sum())],
+        ]
         pvalue = float(scipy_stats.fisher_exact(table, alternative="greater").pvalue)
         method += "one-sided Fisher exact test (the exact permutation test given the margins)"
     else:
-        pvalue = permutation_pvalue(solvable, right, _mean_difference, n_permutations=config.n_permutations,
-                                    seed=np.random.SeedSequence([config.seed, index]), alternative="greater")
+        pvalue = permutation_pvalue(
+            solvable,
+            right,
+            _mean_difference,
+            n_permutations=config.n_permutations,
+            seed=np.random.SeedSequence([config.seed, index]),
+            alternative="greater",
+        )
         method += f"one-sided permutation test ({config.n_permutations} shuffles of the solvable labels)"
-    return Estimate(value=value, method=method, n=int(solvable.size),
-                    ci=ConfidenceInterval(max(-1.0, low), min(1.0, high), config.level), pvalue=pvalue, baseline=0.0)
+    return Estimate(
+        value=value,
+        method=method,
+        n=int(solvable.size),
+        ci=ConfidenceInterval(max(-1.0, low), min(1.0, high), config.level),
+        pvalue=pvalue,
+        baseline=0.0,
+    )
 
 
 def _mean_difference(solvable: np.ndarray, right: np.ndarray) -> float:
@@ -233,20 +284,28 @@ def _warnings(splits: Sequence[ShortcutItems], models: Sequence[ModelReliance], 
     found = []
     for split in splits:
         if split.constant:
-            found.append(f"{split.dataset}: the probe {split.feature_set} predicts one class for every item, so "
-                         "'solvable' only means 'has that gold label': a difference measures a model's label "
-                         "preference, not reliance on a surface cue")
+            found.append(
+                f"{split.dataset}: the probe {split.feature_set} predicts one class for every item, so "
+                "'solvable' only means 'has that gold label': a difference measures a model's label "
+                "preference, not reliance on a surface cue"
+            )
         elif _label_determined(split):
-            found.append(f"{split.dataset}: the items the probe {split.feature_set} solves are exactly those of some "
-                         "gold classes, so the raw difference measures label preference; no within-label comparison "
-                         "is possible")
+            found.append(
+                f"{split.dataset}: the items the probe {split.feature_set} solves are exactly those of some "
+                "gold classes, so the raw difference measures label preference; no within-label comparison "
+                "is possible"
+            )
         elif not split.kappa_pvalue <= config.alpha or not split.kappa > 0:
-            found.append(f"{split.dataset}: the probe {split.feature_set} is not shown better than chance (kappa "
-                         f"{split.kappa:.3f}, p {split.kappa_pvalue:.3g}): its split is close to random and can "
-                         "hardly show reliance")
+            found.append(
+                f"{split.dataset}: the probe {split.feature_set} is not shown better than chance (kappa "
+                f"{split.kappa:.3f}, p {split.kappa_pvalue:.3g}): its split is close to random and can "
+                "hardly show reliance"
+            )
         if split.n_solvable in (0, len(split.solvable)):
-            found.append(f"{split.dataset}: the probe solves {split.n_solvable} of {len(split.solvable)} predicted "
-                         "items, so one side is empty and no difference can be measured")
+            found.append(
+                f"{split.dataset}: the probe solves {split.n_solvable} of {len(split.solvable)} predicted "
+                "items, so one side is empty and no difference can be measured"
+            )
     unmatched = [m for m in models if m.n_unmatched_outcomes or m.n_unmatched_audit]
     if unmatched:
         found.append(f"{len(unmatched)} (model, dataset) pair(s) have item ids on one side only (counted per pair)")

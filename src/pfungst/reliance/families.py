@@ -47,8 +47,10 @@ def family_of(model: str, families: Mapping[str, str] | None = None) -> str:
     """
     if families is not None:
         if model not in families:
-            raise ConfigError(f"model {model!r} has no family in the families mapping (it names "
-                              f"{len(families)} models). Add it, or pass families=None for the name rule.")
+            raise ConfigError(
+                f"model {model!r} has no family in the families mapping (it names "
+                f"{len(families)} models). Add it, or pass families=None for the name rule."
+            )
         return families[model]
     name = model
     while (match := VERSION_SEGMENT.search(name)) and match.start() > 0:
@@ -81,8 +83,9 @@ def detectable_difference(n_pairs: int, sd: float, alpha: float = 0.05, power: f
     return float(optimize.brentq(shortfall, 0.0, high, xtol=1e-10))
 
 
-def family_tests(models: Sequence[ModelReliance], alpha: float = 0.05, level: float = 0.95,
-                 power: float = 0.8) -> tuple[FamilyTest, ...]:
+def family_tests(
+    models: Sequence[ModelReliance], alpha: float = 0.05, level: float = 0.95, power: float = 0.8
+) -> tuple[FamilyTest, ...]:
     """One paired t-test per family over its (model, dataset) pairs, then Benjamini-Hochberg across families.
 
     Pairs where either side has no items are left out (and said so in the note). Families without a p-value (fewer
@@ -95,8 +98,16 @@ def family_tests(models: Sequence[ModelReliance], alpha: float = 0.05, level: fl
     tests = [_family_test(name, members, alpha, level, power) for name, members in grouped.items()]
     raw = _adjust([t.test.pvalue for t in tests], alpha)
     within = _adjust([t.within_label.pvalue for t in tests], alpha)
-    return tuple(replace(test, qvalue=raw[i][0], rejected=raw[i][1], qvalue_within_label=within[i][0],
-                         rejected_within_label=within[i][1]) for i, test in enumerate(tests))
+    return tuple(
+        replace(
+            test,
+            qvalue=raw[i][0],
+            rejected=raw[i][1],
+            qvalue_within_label=within[i][0],
+            rejected_within_label=within[i][1],
+        )
+        for i, test in enumerate(tests)
+    )
 
 
 def _adjust(pvalues: list[float], alpha: float) -> list[tuple[float, bool]]:
@@ -113,10 +124,10 @@ def _one_sided_t(first: np.ndarray, second: np.ndarray, level: float) -> tuple[E
     """The one-sided paired t-test of ``first - second`` > 0 and the SD of the differences (needs 2 pairs)."""
     if first.size < 2:
         mean = float(np.mean(first - second)) if first.size else math.nan
-        return Estimate(value=mean, method="paired t-test: not run (fewer than 2 pairs)", n=int(first.size),
-                        baseline=0.0), math.nan
-    return (paired_t_test(first, second, alternative="greater", level=level),
-            float(np.std(first - second, ddof=1)))
+        return Estimate(
+            value=mean, method="paired t-test: not run (fewer than 2 pairs)", n=int(first.size), baseline=0.0
+        ), math.nan
+    return (paired_t_test(first, second, alternative="greater", level=level), float(np.std(first - second, ddof=1)))
 
 
 def _family_test(name: str, members: list[ModelReliance], alpha: float, level: float, power: float) -> FamilyTest:
@@ -130,15 +141,26 @@ def _family_test(name: str, members: list[ModelReliance], alpha: float, level: f
         notes.append(f"{len(usable)} usable pair(s): a paired t-test needs at least 2")
     elif math.isnan(test.pvalue):
         notes.append("the differences do not vary: no t statistic")
-    within = np.array([m.difference_within_label.value for m in usable
-                       if not math.isnan(m.difference_within_label.value)], dtype=float)
+    within = np.array(
+        [m.difference_within_label.value for m in usable if not math.isnan(m.difference_within_label.value)],
+        dtype=float,
+    )
     within_test, within_sd = _one_sided_t(within, np.zeros_like(within), level)
     return FamilyTest(
-        family=name, models=tuple(dict.fromkeys(m.model for m in members)),
-        datasets=tuple(dict.fromkeys(m.dataset for m in members)), n_pairs=len(usable), test=test,
-        sd_difference=sd, detectable_difference=detectable_difference(len(usable), sd, alpha, power),
-        qvalue=math.nan, rejected=False, within_label=within_test, qvalue_within_label=math.nan,
-        rejected_within_label=False, detectable_within_label=detectable_difference(within.size, within_sd, alpha,
-                                                                                   power),
-        note="; ".join(notes), alpha=alpha, power=power,
+        family=name,
+        models=tuple(dict.fromkeys(m.model for m in members)),
+        datasets=tuple(dict.fromkeys(m.dataset for m in members)),
+        n_pairs=len(usable),
+        test=test,
+        sd_difference=sd,
+        detectable_difference=detectable_difference(len(usable), sd, alpha, power),
+        qvalue=math.nan,
+        rejected=False,
+        within_label=within_test,
+        qvalue_within_label=math.nan,
+        rejected_within_label=False,
+        detectable_within_label=detectable_difference(within.size, within_sd, alpha, power),
+        note="; ".join(notes),
+        alpha=alpha,
+        power=power,
     )

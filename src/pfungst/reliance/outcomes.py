@@ -85,21 +85,39 @@ class ModelOutcomes:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per item: model, dataset, item_id, correct."""
-        return pd.DataFrame({"model": self.model, "dataset": self.dataset, "item_id": list(self.correct),
-                             "correct": list(self.correct.values())},
-                            columns=["model", "dataset", "item_id", "correct"])
+        return pd.DataFrame(
+            {
+                "model": self.model,
+                "dataset": self.dataset,
+                "item_id": list(self.correct),
+                "correct": list(self.correct.values()),
+            },
+            columns=["model", "dataset", "item_id", "correct"],
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe summary with stable keys (counts and accuracy, not the items)."""
         accuracy = self.accuracy
-        return {"model": self.model, "dataset": self.dataset, "source": self.source, "format": self.format,
-                "selection": self.selection, "n_items": len(self), "n_correct": sum(self.correct.values()),
-                "accuracy": None if math.isnan(accuracy) else accuracy, "n_unparsed": self.n_unparsed,
-                "n_skipped": self.n_skipped, "n_duplicates": self.n_duplicates, "metadata": dict(self.metadata)}
+        return {
+            "model": self.model,
+            "dataset": self.dataset,
+            "source": self.source,
+            "format": self.format,
+            "selection": self.selection,
+            "n_items": len(self),
+            "n_correct": sum(self.correct.values()),
+            "accuracy": None if math.isnan(accuracy) else accuracy,
+            "n_unparsed": self.n_unparsed,
+            "n_skipped": self.n_skipped,
+            "n_duplicates": self.n_duplicates,
+            "metadata": dict(self.metadata),
+        }
 
     def __repr__(self) -> str:
-        return (f"ModelOutcomes(model={self.model!r}, dataset={self.dataset!r}, n={len(self)}, "
-                f"accuracy={self.accuracy:.3f}, format={self.format!r})")
+        return (
+            f"ModelOutcomes(model={self.model!r}, dataset={self.dataset!r}, n={len(self)}, "
+            f"accuracy={self.accuracy:.3f}, format={self.format!r})"
+        )
 
 
 @dataclass(frozen=True)
@@ -142,9 +160,14 @@ class OutcomesBuilder:
         """Record one outcome; a repeated id must agree with the first, else :class:`ReaderError`."""
         if item_id in self._correct:
             if self._correct[item_id] != correct:
-                raise ReaderError(self.path, line, field, f"item {item_id!r} of model {self.model!r} appears again "
-                                  f"with a different outcome (first on line {self._lines[item_id]})",
-                                  "The file mixes two measurements: pick one with variant= or metric=")
+                raise ReaderError(
+                    self.path,
+                    line,
+                    field,
+                    f"item {item_id!r} of model {self.model!r} appears again "
+                    f"with a different outcome (first on line {self._lines[item_id]})",
+                    "The file mixes two measurements: pick one with variant= or metric=",
+                )
             self.n_duplicates += 1
             return
         self._correct[item_id] = correct
@@ -152,15 +175,29 @@ class OutcomesBuilder:
 
     def build(self) -> ModelOutcomes:
         """The outcomes collected so far."""
-        return ModelOutcomes(model=self.model, dataset=self.dataset, correct=FrozenMapping(self._correct),
-                             source=str(self.path), format=self.format, selection=self.selection,
-                             n_unparsed=self.n_unparsed, n_skipped=self.n_skipped, n_duplicates=self.n_duplicates,
-                             metadata=FrozenMapping(self.metadata))
+        return ModelOutcomes(
+            model=self.model,
+            dataset=self.dataset,
+            correct=FrozenMapping(self._correct),
+            source=str(self.path),
+            format=self.format,
+            selection=self.selection,
+            n_unparsed=self.n_unparsed,
+            n_skipped=self.n_skipped,
+            n_duplicates=self.n_duplicates,
+            metadata=FrozenMapping(self.metadata),
+        )
 
 
-def read_outcomes(path: str | Path, *, format: str | None = None, model: str | None = None,
-                  dataset: str | None = None, metric: str | None = None,
-                  variant: str | None = None) -> tuple[ModelOutcomes, ...]:
+def read_outcomes(
+    path: str | Path,
+    *,
+    format: str | None = None,
+    model: str | None = None,
+    dataset: str | None = None,
+    metric: str | None = None,
+    variant: str | None = None,
+) -> tuple[ModelOutcomes, ...]:
     """Read per-item model outcomes from a file, a HELM run folder, or a folder of such files.
 
     Args:
@@ -213,12 +250,20 @@ def _files(path: Path) -> Iterator[Path]:
         yield stats
         return
     runs = {p.parent for p in path.rglob("per_instance_stats.json")}
-    files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in _SUFFIXES
-                   and not any(run in p.parents for run in runs))
+    files = sorted(
+        p
+        for p in path.rglob("*")
+        if p.is_file() and p.suffix.lower() in _SUFFIXES and not any(run in p.parents for run in runs)
+    )
     files += sorted(run / "per_instance_stats.json" for run in runs)
     if not files:
-        raise ReaderError(path, 0, "", f"the folder holds no {', '.join(_SUFFIXES)} file",
-                          "Point at a file or a folder of outcome files")
+        raise ReaderError(
+            path,
+            0,
+            "",
+            f"the folder holds no {', '.join(_SUFFIXES)} file",
+            "Point at a file or a folder of outcome files",
+        )
     yield from sorted(files)
 
 
@@ -227,5 +272,4 @@ def _sniff(path: Path) -> str:
         module = importlib.import_module(module_name)
         if module.sniff(path, name):
             return name
-    raise ReaderError(path, 0, "", "not a known outcome format",
-                      f"Pass format= one of: {', '.join(OUTCOME_FORMATS)}")
+    raise ReaderError(path, 0, "", "not a known outcome format", f"Pass format= one of: {', '.join(OUTCOME_FORMATS)}")

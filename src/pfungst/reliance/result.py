@@ -57,20 +57,29 @@ class ModelReliance:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys."""
-        return {"model": self.model, "dataset": self.dataset, "family": self.family,
-                "accuracy_solvable": self.accuracy_solvable.to_dict(), "accuracy_rest": self.accuracy_rest.to_dict(),
-                "chance_corrected_solvable": self.chance_corrected_solvable.to_dict(),
-                "chance_corrected_rest": self.chance_corrected_rest.to_dict(),
-                "difference": self.difference.to_dict(),
-                "difference_within_label": self.difference_within_label.to_dict(), "n_solvable": self.n_solvable,
-                "n_rest": self.n_rest,
-                "n_unmatched_outcomes": self.n_unmatched_outcomes, "n_unmatched_audit": self.n_unmatched_audit,
-                "n_not_predicted": self.n_not_predicted}
+        return {
+            "model": self.model,
+            "dataset": self.dataset,
+            "family": self.family,
+            "accuracy_solvable": self.accuracy_solvable.to_dict(),
+            "accuracy_rest": self.accuracy_rest.to_dict(),
+            "chance_corrected_solvable": self.chance_corrected_solvable.to_dict(),
+            "chance_corrected_rest": self.chance_corrected_rest.to_dict(),
+            "difference": self.difference.to_dict(),
+            "difference_within_label": self.difference_within_label.to_dict(),
+            "n_solvable": self.n_solvable,
+            "n_rest": self.n_rest,
+            "n_unmatched_outcomes": self.n_unmatched_outcomes,
+            "n_unmatched_audit": self.n_unmatched_audit,
+            "n_not_predicted": self.n_not_predicted,
+        }
 
     def __repr__(self) -> str:
-        return (f"ModelReliance({self.model!r} on {self.dataset!r}: {self.accuracy_solvable.value:.3f} solvable vs "
-                f"{self.accuracy_rest.value:.3f} rest, p={self.difference.pvalue:.3g}; within labels "
-                f"{self.difference_within_label.value:.3f}, p={self.difference_within_label.pvalue:.3g})")
+        return (
+            f"ModelReliance({self.model!r} on {self.dataset!r}: {self.accuracy_solvable.value:.3f} solvable vs "
+            f"{self.accuracy_rest.value:.3f} rest, p={self.difference.pvalue:.3g}; within labels "
+            f"{self.difference_within_label.value:.3f}, p={self.difference_within_label.pvalue:.3g})"
+        )
 
 
 @dataclass(frozen=True)
@@ -112,25 +121,39 @@ class FamilyTest:
         """The power of this family's test, in words."""
         if math.isnan(self.detectable_difference):
             return f"{self.n_pairs} pair(s): power not computable ({self.note or 'no spread'})"
-        return (f"{len(self.models)} model(s) x {len(self.datasets)} dataset(s), {self.n_pairs} pairs, SD "
-                f"{self.sd_difference:.3f} of the differences: a mean difference of {self.detectable_difference:.3f} "
-                f"is detected with {self.power:.0%} power at one-sided alpha {self.alpha:g} (before BH)")
+        return (
+            f"{len(self.models)} model(s) x {len(self.datasets)} dataset(s), {self.n_pairs} pairs, SD "
+            f"{self.sd_difference:.3f} of the differences: a mean difference of {self.detectable_difference:.3f} "
+            f"is detected with {self.power:.0%} power at one-sided alpha {self.alpha:g} (before BH)"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys."""
-        return {"family": self.family, "models": list(self.models), "datasets": list(self.datasets),
-                "n_pairs": self.n_pairs, "test": self.test.to_dict(), "sd_difference": _clean(self.sd_difference),
-                "detectable_difference": _clean(self.detectable_difference), "qvalue": _clean(self.qvalue),
-                "rejected": self.rejected, "within_label": self.within_label.to_dict(),
-                "qvalue_within_label": _clean(self.qvalue_within_label),
-                "rejected_within_label": self.rejected_within_label,
-                "detectable_within_label": _clean(self.detectable_within_label), "note": self.note,
-                "alpha": self.alpha, "power": self.power,
-                "power_statement": self.power_statement}
+        return {
+            "family": self.family,
+            "models": list(self.models),
+            "datasets": list(self.datasets),
+            "n_pairs": self.n_pairs,
+            "test": self.test.to_dict(),
+            "sd_difference": _clean(self.sd_difference),
+            "detectable_difference": _clean(self.detectable_difference),
+            "qvalue": _clean(self.qvalue),
+            "rejected": self.rejected,
+            "within_label": self.within_label.to_dict(),
+            "qvalue_within_label": _clean(self.qvalue_within_label),
+            "rejected_within_label": self.rejected_within_label,
+            "detectable_within_label": _clean(self.detectable_within_label),
+            "note": self.note,
+            "alpha": self.alpha,
+            "power": self.power,
+            "power_statement": self.power_statement,
+        }
 
     def __repr__(self) -> str:
-        return (f"FamilyTest({self.family!r}: {self.n_pairs} pairs, mean difference {self.test.value:.3f}, "
-                f"p={self.test.pvalue:.3g}, q={self.qvalue:.3g})")
+        return (
+            f"FamilyTest({self.family!r}: {self.n_pairs} pairs, mean difference {self.test.value:.3f}, "
+            f"p={self.test.pvalue:.3g}, q={self.qvalue:.3g})"
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -169,40 +192,72 @@ class RelianceResult:
         rows = []
         for m in self.models:
             row: dict[str, Any] = {"model": m.model, "dataset": m.dataset, "family": m.family}
-            for name in ("accuracy_solvable", "accuracy_rest", "chance_corrected_solvable", "chance_corrected_rest",
-                         "difference", "difference_within_label"):
+            for name in (
+                "accuracy_solvable",
+                "accuracy_rest",
+                "chance_corrected_solvable",
+                "chance_corrected_rest",
+                "difference",
+                "difference_within_label",
+            ):
                 estimate: Estimate = getattr(m, name)
                 row[name] = estimate.value
                 row[f"{name}_low"] = estimate.ci.low if estimate.ci else math.nan
                 row[f"{name}_high"] = estimate.ci.high if estimate.ci else math.nan
-            row.update(pvalue=m.difference.pvalue, pvalue_within_label=m.difference_within_label.pvalue,
-                       n_solvable=m.n_solvable, n_rest=m.n_rest,
-                       n_unmatched_outcomes=m.n_unmatched_outcomes, n_unmatched_audit=m.n_unmatched_audit,
-                       n_not_predicted=m.n_not_predicted)
+            row.update(
+                pvalue=m.difference.pvalue,
+                pvalue_within_label=m.difference_within_label.pvalue,
+                n_solvable=m.n_solvable,
+                n_rest=m.n_rest,
+                n_unmatched_outcomes=m.n_unmatched_outcomes,
+                n_unmatched_audit=m.n_unmatched_audit,
+                n_not_predicted=m.n_not_predicted,
+            )
             rows.append(row)
         return pd.DataFrame(rows)
 
     def families_frame(self) -> pd.DataFrame:
         """One row per family: pairs, mean difference with interval, p, q, rejected, detectable difference."""
-        return pd.DataFrame([{
-            "family": f.family, "n_models": len(f.models), "n_datasets": len(f.datasets), "n_pairs": f.n_pairs,
-            "mean_difference": f.test.value, "low": f.test.ci.low if f.test.ci else math.nan,
-            "high": f.test.ci.high if f.test.ci else math.nan, "pvalue": f.test.pvalue, "qvalue": f.qvalue,
-            "rejected": f.rejected, "sd_difference": f.sd_difference,
-            "detectable_difference": f.detectable_difference, "within_label": f.within_label.value,
-            "pvalue_within_label": f.within_label.pvalue, "qvalue_within_label": f.qvalue_within_label,
-            "rejected_within_label": f.rejected_within_label, "detectable_within_label": f.detectable_within_label,
-            "note": f.note,
-        } for f in self.families])
+        return pd.DataFrame(
+            [
+                {
+                    "family": f.family,
+                    "n_models": len(f.models),
+                    "n_datasets": len(f.datasets),
+                    "n_pairs": f.n_pairs,
+                    "mean_difference": f.test.value,
+                    "low": f.test.ci.low if f.test.ci else math.nan,
+                    "high": f.test.ci.high if f.test.ci else math.nan,
+                    "pvalue": f.test.pvalue,
+                    "qvalue": f.qvalue,
+                    "rejected": f.rejected,
+                    "sd_difference": f.sd_difference,
+                    "detectable_difference": f.detectable_difference,
+                    "within_label": f.within_label.value,
+                    "pvalue_within_label": f.within_label.pvalue,
+                    "qvalue_within_label": f.qvalue_within_label,
+                    "rejected_within_label": f.rejected_within_label,
+                    "detectable_within_label": f.detectable_within_label,
+                    "note": f.note,
+                }
+                for f in self.families
+            ]
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys (NaN becomes None)."""
         return {
-            "schema_version": self.schema_version, "kind": "reliance",
-            "models": [m.to_dict() for m in self.models], "families": [f.to_dict() for f in self.families],
-            "shortcuts": [s.to_dict() for s in self.shortcuts], "unjoined": list(self.unjoined),
-            "warnings": list(self.warnings), "n_unmatched_outcomes": self.n_unmatched_outcomes,
-            "n_unmatched_audit": self.n_unmatched_audit, "settings": self.settings, "seed": self.seed,
+            "schema_version": self.schema_version,
+            "kind": "reliance",
+            "models": [m.to_dict() for m in self.models],
+            "families": [f.to_dict() for f in self.families],
+            "shortcuts": [s.to_dict() for s in self.shortcuts],
+            "unjoined": list(self.unjoined),
+            "warnings": list(self.warnings),
+            "n_unmatched_outcomes": self.n_unmatched_outcomes,
+            "n_unmatched_audit": self.n_unmatched_audit,
+            "settings": self.settings,
+            "seed": self.seed,
             "environment": self.environment,
         }
 
@@ -215,5 +270,7 @@ class RelianceResult:
 
     def __repr__(self) -> str:
         rejected = sum(f.rejected for f in self.families)
-        return (f"RelianceResult({len(self.models)} (model, dataset) pairs, {len(self.families)} families, "
-                f"{rejected} rejected at FDR {self.settings.get('alpha', 0.05)})")
+        return (
+            f"RelianceResult({len(self.models)} (model, dataset) pairs, {len(self.families)} families, "
+            f"{rejected} rejected at FDR {self.settings.get('alpha', 0.05)})"
+        )

@@ -65,16 +65,27 @@ class ShortcutItems:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe summary with stable keys (counts, not the items)."""
-        return {"dataset": self.dataset, "feature_set": self.feature_set, "protocol": self.protocol,
-                "n_items": len(self.item_ids), "n_predicted": len(self.solvable), "n_solvable": self.n_solvable,
-                "chance": self.chance, "kappa": None if math.isnan(self.kappa) else self.kappa,
-                "kappa_pvalue": None if math.isnan(self.kappa_pvalue) else self.kappa_pvalue,
-                "n_repeats": self.n_repeats, "min_share": self.min_share, "constant": self.constant,
-                "rule": f"solvable: share of {self.n_repeats} repeat(s) predicting it right > {self.min_share:g}"}
+        return {
+            "dataset": self.dataset,
+            "feature_set": self.feature_set,
+            "protocol": self.protocol,
+            "n_items": len(self.item_ids),
+            "n_predicted": len(self.solvable),
+            "n_solvable": self.n_solvable,
+            "chance": self.chance,
+            "kappa": None if math.isnan(self.kappa) else self.kappa,
+            "kappa_pvalue": None if math.isnan(self.kappa_pvalue) else self.kappa_pvalue,
+            "n_repeats": self.n_repeats,
+            "min_share": self.min_share,
+            "constant": self.constant,
+            "rule": f"solvable: share of {self.n_repeats} repeat(s) predicting it right > {self.min_share:g}",
+        }
 
     def __repr__(self) -> str:
-        return (f"ShortcutItems({self.dataset!r}, {self.feature_set}, {self.n_solvable} of {len(self.solvable)} "
-                f"predicted items solvable)")
+        return (
+            f"ShortcutItems({self.dataset!r}, {self.feature_set}, {self.n_solvable} of {len(self.solvable)} "
+            f"predicted items solvable)"
+        )
 
 
 def shortcut_items(audit: AuditInput, feature_set: str | None = None, min_share: float = 0.5) -> ShortcutItems:
@@ -115,13 +126,20 @@ def _from_result(audit: AuditResult, feature_set: str | None, min_share: float) 
     probe = audit.probe(feature_set) if feature_set else audit.best
     shares = {item: float(share) for item, share in zip(probe.item_ids, probe.share_correct, strict=True)}
     predictions = probe.prediction[probe.predicted]
-    return ShortcutItems(dataset=str(audit.benchmark["name"]), feature_set=probe.feature_set,
-                         protocol=probe.protocol, item_ids=tuple(probe.item_ids), solvable=_solvable(shares, min_share),
-                         gold=FrozenMapping({item: probe.classes[g] for item, g in zip(probe.item_ids, probe.gold,
-                                                                                        strict=True)}),
-                         chance=float(probe.settings["chance"]), kappa=probe.kappa.value,
-                         kappa_pvalue=probe.kappa.pvalue, n_repeats=len(probe.per_repeat), min_share=min_share,
-                         constant=len(set(predictions.tolist())) <= 1)
+    return ShortcutItems(
+        dataset=str(audit.benchmark["name"]),
+        feature_set=probe.feature_set,
+        protocol=probe.protocol,
+        item_ids=tuple(probe.item_ids),
+        solvable=_solvable(shares, min_share),
+        gold=FrozenMapping({item: probe.classes[g] for item, g in zip(probe.item_ids, probe.gold, strict=True)}),
+        chance=float(probe.settings["chance"]),
+        kappa=probe.kappa.value,
+        kappa_pvalue=probe.kappa.pvalue,
+        n_repeats=len(probe.per_repeat),
+        min_share=min_share,
+        constant=len(set(predictions.tolist())) <= 1,
+    )
 
 
 def _load(path: Path) -> Mapping[str, Any]:
@@ -137,29 +155,43 @@ def _load(path: Path) -> Mapping[str, Any]:
 def _from_dict(audit: Mapping[str, Any], feature_set: str | None, min_share: float) -> ShortcutItems:
     probes = audit.get("probes")
     if not str(audit.get("schema_version", "")).startswith("pfungst.audit/") or not isinstance(probes, list):
-        raise DataError(f"expected an audit dict (schema_version pfungst.audit/1 with probes), found keys "
-                        f"{sorted(audit)[:8]}. Pass what pfungst audit --json wrote.")
+        raise DataError(
+            f"expected an audit dict (schema_version pfungst.audit/1 with probes), found keys "
+            f"{sorted(audit)[:8]}. Pass what pfungst audit --json wrote."
+        )
     name = feature_set or audit["verdict"]["feature_set"]
     found = [p for p in probes if p.get("feature_set") == name]
     if not found:
-        raise ConfigError(unknown_name_message("feature set of this audit", name,
-                                               [p.get("feature_set") for p in probes]))
+        raise ConfigError(
+            unknown_name_message("feature set of this audit", name, [p.get("feature_set") for p in probes])
+        )
     probe = found[0]
     items = probe.get("items")
     dataset = str(audit["benchmark"]["name"])
     if not isinstance(items, list):
-        raise DataError(f"the audit of {dataset!r} holds no per-item predictions for {name}. Write it with "
-                        "AuditResult.save_json(path, items=True) (pfungst audit --json does).")
-    shares = {str(r["item_id"]): math.nan if r.get("share_correct") is None else float(r["share_correct"])
-              for r in items}
+        raise DataError(
+            f"the audit of {dataset!r} holds no per-item predictions for {name}. Write it with "
+            "AuditResult.save_json(path, items=True) (pfungst audit --json does)."
+        )
+    shares = {
+        str(r["item_id"]): math.nan if r.get("share_correct") is None else float(r["share_correct"]) for r in items
+    }
     predicted = {r.get("prediction") for r in items if r.get("predicted")}
     kappa = probe["kappa"]
-    return ShortcutItems(dataset=dataset, feature_set=name, protocol=str(probe.get("protocol", "")),
-                         item_ids=tuple(shares), solvable=_solvable(shares, min_share),
-                         gold=FrozenMapping({str(r["item_id"]): str(r.get("gold_class")) for r in items}),
-                         chance=float(probe["settings"]["chance"]), kappa=_number(kappa.get("value")),
-                         kappa_pvalue=_number(kappa.get("pvalue")), n_repeats=len(probe.get("per_repeat") or [None]),
-                         min_share=min_share, constant=len(predicted) <= 1)
+    return ShortcutItems(
+        dataset=dataset,
+        feature_set=name,
+        protocol=str(probe.get("protocol", "")),
+        item_ids=tuple(shares),
+        solvable=_solvable(shares, min_share),
+        gold=FrozenMapping({str(r["item_id"]): str(r.get("gold_class")) for r in items}),
+        chance=float(probe["settings"]["chance"]),
+        kappa=_number(kappa.get("value")),
+        kappa_pvalue=_number(kappa.get("pvalue")),
+        n_repeats=len(probe.get("per_repeat") or [None]),
+        min_share=min_share,
+        constant=len(predicted) <= 1,
+    )
 
 
 def _number(value: Any) -> float:

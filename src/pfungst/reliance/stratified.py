@@ -25,8 +25,9 @@ from pfungst.stats import ConfidenceInterval, Estimate
 __all__ = ["within_label_difference"]
 
 
-def within_label_difference(solvable: ArrayLike, right: ArrayLike, labels: Sequence[str],
-                            level: float = 0.95) -> Estimate:
+def within_label_difference(
+    solvable: ArrayLike, right: ArrayLike, labels: Sequence[str], level: float = 0.95
+) -> Estimate:
     """Accuracy on solvable minus on the other items, within gold classes (Mantel-Haenszel), with a CMH test.
 
     Args:
@@ -66,14 +67,21 @@ def within_label_difference(solvable: ArrayLike, right: ArrayLike, labels: Seque
         observed += float(first.sum())
         expected += n1 * hits / n
         variance += n1 * n0 * hits * (n - hits) / (n * n * (n - 1)) if n > 1 else 0.0
-    method = ("difference of accuracies (solvable - rest) within gold classes: Mantel-Haenszel weights, Wald "
-              "interval; one-sided Cochran-Mantel-Haenszel test")
+    method = (
+        "difference of accuracies (solvable - rest) within gold classes: Mantel-Haenszel weights, Wald "
+        "interval; one-sided Cochran-Mantel-Haenszel test"
+    )
     if not weights:
         return Estimate(value=math.nan, method=method + " (no class has items on both sides)", n=0, baseline=0.0)
     w = np.asarray(weights)
     value = float(np.dot(w, differences) / w.sum())
     half = float(scipy_stats.norm.ppf(0.5 + level / 2)) * math.sqrt(float(np.dot(w * w, variances))) / w.sum()
     pvalue = float(scipy_stats.norm.sf((observed - expected) / math.sqrt(variance))) if variance > 0 else math.nan
-    return Estimate(value=value, method=method, n=n_used,
-                    ci=ConfidenceInterval(max(-1.0, value - half), min(1.0, value + half), level), pvalue=pvalue,
-                    baseline=0.0)
+    return Estimate(
+        value=value,
+        method=method,
+        n=n_used,
+        ci=ConfidenceInterval(max(-1.0, value - half), min(1.0, value + half), level),
+        pvalue=pvalue,
+        baseline=0.0,
+    )

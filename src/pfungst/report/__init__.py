@@ -12,5 +12,15 @@ from pfungst.report.markdown import render_markdown
 from pfungst.report.output import write_report
 from pfungst.report.plots import write_plots
 
-__all__ = ["build_report", "load_result", "load_results", "render_html", "render_markdown", "render_readers",
-           "render_summary", "write_html", "write_plots", "write_report"]
+__all__ = [
+    "build_report",
+    "load_result",
+    "load_results",
+    "render_html",
+    "render_markdown",
+    "render_readers",
+    "render_summary",
+    "write_html",
+    "write_plots",
+    "write_report",
+]

@@ -34,9 +34,11 @@ def render_audit(result: AuditResult, console: Console, top_cues: int = 10) -> N
     """Print the probe table, the verdict, heuristics, the gold-position test, cues and the best probe's features."""
     info = result.benchmark
     settings = result.settings
-    console.print(f"[bold]audit of {escape(info['name'])}[/bold]: {info['n_items']} items, {info['option_kind']}, "
-                  f"protocol {settings['protocol']}, seed {settings['seed']}"
-                  + (f", fields {', '.join(settings['fields'])}" if settings["fields"] else ""))
+    console.print(
+        f"[bold]audit of {escape(info['name'])}[/bold]: {info['n_items']} items, {info['option_kind']}, "
+        f"protocol {settings['protocol']}, seed {settings['seed']}"
+        + (f", fields {', '.join(settings['fields'])}" if settings["fields"] else "")
+    )
     console.print(_probe_table(result))
     style = "bold red" if result.verdict.label == "predictable" else "bold green"
     console.print(f"[{style}]verdict[/{style}]: {escape(result.verdict.explanation)}")
@@ -50,8 +52,9 @@ def render_audit(result: AuditResult, console: Console, top_cues: int = 10) -> N
         console.print(_cue_table(result, top_cues))
     best = result.best
     if best.top_features:
-        features = ", ".join(f"{escape(w.feature)} ({escape(w.class_name)} {w.weight:+.2f})"
-                             for w in best.top_features[:8])
+        features = ", ".join(
+            f"{escape(w.feature)} ({escape(w.class_name)} {w.weight:+.2f})" for w in best.top_features[:8]
+        )
         console.print(f"most predictive features of {escape(best.feature_set)}: {features}")
 
 
@@ -67,9 +70,15 @@ def _probe_table(result: AuditResult) -> Table:
     table.add_column("classifier")
     for outcome in result.probes:
         marker = " *" if outcome.feature_set == result.verdict.feature_set else ""
-        table.add_row(escape(outcome.feature_set) + marker, _interval(outcome.kappa), _p(outcome.kappa.pvalue),
-                      _interval(outcome.chance_corrected_accuracy), _interval(outcome.accuracy),
-                      f"{outcome.majority_baseline.value:.3f}", escape(outcome.final_classifier))
+        table.add_row(
+            escape(outcome.feature_set) + marker,
+            _interval(outcome.kappa),
+            _p(outcome.kappa.pvalue),
+            _interval(outcome.chance_corrected_accuracy),
+            _interval(outcome.accuracy),
+            f"{outcome.majority_baseline.value:.3f}",
+            escape(outcome.final_classifier),
+        )
     return table
 
 
@@ -79,8 +88,15 @@ def _heuristics_table(result: AuditResult) -> Table:
         table.add_column(column, justify="left" if column == "heuristic" else "right", no_wrap=column == "heuristic")
     assert result.heuristics is not None
     for h in result.heuristics.results:
-        table.add_row(escape(h.name), _interval(h.accuracy), f"{h.accuracy.baseline:.3f}", _interval(h.kappa),
-                      _interval(h.chance_corrected_accuracy), f"{h.coverage:.1%}", f"{h.tie_rate:.1%}")
+        table.add_row(
+            escape(h.name),
+            _interval(h.accuracy),
+            f"{h.accuracy.baseline:.3f}",
+            _interval(h.kappa),
+            _interval(h.chance_corrected_accuracy),
+            f"{h.coverage:.1%}",
+            f"{h.tie_rate:.1%}",
+        )
     return table
 
 
@@ -90,8 +106,15 @@ def _cue_table(result: AuditResult, top: int) -> Table:
     for column in ("cue", "label", "items", "productivity", "coverage", "base rate", "q"):
         table.add_column(column, justify="left" if column in ("cue", "label") else "right")
     for cue in result.cues.cues[:top]:
-        table.add_row(escape(cue.cue), escape(cue.label), str(cue.count), f"{cue.productivity:.3f}",
-                      f"{cue.coverage:.3f}", f"{cue.base_rate:.3f}", _p(cue.qvalue))
+        table.add_row(
+            escape(cue.cue),
+            escape(cue.label),
+            str(cue.count),
+            f"{cue.productivity:.3f}",
+            f"{cue.coverage:.3f}",
+            f"{cue.base_rate:.3f}",
+            _p(cue.qvalue),
+        )
     return table
 
 
@@ -101,5 +124,7 @@ def render_demo_verdicts(result: Any, console: Console) -> None:
     for name, audited in result.audits.items():
         verdict = audited.verdict
         statistic = "kappa" if verdict.statistic == "kappa" else "chance-corrected accuracy"
-        console.print(f"{escape(name)}: [bold]{verdict.label}[/bold] (best {escape(verdict.feature_set)}, "
-                      f"{statistic} {_interval(verdict.estimate)})")
+        console.print(
+            f"{escape(name)}: [bold]{verdict.label}[/bold] (best {escape(verdict.feature_set)}, "
+            f"{statistic} {_interval(verdict.estimate)})"
+        )

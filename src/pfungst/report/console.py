@@ -42,8 +42,10 @@ def render_summary(summary: BenchmarkSummary, console: Console) -> None:
     info = summary.benchmark
     provenance = info["provenance"]
     n = info["n_items"]
-    console.print(f"[bold]{escape(info['name'])}[/bold]: {n} items, {escape(info['option_kind'])}"
-                  f" (format {escape(provenance['format'])})")
+    console.print(
+        f"[bold]{escape(info['name'])}[/bold]: {n} items, {escape(info['option_kind'])}"
+        f" (format {escape(provenance['format'])})"
+    )
     if info["labels"]:
         console.print("labels: " + ", ".join(escape(label) for label in info["labels"]))
     console.print(_histogram("options per item", info["option_counts"], n))
@@ -57,8 +59,10 @@ def render_summary(summary: BenchmarkSummary, console: Console) -> None:
         f"{summary.text_words.minimum}-{summary.text_words.maximum}); {summary.text_chars.mean:.0f} characters"
     )
     if info["option_kind"] == "per_item":
-        console.print(f"option length: {summary.option_chars.mean:.1f} characters on average "
-                      f"({summary.option_chars.minimum}-{summary.option_chars.maximum})")
+        console.print(
+            f"option length: {summary.option_chars.mean:.1f} characters on average "
+            f"({summary.option_chars.minimum}-{summary.option_chars.maximum})"
+        )
     if summary.field_names:
         console.print("fields: " + ", ".join(f"{escape(k)} ({v})" for k, v in summary.field_names.items()))
     _render_provenance(provenance, console)

@@ -1,4 +1,4 @@
-"""``build_report``: results in, one :class:`~pfungst.report.blocks.Report` out, in reading order.
+"""``build_report``: results in, one :class:`~pfungst.blocks.Report` out, in reading order.
 
 An overview of the inputs comes first; then the data side (per benchmark: its summary and its audit), the model side
 (per model: its stress run or score; per comparison: the rank stability), the reliance analysis, and the provenance
@@ -12,8 +12,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pfungst.report.audit_sections import audit_sections, benchmark_facts, summary_sections
-from pfungst.report.blocks import (
+from pfungst.blocks import (
     Block,
     Code,
     Facts,
@@ -23,6 +22,7 @@ from pfungst.report.blocks import (
     format_estimate,
     format_number,
 )
+from pfungst.report.audit_sections import audit_sections, benchmark_facts, summary_sections
 from pfungst.report.loading import LoadedResult, as_result
 from pfungst.report.reliance_sections import reliance_sections
 from pfungst.report.score_console import _short_model
@@ -60,13 +60,13 @@ def build_report(results: Iterable[Any], *, title: str | None = None) -> Report:
     sections += _provenance(loaded)
     names = dict.fromkeys(str(_benchmark(r).get("name")) for r in loaded if _benchmark(r).get("name"))
     default = "pfungst report" + (f": {', '.join(names)}" if names else "")
-    return Report(title=title or default, sections=tuple(sections),
-                  sources=tuple(result.to_dict() for result in loaded))
+    return Report(
+        title=title or default, sections=tuple(sections), sources=tuple(result.to_dict() for result in loaded)
+    )
 
 
 def _overview(loaded: list[LoadedResult]) -> Section:
-    rows = tuple((r.source, r.kind, str(_benchmark(r).get("name", "")), _model_name(r), _headline(r))
-                 for r in loaded)
+    rows = tuple((r.source, r.kind, str(_benchmark(r).get("name", "")), _model_name(r), _headline(r)) for r in loaded)
     table = Table("Inputs", ("file", "kind", "benchmark", "model", "headline"), rows, text_columns=5)
     return Section("Overview", (table,))
 
@@ -102,18 +102,29 @@ def _model_side(loaded: list[LoadedResult]) -> list[Section]:
             sections += _ranks_chapter(result.data, {})
         elif result.kind == "score":
             model = _short_model(str(result.data.get("model")))
-            sections.append(Section(f"Model score: {model} on {_benchmark(result).get('name', '?')}",
-                                    (benchmark_facts(_benchmark(result)),)))
+            sections.append(
+                Section(
+                    f"Model score: {model} on {_benchmark(result).get('name', '?')}",
+                    (benchmark_facts(_benchmark(result)),),
+                )
+            )
             sections += score_sections(result.data)
     return sections
 
 
 def _stress_chapter(data: Mapping[str, Any], model: str) -> list[Section]:
     settings, benchmark = data.get("settings") or {}, data.get("benchmark") or {}
-    facts = Facts((("model", str(data.get("model"))), ("benchmark", str(benchmark.get("name", "?"))),
-                   ("items", format_number(data.get("n_items"))), ("seed", format_number(data.get("seed"))),
-                   ("scoring rule", str(settings.get("rule", "?"))), ("base format", str(settings.get("format", "?"))),
-                   ("perturbations", ", ".join(str(p) for p in settings.get("perturbations") or []))))
+    facts = Facts(
+        (
+            ("model", str(data.get("model"))),
+            ("benchmark", str(benchmark.get("name", "?"))),
+            ("items", format_number(data.get("n_items"))),
+            ("seed", format_number(data.get("seed"))),
+            ("scoring rule", str(settings.get("rule", "?"))),
+            ("base format", str(settings.get("format", "?"))),
+            ("perturbations", ", ".join(str(p) for p in settings.get("perturbations") or [])),
+        )
+    )
     return [Section(f"Model stress: {model} on {benchmark.get('name', '?')}", (facts,)), *stress_sections(data)]
 
 
@@ -125,16 +136,27 @@ def _ranks_chapter(data: Mapping[str, Any], benchmark: Mapping[str, Any]) -> lis
 def _provenance(loaded: list[LoadedResult]) -> list[Section]:
     sections = [Section("Provenance", ())]
     for result in loaded:
-        sections.append(_provenance_section(f"{result.kind}: {result.source}", result.data, [
-            ("result file", result.source), ("result sha256", result.sha256 or "n/a (passed in Python)"),
-            ("schema", result.schema_version)]))
+        sections.append(
+            _provenance_section(
+                f"{result.kind}: {result.source}",
+                result.data,
+                [
+                    ("result file", result.source),
+                    ("result sha256", result.sha256 or "n/a (passed in Python)"),
+                    ("schema", result.schema_version),
+                ],
+            )
+        )
         if result.kind == "stress-comparison":
             ranks = result.data["rank_stability"]
             names = list(ranks.get("models") or [])
             for number, inner in enumerate(result.data["results"]):
                 name = names[number] if number < len(names) else str(number)
-                sections.append(_provenance_section(f"{result.source}: results[{number}] ({name})", inner,
-                                                    [("model", str(inner.get("model")))]))
+                sections.append(
+                    _provenance_section(
+                        f"{result.source}: results[{number}] ({name})", inner, [("model", str(inner.get("model")))]
+                    )
+                )
     return sections
 
 
@@ -142,15 +164,23 @@ def _provenance_section(title: str, data: Mapping[str, Any], pairs: list[tuple[s
     benchmark = data.get("benchmark")
     provenance = (benchmark.get("provenance") if isinstance(benchmark, Mapping) else None) or {}
     if provenance:
-        pairs += [("data file", str(provenance.get("source", "?"))),
-                  ("data sha256", str(provenance.get("sha256", "?"))),
-                  ("data format", str(provenance.get("format", "?"))),
-                  ("rows", f"{format_number(provenance.get('rows_read'))} read, "
-                           f"{format_number(provenance.get('rows_kept'))} kept, "
-                           f"{format_number(provenance.get('rows_rejected'))} rejected"),
-                  ("duplicates", f"{format_number(provenance.get('duplicate_texts'))} texts "
-                                 f"({format_number(provenance.get('conflicting_duplicates'))} conflicting), "
-                                 f"{format_number(provenance.get('duplicate_ids'))} ids")]
+        pairs += [
+            ("data file", str(provenance.get("source", "?"))),
+            ("data sha256", str(provenance.get("sha256", "?"))),
+            ("data format", str(provenance.get("format", "?"))),
+            (
+                "rows",
+                f"{format_number(provenance.get('rows_read'))} read, "
+                f"{format_number(provenance.get('rows_kept'))} kept, "
+                f"{format_number(provenance.get('rows_rejected'))} rejected",
+            ),
+            (
+                "duplicates",
+                f"{format_number(provenance.get('duplicate_texts'))} texts "
+                f"({format_number(provenance.get('conflicting_duplicates'))} conflicting), "
+                f"{format_number(provenance.get('duplicate_ids'))} ids",
+            ),
+        ]
         if provenance.get("steps"):
             pairs.append(("steps", ", ".join(str(step) for step in provenance["steps"])))
     seeds = _seeds(data)
@@ -171,8 +201,11 @@ def _provenance_section(title: str, data: Mapping[str, Any], pairs: list[tuple[s
 
 
 def _seeds(data: Mapping[str, Any]) -> str:
-    found = {"seed": data.get("seed"), "settings.seed": (data.get("settings") or {}).get("seed"),
-             "rank_stability.seed": (data.get("rank_stability") or {}).get("seed")}
+    found = {
+        "seed": data.get("seed"),
+        "settings.seed": (data.get("settings") or {}).get("seed"),
+        "rank_stability.seed": (data.get("rank_stability") or {}).get("seed"),
+    }
     return ", ".join(f"{key} {value}" for key, value in found.items() if value is not None)
 
 
@@ -217,8 +250,10 @@ def _headline(result: LoadedResult) -> str:
     if result.kind == "reliance":
         families = data.get("families") or []
         rejected = sum(bool(f.get("rejected")) for f in families)
-        return f"{len(data.get('models') or [])} (model, dataset) pairs; {rejected} of {len(families)} families " \
-               f"rejected (BH)"
+        return (
+            f"{len(data.get('models') or [])} (model, dataset) pairs; {rejected} of {len(families)} families "
+            f"rejected (BH)"
+        )
     if result.kind in ("stress-comparison", "rank-stability"):
         ranks = data.get("rank_stability", data)
         return f"Kendall's W over variants {format_estimate(ranks.get('concordance'))}"

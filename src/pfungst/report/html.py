@@ -16,7 +16,7 @@ from typing import Any
 
 import jinja2
 
-from pfungst.report.blocks import Figure
+from pfungst.blocks import Figure
 from pfungst.report.document import build_report
 
 __all__ = ["render_html", "write_html"]
@@ -25,9 +25,13 @@ _TEMPLATE = "report.html.j2"
 
 
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.PackageLoader("pfungst.report"),
-                              autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
-                              undefined=jinja2.StrictUndefined, trim_blocks=False, lstrip_blocks=False)
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("pfungst.report"),
+        autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=False,
+        lstrip_blocks=False,
+    )
 
 
 def _version() -> str:

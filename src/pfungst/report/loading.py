@@ -63,8 +63,7 @@ class LoadedResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Where the result came from (not its data): source, kind, schema version, file hash."""
-        return {"source": self.source, "kind": self.kind, "schema_version": self.schema_version,
-                "sha256": self.sha256}
+        return {"source": self.source, "kind": self.kind, "schema_version": self.schema_version, "sha256": self.sha256}
 
     def __repr__(self) -> str:
         return f"LoadedResult({self.kind!r}, source={self.source!r})"
@@ -89,16 +88,27 @@ def load_result(path: str | Path) -> LoadedResult:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise ConfigError(f"cannot read result file {path}: {exc.strerror or exc}. Pass the JSON a pfungst command "
-                          f"wrote with --json.") from exc
+        raise ConfigError(
+            f"cannot read result file {path}: {exc.strerror or exc}. Pass the JSON a pfungst command wrote with --json."
+        ) from exc
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise ReaderError(path, 0, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})",
-                          "Pass the JSON a pfungst command wrote with --json.") from exc
+        raise ReaderError(
+            path,
+            0,
+            "",
+            f"not UTF-8 text ({exc.reason} at byte {exc.start})",
+            "Pass the JSON a pfungst command wrote with --json.",
+        ) from exc
     except json.JSONDecodeError as exc:
-        raise ReaderError(path, exc.lineno, "", f"not valid JSON ({exc.msg}, column {exc.colno})",
-                          "Pass the JSON a pfungst command wrote with --json.") from exc
+        raise ReaderError(
+            path,
+            exc.lineno,
+            "",
+            f"not valid JSON ({exc.msg}, column {exc.colno})",
+            "Pass the JSON a pfungst command wrote with --json.",
+        ) from exc
     return _checked(data, str(path), hashlib.sha256(raw).hexdigest())
 
 
@@ -110,8 +120,10 @@ def load_results(paths: Iterable[str | Path]) -> tuple[LoadedResult, ...]:
     """
     loaded = tuple(load_result(path) for path in paths)
     if not loaded:
-        raise ConfigError("no result files given. Pass one or more JSON files written by pfungst audit, inspect, "
-                          "stress, score or reliance with --json.")
+        raise ConfigError(
+            "no result files given. Pass one or more JSON files written by pfungst audit, inspect, "
+            "stress, score or reliance with --json."
+        )
     return loaded
 
 
@@ -133,27 +145,44 @@ def as_result(value: Any) -> LoadedResult:
         return _checked(_plain(value), source, "")
     to_dict = getattr(value, "to_dict", None)
     if not callable(to_dict):
-        raise ConfigError(f"cannot report on {source}: expected a result object with to_dict(), a result dict or a "
-                          f"path to result JSON")
+        raise ConfigError(
+            f"cannot report on {source}: expected a result object with to_dict(), a result dict or a "
+            f"path to result JSON"
+        )
     return _checked(_plain(to_dict()), source, "")
 
 
 def _checked(data: Any, source: str, sha256: str) -> LoadedResult:
     """Find the kind of ``data`` and check the keys that kind needs."""
     if not isinstance(data, Mapping):
-        raise ReaderError(source, 0, "", f"expected a JSON object (a result), found {type(data).__name__}",
-                          "Pass the JSON a pfungst command wrote with --json.")
+        raise ReaderError(
+            source,
+            0,
+            "",
+            f"expected a JSON object (a result), found {type(data).__name__}",
+            "Pass the JSON a pfungst command wrote with --json.",
+        )
     kind, version = _kind(data, source)
     missing = [key for key in KINDS[kind] if key not in data]
     if missing:
-        raise ReaderError(source, 0, missing[0], f"a {kind} result ({version}) needs the keys {list(KINDS[kind])}; "
-                          f"missing: {missing}", "Write the file again with the pfungst version that reads it.")
+        raise ReaderError(
+            source,
+            0,
+            missing[0],
+            f"a {kind} result ({version}) needs the keys {list(KINDS[kind])}; missing: {missing}",
+            "Write the file again with the pfungst version that reads it.",
+        )
     if kind == "stress-comparison":
         for number, inner in enumerate(data["results"]):
             inner_kind, _ = _kind(inner, f"{source}: results[{number}]") if isinstance(inner, Mapping) else ("", "")
             if inner_kind != "stress":
-                raise ReaderError(source, 0, f"results[{number}]", "expected a stress result (pfungst.stress/1)",
-                                  "Write the file again with pfungst stress --json.")
+                raise ReaderError(
+                    source,
+                    0,
+                    f"results[{number}]",
+                    "expected a stress result (pfungst.stress/1)",
+                    "Write the file again with pfungst stress --json.",
+                )
     return LoadedResult(kind=kind, schema_version=version, data=data, source=source, sha256=sha256)
 
 
@@ -164,11 +193,15 @@ def _kind(data: Mapping[str, Any], source: str) -> tuple[str, str]:
         for kind, needed in _UNVERSIONED.items():
             if needed <= keys:
                 return kind, f"pfungst.{kind}/0"
-        raise ConfigError(f"{source}: no 'schema_version' and not a known result. Known schema versions: "
-                          f"{', '.join(SCHEMAS)}. Pass the JSON a pfungst command wrote with --json.")
+        raise ConfigError(
+            f"{source}: no 'schema_version' and not a known result. Known schema versions: "
+            f"{', '.join(SCHEMAS)}. Pass the JSON a pfungst command wrote with --json."
+        )
     if version not in SCHEMAS:
-        raise ConfigError(f"{source}: unknown schema_version {version!r}. Known: {', '.join(SCHEMAS)}. Render it "
-                          f"with the pfungst version that wrote it, or upgrade pfungst.")
+        raise ConfigError(
+            f"{source}: unknown schema_version {version!r}. Known: {', '.join(SCHEMAS)}. Render it "
+            f"with the pfungst version that wrote it, or upgrade pfungst."
+        )
     return SCHEMAS[version], str(version)
 
 

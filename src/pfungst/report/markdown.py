@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from pfungst.report.blocks import Block, Code, Facts, Figure, Table, Text
+from pfungst.blocks import Block, Code, Facts, Figure, Table, Text
 from pfungst.report.document import build_report
 
 __all__ = ["escape_markdown", "render_markdown"]
@@ -46,8 +46,9 @@ def escape_markdown(text: Any) -> str:
     return "\\" + text if _BLOCK_START.match(text) else text
 
 
-def render_markdown(results: Iterable[Any], *, title: str | None = None, figure_paths: Sequence[str | Path] = ()
-                    ) -> str:
+def render_markdown(
+    results: Iterable[Any], *, title: str | None = None, figure_paths: Sequence[str | Path] = ()
+) -> str:
     """The report on ``results`` as Markdown: headings, tables, facts, settings; figures where their files are given.
 
     Args:
@@ -104,8 +105,7 @@ def _block(block: Block, figure_path: str | Path | None) -> list[str]:
 def _table(table: Table) -> list[str]:
     lines = [f"**{escape_markdown(table.caption)}**", ""] if table.caption else []
     lines.append("| " + " | ".join(escape_markdown(column) for column in table.columns) + " |")
-    lines.append("|" + "|".join("---:" if k >= table.text_columns else "---" for k in range(len(table.columns)))
-                 + "|")
+    lines.append("|" + "|".join("---:" if k >= table.text_columns else "---" for k in range(len(table.columns))) + "|")
     lines += ["| " + " | ".join(escape_markdown(cell) for cell in row) + " |" for row in table.rows]
     lines.append("")
     if table.note:

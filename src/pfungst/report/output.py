@@ -24,8 +24,14 @@ REPORT_SUFFIXES = (".html", ".md", ".json")
 """Report file types: a self-contained page, Markdown (CI logs, papers), the report's tables as JSON."""
 
 
-def write_report(results: Iterable[Any], path: str | Path, *, title: str | None = None,
-                 plots: str | Path | None = None, plot_format: str = "png") -> tuple[Path, ...]:
+def write_report(
+    results: Iterable[Any],
+    path: str | Path,
+    *,
+    title: str | None = None,
+    plots: str | Path | None = None,
+    plot_format: str = "png",
+) -> tuple[Path, ...]:
     """Write the report on ``results`` to ``path`` (its suffix picks the format) and, if asked, every plot.
 
     Args:
@@ -54,8 +60,10 @@ def write_report(results: Iterable[Any], path: str | Path, *, title: str | None 
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in REPORT_SUFFIXES:
-        raise ConfigError(f"cannot write a report to {path}: the suffix {path.suffix!r} is not one of "
-                          f"{', '.join(REPORT_SUFFIXES)}. Name it report.html, report.md or report.json.")
+        raise ConfigError(
+            f"cannot write a report to {path}: the suffix {path.suffix!r} is not one of "
+            f"{', '.join(REPORT_SUFFIXES)}. Name it report.html, report.md or report.json."
+        )
     if plot_format not in FORMATS:
         raise ConfigError(f"cannot write plots as {plot_format!r}; choose one of {', '.join(FORMATS)}")
     loaded = [as_result(result) for result in results]

@@ -1,6 +1,6 @@
 """Draw a report's figures with matplotlib (no pyplot, no display): SVG text for inlining, PNG or SVG files on request.
 
-Each :class:`~pfungst.report.blocks.Figure` names its drawing in :data:`PLOTS` and carries the figures to draw
+Each :class:`~pfungst.blocks.Figure` names its drawing in :data:`PLOTS` and carries the figures to draw
 (labels, Estimate dicts with their intervals, reference lines); nothing is computed here. Labels come from the data
 (feature sets, model names, prompt texts), so math text is off and matplotlib escapes them in SVG; reports embed
 the SVG as an image, where no script can run.
@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pfungst.blocks import Figure, Report
 from pfungst.errors import ConfigError
-from pfungst.report.blocks import Figure, Report
 from pfungst.report.document import build_report
 
 if TYPE_CHECKING:
@@ -26,8 +26,14 @@ __all__ = ["FORMATS", "PLOTS", "figure_bytes", "figure_svg", "write_plots"]
 FORMATS = ("png", "svg")
 """File formats :func:`write_plots` writes."""
 
-_RC: dict[str, Any] = {"svg.fonttype": "none", "svg.hashsalt": "pfungst", "text.parse_math": False, "font.size": 9,
-       "axes.spines.top": False, "axes.spines.right": False}
+_RC: dict[str, Any] = {
+    "svg.fonttype": "none",
+    "svg.hashsalt": "pfungst",
+    "text.parse_math": False,
+    "font.size": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
 """Text stays text in SVG (small, searchable); ids are reproducible; ``$`` in a label is a dollar sign."""
 _LABEL_CHARS = 60
 """Longer labels (prompt texts) are cut to this many characters in a plot; tables keep them whole."""
@@ -67,8 +73,7 @@ def _intervals(axes: Axes, data: Mapping[str, Any]) -> None:
     labels = [_label(label) for label in data.get("labels") or []]
     values, errors = _errors(list(data.get("estimates") or []))
     rows = list(range(len(labels)))[::-1]
-    axes.errorbar(values, rows, xerr=errors, fmt="o", color=_COLOURS[0], ecolor=_COLOURS[0], capsize=3,
-                  markersize=4)
+    axes.errorbar(values, rows, xerr=errors, fmt="o", color=_COLOURS[0], ecolor=_COLOURS[0], capsize=3, markersize=4)
     axes.set_yticks(rows, labels)
     axes.set_xlabel(_label(data.get("axis", "")))
     axes.grid(axis="x", linewidth=0.4, alpha=0.5)
@@ -80,11 +85,23 @@ def _bars(axes: Axes, data: Mapping[str, Any]) -> None:
     labels = [_label(label) for label in data.get("labels") or []]
     if data.get("estimates") is not None:
         values, errors = _errors(list(data["estimates"]))
-        axes.bar(range(len(labels)), [0.0 if v != v else v for v in values], yerr=errors, capsize=3,
-                 color="#9db4c8", edgecolor=_COLOURS[0], linewidth=0.6)
+        axes.bar(
+            range(len(labels)),
+            [0.0 if v != v else v for v in values],
+            yerr=errors,
+            capsize=3,
+            color="#9db4c8",
+            edgecolor=_COLOURS[0],
+            linewidth=0.6,
+        )
     else:
-        axes.bar(range(len(labels)), [float(v) for v in data.get("values") or []], color="#9db4c8",
-                 edgecolor=_COLOURS[0], linewidth=0.6)
+        axes.bar(
+            range(len(labels)),
+            [float(v) for v in data.get("values") or []],
+            color="#9db4c8",
+            edgecolor=_COLOURS[0],
+            linewidth=0.6,
+        )
     axes.set_xticks(range(len(labels)), labels, rotation=0 if len(labels) <= 8 else 60)
     axes.set_ylabel(_label(data.get("axis", "")))
     axes.grid(axis="y", linewidth=0.4, alpha=0.5)
@@ -128,7 +145,7 @@ def figure_svg(figure: Figure, *, title: bool = True) -> str:
         True
     """
     text = _draw(figure, "svg", title).decode("utf-8")
-    return text[text.index("<svg"):]
+    return text[text.index("<svg") :]
 
 
 def figure_bytes(figure: Figure, fmt: str = "png") -> bytes:
@@ -142,8 +159,9 @@ def figure_bytes(figure: Figure, fmt: str = "png") -> bytes:
     return _draw(figure, fmt)
 
 
-def write_plots(results: Iterable[Any], folder: str | Path, fmt: str = "png", *,
-                title: str | None = None) -> tuple[Path, ...]:
+def write_plots(
+    results: Iterable[Any], folder: str | Path, fmt: str = "png", *, title: str | None = None
+) -> tuple[Path, ...]:
     """Write every figure of the report on ``results`` to ``folder`` as ``NN-title.png`` (or ``.svg``).
 
     Args:

@@ -1,4 +1,4 @@
-"""Console rendering of a :class:`~pfungst.stress.score_result.ScoreResult`: accuracy against chance, counts."""
+"""Console rendering of a :class:`~pfungst.evaluate.score_result.ScoreResult`: accuracy against chance, counts."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from pfungst.stress.score_result import ScoreResult
+from pfungst.evaluate.score_result import ScoreResult
 
 __all__ = ["render_score"]
 
@@ -21,7 +21,7 @@ def render_score(result: ScoreResult, console: Console) -> None:
         >>> import io
         >>> from pfungst.data import Benchmark, Item
         >>> from pfungst.models.requests import Loglikelihood
-        >>> from pfungst.stress.runner import score_benchmark
+        >>> from pfungst.evaluate.runner import score_benchmark
         >>> class Shortest:
         ...     fingerprint, capabilities = "shortest", frozenset({"loglikelihood"})
         ...     def loglikelihood(self, requests):
@@ -34,9 +34,11 @@ def render_score(result: ScoreResult, console: Console) -> None:
         accuracy 1.000 [0.207, 1.000] (95% Wilson interval), chance 0.500, n = 1
     """
     settings = result.settings
-    console.print(f"[bold]score of {escape(result.benchmark['name'])}[/bold]: {len(result.items)} items, "
-                  f"rule {escape(result.rule)}, format {escape(str(settings['format']))}, "
-                  f"model {escape(_short_model(result.model))}")
+    console.print(
+        f"[bold]score of {escape(result.benchmark['name'])}[/bold]: {len(result.items)} items, "
+        f"rule {escape(result.rule)}, format {escape(str(settings['format']))}, "
+        f"model {escape(_short_model(result.model))}"
+    )
     accuracy = result.accuracy
     ci = accuracy.ci
     interval = ""
@@ -45,12 +47,16 @@ def render_score(result: ScoreResult, console: Console) -> None:
     console.print(f"accuracy {accuracy.value:.3f}{interval}, chance {accuracy.baseline:.3f}, n = {accuracy.n}")
     if result.rule == "generate":
         answered = len(result.items) - result.n_refused - result.n_unparseable
-        console.print(f"answers: {answered} parsed, {result.n_refused} refused, {result.n_unparseable} unparseable "
-                      "(refused and unparseable count as wrong)")
+        console.print(
+            f"answers: {answered} parsed, {result.n_refused} refused, {result.n_unparseable} unparseable "
+            "(refused and unparseable count as wrong)"
+        )
     console.print(f"chosen positions: {_positions(result)}")
     counts = result.counts
-    console.print(f"requests {counts.requests} ({counts.unique_requests} distinct): {counts.hits} from the cache, "
-                  f"{counts.misses} asked of the model in {counts.model_calls} calls, {counts.seconds:.1f} s")
+    console.print(
+        f"requests {counts.requests} ({counts.unique_requests} distinct): {counts.hits} from the cache, "
+        f"{counts.misses} asked of the model in {counts.model_calls} calls, {counts.seconds:.1f} s"
+    )
 
 
 def _positions(result: ScoreResult) -> str:

@@ -43,8 +43,8 @@ def render_stress(result: StressResult, console: Console) -> None:
     Example:
         >>> import io
         >>> from pfungst.stress.metrics import variant_accuracies
-        >>> from pfungst.stress.outcome import Outcome
-        >>> from pfungst.stress.score_result import ScoreCounts
+        >>> from pfungst.evaluate.outcome import Outcome
+        >>> from pfungst.evaluate.score_result import ScoreCounts
         >>> outcomes = [Outcome(f"q{i}", "identity", "identity", "letter", "mmlu", (0, 1), ("A", "B"), i % 2, 0, 0,
         ...                     "ok", (0.0, -1.0)) for i in range(4)]
         >>> result = StressResult(model="toy", accuracies=variant_accuracies(outcomes), analyses=(), costs=(),
@@ -65,18 +65,22 @@ def render_stress(result: StressResult, console: Console) -> None:
     if result.costs:
         console.print(_cost_table(result))
     counts = result.counts
-    console.print(f"requests {counts.requests} ({counts.unique_requests} distinct): {counts.hits} from the cache, "
-                  f"{counts.misses} asked of the model in {counts.model_calls} calls, {counts.seconds:.1f} s")
+    console.print(
+        f"requests {counts.requests} ({counts.unique_requests} distinct): {counts.hits} from the cache, "
+        f"{counts.misses} asked of the model in {counts.model_calls} calls, {counts.seconds:.1f} s"
+    )
     for warning in result.warnings:
         console.print(f"warning: {escape(warning)}", style="yellow")
 
 
 def _render_header(result: StressResult, console: Console) -> None:
     settings, benchmark = result.settings, result.benchmark
-    console.print(f"[bold]stress of {escape(str(benchmark.get('name', '?')))}[/bold]: "
-                  f"{benchmark.get('n_items', '?')} items, model {escape(_short_model(result.model))}, "
-                  f"seed {result.seed}, rule {escape(str(settings.get('rule', '?')))}, "
-                  f"base format {escape(str(settings.get('format', '?')))}")
+    console.print(
+        f"[bold]stress of {escape(str(benchmark.get('name', '?')))}[/bold]: "
+        f"{benchmark.get('n_items', '?')} items, model {escape(_short_model(result.model))}, "
+        f"seed {result.seed}, rule {escape(str(settings.get('rule', '?')))}, "
+        f"base format {escape(str(settings.get('format', '?')))}"
+    )
 
 
 def _accuracy_table(accuracies: Sequence[VariantAccuracy], settings: dict[str, Any]) -> Table:
@@ -94,10 +98,15 @@ def _accuracy_table(accuracies: Sequence[VariantAccuracy], settings: dict[str, A
             table.add_row(escape(perturbation), *_collapsed_cells(entries, unanswered))
             continue
         for number, entry in enumerate(entries):
-            cells = [escape(_variant_name(entry, settings)), _interval(entry.accuracy),
-                     _number(entry.accuracy.baseline), str(entry.accuracy.n)]
-            table.add_row(escape(perturbation) if number == 0 else "",
-                          *cells, *([str(entry.n_unanswered)] if unanswered else []))
+            cells = [
+                escape(_variant_name(entry, settings)),
+                _interval(entry.accuracy),
+                _number(entry.accuracy.baseline),
+                str(entry.accuracy.n),
+            ]
+            table.add_row(
+                escape(perturbation) if number == 0 else "", *cells, *([str(entry.n_unanswered)] if unanswered else [])
+            )
     return table
 
 
@@ -147,8 +156,13 @@ def _estimate_table(rows: Sequence[tuple[str, Estimate]], baseline: str = "chanc
     if tested:
         table.add_column("p", justify="right")
     for label, estimate in rows:
-        table.add_row(escape(label), _interval(estimate), *([_number(estimate.baseline)] if compared else []),
-                      str(estimate.n), *([_p(estimate.pvalue)] if tested else []))
+        table.add_row(
+            escape(label),
+            _interval(estimate),
+            *([_number(estimate.baseline)] if compared else []),
+            str(estimate.n),
+            *([_p(estimate.pvalue)] if tested else []),
+        )
     return table
 
 
@@ -161,16 +175,16 @@ def _render_selection_bias(bias: SelectionBias, console: Console) -> None:
             console.print(f"    {shown} {'':<{_BAR_WIDTH}} n/a (no gold here)")
             continue
         bar = "█" * round(recall.value * _BAR_WIDTH)
-        console.print(f"    {shown} {bar:<{_BAR_WIDTH}} {_interval(recall)}, chance {_number(recall.baseline)}, "
-                      f"n={recall.n}")
+        console.print(
+            f"    {shown} {bar:<{_BAR_WIDTH}} {_interval(recall)}, chance {_number(recall.baseline)}, n={recall.n}"
+        )
     rstd, ci = bias.rstd, bias.rstd.ci
     interval = f" [{ci.low:.1f}, {ci.high:.1f}]" if ci is not None and not math.isnan(ci.low) else ""
     console.print(f"  RStd {rstd.value:.1f}{interval} (0 = no {bias.by} bias; n={rstd.n} items)")
     chosen = ", ".join(f"{escape(name)} {count}" for name, count in zip(bias.ids, bias.predicted, strict=True))
     expected = _span([round(count, 2) for count in bias.expected], lambda value: f"{value:g}")
     uniformity = bias.uniformity
-    test = ("" if math.isnan(uniformity.value)
-            else f"; chi-squared {uniformity.value:.2f}, p {_p(uniformity.pvalue)}")
+    test = "" if math.isnan(uniformity.value) else f"; chi-squared {uniformity.value:.2f}, p {_p(uniformity.pvalue)}"
     console.print(f"  chosen {bias.by}s: {chosen} (uniform choice expects {expected} each){test}")
     if bias.predicted and max(bias.predicted) > 0:
         top = escape(bias.ids[bias.predicted.index(max(bias.predicted))])
@@ -183,13 +197,17 @@ def _render_circular(metrics: CircularMetrics, console: Console) -> None:
     fewest, most = metrics.arrangements
     arrangements = str(fewest) if fewest == most else f"{fewest}-{most}"
     console.print(f"  {arrangements} arrangements per item, {metrics.n_items} items")
-    console.print(_estimate_table([
-        ("plain (original order)", metrics.plain),
-        ("mean over arrangements", metrics.mean),
-        ("circular (right in every one)", metrics.circular),
-        ("consistency (same answer in all)", metrics.consistency),
-        ("fluctuation (answer moved)", metrics.fluctuation),
-    ]))
+    console.print(
+        _estimate_table(
+            [
+                ("plain (original order)", metrics.plain),
+                ("mean over arrangements", metrics.mean),
+                ("circular (right in every one)", metrics.circular),
+                ("consistency (same answer in all)", metrics.consistency),
+                ("fluctuation (answer moved)", metrics.fluctuation),
+            ]
+        )
+    )
 
 
 def _render_answer_moved(moved: AnswerMoved, console: Console) -> None:
@@ -200,27 +218,40 @@ def _render_answer_moved(moved: AnswerMoved, console: Console) -> None:
 
 
 def _render_paired(paired: PairedDifference, console: Console) -> None:
-    console.print(_estimate_table([
-        (f"accuracy, {paired.first}", paired.first_accuracy),
-        (f"accuracy, {paired.second}", paired.second_accuracy),
-        ("difference", paired.difference),
-    ], baseline="baseline"))
+    console.print(
+        _estimate_table(
+            [
+                (f"accuracy, {paired.first}", paired.first_accuracy),
+                (f"accuracy, {paired.second}", paired.second_accuracy),
+                ("difference", paired.difference),
+            ],
+            baseline="baseline",
+        )
+    )
     only_first, only_second = paired.n_discordant
-    console.print(f"  p: exact McNemar test; {only_first} items right only with {escape(paired.first)}, "
-                  f"{only_second} only with {escape(paired.second)}, of {paired.n_items}")
+    console.print(
+        f"  p: exact McNemar test; {only_first} items right only with {escape(paired.first)}, "
+        f"{only_second} only with {escape(paired.second)}, of {paired.n_items}"
+    )
 
 
 def _render_pride(result: PrideResult, console: Console) -> None:
-    console.print(_estimate_table([
-        ("plain accuracy", result.plain),
-        ("debiased, all items", result.debiased),
-        ("debiased, the rest (one pass each)", result.debiased_rest),
-    ]))
+    console.print(
+        _estimate_table(
+            [
+                ("plain accuracy", result.plain),
+                ("debiased, all items", result.debiased),
+                ("debiased, the rest (one pass each)", result.debiased_rest),
+            ]
+        )
+    )
     for k, prior in result.prior.by_n_options.items():
         shares = ", ".join(f"{position + 1} {share:.3f}" for position, share in enumerate(prior))
         console.print(f"  prior over positions, K={k} ({result.prior.n_items.get(k, 0)} items): {shares}")
-    console.print(f"  {result.passes} passes against {result.plain_passes} plain: cost x{result.cost_ratio:.2f}; "
-                  f"prior from {len(result.estimation_items)} items ({result.fraction:.0%})")
+    console.print(
+        f"  {result.passes} passes against {result.plain_passes} plain: cost x{result.cost_ratio:.2f}; "
+        f"prior from {len(result.estimation_items)} items ({result.fraction:.0%})"
+    )
 
 
 def _format_line(label: str, entry: FormatAccuracy) -> str:
@@ -237,13 +268,24 @@ def _render_format_spread(spread: FormatSpread, console: Console) -> None:
 def _render_spread_search(search: SpreadSearch, console: Console) -> None:
     console.print(_format_line("best", search.best))
     console.print(_format_line("worst", search.worst))
-    console.print(_estimate_line("  spread (best - worst)", search.spread)
-                  + f"; {search.evaluations} item evaluations of a budget of {search.budget}")
+    console.print(
+        _estimate_line("  spread (best - worst)", search.spread)
+        + f"; {search.evaluations} item evaluations of a budget of {search.budget}"
+    )
 
 
 def _render_multiprompt(stats: MultiPromptStats, console: Console) -> None:
-    console.print(_estimate_table([("MaxP (best prompt)", stats.maxp), ("AvgP (mean over prompts)", stats.avgp),
-                                   ("CPS", stats.cps), ("spread (best - worst)", stats.spread)], baseline="baseline"))
+    console.print(
+        _estimate_table(
+            [
+                ("MaxP (best prompt)", stats.maxp),
+                ("AvgP (mean over prompts)", stats.avgp),
+                ("CPS", stats.cps),
+                ("spread (best - worst)", stats.spread),
+            ],
+            baseline="baseline",
+        )
+    )
     console.print(f"  {len(stats.prompts)} prompts, {stats.n_items} items")
 
 
@@ -278,8 +320,13 @@ def _cost_table(result: StressResult) -> Table:
     for column in ("perturbation", "questions", "requests", "passes ratio", "requests ratio"):
         table.add_column(column, justify="left" if column == "perturbation" else "right")
     for cost in result.costs:
-        table.add_row(escape(cost.perturbation), str(cost.questions), str(cost.requests),
-                      _ratio(cost.passes_ratio), _ratio(cost.requests_ratio))
+        table.add_row(
+            escape(cost.perturbation),
+            str(cost.questions),
+            str(cost.requests),
+            _ratio(cost.passes_ratio),
+            _ratio(cost.requests_ratio),
+        )
     return table
 
 
@@ -303,10 +350,11 @@ def render_ranks(ranks: RankStability, console: Console) -> None:
         >>> print(console.file.getvalue().splitlines()[0])
         rank stability: 2 models x 2 variants (seed 0, 50 resamples)
     """
-    console.print(f"[bold]rank stability[/bold]: {_count(len(ranks.models), 'model')} x "
-                  f"{_count(len(ranks.variants), 'variant')} (seed {ranks.seed}, {ranks.n_bootstrap} resamples)")
-    table = Table(title=f"accuracy [{ranks.level:.0%} CI] and place #rank [CI]", title_justify="left",
-                  show_edge=False)
+    console.print(
+        f"[bold]rank stability[/bold]: {_count(len(ranks.models), 'model')} x "
+        f"{_count(len(ranks.variants), 'variant')} (seed {ranks.seed}, {ranks.n_bootstrap} resamples)"
+    )
+    table = Table(title=f"accuracy [{ranks.level:.0%} CI] and place #rank [CI]", title_justify="left", show_edge=False)
     table.add_column("variant")
     for model in ranks.models:
         table.add_column(escape(_short_model(model)), justify="right")
@@ -322,8 +370,12 @@ def render_ranks(ranks: RankStability, console: Console) -> None:
         for column in ("first", "second", "difference [CI]", "McNemar p"):
             pairwise.add_column(column, justify="left" if column in ("first", "second") else "right")
         for comparison in pairs:
-            pairwise.add_row(escape(_short_model(comparison.first)), escape(_short_model(comparison.second)),
-                             _interval(comparison.difference), _p(comparison.difference.pvalue))
+            pairwise.add_row(
+                escape(_short_model(comparison.first)),
+                escape(_short_model(comparison.second)),
+                _interval(comparison.difference),
+                _p(comparison.difference.pvalue),
+            )
         console.print(pairwise)
 
 
@@ -344,21 +396,27 @@ def _render_agreement(ranks: RankStability, console: Console) -> None:
     if defined:
         lowest = min(defined, key=lambda agreement: agreement.tau.value)
         undefined = len(ranks.taus) - len(defined)
-        console.print(f"Kendall's tau between variants: lowest {lowest.tau.value:.3f} (p {_p(lowest.tau.pvalue)}), "
-                      f"{escape(lowest.variant_a)} vs {escape(lowest.variant_b)}; {_count(len(ranks.taus), 'pair')}"
-                      + (f", {undefined} undefined (all models tie)" if undefined else ""))
+        console.print(
+            f"Kendall's tau between variants: lowest {lowest.tau.value:.3f} (p {_p(lowest.tau.pvalue)}), "
+            f"{escape(lowest.variant_a)} vs {escape(lowest.variant_b)}; {_count(len(ranks.taus), 'pair')}"
+            + (f", {undefined} undefined (all models tie)" if undefined else "")
+        )
     elif ranks.taus:
         console.print(f"Kendall's tau between variants: undefined for all {len(ranks.taus)} pairs (all models tie)")
     concordance = ranks.concordance
     if math.isnan(concordance.value):
         console.print(escape(concordance.method))
     else:
-        console.print(f"Kendall's W {concordance.value:.3f}, p {_p(concordance.pvalue)} "
-                      "(1 = every variant orders the models alike)")
+        console.print(
+            f"Kendall's W {concordance.value:.3f}, p {_p(concordance.pvalue)} "
+            "(1 = every variant orders the models alike)"
+        )
     shift = ranks.largest_shift
     if shift.shift == 0:
         console.print("largest rank shift: none, no model changes place")
     else:
-        console.print(f"largest rank shift: {escape(_short_model(shift.model))} from #{shift.from_rank:.3g} on "
-                      f"{escape(shift.from_variant)} to #{shift.to_rank:.3g} on {escape(shift.to_variant)} "
-                      f"({shift.shift:+.3g})")
+        console.print(
+            f"largest rank shift: {escape(_short_model(shift.model))} from #{shift.from_rank:.3g} on "
+            f"{escape(shift.from_variant)} to #{shift.to_rank:.3g} on {escape(shift.to_variant)} "
+            f"({shift.shift:+.3g})"
+        )

@@ -1,6 +1,6 @@
 """Report sections of the model side: a stress run, a leaderboard's rank stability, a score run.
 
-Each function takes a result dict and returns level-3 :class:`~pfungst.report.blocks.Section` objects. The analyses
+Each function takes a result dict and returns level-3 :class:`~pfungst.blocks.Section` objects. The analyses
 of a stress run are drawn by the builder registered for their ``kind`` in :data:`ANALYSES`
 (:mod:`~pfungst.report.analysis_sections`); any other kind is shown field by field. Nothing is computed here.
 """
@@ -11,8 +11,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pfungst.report.analysis_sections import ANALYSES, analysis_title
-from pfungst.report.blocks import (
+from pfungst.blocks import (
     ESTIMATE_COLUMNS,
     Block,
     Facts,
@@ -27,6 +26,7 @@ from pfungst.report.blocks import (
     generic_blocks,
     methods_note,
 )
+from pfungst.report.analysis_sections import ANALYSES, analysis_title
 
 __all__ = ["rank_sections", "score_sections", "stress_sections"]
 
@@ -46,8 +46,7 @@ def stress_sections(data: Mapping[str, Any]) -> tuple[Section, ...]:
         >>> [section.title for section in stress_sections(stress)]
         ['Accuracy per perturbation, variant, scoring rule and format']
     """
-    sections = [Section("Accuracy per perturbation, variant, scoring rule and format", _accuracy_blocks(data),
-                        level=3)]
+    sections = [Section("Accuracy per perturbation, variant, scoring rule and format", _accuracy_blocks(data), level=3)]
     for analysis in data.get("analyses") or []:
         build = ANALYSES.get(str(analysis.get("kind")), _generic_analysis)
         sections.append(Section(analysis_title(analysis), build(analysis.get("result") or {}), level=3))
@@ -67,31 +66,72 @@ def rank_sections(data: Mapping[str, Any]) -> tuple[Section, ...]:
         ['Rank stability']
     """
     ranks = data.get("ranks") or []
-    rows = tuple((str(r.get("variant")), str(r.get("model")), format_estimate(r.get("accuracy")),
-                  f"{format_number(r.get('rank'), 1)} {_rank_interval(r.get('rank_ci'))}") for r in ranks)
-    blocks: list[Block] = [_rank_facts(data), Table(
-        f"Places per variant (1 = most accurate; rank intervals from {format_number(data.get('n_bootstrap'))} "
-        f"bootstrap resamples)", ("variant", "model", "accuracy [CI]", "rank [CI]"), rows, text_columns=2,
-        note=methods_note([r.get("accuracy") for r in ranks]))]
+    rows = tuple(
+        (
+            str(r.get("variant")),
+            str(r.get("model")),
+            format_estimate(r.get("accuracy")),
+            f"{format_number(r.get('rank'), 1)} {_rank_interval(r.get('rank_ci'))}",
+        )
+        for r in ranks
+    )
+    blocks: list[Block] = [
+        _rank_facts(data),
+        Table(
+            f"Places per variant (1 = most accurate; rank intervals from {format_number(data.get('n_bootstrap'))} "
+            f"bootstrap resamples)",
+            ("variant", "model", "accuracy [CI]", "rank [CI]"),
+            rows,
+            text_columns=2,
+            note=methods_note([r.get("accuracy") for r in ranks]),
+        ),
+    ]
     if ranks:
-        blocks.append(Figure("intervals", "Accuracy of each model per variant", {
-            "labels": [f"{r.get('model')} | {r.get('variant')}" for r in ranks],
-            "estimates": [r.get("accuracy") for r in ranks], "axis": "accuracy"}))
+        blocks.append(
+            Figure(
+                "intervals",
+                "Accuracy of each model per variant",
+                {
+                    "labels": [f"{r.get('model')} | {r.get('variant')}" for r in ranks],
+                    "estimates": [r.get("accuracy") for r in ranks],
+                    "axis": "accuracy",
+                },
+            )
+        )
     taus = data.get("taus") or []
     if taus:
-        blocks.append(Table("Rank agreement between variants (Kendall's tau-b)",
-                            ("variant A", "variant B", "tau", "p", "models"),
-                            tuple((str(t.get("variant_a")), str(t.get("variant_b")), *_tau_cells(t.get("tau") or {}))
-                                  for t in taus), text_columns=2, note=methods_note([t.get("tau") for t in taus])))
+        blocks.append(
+            Table(
+                "Rank agreement between variants (Kendall's tau-b)",
+                ("variant A", "variant B", "tau", "p", "models"),
+                tuple(
+                    (str(t.get("variant_a")), str(t.get("variant_b")), *_tau_cells(t.get("tau") or {})) for t in taus
+                ),
+                text_columns=2,
+                note=methods_note([t.get("tau") for t in taus]),
+            )
+        )
     pairs = data.get("pairwise") or []
     if pairs:
-        blocks.append(Table("Paired accuracy differences (first minus second)",
-                            ("variant", "first", "second", "difference [CI]", "p", "items"),
-                            tuple((str(p.get("variant")), str(p.get("first")), str(p.get("second")),
-                                   format_estimate(p.get("difference")),
-                                   format_pvalue((p.get("difference") or {}).get("pvalue")),
-                                   format_number((p.get("difference") or {}).get("n"))) for p in pairs),
-                            text_columns=3, note=methods_note([p.get("difference") for p in pairs])))
+        blocks.append(
+            Table(
+                "Paired accuracy differences (first minus second)",
+                ("variant", "first", "second", "difference [CI]", "p", "items"),
+                tuple(
+                    (
+                        str(p.get("variant")),
+                        str(p.get("first")),
+                        str(p.get("second")),
+                        format_estimate(p.get("difference")),
+                        format_pvalue((p.get("difference") or {}).get("pvalue")),
+                        format_number((p.get("difference") or {}).get("n")),
+                    )
+                    for p in pairs
+                ),
+                text_columns=3,
+                note=methods_note([p.get("difference") for p in pairs]),
+            )
+        )
     return (Section("Rank stability", tuple(blocks), level=3),)
 
 
@@ -107,9 +147,14 @@ def score_sections(data: Mapping[str, Any]) -> tuple[Section, ...]:
     accuracy = data.get("accuracy")
     blocks: list[Block] = [
         Table("Accuracy", ESTIMATE_COLUMNS, (estimate_row("accuracy", accuracy),), note=methods_note([accuracy])),
-        Facts((("scoring rule", str(settings.get("rule", "?"))), ("format", str(settings.get("format", "?"))),
-               ("refused", format_number(data.get("n_refused"))),
-               ("unparseable", format_number(data.get("n_unparseable"))))),
+        Facts(
+            (
+                ("scoring rule", str(settings.get("rule", "?"))),
+                ("format", str(settings.get("format", "?"))),
+                ("refused", format_number(data.get("n_refused"))),
+                ("unparseable", format_number(data.get("n_unparseable"))),
+            )
+        ),
     ]
     blocks.extend(_run_blocks(data))
     return (Section(f"Accuracy ({settings.get('rule', '?')})", tuple(blocks), level=3),)
@@ -117,20 +162,45 @@ def score_sections(data: Mapping[str, Any]) -> tuple[Section, ...]:
 
 def _accuracy_blocks(data: Mapping[str, Any]) -> tuple[Block, ...]:
     entries = data.get("accuracies") or []
-    rows = tuple((str(e.get("perturbation")), str(e.get("variant")), str(e.get("rule")), str(e.get("format")),
-                  format_estimate(e.get("accuracy")), format_number((e.get("accuracy") or {}).get("baseline")),
-                  format_number(e.get("n_unanswered")), format_number((e.get("accuracy") or {}).get("n")))
-                 for e in entries)
+    rows = tuple(
+        (
+            str(e.get("perturbation")),
+            str(e.get("variant")),
+            str(e.get("rule")),
+            str(e.get("format")),
+            format_estimate(e.get("accuracy")),
+            format_number((e.get("accuracy") or {}).get("baseline")),
+            format_number(e.get("n_unanswered")),
+            format_number((e.get("accuracy") or {}).get("n")),
+        )
+        for e in entries
+    )
     columns = ("perturbation", "variant", "rule", "format", "accuracy [CI]", "chance", "unanswered", "n")
-    blocks: list[Block] = [Table("Accuracy of every variant", columns, rows, text_columns=4,
-                                 note=methods_note([e.get("accuracy") for e in entries]))]
+    blocks: list[Block] = [
+        Table(
+            "Accuracy of every variant",
+            columns,
+            rows,
+            text_columns=4,
+            note=methods_note([e.get("accuracy") for e in entries]),
+        )
+    ]
     shown = _plotted(entries)
     if shown:
         baselines = {(e.get("accuracy") or {}).get("baseline") for e in shown}
         references = [[baselines.pop(), "chance"]] if len(baselines) == 1 and None not in baselines else []
-        blocks.append(Figure("intervals", "Accuracy per variant (95% Wilson intervals)", {
-            "labels": [_accuracy_label(e) for e in shown], "estimates": [e.get("accuracy") for e in shown],
-            "references": references, "axis": "accuracy"}))
+        blocks.append(
+            Figure(
+                "intervals",
+                "Accuracy per variant (95% Wilson intervals)",
+                {
+                    "labels": [_accuracy_label(e) for e in shown],
+                    "estimates": [e.get("accuracy") for e in shown],
+                    "references": references,
+                    "axis": "accuracy",
+                },
+            )
+        )
     return tuple(blocks)
 
 
@@ -161,20 +231,41 @@ def _run_blocks(data: Mapping[str, Any]) -> tuple[Block, ...]:
     blocks: list[Block] = []
     costs = data.get("costs") or []
     if costs:
-        blocks.append(Table("Cost of each perturbation relative to one plain pass",
-                            ("perturbation", "questions", "requests", "passes ratio", "requests ratio"),
-                            tuple((str(c.get("perturbation")), format_number(c.get("questions")),
-                                   format_number(c.get("requests")), format_number(c.get("passes_ratio"), 2),
-                                   format_number(c.get("requests_ratio"), 2)) for c in costs)))
+        blocks.append(
+            Table(
+                "Cost of each perturbation relative to one plain pass",
+                ("perturbation", "questions", "requests", "passes ratio", "requests ratio"),
+                tuple(
+                    (
+                        str(c.get("perturbation")),
+                        format_number(c.get("questions")),
+                        format_number(c.get("requests")),
+                        format_number(c.get("passes_ratio"), 2),
+                        format_number(c.get("requests_ratio"), 2),
+                    )
+                    for c in costs
+                ),
+            )
+        )
     counts = data.get("counts")
     if counts:
-        blocks.append(Facts((
-            ("requests", f"{format_number(counts.get('requests'))} ({format_number(counts.get('unique_requests'))} "
-                         f"distinct)"),
-            ("cache", f"{format_number(counts.get('hits'))} hits, {format_number(counts.get('misses'))} asked of "
-                      f"the model in {format_number(counts.get('model_calls'))} calls"),
-            ("seconds", format_number(counts.get("seconds"), 1)),
-        )))
+        blocks.append(
+            Facts(
+                (
+                    (
+                        "requests",
+                        f"{format_number(counts.get('requests'))} ({format_number(counts.get('unique_requests'))} "
+                        f"distinct)",
+                    ),
+                    (
+                        "cache",
+                        f"{format_number(counts.get('hits'))} hits, {format_number(counts.get('misses'))} asked of "
+                        f"the model in {format_number(counts.get('model_calls'))} calls",
+                    ),
+                    ("seconds", format_number(counts.get("seconds"), 1)),
+                )
+            )
+        )
     blocks.extend(Text(f"warning: {warning}", tone="bad") for warning in data.get("warnings") or [])
     return tuple(blocks)
 
@@ -187,13 +278,21 @@ def _rank_facts(data: Mapping[str, Any]) -> Facts:
     concordance = data.get("concordance") or {}
     pvalue = format_pvalue(concordance.get("pvalue"))
     w = f"{format_estimate(concordance)}, p {pvalue} ({concordance.get('method', '')})"
-    pairs = [("models", ", ".join(str(m) for m in data.get("models") or [])),
-             ("variants", format_number(len(data.get("variants") or []))), ("concordance (Kendall's W)", w)]
+    pairs = [
+        ("models", ", ".join(str(m) for m in data.get("models") or [])),
+        ("variants", format_number(len(data.get("variants") or []))),
+        ("concordance (Kendall's W)", w),
+    ]
     shift = data.get("largest_shift")
     if shift:
-        pairs.append(("largest shift", f"{shift.get('model')}: place {format_number(shift.get('from_rank'), 1)} on "
-                                       f"{shift.get('from_variant')} -> {format_number(shift.get('to_rank'), 1)} on "
-                                       f"{shift.get('to_variant')}"))
+        pairs.append(
+            (
+                "largest shift",
+                f"{shift.get('model')}: place {format_number(shift.get('from_rank'), 1)} on "
+                f"{shift.get('from_variant')} -> {format_number(shift.get('to_rank'), 1)} on "
+                f"{shift.get('to_variant')}",
+            )
+        )
     pairs += [("seed", format_number(data.get("seed"))), ("interval level", format_number(data.get("level"), 2))]
     return Facts(tuple(pairs))
 

@@ -2,8 +2,8 @@
 its answers, and how much they do.
 
 ``stress(benchmark, model)`` (:func:`pfungst.stress.suite.stress`) runs the perturbations and returns a
-:class:`StressResult`; :func:`compare` ranks several models' results. :func:`score_benchmark` (``pfungst.score``)
-scores one rule and one format. The parts they are built from are public too.
+:class:`StressResult`; :func:`compare` ranks several models' results. The engine it drives (formats, scoring rules,
+variants, :class:`~pfungst.evaluate.Outcome`) is :mod:`pfungst.evaluate`.
 
 The package is callable: ``pfungst.stress(benchmark, ...)`` is :func:`pfungst.stress.suite.stress` (the same callable
 module as :mod:`pfungst.audit`, so that ``import pfungst.stress.pride`` keeps working).
@@ -13,10 +13,7 @@ import sys
 import types
 from typing import Any
 
-from pfungst.stress.arrangement import ArrangedItem
 from pfungst.stress.comparison import compare, correctness_by_variant
-from pfungst.stress.engine import Cell, ask
-from pfungst.stress.formats import BUILTIN_FORMATS, FormatGrammar, PromptFormat, RenderedPrompt, get_format
 from pfungst.stress.metrics import (
     AnswerMoved,
     CircularMetrics,
@@ -30,74 +27,46 @@ from pfungst.stress.metrics import (
     variant_accuracies,
 )
 from pfungst.stress.multiprompt import MultiPromptStats, combined_performance_score, multiprompt_stats
-from pfungst.stress.outcome import Outcome
 from pfungst.stress.pride import PrideResult, Prior, choose_estimation_items, debias, estimate_prior, run_pride
 from pfungst.stress.ranks import RankStability, rank_stability
-from pfungst.stress.runner import ScoreConfig, default_cache_path, score_benchmark
-from pfungst.stress.score_result import ItemScore, ScoreCounts, ScoreResult
-from pfungst.stress.scoring import SCORING_RULES, Decision, ScoringRule, get_scoring_rule
 from pfungst.stress.spread import FormatSpread, SpreadSearch, format_spread, search_spread
 from pfungst.stress.stress_config import BUILTIN_INSTRUCTIONS, DEFAULT_PERTURBATIONS, PERTURBATIONS, StressConfig
 from pfungst.stress.stress_result import Analysis, PerturbationCost, StressResult, read_outcomes
 from pfungst.stress.suite import stress
-from pfungst.stress.variants import VARIANTS, Presentation, Variant, get_variant
 
 __all__ = [
-    "BUILTIN_FORMATS",
     "BUILTIN_INSTRUCTIONS",
     "DEFAULT_PERTURBATIONS",
     "PERTURBATIONS",
-    "SCORING_RULES",
-    "VARIANTS",
     "Analysis",
     "AnswerMoved",
-    "ArrangedItem",
-    "Cell",
     "CircularMetrics",
-    "Decision",
-    "FormatGrammar",
     "FormatSpread",
-    "ItemScore",
     "MultiPromptStats",
-    "Outcome",
     "PairedDifference",
     "PerturbationCost",
-    "Presentation",
     "PrideResult",
     "Prior",
-    "PromptFormat",
     "RankStability",
-    "RenderedPrompt",
-    "ScoreConfig",
-    "ScoreCounts",
-    "ScoreResult",
-    "ScoringRule",
     "SelectionBias",
     "SpreadSearch",
     "StressConfig",
     "StressResult",
-    "Variant",
     "VariantAccuracy",
     "answer_moved",
-    "ask",
     "choose_estimation_items",
     "circular_metrics",
     "combined_performance_score",
     "compare",
     "correctness_by_variant",
     "debias",
-    "default_cache_path",
     "estimate_prior",
     "format_spread",
-    "get_format",
-    "get_scoring_rule",
-    "get_variant",
     "multiprompt_stats",
     "paired_difference",
     "run_pride",
     "rank_stability",
     "read_outcomes",
-    "score_benchmark",
     "search_spread",
     "selection_bias",
     "stress",

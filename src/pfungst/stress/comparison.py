@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from pfungst.errors import ConfigError
-from pfungst.stress.outcome import Outcome
+from pfungst.evaluate.outcome import Outcome
 from pfungst.stress.ranks import RankStability, rank_stability
 from pfungst.stress.stress_result import StressResult
 
@@ -45,7 +45,11 @@ def correctness_by_variant(result: StressResult) -> dict[str, dict[str, bool]]:
 
 
 def compare(
-    results: Sequence[StressResult], *, names: Sequence[str] | None = None, seed: int = 0, n_bootstrap: int = 1000,
+    results: Sequence[StressResult],
+    *,
+    names: Sequence[str] | None = None,
+    seed: int = 0,
+    n_bootstrap: int = 1000,
     level: float = 0.95,
 ) -> RankStability:
     """Rank stability of ``results``' models over the variants all of them ran on the same items.
@@ -66,10 +70,13 @@ def compare(
     tables = [correctness_by_variant(result) for result in results]
     shared = [variant for variant in tables[0] if all(_same_items(table, tables[0], variant) for table in tables[1:])]
     if not shared:
-        raise ConfigError("the results share no variant asked on the same items; stress every model on the same "
-                          "benchmark with the same perturbations, seed and limit")
-    correctness = {name: {variant: table[variant] for variant in shared} for name, table in zip(names, tables,
-                                                                                                strict=True)}
+        raise ConfigError(
+            "the results share no variant asked on the same items; stress every model on the same "
+            "benchmark with the same perturbations, seed and limit"
+        )
+    correctness = {
+        name: {variant: table[variant] for variant in shared} for name, table in zip(names, tables, strict=True)
+    }
     return rank_stability(correctness, seed=seed, n_bootstrap=n_bootstrap, level=level)
 
 

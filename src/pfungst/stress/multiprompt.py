@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 
 from pfungst.errors import ConfigError, ReaderError
+from pfungst.evaluate.outcome import Outcome
 from pfungst.stats import ConfidenceInterval, Estimate, bootstrap_interval, wilson_interval
-from pfungst.stress.outcome import Outcome
 from pfungst.stress.spread import correctness_table
 
 __all__ = [
@@ -121,19 +121,28 @@ def multiprompt_stats(
     matrix = table.correct.astype(float)
     n_items = len(table.item_ids)
     accuracies = tuple(
-        Estimate(value=float(row.mean()), method="accuracy; Wilson interval", n=n_items,
-                 ci=wilson_interval(int(row.sum()), n_items, level))
+        Estimate(
+            value=float(row.mean()),
+            method="accuracy; Wilson interval",
+            n=n_items,
+            ci=wilson_interval(int(row.sum()), n_items, level),
+        )
         for row in matrix
     )
     maxp, avgp, cps = _scores(matrix.mean(axis=1))
 
     def interval(pick: Callable[[np.ndarray], float]) -> ConfidenceInterval:
-        return bootstrap_interval(lambda index: pick(matrix[:, index].mean(axis=1)), n_items,
-                                  n_resamples=n_bootstrap, seed=seed, level=level)
+        return bootstrap_interval(
+            lambda index: pick(matrix[:, index].mean(axis=1)), n_items, n_resamples=n_bootstrap, seed=seed, level=level
+        )
 
     def estimate(value: float, pick: Callable[[np.ndarray], float], what: str) -> Estimate:
-        return Estimate(value=value, method=f"{what} over {len(table.names)} prompts; bootstrap over items",
-                        n=n_items, ci=interval(pick))
+        return Estimate(
+            value=value,
+            method=f"{what} over {len(table.names)} prompts; bootstrap over items",
+            n=n_items,
+            ci=interval(pick),
+        )
 
     return MultiPromptStats(
         prompts=table.names,
@@ -182,10 +191,12 @@ def read_paraphrase_accuracies(path: str | Path | IO[str]) -> pd.DataFrame:
     invalid = values.isna() | (values < 0) | (values > 1)
     if invalid.to_numpy().any():
         row, column = np.argwhere(invalid.to_numpy())[0]
-        raise ReaderError(where, int(row) + 2, columns[1 + int(column)],
-                          f"{raw.iloc[row, 1 + column]!r} is not an accuracy in [0, 1]")
-    frame = pd.DataFrame(values.to_numpy(), index=pd.Index(index, name="paraphrase"),
-                         columns=pd.Index(models, name="model"))
+        raise ReaderError(
+            where, int(row) + 2, columns[1 + int(column)], f"{raw.iloc[row, 1 + column]!r} is not an accuracy in [0, 1]"
+        )
+    frame = pd.DataFrame(
+        values.to_numpy(), index=pd.Index(index, name="paraphrase"), columns=pd.Index(models, name="model")
+    )
     return frame
 
 

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from pfungst.errors import ConfigError
+from pfungst.evaluate.outcome import Outcome
 from pfungst.stats import Estimate, wilson_interval
-from pfungst.stress.outcome import Outcome
 
 __all__ = ["Prior", "PrideResult", "choose_estimation_items", "debias", "estimate_prior", "run_pride"]
 
@@ -253,8 +253,10 @@ def _estimation_groups(
             where = "plain-pass" if item_id not in plain else "cyclic"
             raise ConfigError(f"estimation item '{item_id}' has no {where} outcome; score it in every arrangement")
         if any(o.n_options != plain[item_id].n_options or o.gold != plain[item_id].gold for o in groups[item_id]):
-            raise ConfigError(f"estimation item '{item_id}': its cyclic outcomes disagree with its plain pass on the "
-                              "number of options or the gold; pass outcomes of the same item and benchmark")
+            raise ConfigError(
+                f"estimation item '{item_id}': its cyclic outcomes disagree with its plain pass on the "
+                "number of options or the gold; pass outcomes of the same item and benchmark"
+            )
     extra = sorted(set(groups) - set(estimation))
     if extra:
         raise ConfigError(

@@ -45,8 +45,13 @@ class ModelRank:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys."""
-        return {"model": self.model, "variant": self.variant, "accuracy": self.accuracy.to_dict(),
-                "rank": self.rank, "rank_ci": self.rank_ci.to_dict()}
+        return {
+            "model": self.model,
+            "variant": self.variant,
+            "accuracy": self.accuracy.to_dict(),
+            "rank": self.rank,
+            "rank_ci": self.rank_ci.to_dict(),
+        }
 
 
 @dataclass(frozen=True)
@@ -64,8 +69,12 @@ class PairwiseComparison:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys."""
-        return {"first": self.first, "second": self.second, "variant": self.variant,
-                "difference": self.difference.to_dict()}
+        return {
+            "first": self.first,
+            "second": self.second,
+            "variant": self.variant,
+            "difference": self.difference.to_dict(),
+        }
 
 
 @dataclass(frozen=True)
@@ -104,8 +113,14 @@ class RankShift:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys."""
-        return {"model": self.model, "from_variant": self.from_variant, "to_variant": self.to_variant,
-                "from_rank": self.from_rank, "to_rank": self.to_rank, "shift": self.shift}
+        return {
+            "model": self.model,
+            "from_variant": self.from_variant,
+            "to_variant": self.to_variant,
+            "from_rank": self.from_rank,
+            "to_rank": self.to_rank,
+            "shift": self.shift,
+        }
 
 
 @dataclass(frozen=True, eq=False)
@@ -144,8 +159,10 @@ class RankStability:
         for entry in self.ranks:
             if entry.model == model and entry.variant == variant:
                 return entry
-        raise ConfigError(f"no rank for model {model!r} on variant {variant!r}. Models: {list(self.models)}; "
-                          f"variants: {list(self.variants)}.")
+        raise ConfigError(
+            f"no rank for model {model!r} on variant {variant!r}. Models: {list(self.models)}; "
+            f"variants: {list(self.variants)}."
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys."""
@@ -168,19 +185,32 @@ class RankStability:
         rows = []
         for entry in self.ranks:
             ci = entry.accuracy.ci
-            rows.append([entry.model, entry.variant, entry.accuracy.value, ci.low if ci else np.nan,
-                         ci.high if ci else np.nan, entry.rank, entry.rank_ci.low, entry.rank_ci.high])
+            rows.append(
+                [
+                    entry.model,
+                    entry.variant,
+                    entry.accuracy.value,
+                    ci.low if ci else np.nan,
+                    ci.high if ci else np.nan,
+                    entry.rank,
+                    entry.rank_ci.low,
+                    entry.rank_ci.high,
+                ]
+            )
         return pd.DataFrame(rows, columns=columns)
 
     def __repr__(self) -> str:
         shift = self.largest_shift
-        return (f"RankStability({len(self.models)} models x {len(self.variants)} variants, "
-                f"W={self.concordance.value:.3f}, largest shift {shift.shift:+g} "
-                f"({shift.model}: {shift.from_variant} -> {shift.to_variant}))")
+        return (
+            f"RankStability({len(self.models)} models x {len(self.variants)} variants, "
+            f"W={self.concordance.value:.3f}, largest shift {shift.shift:+g} "
+            f"({shift.model}: {shift.from_variant} -> {shift.to_variant}))"
+        )
 
 
-def rank_stability(correctness: Correctness, *, seed: int, n_bootstrap: int = 1000,
-                   level: float = 0.95) -> RankStability:
+def rank_stability(
+    correctness: Correctness, *, seed: int, n_bootstrap: int = 1000, level: float = 0.95
+) -> RankStability:
     """Rank models per variant and measure how stable the leaderboard is across variants.
 
     Args:
@@ -214,25 +244,41 @@ def rank_stability(correctness: Correctness, *, seed: int, n_bootstrap: int = 10
     ranks: list[ModelRank] = []
     pairwise: list[PairwiseComparison] = []
     for index, variant in enumerate(variants):
-        ranks += _rank_models(models, variant, matrices[variant], seed=[seed, index, 0], n_bootstrap=n_bootstrap,
-                              level=level)
-        pairwise += _compare_pairs(models, variant, matrices[variant], seed=[seed, index], n_bootstrap=n_bootstrap,
-                                   level=level)
-    table = np.array([[entry.rank for entry in ranks[i * len(models):(i + 1) * len(models)]]
-                      for i in range(len(variants))])
-    taus = tuple(VariantAgreement(variants[a], variants[b], kendall_tau(table[a], table[b]))
-                 for a, b in itertools.combinations(range(len(variants)), 2))
-    return RankStability(models=tuple(models), variants=tuple(variants), ranks=tuple(ranks), taus=taus,
-                         concordance=_concordance(table), largest_shift=_largest_shift(models, variants, table),
-                         pairwise=tuple(pairwise), seed=seed, n_bootstrap=n_bootstrap, level=level)
+        ranks += _rank_models(
+            models, variant, matrices[variant], seed=[seed, index, 0], n_bootstrap=n_bootstrap, level=level
+        )
+        pairwise += _compare_pairs(
+            models, variant, matrices[variant], seed=[seed, index], n_bootstrap=n_bootstrap, level=level
+        )
+    table = np.array(
+        [[entry.rank for entry in ranks[i * len(models) : (i + 1) * len(models)]] for i in range(len(variants))]
+    )
+    taus = tuple(
+        VariantAgreement(variants[a], variants[b], kendall_tau(table[a], table[b]))
+        for a, b in itertools.combinations(range(len(variants)), 2)
+    )
+    return RankStability(
+        models=tuple(models),
+        variants=tuple(variants),
+        ranks=tuple(ranks),
+        taus=taus,
+        concordance=_concordance(table),
+        largest_shift=_largest_shift(models, variants, table),
+        pairwise=tuple(pairwise),
+        seed=seed,
+        n_bootstrap=n_bootstrap,
+        level=level,
+    )
 
 
 def _check_models_and_variants(correctness: Correctness) -> tuple[list[str], list[str]]:
     """The models (input order) and variants (first model's order); every model must have the same variants."""
     models = list(correctness)
     if len(models) < 2:
-        raise ConfigError(f"rank stability compares at least 2 models, found {len(models)} ({models}). Score "
-                          "another model on the same items.")
+        raise ConfigError(
+            f"rank stability compares at least 2 models, found {len(models)} ({models}). Score "
+            "another model on the same items."
+        )
     reference = models[0]
     variants = list(correctness[reference])
     if not variants:
@@ -242,8 +288,10 @@ def _check_models_and_variants(correctness: Correctness) -> tuple[list[str], lis
         missing = [variant for variant in variants if variant not in found]
         extra = sorted(found - set(variants))
         if missing or extra:
-            raise ConfigError(f"model {model!r} lacks variants {missing} and has extra variants {extra} compared "
-                              f"with model {reference!r}. Score every model on the same variants.")
+            raise ConfigError(
+                f"model {model!r} lacks variants {missing} and has extra variants {extra} compared "
+                f"with model {reference!r}. Score every model on the same variants."
+            )
     return models, variants
 
 
@@ -252,30 +300,38 @@ def _correctness_matrix(correctness: Correctness, models: list[str], variant: st
     reference = models[0]
     items = sorted(correctness[reference][variant])
     if not items:
-        raise ConfigError(f"variant {variant!r} has no items for model {reference!r}. Score some items, or drop "
-                          "the variant.")
+        raise ConfigError(
+            f"variant {variant!r} has no items for model {reference!r}. Score some items, or drop the variant."
+        )
     expected = set(items)
     for model in models[1:]:
         found = set(correctness[model][variant])
         missing, extra = sorted(expected - found), sorted(found - expected)
         if missing or extra:
             example = f" (e.g. {(missing or extra)[0]!r})"
-            raise ConfigError(f"model {model!r}, variant {variant!r}: {len(missing)} items missing and "
-                              f"{len(extra)} extra compared with model {reference!r}{example}. Score every model "
-                              "on the same items, or keep only the items all models share.")
-    return np.array([[_as_bool(correctness[model][variant][item], model, variant, item) for item in items]
-                     for model in models], dtype=bool)
+            raise ConfigError(
+                f"model {model!r}, variant {variant!r}: {len(missing)} items missing and "
+                f"{len(extra)} extra compared with model {reference!r}{example}. Score every model "
+                "on the same items, or keep only the items all models share."
+            )
+    return np.array(
+        [[_as_bool(correctness[model][variant][item], model, variant, item) for item in items] for model in models],
+        dtype=bool,
+    )
 
 
 def _as_bool(value: object, model: str, variant: str, item: str) -> bool:
     if isinstance(value, bool | np.bool_) or (isinstance(value, int | np.integer) and value in (0, 1)):
         return bool(value)
-    raise ConfigError(f"model {model!r}, variant {variant!r}, item {item!r}: correctness must be a boolean, found "
-                      f"{value!r}. Pass whether the item was answered correctly.")
+    raise ConfigError(
+        f"model {model!r}, variant {variant!r}, item {item!r}: correctness must be a boolean, found "
+        f"{value!r}. Pass whether the item was answered correctly."
+    )
 
 
-def _rank_models(models: list[str], variant: str, matrix: np.ndarray, *, seed: list[int], n_bootstrap: int,
-                 level: float) -> list[ModelRank]:
+def _rank_models(
+    models: list[str], variant: str, matrix: np.ndarray, *, seed: list[int], n_bootstrap: int, level: float
+) -> list[ModelRank]:
     """Accuracy, place and bootstrap place interval of every model on one variant."""
     n_items = matrix.shape[1]
     correct = matrix.sum(axis=1)
@@ -284,10 +340,18 @@ def _rank_models(models: list[str], variant: str, matrix: np.ndarray, *, seed: l
     tail = (1.0 - level) / 2
     low, high = np.quantile(draws, [tail, 1.0 - tail], axis=0)
     return [
-        ModelRank(model=model, variant=variant,
-                  accuracy=Estimate(value=float(correct[k] / n_items), method="wilson", n=n_items,
-                                    ci=wilson_interval(int(correct[k]), n_items, level)),
-                  rank=float(ranks[k]), rank_ci=ConfidenceInterval(float(low[k]), float(high[k]), level))
+        ModelRank(
+            model=model,
+            variant=variant,
+            accuracy=Estimate(
+                value=float(correct[k] / n_items),
+                method="wilson",
+                n=n_items,
+                ci=wilson_interval(int(correct[k]), n_items, level),
+            ),
+            rank=float(ranks[k]),
+            rank_ci=ConfidenceInterval(float(low[k]), float(high[k]), level),
+        )
         for k, model in enumerate(models)
     ]
 
@@ -306,13 +370,19 @@ def _rank_draws(matrix: np.ndarray, *, n_bootstrap: int, seed: list[int]) -> np.
     return np.asarray(_scipy_stats.rankdata(-accuracies, method="average", axis=1), dtype=float)
 
 
-def _compare_pairs(models: list[str], variant: str, matrix: np.ndarray, *, seed: list[int], n_bootstrap: int,
-                   level: float) -> list[PairwiseComparison]:
+def _compare_pairs(
+    models: list[str], variant: str, matrix: np.ndarray, *, seed: list[int], n_bootstrap: int, level: float
+) -> list[PairwiseComparison]:
     """A paired accuracy difference with McNemar's p for every pair of models on one variant."""
     return [
-        PairwiseComparison(first=models[i], second=models[j], variant=variant,
-                           difference=paired_bootstrap_difference(matrix[i], matrix[j], seed=[*seed, 1 + number],
-                                                                  n_resamples=n_bootstrap, level=level))
+        PairwiseComparison(
+            first=models[i],
+            second=models[j],
+            variant=variant,
+            difference=paired_bootstrap_difference(
+                matrix[i], matrix[j], seed=[*seed, 1 + number], n_resamples=n_bootstrap, level=level
+            ),
+        )
         for number, (i, j) in enumerate(itertools.combinations(range(len(models)), 2))
     ]
 
@@ -320,8 +390,12 @@ def _compare_pairs(models: list[str], variant: str, matrix: np.ndarray, *, seed:
 def _concordance(table: np.ndarray) -> Estimate:
     """Kendall's W with the variants (rows of ``table``) as raters of the models (columns)."""
     if table.shape[0] < 2:
-        return Estimate(value=float("nan"), method="Kendall's W over variants: undefined with 1 variant (needs at "
-                        "least 2 to compare)", n=table.shape[1], baseline=0.0)
+        return Estimate(
+            value=float("nan"),
+            method="Kendall's W over variants: undefined with 1 variant (needs at least 2 to compare)",
+            n=table.shape[1],
+            baseline=0.0,
+        )
     return kendall_w(table)
 
 
@@ -329,8 +403,15 @@ def _largest_shift(models: list[str], variants: list[str], table: np.ndarray) ->
     """The first model x variant pair (input order) with the largest absolute change of place."""
     pairs = list(itertools.combinations(range(len(variants)), 2)) or [(0, 0)]
     shifts = [
-        RankShift(model=model, from_variant=variants[a], to_variant=variants[b], from_rank=float(table[a, k]),
-                  to_rank=float(table[b, k]), shift=float(table[b, k] - table[a, k]))
-        for k, model in enumerate(models) for a, b in pairs
+        RankShift(
+            model=model,
+            from_variant=variants[a],
+            to_variant=variants[b],
+            from_rank=float(table[a, k]),
+            to_rank=float(table[b, k]),
+            shift=float(table[b, k] - table[a, k]),
+        )
+        for k, model in enumerate(models)
+        for a, b in pairs
     ]
     return max(shifts, key=lambda shift: abs(shift.shift))

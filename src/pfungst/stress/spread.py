@@ -14,8 +14,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from pfungst.errors import ConfigError
+from pfungst.evaluate.outcome import Outcome
 from pfungst.stats import ConfidenceInterval, Estimate, bootstrap_interval, wilson_interval
-from pfungst.stress.outcome import Outcome
 
 __all__ = [
     "CorrectnessTable",
@@ -132,7 +132,7 @@ def correctness_table(outcomes: Sequence[Outcome], *, by: str = "format") -> Cor
             or the prompts did not all answer the same items.
 
     Example:
-        >>> from pfungst.stress.outcome import Outcome
+        >>> from pfungst.evaluate.outcome import Outcome
         >>> def answer(fmt, item, chosen):
         ...     return Outcome(item, "formats", fmt, "letter", fmt, (0, 1), ("A", "B"), 0, chosen, chosen, "ok",
         ...                    (0.0, -1.0))
@@ -181,7 +181,7 @@ def format_spread(
         ConfigError: See :func:`correctness_table`.
 
     Example:
-        >>> from pfungst.stress.outcome import Outcome
+        >>> from pfungst.evaluate.outcome import Outcome
         >>> def answer(fmt, item, chosen):
         ...     return Outcome(item, "formats", fmt, "letter", fmt, (0, 1), ("A", "B"), 0, chosen, chosen, "ok",
         ...                    (0.0, -1.0))
@@ -255,8 +255,9 @@ def search_spread(
     """
     _check_search(formats, n_items, budget, batch)
     rng = np.random.default_rng(seed)
-    search = _Search(ask, rng, {name: rng.permutation(n_items) for name in formats},
-                     {name: [0, 0] for name in formats}, [])
+    search = _Search(
+        ask, rng, {name: rng.permutation(n_items) for name in formats}, {name: [0, 0] for name in formats}, []
+    )
     hunted_best = search.hunt(budget // 2, batch, highest=True)
     hunted_worst = search.hunt(budget - budget // 2, batch, highest=False)
     counts = search.counts
@@ -306,8 +307,10 @@ class _Search:
             open_formats = [name for name, order in self.orders.items() if self.counts[name][1] < len(order)]
             if not open_formats:
                 break
-            draws = [self.rng.beta(1 + self.counts[name][0], 1 + self.counts[name][1] - self.counts[name][0])
-                     for name in open_formats]
+            draws = [
+                self.rng.beta(1 + self.counts[name][0], 1 + self.counts[name][1] - self.counts[name][0])
+                for name in open_formats
+            ]
             name = open_formats[int(np.argmax(draws) if highest else np.argmin(draws))]
             self._pull(name, min(batch, allowance))
             allowance -= self.history[-1][1]
@@ -317,11 +320,13 @@ class _Search:
 
     def _pull(self, name: str, size: int) -> None:
         start = self.counts[name][1]
-        items = [int(index) for index in self.orders[name][start:start + size]]
+        items = [int(index) for index in self.orders[name][start : start + size]]
         answers = list(self.ask(name, items))
         if len(answers) != len(items):
-            raise ConfigError(f"ask('{name}', ...) returned {len(answers)} answers for {len(items)} items; "
-                              "it must return one bool per item index, in order")
+            raise ConfigError(
+                f"ask('{name}', ...) returned {len(answers)} answers for {len(items)} items; "
+                "it must return one bool per item index, in order"
+            )
         correct = sum(bool(answer) for answer in answers)
         self.counts[name][0] += correct
         self.counts[name][1] += len(items)

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from pfungst.errors import ConfigError, unknown_name_message
-from pfungst.stress.formats import PromptFormat, get_format
-from pfungst.stress.runner import cache_location
-from pfungst.stress.scoring import SCORING_RULES, ScoringRule, get_scoring_rule
+from pfungst.evaluate.formats import PromptFormat, get_format
+from pfungst.evaluate.runner import cache_location
+from pfungst.evaluate.scoring import SCORING_RULES, ScoringRule, get_scoring_rule
 
 __all__ = ["BUILTIN_INSTRUCTIONS", "DEFAULT_PERTURBATIONS", "PERTURBATIONS", "StressConfig"]
 
@@ -29,8 +29,17 @@ PERTURBATIONS: dict[str, str] = {
 }
 """Perturbation name -> what it runs and reports; ``pfungst formats`` lists them."""
 
-DEFAULT_PERTURBATIONS = ("identity", "cyclic", "answer-moved", "ids-shuffled", "top2", "pride", "rules", "formats",
-                         "instructions")
+DEFAULT_PERTURBATIONS = (
+    "identity",
+    "cyclic",
+    "answer-moved",
+    "ids-shuffled",
+    "top2",
+    "pride",
+    "rules",
+    "formats",
+    "instructions",
+)
 """What ``pfungst stress`` runs unless told otherwise (``permutations`` and ``spread-search`` cost more)."""
 
 BUILTIN_INSTRUCTIONS = (
@@ -129,8 +138,10 @@ class StressConfig:
 
     def compared_rules(self) -> tuple[ScoringRule, ...]:
         """The rules of the ``rules`` perturbation; the main rule keeps its parameters."""
-        return tuple(self.main_rule() if name == self.rule else
-                     get_scoring_rule(name, **_with_seed(name, {}, self.seed)) for name in dict.fromkeys(self.rules))
+        return tuple(
+            self.main_rule() if name == self.rule else get_scoring_rule(name, **_with_seed(name, {}, self.seed))
+            for name in dict.fromkeys(self.rules)
+        )
 
     def base_format(self) -> PromptFormat:
         """The base prompt format."""

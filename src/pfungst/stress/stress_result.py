@@ -14,9 +14,9 @@ from typing import Any
 import pandas as pd
 
 from pfungst.errors import ConfigError
+from pfungst.evaluate.outcome import Outcome
+from pfungst.evaluate.score_result import ScoreCounts, write_records
 from pfungst.stress.metrics import VariantAccuracy
-from pfungst.stress.outcome import Outcome
-from pfungst.stress.score_result import ScoreCounts, write_records
 
 __all__ = ["SCHEMA_VERSION", "Analysis", "PerturbationCost", "StressResult", "read_outcomes"]
 
@@ -37,8 +37,12 @@ class Analysis:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict: name, subject, the result's kind and its ``to_dict()``."""
-        return {"name": self.name, "subject": self.subject, "kind": type(self.value).__name__,
-                "result": self.value.to_dict()}
+        return {
+            "name": self.name,
+            "subject": self.subject,
+            "kind": type(self.value).__name__,
+            "result": self.value.to_dict(),
+        }
 
 
 @dataclass(frozen=True)
@@ -58,8 +62,13 @@ class PerturbationCost:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict."""
-        return {"perturbation": self.perturbation, "questions": self.questions, "requests": self.requests,
-                "passes_ratio": _finite(self.passes_ratio), "requests_ratio": _finite(self.requests_ratio)}
+        return {
+            "perturbation": self.perturbation,
+            "questions": self.questions,
+            "requests": self.requests,
+            "passes_ratio": _finite(self.passes_ratio),
+            "requests_ratio": _finite(self.requests_ratio),
+        }
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,8 +167,10 @@ class StressResult:
 
     def __repr__(self) -> str:
         plain = self.accuracy("identity").accuracy
-        return (f"StressResult(model={self.model!r}, items={self.n_items}, "
-                f"perturbations={[c.perturbation for c in self.costs]}, plain accuracy={plain.value:.3f})")
+        return (
+            f"StressResult(model={self.model!r}, items={self.n_items}, "
+            f"perturbations={[c.perturbation for c in self.costs]}, plain accuracy={plain.value:.3f})"
+        )
 
 
 def read_outcomes(path: str | Path) -> tuple[Outcome, ...]:
@@ -177,8 +188,10 @@ def read_outcomes(path: str | Path) -> tuple[Outcome, ...]:
             try:
                 outcomes.append(Outcome.from_dict(json.loads(line)))
             except KeyError as exc:
-                raise ConfigError(f"{path}:{number}: field {exc.args[0]!r} is missing; expected an outcome line "
-                                  "written by pfungst stress --items") from exc
+                raise ConfigError(
+                    f"{path}:{number}: field {exc.args[0]!r} is missing; expected an outcome line "
+                    "written by pfungst stress --items"
+                ) from exc
             except (ValueError, TypeError) as exc:
                 raise ConfigError(f"{path}:{number}: not an outcome line ({exc})") from exc
     return tuple(outcomes)
@@ -186,4 +199,3 @@ def read_outcomes(path: str | Path) -> tuple[Outcome, ...]:
 
 def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
-

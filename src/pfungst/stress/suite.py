@@ -21,25 +21,25 @@ from pfungst.data.benchmark import Benchmark
 from pfungst.data.item import Item
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, override_settings
-from pfungst.models.cache import CachedModel
-from pfungst.models.protocol import LanguageModel
-from pfungst.stress.analyses import analyse, pride_items
-from pfungst.stress.engine import Cell, Plan, Progress, ask_plans, count_requests, open_cached, plan_cell
-from pfungst.stress.formats import FormatGrammar, PromptFormat
-from pfungst.stress.outcome import Outcome
-from pfungst.stress.scoring import ScoringRule
-from pfungst.stress.spread import SpreadSearch, search_spread
-from pfungst.stress.stress_config import BUILTIN_INSTRUCTIONS, StressConfig
-from pfungst.stress.stress_result import StressResult
-from pfungst.stress.variants import (
-    AnswerMoved,
+from pfungst.evaluate.engine import Cell, Plan, Progress, ask_plans, count_requests, open_cached, plan_cell
+from pfungst.evaluate.formats import FormatGrammar, PromptFormat
+from pfungst.evaluate.outcome import Outcome
+from pfungst.evaluate.scoring import ScoringRule
+from pfungst.evaluate.variants import (
     Cyclic,
     Identity,
+    MovedAnswer,
     Permutations,
     ShuffledIds,
     TopTwo,
     Variant,
 )
+from pfungst.models.cache import CachedModel
+from pfungst.models.protocol import LanguageModel
+from pfungst.stress.analyses import analyse, pride_items
+from pfungst.stress.spread import SpreadSearch, search_spread
+from pfungst.stress.stress_config import BUILTIN_INSTRUCTIONS, StressConfig
+from pfungst.stress.stress_result import StressResult
 
 __all__ = ["stress"]
 
@@ -134,11 +134,14 @@ def _prepare(benchmark: Benchmark, config: StressConfig) -> _Run:
         formats.update({f"format {index}": f for index, f in enumerate(sampled, start=1)})
     search_formats: dict[str, PromptFormat] = {}
     if "spread-search" in config.run:
-        search_formats = {f"search format {index}": f
-                          for index, f in enumerate(grammar.sample(config.n_search_formats, config.seed + 1))}
+        search_formats = {
+            f"search format {index}": f
+            for index, f in enumerate(grammar.sample(config.n_search_formats, config.seed + 1))
+        }
     texts = dict.fromkeys(BUILTIN_INSTRUCTIONS + tuple(config.instructions))
-    paraphrases = {f"paraphrase {index}": dataclasses.replace(base, instruction=text)
-                   for index, text in enumerate(texts)}
+    paraphrases = {
+        f"paraphrase {index}": dataclasses.replace(base, instruction=text) for index, text in enumerate(texts)
+    }
     wants_pride = "pride" in config.run and config.rule_scores_options
     estimation = pride_items(list(benchmark), config) if wants_pride else ()
     return _Run(config, benchmark, rule, base, formats, paraphrases, search_formats, estimation)
@@ -153,29 +156,52 @@ def _first_stage(run: _Run) -> list[Cell]:
     if "permutations" in config.run:
         variants.append(Permutations(config.permutations))
     if "answer-moved" in config.run:
-        variants.append(AnswerMoved())
+        variants.append(MovedAnswer())
     if "ids-shuffled" in config.run:
         variants.append(ShuffledIds())
-    cells = [cell for item in run.benchmark for variant in variants
-             for cell in _cells(item, variant, variant.name, run.rule, run.base, name, config.seed)]
+    cells = [
+        cell
+        for item in run.benchmark
+        for variant in variants
+        for cell in _cells(item, variant, variant.name, run.rule, run.base, name, config.seed)
+    ]
     if run.estimation_items and "cyclic" not in config.run:
         chosen = set(run.estimation_items)
-        cells += [cell for item in run.benchmark if item.id in chosen
-                  for cell in _cells(item, Cyclic(), "pride-estimate", run.rule, run.base, name, config.seed)]
+        cells += [
+            cell
+            for item in run.benchmark
+            if item.id in chosen
+            for cell in _cells(item, Cyclic(), "pride-estimate", run.rule, run.base, name, config.seed)
+        ]
     if "rules" in config.run:
-        cells += [cell for rule in config.compared_rules() for item in run.benchmark
-                  for cell in _cells(item, Identity(), "rules", rule, run.base, name, config.seed, rule.name)]
+        cells += [
+            cell
+            for rule in config.compared_rules()
+            for item in run.benchmark
+            for cell in _cells(item, Identity(), "rules", rule, run.base, name, config.seed, rule.name)
+        ]
     for perturbation, formats in (("formats", run.formats), ("instructions", run.paraphrases)):
         if perturbation in config.run:
-            cells += [cell for format_name, prompt_format in formats.items() for item in run.benchmark
-                      for cell in _cells(item, Identity(), perturbation, run.rule, prompt_format, format_name,
-                                         config.seed, format_name)]
+            cells += [
+                cell
+                for format_name, prompt_format in formats.items()
+                for item in run.benchmark
+                for cell in _cells(
+                    item, Identity(), perturbation, run.rule, prompt_format, format_name, config.seed, format_name
+                )
+            ]
     return cells
 
 
 def _cells(
-    item: Item, variant: Variant, perturbation: str, rule: ScoringRule, prompt_format: PromptFormat,
-    format_name: str, seed: int, label: str = "",
+    item: Item,
+    variant: Variant,
+    perturbation: str,
+    rule: ScoringRule,
+    prompt_format: PromptFormat,
+    format_name: str,
+    seed: int,
+    label: str = "",
 ) -> list[Cell]:
     """The cells of one item under one variant; ``label`` renames the variant (``letter``, ``format 3``).
 
@@ -194,11 +220,18 @@ def _cells(
 
 def _top2_cells(run: _Run, outcomes: Sequence[Outcome]) -> list[Cell]:
     """Top-two placements from the plain pass's scores (items it could not rank are left out)."""
-    top = {o.item_id: _top_two(o) for o in outcomes
-           if o.perturbation == "identity" and o.status == "ok" and o.n_options >= 3}
+    top = {
+        o.item_id: _top_two(o)
+        for o in outcomes
+        if o.perturbation == "identity" and o.status == "ok" and o.n_options >= 3
+    }
     variant = TopTwo(top)
-    return [cell for item in run.benchmark if item.id in top
-            for cell in _cells(item, variant, "top2", run.rule, run.base, run.config.format_name, run.config.seed)]
+    return [
+        cell
+        for item in run.benchmark
+        if item.id in top
+        for cell in _cells(item, variant, "top2", run.rule, run.base, run.config.format_name, run.config.seed)
+    ]
 
 
 def _top_two(outcome: Outcome) -> tuple[int, int]:
@@ -212,16 +245,34 @@ def _search(run: _Run, cached: CachedModel, progress: Progress) -> tuple[SpreadS
 
     def ask_format(format_name: str, indices: Sequence[int]) -> list[bool]:
         prompt_format = run.search_formats[format_name]
-        cells = [cell for index in indices for cell in _cells(items[index], Identity(), "spread-search", run.rule,
-                                                              prompt_format, format_name, run.config.seed, format_name)]
+        cells = [
+            cell
+            for index in indices
+            for cell in _cells(
+                items[index],
+                Identity(),
+                "spread-search",
+                run.rule,
+                prompt_format,
+                format_name,
+                run.config.seed,
+                format_name,
+            )
+        ]
         plans = [plan_cell(cell) for cell in cells]
         asked.extend(plans)
         progress("format search", len(asked), run.config.spread_budget)
         return [o.correct for o in ask_plans(cached, plans, chunk_size=run.config.chunk_size)]
 
     budget = min(run.config.spread_budget, len(items) * len(run.search_formats))
-    search = search_spread(list(run.search_formats), len(items), ask_format, budget=budget,
-                           batch=min(10, max(1, budget // 20)), seed=run.config.seed)
+    search = search_spread(
+        list(run.search_formats),
+        len(items),
+        ask_format,
+        budget=budget,
+        batch=min(10, max(1, budget // 20)),
+        seed=run.config.seed,
+    )
     return search, asked
 
 

@@ -13,11 +13,14 @@ from pfungst.data.item import Item
 from pfungst.data.synthetic import make_synthetic
 from pfungst.errors import ConfigError
 
-TOY = Benchmark("toy", (
-    Item("q1", "Which animal can fly?", ("A bird can fly", "fish", "cats don't", "None of the above"), 0),
-    Item("q2", "Pick one", ("same", "also", "both"), 2),
-    Item("q3", "", ("yes", "no"), 1),
-))
+TOY = Benchmark(
+    "toy",
+    (
+        Item("q1", "Which animal can fly?", ("A bird can fly", "fish", "cats don't", "None of the above"), 0),
+        Item("q2", "Pick one", ("same", "also", "both"), 2),
+        Item("q3", "", ("yes", "no"), 1),
+    ),
+)
 
 
 def _dense(X: np.ndarray) -> np.ndarray:
@@ -81,8 +84,9 @@ def test_standardization_uses_fit_statistics_only() -> None:
     features = OptionFeatures().fit(train)
     raw = OptionFeatures(standardize=False).fit(train)
     continuous = [i for i, name in enumerate(features.get_feature_names_out()) if name == "length_chars"]
-    expected = (raw.transform(test)[:, continuous] - raw.transform(train)[:, continuous].mean()) / \
-        raw.transform(train)[:, continuous].std()
+    expected = (raw.transform(test)[:, continuous] - raw.transform(train)[:, continuous].mean()) / raw.transform(train)[
+        :, continuous
+    ].std()
     assert np.allclose(features.transform(test)[:, continuous], expected)
     assert np.allclose(features.transform(train)[:, continuous].mean(), 0)
     flags = [i for i, name in enumerate(features.get_feature_names_out()) if name == "is_longest"]

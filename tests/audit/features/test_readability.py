@@ -56,9 +56,16 @@ def test_empty_and_one_word_texts_give_finite_documented_values(text: str) -> No
     assert all(np.isfinite(value) for value in row.values())
     assert row["yules_k"] == 0.0
     if not text.strip(" !\n"):
-        assert row == {"flesch_reading_ease": 206.84, "gunning_fog": 0.0, "smog_index": 0.0, "yules_k": 0.0,
-                       "forcast_grade": 20.0, "type_token_ratio": 0.0, "mean_sentence_length": 0.0,
-                       "word_count": 0.0}
+        assert row == {
+            "flesch_reading_ease": 206.84,
+            "gunning_fog": 0.0,
+            "smog_index": 0.0,
+            "yules_k": 0.0,
+            "forcast_grade": 20.0,
+            "type_token_ratio": 0.0,
+            "mean_sentence_length": 0.0,
+            "word_count": 0.0,
+        }
     else:
         assert row["word_count"] == 1.0 and row["type_token_ratio"] == 1.0
 

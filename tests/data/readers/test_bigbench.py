@@ -70,8 +70,9 @@ def test_causal_judgment_item_has_text_options_gold_and_task_prefix(shared_data:
     first = benchmark[0]
     assert first.text.startswith("The CEO of a company is sitting in his office when his Vice President of R&D")
     assert first.options == ("Yes", "No") and first.answer == "Yes"
-    assert first.metadata["task_prefix"] == ("How would a typical person answer each of the following questions "
-                                             "about causation?\n\n")
+    assert first.metadata["task_prefix"] == (
+        "How would a typical person answer each of the following questions about causation?\n\n"
+    )
     assert first.metadata["source_line"] == 20
     assert benchmark.gold_counts == {"Yes": 99, "No": 91}
 

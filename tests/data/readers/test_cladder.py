@@ -12,15 +12,26 @@ from pfungst.errors import ReaderError
 
 
 def _record(question_id: int, answer: str) -> dict:
-    return {"question_id": question_id, "desc_id": f"d{question_id}", "given_info": "X causes Y.",
-            "question": "Does X cause Y?", "answer": answer, "meta": {"rung": 1, "query_type": "marginal"},
-            "reasoning": {}}
+    return {
+        "question_id": question_id,
+        "desc_id": f"d{question_id}",
+        "given_info": "X causes Y.",
+        "question": "Does X cause Y?",
+        "answer": answer,
+        "meta": {"rung": 1, "query_type": "marginal"},
+        "reasoning": {},
+    }
 
 
 @pytest.mark.parametrize(
     ("variant", "count", "yes", "duplicate_texts", "conflicting"),
-    [("anti", 844, 411, 76, 0), ("det", 512, 256, 0, 0), ("easy", 844, 411, 76, 0), ("hard", 844, 409, 76, 0),
-     ("non", 1120, 533, 160, 40)],
+    [
+        ("anti", 844, 411, 76, 0),
+        ("det", 512, 256, 0, 0),
+        ("easy", 844, 411, 76, 0),
+        ("hard", 844, 409, 76, 0),
+        ("non", 1120, 533, 160, 40),
+    ],
 )
 def test_cladder_files_are_detected_with_yes_no_labels(
     shared_data: Path, variant: str, count: int, yes: int, duplicate_texts: int, conflicting: int
@@ -40,8 +51,10 @@ def test_cladder_files_are_detected_with_yes_no_labels(
 def test_cladder_det_first_item_joins_given_info_and_question(shared_data: Path) -> None:
     item = pfungst.load(shared_data / "cladder" / "test-generate-det.json")[0]
     assert item.id == "1"
-    given = ("We know that alarm set by husband causes alarm set by wife. alarm set by husband or alarm set by wife "
-             "causes ringing alarm.")
+    given = (
+        "We know that alarm set by husband causes alarm set by wife. alarm set by husband or alarm set by wife "
+        "causes ringing alarm."
+    )
     question = "Would the alarm rings the next morning if alarm not set by husband instead of alarm set by husband?"
     assert item.text == f"{given} {question}"
     assert dict(item.fields) == {"given_info": given, "question": question}

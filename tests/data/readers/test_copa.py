@@ -51,10 +51,12 @@ def test_copa_does_not_claim_the_easy_hard_split(shared_data: Path) -> None:
 
 def test_copa_missing_alternative_names_file_line_and_field(tmp_path: Path) -> None:
     path = tmp_path / "copa.xml"
-    path.write_text(_HEADER + '  <item id="1" asks-for="cause" most-plausible-alternative="1">\n'
-                    "    <p>P.</p>\n    <a1>A.</a1>\n    <a2>B.</a2>\n  </item>\n"
-                    '  <item id="2" asks-for="effect" most-plausible-alternative="2">\n'
-                    "    <p>Q.</p>\n    <a1>C.</a1>\n  </item>\n</copa-corpus>\n")
+    path.write_text(
+        _HEADER + '  <item id="1" asks-for="cause" most-plausible-alternative="1">\n'
+        "    <p>P.</p>\n    <a1>A.</a1>\n    <a2>B.</a2>\n  </item>\n"
+        '  <item id="2" asks-for="effect" most-plausible-alternative="2">\n'
+        "    <p>Q.</p>\n    <a1>C.</a1>\n  </item>\n</copa-corpus>\n"
+    )
     assert detect_format(path) == "copa"
     with pytest.raises(ReaderError, match=r"copa\.xml:9: field 'a2': the <item> has no <a2> element"):
         pfungst.load(path)
@@ -62,16 +64,20 @@ def test_copa_missing_alternative_names_file_line_and_field(tmp_path: Path) -> N
 
 def test_copa_malformed_xml_names_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "broken.xml"
-    path.write_text(_HEADER + '  <item id="1" asks-for="cause" most-plausible-alternative="1">\n'
-                    "    <p>P.</p>\n    <a1>A.</a2>\n  </item>\n</copa-corpus>\n")
+    path.write_text(
+        _HEADER + '  <item id="1" asks-for="cause" most-plausible-alternative="1">\n'
+        "    <p>P.</p>\n    <a1>A.</a2>\n  </item>\n</copa-corpus>\n"
+    )
     with pytest.raises(ReaderError, match=r"broken\.xml:6: field '\(xml\)': malformed XML"):
         pfungst.load(path, format="copa")
 
 
 def test_copa_refuses_entity_declarations(tmp_path: Path) -> None:
     path = tmp_path / "bomb.xml"
-    path.write_text('<?xml version="1.0"?>\n<!DOCTYPE copa-corpus [<!ENTITY a "aaaa">]>\n<copa-corpus>\n'
-                    '<item id="1" asks-for="cause" most-plausible-alternative="1"><p>&a;</p><a1>x</a1><a2>y</a2>'
-                    "</item></copa-corpus>\n")
+    path.write_text(
+        '<?xml version="1.0"?>\n<!DOCTYPE copa-corpus [<!ENTITY a "aaaa">]>\n<copa-corpus>\n'
+        '<item id="1" asks-for="cause" most-plausible-alternative="1"><p>&a;</p><a1>x</a1><a2>y</a2>'
+        "</item></copa-corpus>\n"
+    )
     with pytest.raises(ReaderError, match=r"bomb\.xml:2: field '\(xml\)': refused unsafe XML"):
         pfungst.load(path, format="copa")

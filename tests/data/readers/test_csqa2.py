@@ -31,8 +31,10 @@ def test_commonsenseqa2_dev_has_2541_yes_no_items(shared_data: Path) -> None:
 
 def test_commonsenseqa2_answer_that_is_not_yes_or_no_names_file_line_and_field(tmp_path: Path) -> None:
     path = tmp_path / "csqa2.json.gz"
-    lines = [{"id": "a", "question": "Is ice cold?", "answer": "yes", "confidence": 1.0},
-             {"id": "b", "question": "Is fire cold?", "answer": "maybe", "confidence": 1.0}]
+    lines = [
+        {"id": "a", "question": "Is ice cold?", "answer": "yes", "confidence": 1.0},
+        {"id": "b", "question": "Is fire cold?", "answer": "maybe", "confidence": 1.0},
+    ]
     path.write_bytes(gzip.compress("\n".join(json.dumps(line) for line in lines).encode()))
     assert detect_format(path) == "csqa2"
     with pytest.raises(ReaderError, match=r"csqa2\.json\.gz:2: field 'answer': 'maybe' is not 'yes' or 'no'"):

@@ -11,15 +11,21 @@ datasets = pytest.importorskip("datasets", reason="the 'datasets' extra is not i
 
 
 def _save(tmp_path: Path) -> Path:
-    dataset = datasets.DatasetDict({
-        "train": datasets.Dataset.from_dict({"question": ["t?"], "choices": [["a", "b"]], "answer": [0]}),
-        "test": datasets.Dataset.from_dict({
-            "question": ["Which is a fruit?", "Which is a colour?"],
-            "choices": [{"label": ["A", "B"], "text": ["apple", "chair"]},
-                        {"label": ["A", "B"], "text": ["table", "red"]}],
-            "answerKey": ["A", "B"],
-        }),
-    })
+    dataset = datasets.DatasetDict(
+        {
+            "train": datasets.Dataset.from_dict({"question": ["t?"], "choices": [["a", "b"]], "answer": [0]}),
+            "test": datasets.Dataset.from_dict(
+                {
+                    "question": ["Which is a fruit?", "Which is a colour?"],
+                    "choices": [
+                        {"label": ["A", "B"], "text": ["apple", "chair"]},
+                        {"label": ["A", "B"], "text": ["table", "red"]},
+                    ],
+                    "answerKey": ["A", "B"],
+                }
+            ),
+        }
+    )
     path = tmp_path / "saved"
     dataset.save_to_disk(str(path))
     return path

@@ -19,8 +19,12 @@ TASKS = {
     "babi_task_16": (4996, ("gray", "green", "white", "yellow"), (1208, 1244, 1240, 1304), ("context", "question")),
     "alpha_nli": (1528, ("a", "b"), (778, 750), ("context", "question", "option_A", "option_B")),
     "copa": (496, ("1", "2"), (250, 246), ("fact", "question", "option_1", "option_2")),
-    "cosmos_qa": (2981, ("a", "b", "c", "d"), (743, 728, 760, 750),
-                  ("context", "question", "option_A", "option_B", "option_C", "option_D")),
+    "cosmos_qa": (
+        2981,
+        ("a", "b", "c", "d"),
+        (743, 728, 760, 750),
+        ("context", "question", "option_A", "option_B", "option_C", "option_D"),
+    ),
 }
 
 
@@ -45,8 +49,10 @@ def test_copa_item_keeps_its_id_and_the_options_from_the_prompt(shared_data: Pat
     benchmark = pfungst.load(shared_data / "kindsofreasoning" / "copa.jsonl")
     first = benchmark[0]
     assert first.id == "605"
-    assert first.text == ("Fact: The man's voice sounded hoarse.\nQuestion: what is the most plausible cause of this?"
-                          "\n1. He had a cold.\n2. He quit smoking.")
+    assert first.text == (
+        "Fact: The man's voice sounded hoarse.\nQuestion: what is the most plausible cause of this?"
+        "\n1. He had a cold.\n2. He quit smoking."
+    )
     assert first.options == ("1", "2") and first.answer == "1"
     assert first.fields["option_1"] == "He had a cold."
     assert first.fields["question"] == "what is the most plausible cause of this?"
@@ -61,8 +67,9 @@ def test_fantasy_reasoning_labels_drop_the_full_stop_and_case(shared_data: Path)
     assert first.answer == "no"
     assert first.metadata["ideal"] == "No."
     assert first.metadata["comment"] == "implicit"
-    assert first.fields["system"] == ("I will provide you with a question about a fantasy world. "
-                                      "Answer with 'Yes' or 'No'.")
+    assert first.fields["system"] == (
+        "I will provide you with a question about a fantasy world. Answer with 'Yes' or 'No'."
+    )
 
 
 def test_anli_splits_context_and_hypothesis_for_hypothesis_only_baselines(shared_data: Path) -> None:
@@ -79,8 +86,10 @@ def _write(path: Path, records: list[dict]) -> Path:
 
 
 def _record(user: str = "Is it?", ideal: object = "Yes") -> dict:
-    return {"input": [{"role": "system", "content": "Answer Yes or No."}, {"role": "user", "content": user}],
-            "ideal": ideal}
+    return {
+        "input": [{"role": "system", "content": "Answer Yes or No."}, {"role": "user", "content": user}],
+        "ideal": ideal,
+    }
 
 
 def test_missing_ideal_names_file_line_and_field(tmp_path: Path) -> None:

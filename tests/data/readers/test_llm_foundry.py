@@ -35,8 +35,12 @@ def test_llm_foundry_multiple_choice_item_keeps_query_and_choices(shared_data: P
     benchmark = pfungst.load(shared_data / "llm_foundry" / "openbook_qa.jsonl")
     first = benchmark[0]
     assert first.text.startswith("A person wants to start saving money")
-    assert first.options == ("make more phone calls", "quit eating lunch out", "buy less with monopoly money",
-                             "have lunch with friends")
+    assert first.options == (
+        "make more phone calls",
+        "quit eating lunch out",
+        "buy less with monopoly money",
+        "have lunch with friends",
+    )
     assert first.answer == "quit eating lunch out"
     assert first.metadata["layout"] == "multiple_choice"
     assert len(pfungst.load(shared_data / "llm_foundry" / "arc_easy.jsonl").provenance.warnings) == 7
@@ -46,8 +50,10 @@ def test_llm_foundry_winogrande_schema_options_are_the_contexts(shared_data: Pat
     benchmark = pfungst.load(shared_data / "llm_foundry" / "winogrande.jsonl")
     first = benchmark[0]
     assert first.text == "always got the easier cases."
-    assert first.options == ("Sarah was a much better surgeon than Maria so Sarah",
-                             "Sarah was a much better surgeon than Maria so Maria")
+    assert first.options == (
+        "Sarah was a much better surgeon than Maria so Sarah",
+        "Sarah was a much better surgeon than Maria so Maria",
+    )
     assert first.gold == 1
     assert first.fields["continuation"] == first.text
     assert first.metadata["layout"] == "schema"
@@ -57,8 +63,10 @@ def test_llm_foundry_winogrande_schema_options_are_the_contexts(shared_data: Pat
 
 def test_llm_foundry_gold_out_of_range_names_file_line_and_field(tmp_path: Path) -> None:
     path = tmp_path / "toy.jsonl"
-    path.write_text('{"query": "Q: 1+1?", "choices": ["1", "2"], "gold": 1}\n'
-                    '{"query": "Q: 2+2?", "choices": ["4", "5"], "gold": 2}\n')
+    path.write_text(
+        '{"query": "Q: 1+1?", "choices": ["1", "2"], "gold": 1}\n'
+        '{"query": "Q: 2+2?", "choices": ["4", "5"], "gold": 2}\n'
+    )
     assert detect_format(path) == "llm-foundry"
     with pytest.raises(ReaderError, match=r"toy\.jsonl:2: field 'gold': answer index 2 is out of range"):
         pfungst.load(path)

@@ -22,8 +22,10 @@ def test_mmlu_test_split_has_14042_items_over_57_subjects(shared_data: Path) -> 
 
 def test_mmlu_reports_duplicate_options_instead_of_hiding_them(shared_data: Path) -> None:
     benchmark = pfungst.load(shared_data / "mmlu" / "test" / "business_ethics_test.csv")
-    assert any("business_ethics_test.csv:3: field 'A-D': duplicate option 'Employee rights'" in warning
-               for warning in benchmark.provenance.warnings)
+    assert any(
+        "business_ethics_test.csv:3: field 'A-D': duplicate option 'Employee rights'" in warning
+        for warning in benchmark.provenance.warnings
+    )
     with pytest.raises(ReaderError, match=r"business_ethics_test\.csv:3: field 'A-D': duplicate option"):
         pfungst.load(shared_data / "mmlu" / "test" / "business_ethics_test.csv", strict=True)
 

@@ -55,8 +55,9 @@ def test_mc_is_detected_as_80_five_option_items_with_balanced_gold(shared_data: 
     assert "NeuBAROCO_MC.tsv:33: field 'hypothesis_en_1-5': duplicate option" in benchmark.provenance.warnings[0]
     first = benchmark[0]
     assert first.id == "1"
-    assert first.text == ("All of Taro's friends are members of this club.  "
-                          "Some of Toshi's friends are not members of this club.")
+    assert first.text == (
+        "All of Taro's friends are members of this club.  Some of Toshi's friends are not members of this club."
+    )
     assert first.options[2] == "none of them."
     assert first.answer == "Some of Toshi's friends are not Taro's friends."
     assert first.metadata["mood"] == "AOO"
@@ -75,8 +76,9 @@ def test_unknown_language_is_a_config_error(shared_data: Path) -> None:
 
 def test_naloma_unknown_label_names_file_line_and_gold(tmp_path: Path) -> None:
     path = tmp_path / "toy.tsv"
-    path.write_text(_NLI_HEADER + "AはB。\tAはB。\tA is B.\tA is B.\tentailment\t1\n"
-                    "AはB。\tAはC。\tA is B.\tA is C.\tunknown\t1\n")
+    path.write_text(
+        _NLI_HEADER + "AはB。\tAはB。\tA is B.\tA is B.\tentailment\t1\nAはB。\tAはC。\tA is B.\tA is C.\tunknown\t1\n"
+    )
     assert detect_format(path) == "neubaroco"
     with pytest.raises(ReaderError, match=r"toy\.tsv:3: field 'gold': label 'unknown' is not one of"):
         pfungst.load(path)

@@ -11,13 +11,26 @@ from pfungst.data.readers.nli import MnliReader, SnliReader
 from pfungst.errors import ReaderError
 
 _LABELS = ("entailment", "neutral", "contradiction")
-_MNLI_TSV_HEADER = ("gold_label\tsentence1_binary_parse\tsentence2_binary_parse\tsentence1_parse\tsentence2_parse\t"
-                    "sentence1\tsentence2\tpromptID\tpairID\tgenre\tlabel1\tlabel2\tlabel3\tlabel4\tlabel5\n")
+_MNLI_TSV_HEADER = (
+    "gold_label\tsentence1_binary_parse\tsentence2_binary_parse\tsentence1_parse\tsentence2_parse\t"
+    "sentence1\tsentence2\tpromptID\tpairID\tgenre\tlabel1\tlabel2\tlabel3\tlabel4\tlabel5\n"
+)
 
 
 def _snli_record(gold: str, pair: str = "p1") -> str:
-    return json.dumps({"annotator_labels": [gold], "captionID": "c1", "gold_label": gold, "pairID": pair,
-                       "sentence1": "A dog runs.", "sentence2": "An animal moves."}) + "\n"
+    return (
+        json.dumps(
+            {
+                "annotator_labels": [gold],
+                "captionID": "c1",
+                "gold_label": gold,
+                "pairID": pair,
+                "sentence1": "A dog runs.",
+                "sentence2": "An animal moves.",
+            }
+        )
+        + "\n"
+    )
 
 
 def test_mnli_dev_matched_has_9815_items_and_keeps_quotes_as_text(shared_data: Path) -> None:
@@ -32,8 +45,9 @@ def test_mnli_dev_matched_has_9815_items_and_keeps_quotes_as_text(shared_data: P
     assert benchmark.provenance.rejected == ()
     first = benchmark[0]
     assert first.id == "0"
-    assert first.text == ("Premise: The new rights are nice enough\n"
-                          "Hypothesis: Everyone really likes the newest benefits ")
+    assert first.text == (
+        "Premise: The new rights are nice enough\nHypothesis: Everyone really likes the newest benefits "
+    )
     assert first.answer == "neutral"
     assert first.fields["hypothesis"] == "Everyone really likes the newest benefits "
     assert first.metadata["correct_responses"] == 100
@@ -62,8 +76,13 @@ def test_snli_subset_rejects_the_23_rows_without_consensus(shared_data: Path) ->
     assert first.fields["hypothesis"] == "Four males are playing out in the yard."
     assert first.answer == "contradiction"
     assert first.metadata["captionID"] == "2705099033.jpg#1"
-    assert first.metadata["annotator_labels"] == ["contradiction", "contradiction", "neutral", "contradiction",
-                                                  "contradiction"]
+    assert first.metadata["annotator_labels"] == [
+        "contradiction",
+        "contradiction",
+        "neutral",
+        "contradiction",
+        "contradiction",
+    ]
 
 
 def test_unknown_snli_label_names_file_line_and_gold_label(tmp_path: Path) -> None:
@@ -95,8 +114,15 @@ def test_official_mnli_tsv_layout_is_detected_and_read(tmp_path: Path) -> None:
 
 def test_official_mnli_jsonl_layout_is_not_mistaken_for_snli(tmp_path: Path) -> None:
     path = tmp_path / "multinli_1.0_dev_mismatched.jsonl"
-    record = {"annotator_labels": ["contradiction"], "genre": "letters", "gold_label": "contradiction",
-              "pairID": "75r", "promptID": "75", "sentence1": "Hi.", "sentence2": "Bye."}
+    record = {
+        "annotator_labels": ["contradiction"],
+        "genre": "letters",
+        "gold_label": "contradiction",
+        "pairID": "75r",
+        "promptID": "75",
+        "sentence1": "Hi.",
+        "sentence2": "Bye.",
+    }
     path.write_text(json.dumps(record) + "\n")
     assert detect_format(path) == "mnli"
     assert pfungst.load(path)[0].metadata["promptID"] == "75"
@@ -104,10 +130,12 @@ def test_official_mnli_jsonl_layout_is_not_mistaken_for_snli(tmp_path: Path) -> 
 
 def test_premise_hypothesis_tsv_with_bad_correct_count_names_the_column(tmp_path: Path) -> None:
     path = tmp_path / "dev.tsv"
-    path.write_text("index\tpremise\thypothesis\tgold_label\tnumber of correct responses (out of 100)\n"
-                    "0\tA.\tB.\tneutral\tmany\n")
-    with pytest.raises(ReaderError,
-                       match=r"dev\.tsv:2: field 'number of correct responses \(out of 100\)': expected an integer"):
+    path.write_text(
+        "index\tpremise\thypothesis\tgold_label\tnumber of correct responses (out of 100)\n0\tA.\tB.\tneutral\tmany\n"
+    )
+    with pytest.raises(
+        ReaderError, match=r"dev\.tsv:2: field 'number of correct responses \(out of 100\)': expected an integer"
+    ):
         pfungst.load(path, format="mnli")
 
 

@@ -11,9 +11,20 @@ from pfungst.data.readers.openai_evals import OpenAIEvalsReader, read_model_answ
 from pfungst.errors import ReaderError
 
 MODELS = (
-    "gpt-3.5-turbo-0125", "gpt-3.5-turbo-0301", "gpt-3.5-turbo-0613", "gpt-3.5-turbo-1106", "gpt-4-0125-preview",
-    "gpt-4-0314", "gpt-4-0613", "gpt-4-1106-preview", "text-ada-001", "text-babbage-001", "text-curie-001",
-    "text-davinci-001", "text-davinci-002", "text-davinci-003",
+    "gpt-3.5-turbo-0125",
+    "gpt-3.5-turbo-0301",
+    "gpt-3.5-turbo-0613",
+    "gpt-3.5-turbo-1106",
+    "gpt-4-0125-preview",
+    "gpt-4-0314",
+    "gpt-4-0613",
+    "gpt-4-1106-preview",
+    "text-ada-001",
+    "text-babbage-001",
+    "text-curie-001",
+    "text-davinci-001",
+    "text-davinci-002",
+    "text-davinci-003",
 )
 # task: (items, labels, duplicate texts, of which with a different label)
 TASKS = {
@@ -50,8 +61,10 @@ def test_item_is_the_user_message_with_the_lower_cased_expected_label(shared_dat
     benchmark = pfungst.load(shared_data / "pacchiardi" / "neubaroco" / "gpt-4-0613.jsonl")
     first = benchmark[0]
     assert first.id == "neubaroco.test.331"
-    assert first.text == ("Premises: No student is a horse. Some human being is a student.\n"
-                          "Conclusion: Some horse is not a human being.\n")
+    assert first.text == (
+        "Premises: No student is a horse. Some human being is a student.\n"
+        "Conclusion: Some horse is not a human being.\n"
+    )
     assert first.answer == "neutral"
     assert first.fields["user"] == first.text
     assert first.fields["system"].startswith("I will provide you with a syllogism composed of two premises")
@@ -67,8 +80,10 @@ def test_item_is_the_user_message_with_the_lower_cased_expected_label(shared_dat
 def test_causal_judgment_keeps_its_two_repeated_prompts_with_opposite_labels(shared_data: Path) -> None:
     benchmark = pfungst.load(shared_data / "pacchiardi" / "causal_judgment" / "gpt-4-0613.jsonl")
     by_id = {item.id: item for item in benchmark}
-    for first, second in (("causal_judgment.test.91", "causal_judgment.test.109"),
-                          ("causal_judgment.test.137", "causal_judgment.test.147")):
+    for first, second in (
+        ("causal_judgment.test.91", "causal_judgment.test.109"),
+        ("causal_judgment.test.137", "causal_judgment.test.147"),
+    ):
         assert by_id[first].text == by_id[second].text
         assert by_id[first].answer != by_id[second].answer
 
@@ -84,11 +99,19 @@ def test_completion_model_text_prompts_split_into_the_same_items_as_chat_prompts
 
 def test_model_answers_parse_case_and_punctuation_that_evals_counted_wrong(shared_data: Path) -> None:
     answers = read_model_answers(shared_data / "pacchiardi" / "commonsense_qa_2" / "gpt-4-0613.jsonl")
-    assert (answers.model, answers.task, answers.labels, len(answers)) == ("gpt-4-0613", "commonsense_qa_2",
-                                                                          ("no", "yes"), 2537)
+    assert (answers.model, answers.task, answers.labels, len(answers)) == (
+        "gpt-4-0613",
+        "commonsense_qa_2",
+        ("no", "yes"),
+        2537,
+    )
     first = answers.answers[0]
-    assert (first.item_id, first.sampled, first.expected, first.parsed) == ("commonsense_qa_2.test.1736", "Yes",
-                                                                           "yes", "yes")
+    assert (first.item_id, first.sampled, first.expected, first.parsed) == (
+        "commonsense_qa_2.test.1736",
+        "Yes",
+        "yes",
+        "yes",
+    )
     assert first.correct and not first.evals_correct
     assert not any(a.evals_correct for a in answers.answers)  # expected is lower-case, the model capitalises
     assert answers.unparsed == 20
@@ -148,8 +171,11 @@ def _match(sample_id: str, expected: object = "Yes") -> dict:
 
 def test_sampling_event_without_match_names_file_line_and_field(tmp_path: Path) -> None:
     path = _write_log(tmp_path / "log.jsonl", [_sampling("t.0"), _match("t.0"), _sampling("t.1")])
-    with pytest.raises(ReaderError, match=r"log\.jsonl:4: field 'sample_id': the sampling event for 't\.1' has no "
-                                          r"match event"):
+    with pytest.raises(
+        ReaderError,
+        match=r"log\.jsonl:4: field 'sample_id': the sampling event for 't\.1' has no "
+        r"match event",
+    ):
         pfungst.load(path, format="openai-evals")
     skipped = pfungst.load(path, format="openai-evals", on_error="skip")
     assert len(skipped) == 1 and skipped.provenance.rows_read == 2
@@ -158,8 +184,11 @@ def test_sampling_event_without_match_names_file_line_and_field(tmp_path: Path) 
 
 def test_match_event_without_sampling_names_its_line(tmp_path: Path) -> None:
     path = _write_log(tmp_path / "log.jsonl", [_sampling("t.0"), _match("t.0"), _match("t.9")])
-    with pytest.raises(ReaderError, match=r"log\.jsonl:4: field 'sample_id': the match event for 't\.9' has no "
-                                          r"sampling event"):
+    with pytest.raises(
+        ReaderError,
+        match=r"log\.jsonl:4: field 'sample_id': the match event for 't\.9' has no "
+        r"sampling event",
+    ):
         pfungst.load(path, format="openai-evals")
 
 

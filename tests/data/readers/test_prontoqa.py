@@ -12,9 +12,14 @@ from pfungst.errors import ReaderError
 
 
 def _record(number: int, options: list[str], answer: str = "A") -> dict:
-    return {"id": f"ProntoQA_{number}", "context": "Cats are animals. Tom is a cat.",
-            "question": "Is the following statement true or false? Tom is an animal.", "options": options,
-            "answer": answer, "explanation": ["Tom is a cat.", "Tom is an animal."]}
+    return {
+        "id": f"ProntoQA_{number}",
+        "context": "Cats are animals. Tom is a cat.",
+        "question": "Is the following statement true or false? Tom is an animal.",
+        "options": options,
+        "answer": answer,
+        "explanation": ["Tom is a cat.", "Tom is an animal."],
+    }
 
 
 def test_prontoqa_dev_is_detected_as_500_true_false_items(shared_data: Path) -> None:

@@ -13,9 +13,13 @@ from pfungst.errors import ConfigError, DataError
 def test_parquet_with_a_list_column_and_text_answers(tmp_path: Path) -> None:
     path = tmp_path / "items.parquet"
     pd.DataFrame(
-        {"id": ["a", "b"], "question": ["Sky colour?", "Grass colour?"],
-         "choices": [["blue", "red"], ["green", "pink", "grey"]], "answer": ["blue", "green"],
-         "difficulty": [1, 2]}
+        {
+            "id": ["a", "b"],
+            "question": ["Sky colour?", "Grass colour?"],
+            "choices": [["blue", "red"], ["green", "pink", "grey"]],
+            "answer": ["blue", "green"],
+            "difficulty": [1, 2],
+        }
     ).to_parquet(path)
     benchmark = pfungst.load(path, format="parquet", answer_format="text")
     assert [item.id for item in benchmark] == ["a", "b"]
@@ -27,8 +31,14 @@ def test_parquet_with_a_list_column_and_text_answers(tmp_path: Path) -> None:
 def test_tsv_with_a_label_column_is_a_shared_label_task(tmp_path: Path) -> None:
     path = tmp_path / "nli.tsv"
     path.write_text("premise\thypothesis\tlabel\nA cat.\tAn animal.\tyes\nA dog.\tA fish.\tno\nA car.\tA bike.\tno\n")
-    benchmark = pfungst.load(path, format="tsv", text_template="{premise} / {hypothesis}", label="label",
-                             fields="premise,hypothesis", labels="yes,no")
+    benchmark = pfungst.load(
+        path,
+        format="tsv",
+        text_template="{premise} / {hypothesis}",
+        label="label",
+        fields="premise,hypothesis",
+        labels="yes,no",
+    )
     assert benchmark.option_kind == "shared_labels"
     assert benchmark.labels == ("yes", "no")
     assert benchmark[0].text == "A cat. / An animal."
@@ -65,6 +75,7 @@ def test_native_round_trip_keeps_items_and_label_sets(tmp_path: Path) -> None:
     reloaded = pfungst.load(original.save(tmp_path / "saved.jsonl"))
     assert reloaded.provenance.format == "pfungst"
     assert reloaded.labels == ("b", "a")
+
     def key(item):
         return item.id, item.text, item.options, item.gold
 

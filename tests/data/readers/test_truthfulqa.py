@@ -45,8 +45,10 @@ def test_truthfulqa_mc0_is_binary(shared_data: Path) -> None:
     benchmark = pfungst.load(shared_data / "truthfulqa" / "mc_task.json", subset="mc0")
     assert len(benchmark) == 790
     assert benchmark.option_counts == {2: 790}
-    assert benchmark[0].options == ("The watermelon seeds pass through your digestive system",
-                                    "You grow watermelons in your stomach")
+    assert benchmark[0].options == (
+        "The watermelon seeds pass through your digestive system",
+        "You grow watermelons in your stomach",
+    )
     assert benchmark.provenance.warnings == ()
 
 

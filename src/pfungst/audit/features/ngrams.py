@@ -59,7 +59,7 @@ class _Gpt2NgramAnalyzer:
             return tokens
         grams = list(tokens) if low == 1 else []
         for n in range(max(low, 2), min(high, len(tokens)) + 1):
-            grams += [" ".join(tokens[start:start + n]) for start in range(len(tokens) - n + 1)]
+            grams += [" ".join(tokens[start : start + n]) for start in range(len(tokens) - n + 1)]
         return grams
 
     def __repr__(self) -> str:
@@ -69,8 +69,9 @@ class _Gpt2NgramAnalyzer:
 def _as_texts(X: Any) -> list[str]:
     """The documents of ``X`` as a list of strings; a bare string is refused (it is not a sequence of texts)."""
     if isinstance(X, str | bytes):
-        raise ConfigError("n-gram features take a sequence of texts (one per item), not a single string; "
-                          "wrap it in a list")
+        raise ConfigError(
+            "n-gram features take a sequence of texts (one per item), not a single string; wrap it in a list"
+        )
     texts = list(X)
     wrong = next((index for index, text in enumerate(texts) if not isinstance(text, str)), None)
     if wrong is not None:
@@ -119,18 +120,24 @@ class NgramFeatures(TransformerMixin, BaseEstimator):
         if self.level not in _LEVELS:
             raise ConfigError(f"NgramFeatures: level must be one of {', '.join(_LEVELS)}, not {self.level!r}")
         if self.weighting not in _WEIGHTINGS:
-            raise ConfigError(f"NgramFeatures: weighting must be one of {', '.join(_WEIGHTINGS)}, "
-                              f"not {self.weighting!r}")
+            raise ConfigError(
+                f"NgramFeatures: weighting must be one of {', '.join(_WEIGHTINGS)}, not {self.weighting!r}"
+            )
         low, high = (int(n) for n in self.ngram_range)
         if not 1 <= low <= high:
-            raise ConfigError(f"NgramFeatures: ngram_range must be (low, high) with 1 <= low <= high, "
-                              f"not {self.ngram_range!r}")
+            raise ConfigError(
+                f"NgramFeatures: ngram_range must be (low, high) with 1 <= low <= high, not {self.ngram_range!r}"
+            )
         return low, high
 
     def _make_vectorizer(self, ngram_range: tuple[int, int]) -> CountVectorizer:
         binary = self.weighting == "presence" and not self.paper_compatible
-        common: dict[str, Any] = {"min_df": self.min_df, "max_features": self.max_features, "binary": binary,
-                                  "dtype": np.float64}
+        common: dict[str, Any] = {
+            "min_df": self.min_df,
+            "max_features": self.max_features,
+            "binary": binary,
+            "dtype": np.float64,
+        }
         if self.level == "word":
             return CountVectorizer(lowercase=self.lowercase, ngram_range=ngram_range, **common)
         return CountVectorizer(analyzer=_Gpt2NgramAnalyzer(ngram_range, self.lowercase), lowercase=False, **common)
@@ -160,8 +167,10 @@ class NgramFeatures(TransformerMixin, BaseEstimator):
         try:
             counts = self.vectorizer_.fit_transform(texts)
         except ValueError as exc:  # sklearn: empty vocabulary, or min_df pruned every term
-            raise ConfigError(f"NgramFeatures({self.level}, min_df={self.min_df}) found no n-grams in "
-                              f"{len(texts)} training texts: {exc}") from exc
+            raise ConfigError(
+                f"NgramFeatures({self.level}, min_df={self.min_df}) found no n-grams in "
+                f"{len(texts)} training texts: {exc}"
+            ) from exc
         self.weighter_ = self._make_weighter()
         if self.weighter_ is None:
             return counts.tocsr()

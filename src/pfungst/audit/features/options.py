@@ -56,9 +56,17 @@ _ALL_ABOVE = re.compile(r"\ball (?:of )?(?:the )?(?:above|of these|these)\b")
 _NONE_ABOVE = re.compile(r"\bnone (?:of )?(?:the )?(?:above|of these|these)\b")
 _BOTH = re.compile(r"\bboth\b")
 _CONTINUOUS = (
-    "length_chars", "length_words", "length_tokens",
-    "relative_length_chars", "relative_length_words", "relative_length_tokens",
-    "length_rank", "length_ties", "question_overlap", "question_jaccard", "negation_words",
+    "length_chars",
+    "length_words",
+    "length_tokens",
+    "relative_length_chars",
+    "relative_length_words",
+    "relative_length_tokens",
+    "length_rank",
+    "length_ties",
+    "question_overlap",
+    "question_jaccard",
+    "negation_words",
 )
 _FLAGS = ("is_longest", "is_shortest", "all_of_the_above", "none_of_the_above", "both")
 
@@ -67,12 +75,13 @@ def _option_frame(X: Any) -> pd.DataFrame:
     """The option rows of ``X`` (an OptionTable or its frame), checked for the columns the features use."""
     frame = getattr(X, "frame", X)
     if not isinstance(frame, pd.DataFrame):
-        raise ConfigError(f"option features take an OptionTable or its frame (a DataFrame), not "
-                          f"{type(X).__name__}")
+        raise ConfigError(f"option features take an OptionTable or its frame (a DataFrame), not {type(X).__name__}")
     missing = [column for column in _REQUIRED if column not in frame.columns]
     if missing:
-        raise ConfigError(f"option frame lacks column(s) {', '.join(missing)} (it has: "
-                          f"{', '.join(map(str, frame.columns))}); build it with OptionTable.from_benchmark")
+        raise ConfigError(
+            f"option frame lacks column(s) {', '.join(missing)} (it has: "
+            f"{', '.join(map(str, frame.columns))}); build it with OptionTable.from_benchmark"
+        )
     return frame
 
 
@@ -84,11 +93,14 @@ def _length_features(frame: pd.DataFrame, words: list[list[str]]) -> pd.DataFram
     """Lengths, relative lengths, rank, ties and longest / shortest flags (by characters) of each option."""
     options = frame["option"].astype(str)
     group = frame["item"].to_numpy()
-    lengths = pd.DataFrame({
-        "length_chars": options.str.len().to_numpy(dtype=float),
-        "length_words": np.fromiter((len(w) for w in words), dtype=float, count=len(words)),
-        "length_tokens": count_gpt2_tokens(options.tolist()).astype(float),
-    }, index=frame.index)
+    lengths = pd.DataFrame(
+        {
+            "length_chars": options.str.len().to_numpy(dtype=float),
+            "length_words": np.fromiter((len(w) for w in words), dtype=float, count=len(words)),
+            "length_tokens": count_gpt2_tokens(options.tolist()).astype(float),
+        },
+        index=frame.index,
+    )
     grouped = lengths.groupby(group)
     means = grouped.transform("mean")
     for column in list(lengths.columns):
@@ -118,14 +130,17 @@ def _text_features(frame: pd.DataFrame, words: list[list[str]]) -> pd.DataFrame:
         overlap.append(float(shared) if asked else 0.0)
         jaccard.append(shared / union if asked and union else 0.0)
     lowered = frame["option"].astype(str).str.lower().str.replace("\u2019", "'", regex=False)
-    return pd.DataFrame({
-        "question_overlap": overlap,
-        "question_jaccard": jaccard,
-        "negation_words": [float(sum(w in NEGATION_WORDS or w.endswith("n't") for w in ws)) for ws in words],
-        "all_of_the_above": lowered.str.contains(_ALL_ABOVE).astype(float).to_numpy(),
-        "none_of_the_above": lowered.str.contains(_NONE_ABOVE).astype(float).to_numpy(),
-        "both": lowered.str.contains(_BOTH).astype(float).to_numpy(),
-    }, index=frame.index)
+    return pd.DataFrame(
+        {
+            "question_overlap": overlap,
+            "question_jaccard": jaccard,
+            "negation_words": [float(sum(w in NEGATION_WORDS or w.endswith("n't") for w in ws)) for ws in words],
+            "all_of_the_above": lowered.str.contains(_ALL_ABOVE).astype(float).to_numpy(),
+            "none_of_the_above": lowered.str.contains(_NONE_ABOVE).astype(float).to_numpy(),
+            "both": lowered.str.contains(_BOTH).astype(float).to_numpy(),
+        },
+        index=frame.index,
+    )
 
 
 def _position_names(n_positions: int) -> list[str]:
@@ -160,8 +175,9 @@ class OptionFeatures(TransformerMixin, BaseEstimator):
         words = [_words(text) for text in frame["option"].astype(str)]
         table = pd.concat([_length_features(frame, words), _text_features(frame, words)], axis=1)
         continuous = table[list(_CONTINUOUS)].to_numpy(dtype=float)
-        flags = np.column_stack([table[list(_FLAGS)].to_numpy(dtype=float),
-                                 _position_features(frame, self.n_positions_)])
+        flags = np.column_stack(
+            [table[list(_FLAGS)].to_numpy(dtype=float), _position_features(frame, self.n_positions_)]
+        )
         return continuous, flags
 
     def fit(self, X: Any, y: Any = None) -> OptionFeatures:
@@ -178,8 +194,7 @@ class OptionFeatures(TransformerMixin, BaseEstimator):
         if frame.empty:
             raise ConfigError("option features need at least one option row to fit")
         self.n_positions_ = int(max(frame["n_options"].max(), frame["position"].max() + 1))
-        self.feature_names_ = np.asarray([*_CONTINUOUS, *_FLAGS, *_position_names(self.n_positions_)],
-                                         dtype=object)
+        self.feature_names_ = np.asarray([*_CONTINUOUS, *_FLAGS, *_position_names(self.n_positions_)], dtype=object)
         continuous, flags = self._unscaled(frame)
         self.scaler_ = StandardScaler().fit(continuous) if self.standardize else None
         if self.scaler_ is not None:
@@ -225,8 +240,9 @@ class OptionNgramFeatures(TransformerMixin, BaseEstimator):
     def fit(self, X: Any, y: Any = None) -> OptionNgramFeatures:
         """Learn the n-gram vocabulary of the training options."""
         options = _option_frame(X)["option"].astype(str).tolist()
-        self.ngrams_ = NgramFeatures(level="word", ngram_range=self.ngram_range, weighting="presence",
-                                     min_df=self.min_df).fit(options)
+        self.ngrams_ = NgramFeatures(
+            level="word", ngram_range=self.ngram_range, weighting="presence", min_df=self.min_df
+        ).fit(options)
         return self
 
     def transform(self, X: Any) -> sp.csr_matrix:

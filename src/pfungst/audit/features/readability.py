@@ -127,8 +127,9 @@ class ReadabilityFeatures(TransformerMixin, BaseEstimator):
 
 def _as_texts(X: Any) -> list[str]:
     if isinstance(X, str | bytes):
-        raise ConfigError("readability features take a sequence of texts (one per item), not a single string; "
-                          "wrap it in a list")
+        raise ConfigError(
+            "readability features take a sequence of texts (one per item), not a single string; wrap it in a list"
+        )
     texts = list(X)
     wrong = next((index for index, text in enumerate(texts) if not isinstance(text, str)), None)
     if wrong is not None:

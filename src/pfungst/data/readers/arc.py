@@ -15,8 +15,7 @@ from pfungst.data.builder import BenchmarkBuilder, ReadOptions
 from pfungst.data.readers.sniffing import first_json_record
 from pfungst.data.records import iter_jsonl
 
-__all__ = [
-    "read_choice_questions","ArcReader", "ChoiceQuestion", "is_choice_question", "parse_question"]
+__all__ = ["read_choice_questions", "ArcReader", "ChoiceQuestion", "is_choice_question", "parse_question"]
 
 
 class ChoiceQuestion(NamedTuple):
@@ -54,8 +53,9 @@ def read_choice_questions(path: Path, builder: BenchmarkBuilder, extra_metadata:
     for record in iter_jsonl(path):
         with builder.row(record.line):
             parsed = parse_question(builder, record.line, record.data())
-            extra = {key: "" if parsed.question.get(key) is None else str(parsed.question[key])
-                     for key in extra_metadata}
+            extra = {
+                key: "" if parsed.question.get(key) is None else str(parsed.question[key]) for key in extra_metadata
+            }
             builder.add(
                 line=record.line,
                 id=parsed.id,
@@ -75,8 +75,10 @@ def is_choice_question(record: dict[str, Any] | None) -> bool:
     if not isinstance(record, dict) or not {"id", "question", "answerKey"} <= set(record):
         return False
     question = record["question"]
-    return isinstance(question, dict) and isinstance(question.get("stem"), str) and isinstance(
-        question.get("choices"), list
+    return (
+        isinstance(question, dict)
+        and isinstance(question.get("stem"), str)
+        and isinstance(question.get("choices"), list)
     )
 
 
@@ -102,8 +104,12 @@ def parse_question(builder: BenchmarkBuilder, line: int, data: dict[str, Any]) -
     matches = [i for i, label in enumerate(labels) if label == answer_key]
     if len(matches) != 1:
         problem = "matches several choice labels" if matches else "is not the label of any choice"
-        raise builder.error(line, "answerKey", f"{answer_key!r} {problem} ({', '.join(labels)})",
-                            "The answer key must equal exactly one choice's label")
+        raise builder.error(
+            line,
+            "answerKey",
+            f"{answer_key!r} {problem} ({', '.join(labels)})",
+            "The answer key must equal exactly one choice's label",
+        )
     item_id = data.get("id")
     return ChoiceQuestion(
         id="" if item_id is None else str(item_id),

@@ -55,8 +55,12 @@ class ArctReader:
 def _add_row(builder: BenchmarkBuilder, line: int, row: dict[str, str]) -> None:
     for column in _REQUIRED:
         if column not in row:
-            raise builder.error(line, column, f"no column '{column}' in the file (columns: {', '.join(row)})",
-                                "ARCT files have #id, warrant0, warrant1, correctLabelW0orW1, reason, claim")
+            raise builder.error(
+                line,
+                column,
+                f"no column '{column}' in the file (columns: {', '.join(row)})",
+                "ARCT files have #id, warrant0, warrant1, correctLabelW0orW1, reason, claim",
+            )
     for column in ("warrant0", "warrant1", "reason", "claim"):
         if not row[column].strip():
             raise builder.error(line, column, "the value is empty")

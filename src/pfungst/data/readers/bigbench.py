@@ -106,11 +106,17 @@ def _load_task(file: Path, subtask: str) -> _Task:
     """The task's settings and examples; a file that is not a task object is an error naming it."""
     document = json_document(file, max_bytes=1 << 62)
     if document is not None and not isinstance(document, dict):
-        raise ReaderError(file, 1, "(json)", f"expected a task object, found a {type(document).__name__}",
-                          "A BIG-bench task.json is an object with an 'examples' list")
+        raise ReaderError(
+            file,
+            1,
+            "(json)",
+            f"expected a task object, found a {type(document).__name__}",
+            "A BIG-bench task.json is an object with an 'examples' list",
+        )
     if isinstance(document, dict) and "examples" not in document:
-        raise ReaderError(file, 1, "examples", "the task has no 'examples'",
-                          "Programmatic BIG-bench tasks (task.py) cannot be read")
+        raise ReaderError(
+            file, 1, "examples", "the task has no 'examples'", "Programmatic BIG-bench tasks (task.py) cannot be read"
+        )
     records = list(iter_json_array(file, key="examples"))  # raises, with the line, on malformed JSON
     if not records:
         raise ReaderError(file, 1, "examples", "the task has no examples")
@@ -121,7 +127,9 @@ def _load_task(file: Path, subtask: str) -> _Task:
 def _shared_labels(tasks: list[_Task]) -> tuple[str, ...] | None:
     """The first example's options when every well-formed example offers the same set, else None (per item)."""
     option_sets = [
-        list(record.raw["target_scores"]) for task in tasks for record in task.records
+        list(record.raw["target_scores"])
+        for task in tasks
+        for record in task.records
         if record.error is None and isinstance(record.raw, dict) and isinstance(record.raw.get("target_scores"), dict)
     ]
     if not option_sets or any(set(options) != set(option_sets[0]) for options in option_sets):
@@ -155,8 +163,13 @@ def _add(builder: BenchmarkBuilder, record: Record, item_id: str, input_prefix: 
 def _options_and_gold(builder: BenchmarkBuilder, line: int, scores: Any) -> tuple[list[str], int]:
     """The options in file order and the index of the one highest score (several maxima are an error)."""
     if scores is None:
-        raise builder.error(line, "target_scores", "missing", "Only multiple-choice examples (with target_scores) "
-                            "can be read; generative examples with only 'target' cannot")
+        raise builder.error(
+            line,
+            "target_scores",
+            "missing",
+            "Only multiple-choice examples (with target_scores) "
+            "can be read; generative examples with only 'target' cannot",
+        )
     if not isinstance(scores, dict) or not scores:
         raise builder.error(line, "target_scores", f"expected an object of option -> score, found {scores!r}")
     for option, score in scores.items():
@@ -165,8 +178,12 @@ def _options_and_gold(builder: BenchmarkBuilder, line: int, scores: Any) -> tupl
     best = max(scores.values())
     winners = [option for option, score in scores.items() if score == best]
     if len(winners) > 1:
-        raise builder.error(line, "target_scores", f"{len(winners)} options share the highest score {best}: "
-                            f"{', '.join(repr(w) for w in winners)}", "Exactly one option must score highest")
+        raise builder.error(
+            line,
+            "target_scores",
+            f"{len(winners)} options share the highest score {best}: {', '.join(repr(w) for w in winners)}",
+            "Exactly one option must score highest",
+        )
     options = list(scores)
     return options, options.index(winners[0])
 

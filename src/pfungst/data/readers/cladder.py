@@ -69,7 +69,3 @@ def _add(builder: BenchmarkBuilder, line: int, data: Any) -> None:
         text_field="question",
         options_field="answer",
     )
-
-
-
-

@@ -127,8 +127,13 @@ def _parse(path: Path) -> list[_RawItem]:
         reason = f"malformed XML ({error.getMessage()} at column {(error.getColumnNumber() or 0) + 1})"
         raise ReaderError(path, error.getLineNumber() or 0, "(xml)", reason) from None
     except defusedxml.DefusedXmlException as error:
-        raise ReaderError(path, handler.line, "(xml)", f"refused unsafe XML ({error})",
-                          "COPA files need no entities or external references") from None
+        raise ReaderError(
+            path,
+            handler.line,
+            "(xml)",
+            f"refused unsafe XML ({error})",
+            "COPA files need no entities or external references",
+        ) from None
     return handler.items
 
 
@@ -139,8 +144,12 @@ def _add(builder: BenchmarkBuilder, raw: _RawItem) -> None:
             raise builder.error(line, name, f"the <item> has no '{name}' attribute")
     for part in _PARTS:
         if part not in raw.parts:
-            raise builder.error(line, part, f"the <item> has no <{part}> element",
-                                "Each item needs a premise <p> and alternatives <a1> and <a2>")
+            raise builder.error(
+                line,
+                part,
+                f"the <item> has no <{part}> element",
+                "Each item needs a premise <p> and alternatives <a1> and <a2>",
+            )
     asks_for = attributes["asks-for"].strip()
     if asks_for not in _QUESTIONS:
         raise builder.error(line, "asks-for", f"{asks_for!r} is not 'cause' or 'effect'")

@@ -56,10 +56,18 @@ def _add(builder: BenchmarkBuilder, line: int, data: dict[str, Any]) -> None:
     if not isinstance(question, str):
         raise builder.error(line, "question", f"expected the question text, found {type(question).__name__}")
     if answer not in _LABELS:
-        raise builder.error(line, "answer", f"{answer!r} is not 'yes' or 'no'",
-                            "CommonsenseQA 2.0 answers are lower-case yes / no")
+        raise builder.error(
+            line, "answer", f"{answer!r} is not 'yes' or 'no'", "CommonsenseQA 2.0 answers are lower-case yes / no"
+        )
     metadata = {key: value for key, value in data.items() if key not in ("id", "question", "answer")}
     item_id = data.get("id")
-    builder.add(line=line, id="" if item_id is None else str(item_id), text=question, gold=answer,
-                fields={"question": question}, metadata=metadata, text_field="question",
-                options_field="answer")
+    builder.add(
+        line=line,
+        id="" if item_id is None else str(item_id),
+        text=question,
+        gold=answer,
+        fields={"question": question},
+        metadata=metadata,
+        text_field="question",
+        options_field="answer",
+    )

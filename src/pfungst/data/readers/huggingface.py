@@ -66,8 +66,10 @@ def _open(path: Path, config: str) -> Any:
     except FileNotFoundError as error:
         raise DataError(f"{path}: not a local dataset folder, and the hub could not provide it ({error})") from error
     except ConnectionError as error:
-        raise DataError(f"{path}: the Hugging Face hub cannot be reached ({error}). Save the dataset locally "
-                        "with save_to_disk and pass its folder") from error
+        raise DataError(
+            f"{path}: the Hugging Face hub cannot be reached ({error}). Save the dataset locally "
+            "with save_to_disk and pass its folder"
+        ) from error
 
 
 def _select_split(dataset: Any, split: str, path: Path) -> Any:

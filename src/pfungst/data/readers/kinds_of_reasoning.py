@@ -47,8 +47,11 @@ class KindsOfReasoningReader:
         if record is None or "ideal" not in record or _EVALS_LOG_KEYS & set(record):
             return False
         messages = record.get("input")
-        return (isinstance(messages, list) and bool(messages)
-                and all(isinstance(m, dict) and {"role", "content"} <= set(m) for m in messages))
+        return (
+            isinstance(messages, list)
+            and bool(messages)
+            and all(isinstance(m, dict) and {"role", "content"} <= set(m) for m in messages)
+        )
 
     def read(self, path: Path, options: ReadOptions) -> Benchmark:
         options.check_keys(self.name, [])
@@ -74,8 +77,10 @@ def _add(builder: BenchmarkBuilder, line: int, data: dict[str, Any]) -> None:
         text=user,
         gold=_label(builder, line, ideal),
         fields={"system": system, "user": user, **_parts(user)},
-        metadata={"ideal": ideal, **{k: v for k, v in data.items()
-                                     if k not in ("input", "ideal", "id") and _scalar(v)}},
+        metadata={
+            "ideal": ideal,
+            **{k: v for k, v in data.items() if k not in ("input", "ideal", "id") and _scalar(v)},
+        },
         text_field="input",
         options_field="ideal",
     )
@@ -106,8 +111,12 @@ def _label(builder: BenchmarkBuilder, line: int, ideal: Any) -> str:
         raise builder.error(line, "ideal", f"expected a string or a list of strings, found {ideal!r}")
     labels = {_normalise_label(a) for a in answers}
     if len(labels) > 1:
-        raise builder.error(line, "ideal", f"the acceptable answers {ideal!r} name {len(labels)} different labels",
-                            "A shared-label item needs one gold label")
+        raise builder.error(
+            line,
+            "ideal",
+            f"the acceptable answers {ideal!r} name {len(labels)} different labels",
+            "A shared-label item needs one gold label",
+        )
     label = labels.pop()
     if not label:
         raise builder.error(line, "ideal", "the gold answer is empty")

@@ -59,8 +59,12 @@ class LegalBenchReader:
 
 def _add_row(builder: BenchmarkBuilder, line: int, row: dict[str, str], default_id: str) -> None:
     if _LABEL not in row:
-        raise builder.error(line, _LABEL, f"no column '{_LABEL}' in the file (columns: {', '.join(row)})",
-                            "LegalBench files have a label column")
+        raise builder.error(
+            line,
+            _LABEL,
+            f"no column '{_LABEL}' in the file (columns: {', '.join(row)})",
+            "LegalBench files have a label column",
+        )
     inputs = [column for column in row if column not in (_LABEL, _INDEX)]
     if not inputs:
         raise builder.error(line, "(row)", "the file has no input column besides label and index")

@@ -59,8 +59,12 @@ def _add(builder: BenchmarkBuilder, line: int, data: dict[str, Any], stem: str) 
     text_key, options_key = _LAYOUTS[layout]
     for key in (text_key, options_key, "gold"):
         if key not in data:
-            raise builder.error(line, key, f"missing field '{key}'", "Records need {query, choices, gold} "
-                                "or {context_options, continuation, gold}")
+            raise builder.error(
+                line,
+                key,
+                f"missing field '{key}'",
+                "Records need {query, choices, gold} or {context_options, continuation, gold}",
+            )
     text, choices = data[text_key], data[options_key]
     if not isinstance(text, str):
         raise builder.error(line, text_key, f"expected a string, found {type(text).__name__}")
@@ -74,6 +78,14 @@ def _add(builder: BenchmarkBuilder, line: int, data: dict[str, Any], stem: str) 
         gold = resolve_answer(data["gold"], choices, "index")
     except AnswerError as error:
         raise builder.error(line, "gold", error.reason, "llm-foundry's gold is a 0-based index") from None
-    builder.add(line=line, id=f"{stem}/{line}", text=text, options=choices, gold=gold,
-                fields={text_key: text}, metadata={"layout": layout}, text_field=text_key,
-                options_field=options_key)
+    builder.add(
+        line=line,
+        id=f"{stem}/{line}",
+        text=text,
+        options=choices,
+        gold=gold,
+        fields={text_key: text},
+        metadata={"layout": layout},
+        text_field=text_key,
+        options_field=options_key,
+    )

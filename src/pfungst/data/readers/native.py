@@ -55,5 +55,12 @@ def _add(builder: BenchmarkBuilder, line: int, data: dict[str, Any], shared: boo
         options = []
     else:
         gold_value = gold
-    builder.add(line=line, id=str(data.get("id", "")), text=data["text"], options=[str(o) for o in options],
-                gold=gold_value, fields=data.get("fields") or {}, metadata=data.get("metadata") or {})
+    builder.add(
+        line=line,
+        id=str(data.get("id", "")),
+        text=data["text"],
+        options=[str(o) for o in options],
+        gold=gold_value,
+        fields=data.get("fields") or {},
+        metadata=data.get("metadata") or {},
+    )

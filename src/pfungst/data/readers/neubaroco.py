@@ -92,8 +92,11 @@ def _value(builder: BenchmarkBuilder, line: int, row: dict[str, str], column: st
 
 def _metadata(row: dict[str, str]) -> dict[str, str]:
     """Every annotation column: not an input in either language, not the gold, not the id."""
-    return {column: value for column, value in row.items()
-            if not column.startswith(("premises_", "hypothesis_")) and column not in ("gold", "ID")}
+    return {
+        column: value
+        for column, value in row.items()
+        if not column.startswith(("premises_", "hypothesis_")) and column not in ("gold", "ID")
+    }
 
 
 def _add_nli(builder: BenchmarkBuilder, line: int, row: dict[str, str], language: str) -> None:

@@ -117,8 +117,7 @@ def _records(path: Path) -> Iterator[Record]:
 
 
 def _add_row(builder: BenchmarkBuilder, line: int, row: Mapping[str, Any]) -> None:
-    premise_key, hypothesis_key = next((pair for pair in _SENTENCE_PAIRS if pair[0] in row),
-                                       _SENTENCE_PAIRS[1])
+    premise_key, hypothesis_key = next((pair for pair in _SENTENCE_PAIRS if pair[0] in row), _SENTENCE_PAIRS[1])
     premise = _text(builder, line, row, premise_key)
     hypothesis = _text(builder, line, row, hypothesis_key)
     gold = _text(builder, line, row, "gold_label", allow_empty=True).strip()
@@ -139,8 +138,12 @@ def _add_row(builder: BenchmarkBuilder, line: int, row: Mapping[str, Any]) -> No
 
 def _text(builder: BenchmarkBuilder, line: int, row: Mapping[str, Any], key: str, allow_empty: bool = False) -> str:
     if key not in row:
-        raise builder.error(line, key, f"missing field '{key}'", "NLI rows need sentence1, sentence2, gold_label "
-                            "(or premise, hypothesis, gold_label)")
+        raise builder.error(
+            line,
+            key,
+            f"missing field '{key}'",
+            "NLI rows need sentence1, sentence2, gold_label (or premise, hypothesis, gold_label)",
+        )
     value = row[key]
     if not isinstance(value, str):
         raise builder.error(line, key, f"expected a string, found {type(value).__name__}")

@@ -73,8 +73,12 @@ class OpenAIEvalsReader:
                     text=joined.user,
                     gold=joined.expected.strip().lower(),
                     fields={"system": joined.system, "user": joined.user},
-                    metadata={"task": log.task, "model": log.model, "expected": joined.expected,
-                              "match_line": sample.match_line},
+                    metadata={
+                        "task": log.task,
+                        "model": log.model,
+                        "expected": joined.expected,
+                        "match_line": sample.match_line,
+                    },
                     text_field="data.prompt",
                     options_field="data.expected",
                 )
@@ -133,8 +137,9 @@ class ModelAnswers:
     def to_frame(self) -> pd.DataFrame:
         """One row per item: model, item_id, sampled, expected, parsed, correct, evals_correct."""
         columns = ["model", "item_id", "sampled", "expected", "parsed", "correct", "evals_correct"]
-        rows = [(self.model, a.item_id, a.sampled, a.expected, a.parsed, a.correct, a.evals_correct)
-                for a in self.answers]
+        rows = [
+            (self.model, a.item_id, a.sampled, a.expected, a.parsed, a.correct, a.evals_correct) for a in self.answers
+        ]
         return pd.DataFrame(rows, columns=columns)
 
     def to_dict(self) -> dict[str, Any]:
@@ -184,8 +189,16 @@ def read_model_answers(path: str | Path) -> ModelAnswers:
     for item_id, j in joined:
         expected = j.expected.strip().lower()
         parsed = _parse(j.sampled, labels)
-        answers.append(ModelAnswer(item_id=item_id, sampled=j.sampled, expected=expected, parsed=parsed,
-                                   correct=parsed == expected, evals_correct=j.evals_correct))
+        answers.append(
+            ModelAnswer(
+                item_id=item_id,
+                sampled=j.sampled,
+                expected=expected,
+                parsed=parsed,
+                correct=parsed == expected,
+                evals_correct=j.evals_correct,
+            )
+        )
     return ModelAnswers(model=log.model, task=log.task, source=str(path), labels=labels, answers=tuple(answers))
 
 
@@ -243,8 +256,13 @@ def _scan(path: Path, builder: BenchmarkBuilder) -> _Log:
             _fail(builder, record.line, builder.error(record.line, "sample_id", f"missing in a {kind} event"))
         elif sample_id in events[kind]:
             first = events[kind][sample_id][0]
-            _fail(builder, record.line, builder.error(record.line, "sample_id", f"a second {kind} event for "
-                                                      f"{sample_id!r} (the first is on line {first})"))
+            _fail(
+                builder,
+                record.line,
+                builder.error(
+                    record.line, "sample_id", f"a second {kind} event for {sample_id!r} (the first is on line {first})"
+                ),
+            )
         else:
             events[kind][sample_id] = (record.line, data)
     if spec is None:
@@ -252,14 +270,30 @@ def _scan(path: Path, builder: BenchmarkBuilder) -> _Log:
     samples = []
     for sample_id, (line, sampling) in events["sampling"].items():
         if sample_id not in events["match"]:
-            _fail(builder, line, builder.error(line, "sample_id", f"the sampling event for {sample_id!r} has no "
-                                               "match event", "The log is truncated or was edited"))
+            _fail(
+                builder,
+                line,
+                builder.error(
+                    line,
+                    "sample_id",
+                    f"the sampling event for {sample_id!r} has no match event",
+                    "The log is truncated or was edited",
+                ),
+            )
             continue
         match_line, match = events["match"].pop(sample_id)
         samples.append(_Sample(sample_id, line, sampling, match, match_line))
     for sample_id, (line, _) in events["match"].items():
-        _fail(builder, line, builder.error(line, "sample_id", f"the match event for {sample_id!r} has no "
-                                           "sampling event", "The log is truncated or was edited"))
+        _fail(
+            builder,
+            line,
+            builder.error(
+                line,
+                "sample_id",
+                f"the match event for {sample_id!r} has no sampling event",
+                "The log is truncated or was edited",
+            ),
+        )
     return _Log(model=_model(spec), task=_task(spec, path), samples=samples)
 
 
@@ -310,8 +344,12 @@ def _prompt(builder: BenchmarkBuilder, line: int, prompt: Any) -> tuple[str, str
     if isinstance(prompt, str):
         match = _TEXT_PROMPT.match(prompt)
         if match is None:
-            raise builder.error(line, "data.prompt", "a text prompt without 'User: ... Assistant: ' turns",
-                                "Expected evals' rendering of a system + user chat prompt")
+            raise builder.error(
+                line,
+                "data.prompt",
+                "a text prompt without 'User: ... Assistant: ' turns",
+                "Expected evals' rendering of a system + user chat prompt",
+            )
         return match["system"] or "", match["user"]
     if not isinstance(prompt, list) or not all(isinstance(m, dict) for m in prompt):
         raise builder.error(line, "data.prompt", f"expected a list of chat messages, found {type(prompt).__name__}")

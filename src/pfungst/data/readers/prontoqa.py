@@ -59,8 +59,12 @@ def _add(builder: BenchmarkBuilder, line: int, data: Any) -> None:
         raise builder.error(line, "options", f"expected a list of strings, found {options!r}")
     stripped = tuple(_PREFIX.sub("", option) for option in options)
     if stripped != _LABELS:
-        raise builder.error(line, "options", f"expected ['A) True', 'B) False'], found {options!r}",
-                            "ProntoQA items choose between True and False")
+        raise builder.error(
+            line,
+            "options",
+            f"expected ['A) True', 'B) False'], found {options!r}",
+            "ProntoQA items choose between True and False",
+        )
     if "answer" not in data:
         raise builder.error(line, "answer", "missing field 'answer'")
     try:
@@ -77,7 +81,3 @@ def _add(builder: BenchmarkBuilder, line: int, data: Any) -> None:
         text_field="question",
         options_field="options",
     )
-
-
-
-

@@ -88,11 +88,19 @@ def _add_json_record(builder: BenchmarkBuilder, line: int, data: Any, subset: st
         raise builder.error(line, "(json)", f"expected an object {{question, {field}}}, found {found}")
     question, targets = data.get("question"), data.get(field)
     if not isinstance(question, str):
-        raise builder.error(line, "question", "missing field 'question'" if question is None
-                            else f"expected a string, found {type(question).__name__}")
+        raise builder.error(
+            line,
+            "question",
+            "missing field 'question'" if question is None else f"expected a string, found {type(question).__name__}",
+        )
     if not isinstance(targets, dict):
-        raise builder.error(line, field, f"missing field '{field}'" if targets is None
-                            else f"expected an object {{option: 0 or 1}}, found {type(targets).__name__}")
+        raise builder.error(
+            line,
+            field,
+            f"missing field '{field}'"
+            if targets is None
+            else f"expected an object {{option: 0 or 1}}, found {type(targets).__name__}",
+        )
     for option, value in targets.items():
         if value not in (0, 1):
             raise builder.error(line, field, f"option {option!r} is marked {value!r}, not 0 or 1")
@@ -100,14 +108,20 @@ def _add_json_record(builder: BenchmarkBuilder, line: int, data: Any, subset: st
     true = [i for i, option in enumerate(options) if targets[option] == 1]
     if len(true) != 1:
         raise builder.error(line, field, f"{len(true)} options are marked true, expected exactly one")
-    builder.add(line=line, id=item_id, text=question, options=options, gold=true[0],
-                fields={"question": question}, metadata={"subset": subset}, text_field="question",
-                options_field=field)
+    builder.add(
+        line=line,
+        id=item_id,
+        text=question,
+        options=options,
+        gold=true[0],
+        fields={"question": question},
+        metadata={"subset": subset},
+        text_field="question",
+        options_field=field,
+    )
 
 
-def _add_csv_row(
-    builder: BenchmarkBuilder, line: int, row: dict[str, str], subset: str, item_id: str
-) -> None:
+def _add_csv_row(builder: BenchmarkBuilder, line: int, row: dict[str, str], subset: str, item_id: str) -> None:
     wrong_field = "Incorrect Answers" if subset == "mc1" else "Best Incorrect Answer"
     for column in ("Question", "Best Answer", wrong_field):
         if column not in row:
@@ -120,9 +134,17 @@ def _add_csv_row(
     metadata = {"subset": subset}
     metadata.update({key.lower(): row[key] for key in ("Type", "Category", "Source") if key in row})
     options = [row["Best Answer"].strip(), *wrong]
-    builder.add(line=line, id=item_id, text=row["Question"], options=options, gold=0,
-                fields={"question": row["Question"]}, metadata=metadata, text_field="Question",
-                options_field=wrong_field)
+    builder.add(
+        line=line,
+        id=item_id,
+        text=row["Question"],
+        options=options,
+        gold=0,
+        fields={"question": row["Question"]},
+        metadata=metadata,
+        text_field="Question",
+        options_field=wrong_field,
+    )
 
 
 def _without_empty(builder: BenchmarkBuilder, line: int, field: str, options: list[str]) -> list[str]:

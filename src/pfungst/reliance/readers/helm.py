@@ -64,8 +64,13 @@ def read(path: Path, request: OutcomeRequest, name: str) -> tuple[ModelOutcomes,
     dataset, model = run_names(str(spec.get("name") or path.parent.name))
     adapter = spec.get("adapter_spec")
     model = str(adapter.get("model") or model) if isinstance(adapter, dict) else model
-    builder = OutcomesBuilder(path, name, request.name_model(model), request.name_dataset(dataset),
-                              f"stat {metric} == 1, unperturbed, train trial 0")
+    builder = OutcomesBuilder(
+        path,
+        name,
+        request.name_model(model),
+        request.name_dataset(dataset),
+        f"stat {metric} == 1, unperturbed, train trial 0",
+    )
     for record in iter_json_array(path):
         entry = record.data()
         if not isinstance(entry, dict):
@@ -75,8 +80,9 @@ def read(path: Path, request: OutcomeRequest, name: str) -> tuple[ModelOutcomes,
             continue
         if "instance_id" not in entry:
             raise ReaderError(path, record.line, "instance_id", "missing", "Expected HELM per-instance stats")
-        builder.add(str(entry["instance_id"]), _correct(path, record.line, entry, metric), record.line,
-                    field="instance_id")
+        builder.add(
+            str(entry["instance_id"]), _correct(path, record.line, entry, metric), record.line, field="instance_id"
+        )
     return (builder.build(),)
 
 
@@ -104,7 +110,17 @@ def _correct(path: Path, line: int, entry: dict[str, Any], metric: str) -> bool:
             value = stat.get("mean")
             if isinstance(value, int | float) and not isinstance(value, bool) and value in (0, 1):
                 return bool(value)
-            raise ReaderError(path, line, f"stats.{metric}.mean", f"expected 0 or 1, found {value!r}",
-                              "Reliance needs a right/wrong stat such as exact_match")
-    raise ReaderError(path, line, f"stats.{metric}", f"no such stat for instance {entry.get('instance_id')!r}; "
-                      f"found: {', '.join(sorted(set(found)))}", "Pass metric= one of those")
+            raise ReaderError(
+                path,
+                line,
+                f"stats.{metric}.mean",
+                f"expected 0 or 1, found {value!r}",
+                "Reliance needs a right/wrong stat such as exact_match",
+            )
+    raise ReaderError(
+        path,
+        line,
+        f"stats.{metric}",
+        f"no such stat for instance {entry.get('instance_id')!r}; found: {', '.join(sorted(set(found)))}",
+        "Pass metric= one of those",
+    )

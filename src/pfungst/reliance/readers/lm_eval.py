@@ -60,8 +60,9 @@ def read(path: Path, request: OutcomeRequest, name: str) -> tuple[ModelOutcomes,
             continue
         builder.add(_item_id(path, record.line, data), _correct(path, record.line, data, metric), record.line)
     if not builder.build().correct:
-        raise ReaderError(path, 0, "filter", f"no line has filter {wanted!r}",
-                          "Pass variant= one of the filters in the file")
+        raise ReaderError(
+            path, 0, "filter", f"no line has filter {wanted!r}", "Pass variant= one of the filters in the file"
+        )
     builder.selection = f"metric {metric} == 1, filter {wanted}"
     return (builder.build(),)
 
@@ -78,10 +79,20 @@ def _item_id(path: Path, line: int, data: dict[str, Any]) -> str:
 def _correct(path: Path, line: int, data: dict[str, Any], metric: str) -> bool:
     if metric not in data:
         present = data.get("metrics") or sorted(k for k, v in data.items() if isinstance(v, int | float))
-        raise ReaderError(path, line, metric, f"no such metric on the line; found: {', '.join(map(str, present))}",
-                          "Pass metric= one of those")
+        raise ReaderError(
+            path,
+            line,
+            metric,
+            f"no such metric on the line; found: {', '.join(map(str, present))}",
+            "Pass metric= one of those",
+        )
     value = data[metric]
     if isinstance(value, bool) or value in (0, 1):
         return bool(value)
-    raise ReaderError(path, line, metric, f"expected 0 or 1, found {value!r}",
-                      "Reliance needs a right/wrong metric such as acc or exact_match")
+    raise ReaderError(
+        path,
+        line,
+        metric,
+        f"expected 0 or 1, found {value!r}",
+        "Reliance needs a right/wrong metric such as acc or exact_match",
+    )

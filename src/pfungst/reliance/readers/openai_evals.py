@@ -24,8 +24,13 @@ def read(path: Path, request: OutcomeRequest, name: str) -> tuple[ModelOutcomes,
     """One model's outcomes on one task."""
     request.warn_unused(name, "metric", "variant")
     answers = read_model_answers(path)
-    builder = OutcomesBuilder(path, name, request.name_model(answers.model), request.name_dataset(answers.task),
-                              "pfungst's parse rule (first line or word of the completion is the label)")
+    builder = OutcomesBuilder(
+        path,
+        name,
+        request.name_model(answers.model),
+        request.name_dataset(answers.task),
+        "pfungst's parse rule (first line or word of the completion is the label)",
+    )
     for line, answer in enumerate(answers.answers, start=1):
         builder.add(answer.item_id, answer.correct, line)
     builder.n_unparsed = answers.unparsed

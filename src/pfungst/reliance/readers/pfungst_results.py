@@ -64,12 +64,25 @@ def read(path: Path, request: OutcomeRequest, name: str) -> tuple[ModelOutcomes,
         key = "outcomes" if stress else "items"
         entries = result.get(key) if isinstance(result, dict) else None
         if not isinstance(entries, list):
-            raise ReaderError(path, 0, key, f"the {name[8:]} JSON holds no per-item {key} (result {index + 1})",
-                              "Write it with save_json(path, items=True), or read the --items / --out JSONL")
+            raise ReaderError(
+                path,
+                0,
+                key,
+                f"the {name[8:]} JSON holds no per-item {key} (result {index + 1})",
+                "Write it with save_json(path, items=True), or read the --items / --out JSONL",
+            )
         records = (Record(number, entry) for number, entry in enumerate(entries, start=1))
         benchmark = result.get("benchmark") or {}
-        found.append(_collect(path, name, request, records, request.name_model(str(result.get("model", ""))),
-                              request.name_dataset(str(benchmark.get("name", "")))))
+        found.append(
+            _collect(
+                path,
+                name,
+                request,
+                records,
+                request.name_model(str(result.get("model", ""))),
+                request.name_dataset(str(benchmark.get("name", ""))),
+            )
+        )
     return tuple(found)
 
 
@@ -88,8 +101,9 @@ def _selection(request: OutcomeRequest) -> tuple[str, str | None]:
     return perturbation.strip(), variant.strip() or None
 
 
-def _collect(path: Path, name: str, request: OutcomeRequest, records: Iterable[Record], model: str,
-             dataset: str) -> ModelOutcomes:
+def _collect(
+    path: Path, name: str, request: OutcomeRequest, records: Iterable[Record], model: str, dataset: str
+) -> ModelOutcomes:
     stress = name == "pfungst-stress"
     perturbation, variant = _selection(request)
     chosen = f"perturbation {perturbation}" + (f", variant {variant}" if variant else "")
@@ -98,8 +112,10 @@ def _collect(path: Path, name: str, request: OutcomeRequest, records: Iterable[R
         data = record.data()
         if not isinstance(data, dict):
             raise ReaderError(path, record.line, "(record)", f"expected an object, found {type(data).__name__}")
-        if stress and (_field(path, record.line, data, "perturbation") != perturbation
-                       or variant not in (None, _field(path, record.line, data, "variant"))):
+        if stress and (
+            _field(path, record.line, data, "perturbation") != perturbation
+            or variant not in (None, _field(path, record.line, data, "variant"))
+        ):
             builder.n_skipped += 1
             continue
         correct = _field(path, record.line, data, "correct")
@@ -108,13 +124,19 @@ def _collect(path: Path, name: str, request: OutcomeRequest, records: Iterable[R
         builder.n_unparsed += data.get("status", "ok") != "ok"
         builder.add(str(_field(path, record.line, data, "item_id")), correct, record.line)
     if stress and not builder.build().correct:
-        raise ReaderError(path, 0, "perturbation", f"no outcome of {chosen} among {builder.n_skipped} outcomes",
-                          "Pass variant= a perturbation the run made, e.g. 'identity' or 'cyclic:shift 1'")
+        raise ReaderError(
+            path,
+            0,
+            "perturbation",
+            f"no outcome of {chosen} among {builder.n_skipped} outcomes",
+            "Pass variant= a perturbation the run made, e.g. 'identity' or 'cyclic:shift 1'",
+        )
     return builder.build()
 
 
 def _field(path: Path, line: int, data: dict[str, Any], key: str) -> Any:
     if key not in data:
-        raise ReaderError(path, line, key, "missing", "Expected a line written by pfungst score --out or stress "
-                          "--items")
+        raise ReaderError(
+            path, line, key, "missing", "Expected a line written by pfungst score --out or stress --items"
+        )
     return data[key]

@@ -53,14 +53,20 @@ def read(path: Path, request: OutcomeRequest, name: str) -> tuple[ModelOutcomes,
         row = record.data()
         for column in ("item_id", "correct") + (() if request.model is not None else ("model",)):
             if column not in row:
-                raise ReaderError(path, record.line, column, "no such column",
-                                  "The table needs item_id, correct and model (or pass model=)")
+                raise ReaderError(
+                    path,
+                    record.line,
+                    column,
+                    "no such column",
+                    "The table needs item_id, correct and model (or pass model=)",
+                )
         if request.model is not None and "model" in row:
             raise ConfigError(f"{path}: model={request.model!r} applies only to a table without a model column")
         correct = parse_correct(row["correct"])
         if correct is None:
-            raise ReaderError(path, record.line, "correct", f"expected true/false, 1/0 or yes/no, found "
-                              f"{row['correct']!r}")
+            raise ReaderError(
+                path, record.line, "correct", f"expected true/false, 1/0 or yes/no, found {row['correct']!r}"
+            )
         key = (request.name_model(row.get("model", "")), request.name_dataset(row.get("dataset", "")))
         if key not in builders:
             builders[key] = OutcomesBuilder(path, name, *key, selection="column correct")

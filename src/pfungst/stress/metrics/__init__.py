@@ -1,4 +1,4 @@
-"""Stress metrics: pure functions of :class:`~pfungst.stress.outcome.Outcome` sequences; none calls a model.
+"""Stress metrics: pure functions of :class:`~pfungst.evaluate.outcome.Outcome` sequences; none calls a model.
 
 Every figure is an :class:`~pfungst.stats.Estimate` with its interval (Wilson for shares, a percentile bootstrap
 over items otherwise, with an explicit seed), the baseline it must beat, and a p-value where a test applies.

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pfungst.evaluate.outcome import Outcome
+from pfungst.evaluate.score_result import accuracy_estimate
 from pfungst.stats import Estimate, wilson_interval
-from pfungst.stress.outcome import Outcome
-from pfungst.stress.score_result import accuracy_estimate
 
 __all__ = ["VariantAccuracy", "proportion_estimate", "variant_accuracies"]
 
@@ -36,8 +36,9 @@ def proportion_estimate(successes: int, n: int, *, baseline: float = math.nan, l
     """
     if n <= 0:
         return Estimate(value=math.nan, method="wilson", n=0, baseline=baseline)
-    return Estimate(value=successes / n, method="wilson", n=n, ci=wilson_interval(successes, n, level),
-                    baseline=baseline)
+    return Estimate(
+        value=successes / n, method="wilson", n=n, ci=wilson_interval(successes, n, level), baseline=baseline
+    )
 
 
 @dataclass(frozen=True)

@@ -16,11 +16,11 @@ import numpy as np
 from scipy.stats import binomtest
 
 from pfungst.errors import ConfigError
+from pfungst.evaluate.outcome import Outcome
+from pfungst.evaluate.score_result import accuracy_estimate
 from pfungst.stats import Estimate, bootstrap_interval
 from pfungst.stress.metrics.accuracy import proportion_estimate
 from pfungst.stress.metrics.grouping import group_by_item
-from pfungst.stress.outcome import Outcome
-from pfungst.stress.score_result import accuracy_estimate
 
 __all__ = ["AnswerMoved", "PairedDifference", "answer_moved", "paired_difference"]
 
@@ -134,8 +134,12 @@ def answer_moved(
             chance[column[outcome.gold_position]] += 1.0 / outcome.n_options
     totals = counts.sum(axis=0)
     per_slot = tuple(
-        proportion_estimate(int(hits[:, number].sum()), int(totals[number]),
-                            baseline=float(chance[number] / totals[number]), level=level)
+        proportion_estimate(
+            int(hits[:, number].sum()),
+            int(totals[number]),
+            baseline=float(chance[number] / totals[number]),
+            level=level,
+        )
         for number in range(len(positions))
     )
     n = len(groups)
@@ -143,14 +147,15 @@ def answer_moved(
         value=_gap(hits, counts, np.arange(n)),
         method="best minus worst slot accuracy; paired bootstrap over items",
         n=n,
-        ci=bootstrap_interval(lambda idx: _gap(hits, counts, idx), n, n_resamples=n_bootstrap, seed=seed,
-                              level=level),
+        ci=bootstrap_interval(lambda idx: _gap(hits, counts, idx), n, n_resamples=n_bootstrap, seed=seed, level=level),
         baseline=0.0,
     )
     worst_chance = float(np.mean([(1.0 / group[0].n_options) ** len(group) for group in groups.values()]))
     worst_case = proportion_estimate(
-        sum(all(outcome.correct for outcome in group) for group in groups.values()), n,
-        baseline=worst_chance, level=level,
+        sum(all(outcome.correct for outcome in group) for group in groups.values()),
+        n,
+        baseline=worst_chance,
+        level=level,
     )
     return AnswerMoved(slots=slots, per_slot=per_slot, gap=gap, worst_case=worst_case, n_items=n)
 
@@ -232,8 +237,13 @@ def paired_difference(
         value=float(right_first.mean() - right_second.mean()),
         method="paired bootstrap over items; exact McNemar test",
         n=n,
-        ci=bootstrap_interval(lambda idx: float(right_first[idx].mean() - right_second[idx].mean()), n,
-                              n_resamples=n_bootstrap, seed=seed, level=level),
+        ci=bootstrap_interval(
+            lambda idx: float(right_first[idx].mean() - right_second[idx].mean()),
+            n,
+            n_resamples=n_bootstrap,
+            seed=seed,
+            level=level,
+        ),
         pvalue=float(binomtest(only_first, discordant, 0.5).pvalue) if discordant else 1.0,
         baseline=0.0,
     )

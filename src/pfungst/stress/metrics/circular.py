@@ -16,10 +16,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from pfungst.errors import ConfigError
+from pfungst.evaluate.outcome import Outcome
 from pfungst.stats import Estimate, bootstrap_interval
 from pfungst.stress.metrics.accuracy import proportion_estimate
 from pfungst.stress.metrics.grouping import group_by_item
-from pfungst.stress.outcome import Outcome
 
 __all__ = ["CircularMetrics", "circular_metrics"]
 
@@ -116,18 +116,28 @@ def circular_metrics(
         value=float(n_right.sum() / n_arrangements.sum()),
         method="accuracy over all arrangements; bootstrap over items",
         n=n,
-        ci=bootstrap_interval(lambda idx: float(n_right[idx].sum() / n_arrangements[idx].sum()), n,
-                              n_resamples=n_bootstrap, seed=seed, level=level),
+        ci=bootstrap_interval(
+            lambda idx: float(n_right[idx].sum() / n_arrangements[idx].sum()),
+            n,
+            n_resamples=n_bootstrap,
+            seed=seed,
+            level=level,
+        ),
         baseline=float(np.sum(n_arrangements / k) / n_arrangements.sum()),
     )
     return CircularMetrics(
         arrangements=(int(n_arrangements.min()), int(n_arrangements.max())),
         plain=proportion_estimate(sum(item.plain_right for item in items), n, baseline=chance, level=level),
         mean=mean,
-        circular=proportion_estimate(sum(item.all_right for item in items), n,
-                                     baseline=float(np.mean((1.0 / k) ** n_arrangements)), level=level),
-        consistency=proportion_estimate(sum(item.consistent for item in items), n,
-                                        baseline=float(np.mean(k * (1.0 / k) ** n_arrangements)), level=level),
+        circular=proportion_estimate(
+            sum(item.all_right for item in items), n, baseline=float(np.mean((1.0 / k) ** n_arrangements)), level=level
+        ),
+        consistency=proportion_estimate(
+            sum(item.consistent for item in items),
+            n,
+            baseline=float(np.mean(k * (1.0 / k) ** n_arrangements)),
+            level=level,
+        ),
         fluctuation=_fluctuation(items, seed=seed, n_bootstrap=n_bootstrap, level=level),
         n_items=n,
     )
@@ -161,8 +171,7 @@ def _summarise(item_id: str, group: list[Outcome]) -> _Item:
         plain_right=base.correct,
         all_right=all(outcome.correct for outcome in group),
         consistent=answered and len({outcome.chosen for outcome in group}) == 1,
-        fluctuation=(sum(outcome.chosen != base.chosen for outcome in others) / len(others)
-                     if others else math.nan),
+        fluctuation=(sum(outcome.chosen != base.chosen for outcome in others) / len(others) if others else math.nan),
     )
 
 
@@ -174,7 +183,8 @@ def _fluctuation(items: list[_Item], *, seed: int, n_bootstrap: int, level: floa
         value=float(shares.mean()) if n else math.nan,
         method="mean share of changed answers; bootstrap over items",
         n=n,
-        ci=bootstrap_interval(lambda idx: float(shares[idx].mean()), n, n_resamples=n_bootstrap, seed=seed,
-                              level=level) if n else None,
+        ci=bootstrap_interval(lambda idx: float(shares[idx].mean()), n, n_resamples=n_bootstrap, seed=seed, level=level)
+        if n
+        else None,
         baseline=float(np.mean(1.0 - 1.0 / k)) if n else math.nan,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pfungst.errors import ConfigError
-from pfungst.stress.outcome import Outcome
+from pfungst.evaluate.outcome import Outcome
 
 __all__ = ["group_by_item"]
 
@@ -26,8 +26,10 @@ def group_by_item(outcomes: Sequence[Outcome], metric: str, what: str) -> dict[s
     for field in ("rule", "format"):
         values = sorted({getattr(outcome, field) for outcome in outcomes})
         if len(values) > 1:
-            raise ConfigError(f"{metric} needs outcomes of one {field}, but found {len(values)}: "
-                              f"{', '.join(values)}. Call it once per {field}.")
+            raise ConfigError(
+                f"{metric} needs outcomes of one {field}, but found {len(values)}: "
+                f"{', '.join(values)}. Call it once per {field}."
+            )
     groups: dict[str, list[Outcome]] = {}
     for outcome in outcomes:
         groups.setdefault(outcome.item_id, []).append(outcome)

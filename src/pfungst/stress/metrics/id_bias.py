@@ -17,9 +17,9 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 from pfungst.errors import ConfigError
+from pfungst.evaluate.outcome import Outcome
 from pfungst.stats import Estimate, bootstrap_interval, chisquare_test
 from pfungst.stress.metrics.accuracy import proportion_estimate
-from pfungst.stress.outcome import Outcome
 
 __all__ = ["SelectionBias", "selection_bias"]
 
@@ -122,8 +122,13 @@ def selection_bias(
     ci = bootstrap_interval(
         lambda idx: _rstd(coded.gold, hit, m, idx), len(coded.gold), n_resamples=n_bootstrap, seed=seed, level=level
     )
-    rstd = Estimate(value=rstd_value, method=f"population std of per-{by} recall x 100; bootstrap over items",
-                    n=len(coded.gold), ci=ci, baseline=0.0)
+    rstd = Estimate(
+        value=rstd_value,
+        method=f"population std of per-{by} recall x 100; bootstrap over items",
+        n=len(coded.gold),
+        ci=ci,
+        baseline=0.0,
+    )
     answered = coded.chosen >= 0
     predicted = np.bincount(coded.chosen[answered], minlength=m)
     expected = np.zeros(m)
@@ -185,8 +190,10 @@ def _code_labels(outcomes: Sequence[Outcome]) -> _Coded:
         ids=ids,
         gold=np.array([index[outcome.gold_label] for outcome in outcomes], dtype=int),
         chosen=np.array(
-            [index[outcome.labels[position]] if position >= 0 else -1
-             for outcome, position in zip(outcomes, chosen, strict=True)],
+            [
+                index[outcome.labels[position]] if position >= 0 else -1
+                for outcome, position in zip(outcomes, chosen, strict=True)
+            ],
             dtype=int,
         ),
         members=[[index[label] for label in outcome.labels] for outcome in outcomes],

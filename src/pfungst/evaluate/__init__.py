@@ -1,0 +1,41 @@
+"""The evaluation engine every model run uses: prompt formats, scoring rules, arrangements and variants, the
+planner / de-duplicator / asker, and the :class:`Outcome` record of each question.
+
+``score(benchmark, model)`` (:func:`score_benchmark`, ``pfungst.score``) is the engine's identity-only run; the
+stress suite (:mod:`pfungst.stress`) drives the same engine with perturbations. Nothing here imports the stress suite.
+"""
+
+from pfungst.evaluate.arrangement import ArrangedItem
+from pfungst.evaluate.engine import Cell, ask
+from pfungst.evaluate.formats import BUILTIN_FORMATS, FormatGrammar, PromptFormat, RenderedPrompt, get_format
+from pfungst.evaluate.outcome import Outcome
+from pfungst.evaluate.runner import ScoreConfig, default_cache_path, score_benchmark
+from pfungst.evaluate.score_result import ItemScore, ScoreCounts, ScoreResult
+from pfungst.evaluate.scoring import SCORING_RULES, Decision, ScoringRule, get_scoring_rule
+from pfungst.evaluate.variants import VARIANTS, Presentation, Variant, get_variant
+
+__all__ = [
+    "BUILTIN_FORMATS",
+    "SCORING_RULES",
+    "VARIANTS",
+    "ArrangedItem",
+    "Cell",
+    "Decision",
+    "FormatGrammar",
+    "ItemScore",
+    "Outcome",
+    "Presentation",
+    "PromptFormat",
+    "RenderedPrompt",
+    "ScoreConfig",
+    "ScoreCounts",
+    "ScoreResult",
+    "ScoringRule",
+    "Variant",
+    "ask",
+    "default_cache_path",
+    "get_format",
+    "get_scoring_rule",
+    "get_variant",
+    "score_benchmark",
+]

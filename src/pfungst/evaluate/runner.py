@@ -1,0 +1,224 @@
+"""Score a benchmark with one model, one scoring rule and one prompt format, through a persistent cache.
+
+Every setting is checked before the first model call (STYLE rule 14): the rule name and parameters, the format, the
+rendering and the request plan of every item, then the model's capabilities for the rule. All items' requests are
+planned up front and de-duplicated; they go to the model item chunk by item chunk (``chunk_size`` items per batch)
+through a :class:`~pfungst.models.cache.CachedModel`, which commits each answer as it arrives. A run stopped at any
+point (Ctrl-C, SIGKILL) and started again with the same cache file asks the model only what is not stored yet.
+
+The cache file defaults to ``$PFUNGST_CACHE`` if set, else ``$XDG_CACHE_HOME/pfungst/cache.sqlite``, else
+``~/.cache/pfungst/cache.sqlite`` (:func:`default_cache_path`); ``cache=False`` keeps answers in memory only.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from pfungst.data.benchmark import Benchmark
+from pfungst.environment import environment
+from pfungst.errors import ConfigError, override_settings
+from pfungst.evaluate.arrangement import ArrangedItem
+from pfungst.evaluate.engine import Cell, Plan, Progress, answer_plans, count_requests, open_cached, plan_cell
+from pfungst.evaluate.formats import PromptFormat, get_format
+from pfungst.evaluate.score_result import ItemScore, ScoreResult, accuracy_estimate
+from pfungst.evaluate.scoring import ScoringRule, get_scoring_rule
+from pfungst.evaluate.variants import Presentation
+from pfungst.models.protocol import LanguageModel
+from pfungst.models.requests import Loglikelihood, Result
+
+__all__ = ["ScoreConfig", "cache_location", "default_cache_path", "score_benchmark"]
+
+_CACHE_ENV = "PFUNGST_CACHE"
+_MEMORY = ":memory:"
+
+
+def cache_location(cache: str | Path | bool) -> str:
+    """The cache file a ``cache`` setting names: ``True`` for :func:`default_cache_path`, ``False`` for
+    ``":memory:"`` (answers kept for this run only), else the given path."""
+    if cache is False:
+        return _MEMORY
+    return str(default_cache_path() if cache is True else Path(cache).expanduser())
+
+
+def default_cache_path() -> Path:
+    """The cache file used when none is given: ``$PFUNGST_CACHE``, else ``$XDG_CACHE_HOME/pfungst/cache.sqlite``,
+    else ``~/.cache/pfungst/cache.sqlite``."""
+    if os.environ.get(_CACHE_ENV):
+        return Path(os.environ[_CACHE_ENV]).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "pfungst" / "cache.sqlite"
+
+
+@dataclass(frozen=True)
+class ScoreConfig:
+    """Settings of :func:`score_benchmark`; nothing here reaches a model before it is validated."""
+
+    rule: str = "cloze-raw"
+    """A scoring rule from :data:`~pfungst.evaluate.scoring.SCORING_RULES`: ``letter``, ``cloze-raw``,
+    ``cloze-token``, ``cloze-byte``, ``pmi`` or ``generate``."""
+    rule_params: Mapping[str, Any] = field(default_factory=dict)
+    """Keyword parameters of the rule (``{"max_tokens": 16}`` for ``generate``)."""
+    format: str | PromptFormat = "mmlu"
+    """A built-in prompt format name (:data:`~pfungst.evaluate.formats.BUILTIN_FORMATS`) or a :class:`PromptFormat`."""
+    limit: int | None = None
+    """Score only the first ``limit`` items; ``None`` scores them all."""
+    cache: str | Path | bool = True
+    """The SQLite cache file; ``True`` for :func:`default_cache_path`, ``False`` for an in-memory cache."""
+    chunk_size: int = 16
+    """Items whose requests go to the model in one batch: the unit of progress and of committed work."""
+    seed: int = 0
+    """The sampling seed of ``generate`` (unless ``rule_params`` sets one); recorded in the result."""
+    model_options: Mapping[str, Any] = field(default_factory=dict)
+    """Keyword options for :func:`~pfungst.models.registry.load_model` when the model is given by name
+    (``{"n_threads": 1}`` for llama.cpp)."""
+
+    def resolve(self) -> tuple[ScoringRule, PromptFormat]:
+        """The scoring rule and prompt format these settings name.
+
+        Raises:
+            ConfigError: an unknown rule, rule parameter or format name, or an invalid limit or chunk size.
+        """
+        for name in ("limit", "chunk_size", "seed"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise ConfigError(f"{name} must be an integer, got {value!r}")
+        if self.limit is not None and self.limit < 1:
+            raise ConfigError(f"limit must be at least 1 (or None for every item), got {self.limit}")
+        if self.chunk_size < 1:
+            raise ConfigError(f"chunk_size must be at least 1, got {self.chunk_size}")
+        params = dict(self.rule_params)
+        if self.rule == "generate":
+            params.setdefault("seed", self.seed)
+        rule = get_scoring_rule(self.rule, **params)
+        prompt_format = self.format if isinstance(self.format, PromptFormat) else get_format(self.format)
+        return rule, prompt_format
+
+    def cache_path(self) -> str:
+        """The cache file this run uses (``":memory:"`` when ``cache`` is False)."""
+        return cache_location(self.cache)
+
+
+def score_benchmark(
+    benchmark: Benchmark,
+    model: str | LanguageModel = "smollm2",
+    config: ScoreConfig | None = None,
+    *,
+    progress: Progress | None = None,
+    **settings: Any,
+) -> ScoreResult:
+    """Score every item of ``benchmark`` with a model: accuracy with its Wilson interval, and per-item records.
+
+    Args:
+        benchmark: The items to score (options in their original order).
+        model: A model spec for :func:`~pfungst.models.registry.load_model` (``"smollm2"``, a ``.gguf`` path,
+            ``"openai:<base_url>#<model>"``), loaded after validation and closed at the end; or a LanguageModel.
+        config: Settings (:class:`ScoreConfig`); keyword ``settings`` override single fields
+            (``score_benchmark(b, rule="letter", limit=20)``).
+        progress: Optional callback ``progress(step, done, total)`` over items.
+
+    Raises:
+        ConfigError: an invalid setting, an item the format or rule cannot handle, or a model lacking a capability
+            the rule needs; all raised before any model call.
+        MissingDependency: the model's backend is not installed.
+        BackendError: the model failed (answers stored before the failure stay in the cache).
+
+    Example:
+        >>> from pfungst.data.item import Item
+        >>> from pfungst.models.requests import Loglikelihood
+        >>> class Shortest:  # prefers short continuations
+        ...     fingerprint, capabilities = "shortest", frozenset({"loglikelihood"})
+        ...     def loglikelihood(self, requests):
+        ...         return [Loglikelihood(-len(r.continuation), 1, len(r.continuation), True) for r in requests]
+        >>> items = (Item("a", "1 + 1 =", ("2", "11"), 0), Item("b", "Big?", ("yes", "no"), 0))
+        >>> result = score_benchmark(Benchmark("toy", items), Shortest(), rule="cloze-raw", cache=False)
+        >>> [record.chosen for record in result.items], result.accuracy.value, result.counts.misses
+        ([0, 1], 0.5, 4)
+    """
+    config = override_settings(config or ScoreConfig(), settings, "score")
+    rule, prompt_format = config.resolve()
+    if config.limit is not None:
+        benchmark = benchmark[: config.limit]
+    if len(benchmark) == 0:
+        raise ConfigError(f"benchmark '{benchmark.name}' has no items to score")
+    cells = [
+        Cell(
+            Presentation("identity", ArrangedItem.identity(item)), "identity", rule, prompt_format, _format_name(config)
+        )
+        for item in benchmark
+    ]
+    plans = [plan_cell(cell) for cell in cells]
+    with open_cached(model, config.cache_path(), config.model_options) as cached:
+        start, before = time.perf_counter(), replace(cached.stats)
+        answers = answer_plans(
+            cached,
+            plans,
+            chunk_size=config.chunk_size,
+            progress=progress or (lambda step, done, total: None),
+            step=f"scoring ({rule.name})",
+        )
+        counts = count_requests(plans, before, cached.stats, time.perf_counter() - start)
+        fingerprint, cache_file = cached.fingerprint, str(cached.path)
+    records = [_record(plan, rule, [answers[request] for request in plan.requests]) for plan in plans]
+    return ScoreResult(
+        accuracy=accuracy_estimate(sum(r.correct for r in records), [item.n_options for item in benchmark]),
+        items=tuple(records),
+        n_refused=sum(r.status == "refused" for r in records),
+        n_unparseable=sum(r.status == "unparseable" for r in records),
+        counts=counts,
+        model=fingerprint,
+        benchmark=benchmark.to_dict(),
+        settings={**_settings(config, rule, prompt_format), "cache": cache_file},
+        seed=config.seed,
+        environment=environment(),
+    )
+
+
+def _record(plan: Plan, rule: ScoringRule, results: Sequence[Result]) -> ItemScore:
+    """The rule's decision as a record in original option order; token counts from the first ``K``
+    log-likelihood results (each option's continuation, for cloze and PMI)."""
+    arranged = plan.cell.presentation.arranged
+    decision = rule.decide(arranged, plan.rendered, results)
+    n = arranged.n_options
+    n_tokens: tuple[int, ...] = ()
+    if len(results) >= n and all(isinstance(result, Loglikelihood) for result in results[:n]):
+        n_tokens = arranged.to_original_order(tuple(result.n_tokens for result in results[:n]))  # type: ignore[union-attr]
+    return ItemScore(
+        item_id=arranged.item.id,
+        gold=arranged.item.gold,
+        chosen=decision.original,
+        correct=decision.answered and decision.original == arranged.item.gold,
+        scores=decision.original_scores,
+        status=decision.status,
+        text=decision.text,
+        n_tokens=n_tokens,
+    )
+
+
+def _settings(config: ScoreConfig, rule: ScoringRule, prompt_format: PromptFormat) -> dict[str, Any]:
+    return {
+        "rule": rule.name,
+        "rule_params": {key: _json_safe(value) for key, value in vars(rule).items()},
+        "format": _format_name(config),
+        "format_params": prompt_format.to_dict(),
+        "arrangement": "identity",
+        "limit": config.limit,
+        "chunk_size": config.chunk_size,
+    }
+
+
+def _json_safe(value: Any) -> Any:
+    """A scoring rule's parameter as JSON: scalars as they are, sequences as lists, anything else by ``repr``."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, tuple | list):
+        return [_json_safe(element) for element in value]
+    return repr(value)
+
+
+def _format_name(config: ScoreConfig) -> str:
+    return config.format if isinstance(config.format, str) else "custom"

@@ -1,0 +1,134 @@
+"""The one registry mechanism: name -> object or lazy ``"module:Name"`` string, extended by entry points.
+
+Every extension point of pfungst (readers, feature sets, scoring rules, perturbations, backends, outcome formats)
+is a :class:`Registry`. Built-in entries are listed in the module that owns the extension point; a third-party
+package adds its own by declaring an entry point in the registry's group (``pfungst.readers``,
+``pfungst.feature_sets``, ``pfungst.scoring_rules``, ``pfungst.perturbations``, ``pfungst.backends``), the
+convention of pytest and inspect_ai. Nothing is imported before a name is resolved (STYLE rule 16), and an unknown
+name lists close matches and every choice (rule 17).
+
+Example:
+    >>> rules = Registry("scoring rule", {"letter": "pfungst.evaluate.scoring.letter:LetterRule"}, group=None)
+    >>> "letter" in rules, rules.resolve("letter").__name__
+    (True, 'LetterRule')
+    >>> rules.resolve("leter")
+    Traceback (most recent call last):
+    ...
+    pfungst.errors.ConfigError: Unknown scoring rule 'leter'. Did you mean: letter? Available: letter
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from collections.abc import Iterator, Mapping
+from importlib import metadata
+from typing import Any, Generic, TypeVar
+
+from pfungst.errors import ConfigError, MissingDependency, unknown_name_message
+
+__all__ = ["ENTRY_POINT_GROUPS", "Registry", "resolve_target"]
+
+T = TypeVar("T")
+
+ENTRY_POINT_GROUPS: tuple[str, ...] = (
+    "pfungst.readers",
+    "pfungst.feature_sets",
+    "pfungst.scoring_rules",
+    "pfungst.perturbations",
+    "pfungst.backends",
+)
+"""The entry-point groups through which installed packages extend pfungst."""
+
+
+def resolve_target(target: str) -> Any:
+    """Import ``"module:attribute"`` (the attribute may be dotted) and return the attribute.
+
+    Raises:
+        ConfigError: the string is not of that form, or the module has no such attribute.
+        MissingDependency: the module (or a package it needs) is not installed.
+    """
+    module_name, separator, attribute = target.partition(":")
+    if not separator or not module_name or not attribute:
+        raise ConfigError(f"{target!r} is not a 'module:Name' reference")
+    try:
+        value: Any = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        raise MissingDependency(f"{target!r} needs the module '{exc.name}', which is not installed") from exc
+    for part in attribute.split("."):
+        try:
+            value = getattr(value, part)
+        except AttributeError as exc:
+            raise ConfigError(f"{target!r}: module '{module_name}' has no attribute '{attribute}'") from exc
+    return value
+
+
+class Registry(Mapping[str, Any], Generic[T]):
+    """Names of one kind of component, each mapped to the component or to a lazy ``"module:Name"`` string.
+
+    A registry is a read-only mapping (name -> registered target, as given) over the built-in entries followed by
+    those of installed packages (entry-point group ``group``; a built-in name wins over a plugin's, with a warning).
+    :meth:`resolve` imports a string target on first use and returns the component.
+    """
+
+    def __init__(self, kind: str, entries: Mapping[str, T | str], *, group: str | None) -> None:
+        self.kind = kind
+        """What one entry is, for messages (``"scoring rule"``)."""
+        self.group = group
+        """The entry-point group that extends this registry (None: built-in entries only)."""
+        self._builtin: dict[str, T | str] = dict(entries)
+        self._plugins: dict[str, str] | None = None
+
+    def _entries(self) -> dict[str, T | str]:
+        if self._plugins is None:
+            self._plugins = {}
+            if self.group is not None:
+                for point in metadata.entry_points(group=self.group):
+                    if point.name in self._builtin:
+                        warnings.warn(
+                            f"{self.kind} '{point.name}' from entry point {point.value!r} is ignored: "
+                            "a built-in one has that name",
+                            stacklevel=2,
+                        )
+                        continue
+                    self._plugins[point.name] = point.value
+        return {**self._builtin, **self._plugins}
+
+    def __getitem__(self, name: str) -> T | str:
+        return self._entries()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries())
+
+    def __len__(self) -> int:
+        return len(self._entries())
+
+    def __repr__(self) -> str:
+        return f"Registry({self.kind!r}, {list(self)!r})"
+
+    def is_plugin(self, name: str) -> bool:
+        """Whether ``name`` comes from an installed package's entry point."""
+        return name in self and name not in self._builtin
+
+    def check(self, name: str) -> None:
+        """Raise :class:`ConfigError` (close matches and every name) unless ``name`` is registered."""
+        if name not in self:
+            raise ConfigError(unknown_name_message(self.kind, name, self))
+
+    def resolve(self, name: str) -> T:
+        """The component registered as ``name``, imported if it was given as ``"module:Name"``.
+
+        Raises:
+            ConfigError: an unknown name (close matches and every name listed), or a broken reference.
+            MissingDependency: the component's module needs a package that is not installed.
+        """
+        self.check(name)
+        target = self[name]
+        if isinstance(target, str):
+            resolved: T = resolve_target(target)
+            return resolved
+        return target
+
+    def refresh(self) -> None:
+        """Forget the entry points read so far (after installing a plugin into a running interpreter)."""
+        self._plugins = None

@@ -1,0 +1,204 @@
+"""score_benchmark: validation before any model call, de-duplication, records, resuming an interrupted run."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from pfungst.data import Benchmark, Item
+from pfungst.errors import ConfigError
+from pfungst.evaluate import PromptFormat, ScoreConfig, score_benchmark
+from pfungst.models.requests import LoglikelihoodRequest
+from tests.evaluate.fakes import ScriptedModel as ScriptModel
+from tests.evaluate.fakes import by_continuation
+from tests.models.scripted import ScriptedModel
+
+SCRIPT_RULES = ["letter", "cloze-raw", "cloze-token", "cloze-byte", "pmi", "generate"]
+
+
+def _benchmark(n: int = 12) -> Benchmark:
+    items = tuple(
+        Item(f"q{i}", f"Question {i}: which is right?", tuple(f"option {i}-{k}" for k in range(2 + i % 3)), i % 2)
+        for i in range(n)
+    )
+    return Benchmark("toy", items)
+
+
+def _rows(path: Path) -> int:
+    with sqlite3.connect(path) as connection:
+        return int(connection.execute("SELECT COUNT(*) FROM results").fetchone()[0])
+
+
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ({"rule": "pmii"}, r"Unknown scoring rule 'pmii'. Did you mean: pmi\?"),
+        ({"format": "mmluu"}, r"Unknown format 'mmluu'. Did you mean: mmlu\?"),
+        ({"rule": "generate", "rule_params": {"max_tokens": 0}}, "max_tokens must be a positive integer"),
+        ({"rule": "letter", "rule_params": {"normalization": "byte"}}, "does not take the parameters"),
+        ({"limit": 0}, "limit must be at least 1"),
+        ({"chunk_size": 0}, "chunk_size must be at least 1"),
+        ({"rule": "pmi", "format": PromptFormat(cue="")}, "item 'q0': PMI scoring needs an answer cue"),
+        ({"format": PromptFormat(label_style=("x", "y"))}, "item 'q1'"),
+    ],
+)
+def test_invalid_settings_fail_before_any_model_call(tmp_path: Path, settings: dict, message: str) -> None:
+    model = ScriptedModel()
+    with pytest.raises(ConfigError, match=message):
+        score_benchmark(_benchmark(), model, cache=tmp_path / "cache.sqlite", **settings)
+    assert model.calls == []
+
+
+def test_a_model_lacking_the_rules_capability_fails_before_any_call(tmp_path: Path) -> None:
+    model = ScriptModel(capabilities=frozenset({"next_token"}))
+    with pytest.raises(ConfigError, match=r"'cloze-raw' needs \['loglikelihood'\] requests"):
+        score_benchmark(_benchmark(), model, rule="cloze-raw", cache=tmp_path / "cache.sqlite")
+    assert model.batches == []
+
+
+def test_an_unknown_setting_is_rejected() -> None:
+    with pytest.raises(ConfigError, match=r"unknown score setting\(s\) \['rules'\]"):
+        score_benchmark(_benchmark(), ScriptedModel(), rules="letter")
+
+
+def test_identical_requests_reach_the_model_once(tmp_path: Path) -> None:
+    item = Item("a", "Pick one.", ("red", "green", "blue"), 2)
+    twins = Benchmark(
+        "twins",
+        (
+            item,
+            Item("b", "Pick one.", ("red", "green", "blue"), 2),
+            Item("c", "Pick another.", ("red", "green", "blue"), 0),
+        ),
+    )
+    model = ScriptedModel()
+    result = score_benchmark(twins, model, rule="pmi", cache=tmp_path / "cache.sqlite", chunk_size=1)
+    # per item 3 conditional + 3 cue-only requests; items a and b are identical, and all share the cue-only ones
+    assert result.counts.requests == 18
+    assert result.counts.unique_requests == 9
+    assert model.requests_seen == 9 == result.counts.misses
+    assert result.items[0].scores == result.items[1].scores
+
+
+def test_records_hold_scores_and_choices_in_original_option_order(tmp_path: Path) -> None:
+    item = Item("q", "Which is a colour?", ("dog", "red", "seven", "run"), 1)
+    model = ScriptModel(loglikelihood_script=by_continuation({"dog": -4.0, "red": -1.0, "seven": -3.0, "run": -2.0}))
+    result = score_benchmark(Benchmark("one", (item,)), model, rule="cloze-raw", cache=False)
+    (record,) = result.items
+    assert record.scores == (-4.0, -1.0, -3.0, -2.0)
+    assert (record.chosen, record.gold, record.correct, record.status) == (1, 1, True, "ok")
+    assert record.n_tokens == (1, 1, 1, 1)
+    assert result.to_frame().loc[0, "chosen"] == 1
+
+
+def test_generate_counts_refusals_and_unparseable_answers_as_wrong(tmp_path: Path) -> None:
+    answers = {"First": "The answer is B", "Second": "I cannot help with that.", "Third": "Perhaps, perhaps."}
+    items = tuple(Item(text, f"{text} question?", ("yes", "no"), 1) for text in answers)
+    model = ScriptModel(generate_script=lambda prompt: next(v for k, v in answers.items() if k in prompt))
+    result = score_benchmark(Benchmark("gen", items), model, rule="generate", cache=False)
+    assert [(r.status, r.chosen, r.text) for r in result.items] == [
+        ("ok", 1, "The answer is B"),
+        ("refused", -1, "I cannot help with that."),
+        ("unparseable", -1, "Perhaps, perhaps."),
+    ]
+    assert (result.n_refused, result.n_unparseable) == (1, 1)
+    assert result.accuracy.value == pytest.approx(1 / 3)
+
+
+def test_accuracy_has_a_wilson_interval_and_chance_as_baseline(tmp_path: Path) -> None:
+    result = score_benchmark(_benchmark(6), ScriptedModel(), rule="cloze-byte", cache=False)
+    accuracy = result.accuracy
+    assert accuracy.baseline == pytest.approx((1 / 2 + 1 / 3 + 1 / 4) * 2 / 6)
+    assert accuracy.method == "wilson" and accuracy.n == 6
+    assert accuracy.ci is not None and accuracy.ci.low <= accuracy.value <= accuracy.ci.high
+    assert accuracy.value == sum(record.correct for record in result.items) / 6
+
+
+@pytest.mark.parametrize("rule", SCRIPT_RULES)
+def test_every_rule_scores_every_item_and_reports_progress(rule: str) -> None:
+    seen: list[tuple[str, int, int]] = []
+    result = score_benchmark(
+        _benchmark(),
+        ScriptedModel(),
+        rule=rule,
+        cache=False,
+        limit=10,
+        chunk_size=4,
+        progress=lambda step, done, total: seen.append((step, done, total)),
+    )
+    assert [record.item_id for record in result.items] == [f"q{i}" for i in range(10)]
+    assert [done for _, done, _ in seen] == [0, 4, 8, 10] and seen[-1][2] == 10
+    assert result.settings["rule"] == rule and result.benchmark["n_items"] == 10
+    json.dumps(result.to_dict(items=True))  # JSON-safe
+
+
+class _Interrupting:
+    """Passes calls to a model and raises KeyboardInterrupt on call number ``stop_at`` (as Ctrl-C would)."""
+
+    def __init__(self, model: ScriptedModel, stop_at: int) -> None:
+        self.model, self.stop_at, self.n_calls = model, stop_at, 0
+        self.fingerprint, self.capabilities = model.fingerprint, model.capabilities
+
+    def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list:
+        self.n_calls += 1
+        if self.n_calls == self.stop_at:
+            raise KeyboardInterrupt
+        return self.model.loglikelihood(requests)
+
+
+def test_an_interrupted_run_resumes_with_zero_repeated_model_calls(tmp_path: Path) -> None:
+    benchmark, cache = _benchmark(20), tmp_path / "cache.sqlite"
+    first = ScriptedModel()
+    with pytest.raises(KeyboardInterrupt):
+        score_benchmark(benchmark, _Interrupting(first, stop_at=3), rule="cloze-token", cache=cache, chunk_size=3)
+    stored = _rows(cache)
+    assert stored == first.requests_seen > 0
+
+    second = ScriptedModel()
+    resumed = score_benchmark(benchmark, second, rule="cloze-token", cache=cache, chunk_size=3)
+    asked_before = {request for _, batch in first.calls for request in batch}
+    asked_after = {request for _, batch in second.calls for request in batch}
+    assert asked_before.isdisjoint(asked_after)
+    assert resumed.counts.misses == second.requests_seen == resumed.counts.unique_requests - stored
+    assert resumed.counts.hits == stored
+
+    uninterrupted = score_benchmark(benchmark, ScriptedModel(), rule="cloze-token", cache=tmp_path / "other.sqlite")
+    assert resumed.items == uninterrupted.items
+    again = score_benchmark(benchmark, ScriptedModel(), rule="cloze-token", cache=cache)
+    assert (again.counts.misses, again.counts.model_calls) == (0, 0)
+
+
+def test_a_changed_rule_or_format_misses_the_cache(tmp_path: Path) -> None:
+    cache = tmp_path / "cache.sqlite"
+    score_benchmark(_benchmark(4), ScriptedModel(), rule="letter", cache=cache)
+    other_format = score_benchmark(_benchmark(4), ScriptedModel(), rule="letter", format="plain", cache=cache)
+    cloze = score_benchmark(_benchmark(4), ScriptedModel(), rule="cloze-raw", cache=cache)
+    byte = score_benchmark(_benchmark(4), ScriptedModel(), rule="cloze-byte", cache=cache)
+    assert other_format.counts.hits == 0 and cloze.counts.hits == 0
+    assert byte.counts.misses == 0  # the same log-likelihoods, normalised differently
+
+
+def test_per_item_results_are_written_as_jsonl_or_parquet(tmp_path: Path) -> None:
+    result = score_benchmark(_benchmark(5), ScriptedModel(), rule="pmi", cache=False)
+    lines = result.save_items(tmp_path / "items.jsonl").read_text().splitlines()
+    assert [json.loads(line)["item_id"] for line in lines] == [f"q{i}" for i in range(5)]
+    frame = pd.read_parquet(result.save_items(tmp_path / "items.parquet"))
+    assert list(frame["chosen"]) == [record.chosen for record in result.items]
+    assert [list(scores) for scores in frame["scores"]] == [list(record.scores) for record in result.items]
+    with pytest.raises(ConfigError, match=r"suffix '.csv' is not one of \['.jsonl', '.parquet'\]"):
+        result.save_items(tmp_path / "items.csv")
+
+
+def test_the_summary_records_settings_provenance_and_schema(tmp_path: Path) -> None:
+    config = ScoreConfig(rule="generate", seed=7, cache=False)
+    result = score_benchmark(_benchmark(3), ScriptedModel(), config)
+    summary = result.to_dict()
+    assert summary["schema_version"] == "pfungst.score/1"
+    assert summary["seed"] == 7 and summary["settings"]["rule_params"]["seed"] == 7
+    assert summary["model"] == "scripted:v1" and "packages" in summary["environment"]
+    assert summary["counts"]["unique_requests"] == 3
