@@ -10,7 +10,7 @@ from pfungst.evaluate.engine import Cell, ask
 from pfungst.evaluate.formats import BUILTIN_FORMATS, FormatGrammar, PromptFormat, RenderedPrompt, get_format
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.runner import ScoreConfig, default_cache_path, score_benchmark
-from pfungst.evaluate.score_result import ItemScore, ScoreCounts, ScoreResult
+from pfungst.evaluate.score_result import ScoreCounts, ScoreResult
 from pfungst.evaluate.scoring import SCORING_RULES, Decision, ScoringRule, get_scoring_rule
 from pfungst.evaluate.variants import VARIANTS, Presentation, Variant, get_variant
 
@@ -22,7 +22,6 @@ __all__ = [
     "Cell",
     "Decision",
     "FormatGrammar",
-    "ItemScore",
     "Outcome",
     "Presentation",
     "PromptFormat",

@@ -28,14 +28,13 @@ from pfungst.evaluate.variants import Presentation
 from pfungst.models.cache import CachedModel, CacheStats
 from pfungst.models.protocol import LanguageModel
 from pfungst.models.registry import load_model
-from pfungst.models.requests import LoglikelihoodRequest, NextTokenRequest, Request, Result
+from pfungst.models.requests import Loglikelihood, Request, Result
 
 __all__ = ["Cell", "Plan", "Progress", "answer_plans", "ask", "ask_plans", "count_requests", "open_cached", "plan_cell"]
 
 Progress = Callable[[str, int, int], None]
 """``progress(step, done, total)``, called as work advances."""
 
-_CAPABILITY = {LoglikelihoodRequest: "loglikelihood", NextTokenRequest: "next_token"}
 _REQUESTS_PER_MODEL_CALL = 4096  # CachedModel's own chunking; cell chunks are already smaller
 
 
@@ -92,7 +91,7 @@ def answer_plans(
     Raises:
         ConfigError: the model lacks a capability some plan needs (checked before any call).
     """
-    needed = {_CAPABILITY.get(type(request), "generate") for plan in plans for request in plan.requests}
+    needed = {request.capability for plan in plans for request in plan.requests}
     missing = needed - set(model.capabilities)
     if missing:
         rules = ", ".join(f"'{name}'" for name in sorted({plan.cell.rule.name for plan in plans}))
@@ -118,7 +117,8 @@ def decide(plan: Plan, results: Sequence[Result]) -> Decision:
 def outcome(plan: Plan, answers: Mapping[Request, Result]) -> Outcome:
     """The outcome of a planned, answered cell."""
     cell, arranged = plan.cell, plan.cell.presentation.arranged
-    decision = decide(plan, [answers[request] for request in plan.requests])
+    results = [answers[request] for request in plan.requests]
+    decision = decide(plan, results)
     return Outcome(
         item_id=arranged.item.id,
         perturbation=cell.perturbation,
@@ -133,7 +133,16 @@ def outcome(plan: Plan, answers: Mapping[Request, Result]) -> Outcome:
         status=decision.status,
         scores=decision.scores,
         text=decision.text,
+        n_tokens=_continuation_tokens(arranged.n_options, results),
     )
+
+
+def _continuation_tokens(n_options: int, results: Sequence[Result]) -> tuple[int, ...]:
+    """Tokens of each option's continuation: the first ``K`` results when they are log-likelihoods (cloze and PMI
+    rules ask one per option first, in arranged order); empty for other rules."""
+    if len(results) < n_options or not all(isinstance(result, Loglikelihood) for result in results[:n_options]):
+        return ()
+    return tuple(result.n_tokens for result in results[:n_options])  # type: ignore[union-attr]
 
 
 def ask(

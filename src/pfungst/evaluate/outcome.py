@@ -55,6 +55,8 @@ class Outcome:
     """One score per arranged position, higher is better (log-probabilities for letter and cloze rules)."""
     text: str = ""
     """The generated text (generate only)."""
+    n_tokens: tuple[int, ...] = ()
+    """Tokens of each arranged option's scored continuation (cloze and PMI rules); empty where the rule reads none."""
 
     @property
     def n_options(self) -> int:
@@ -99,6 +101,7 @@ class Outcome:
             "status": self.status,
             "scores": [score if math.isfinite(score) else None for score in self.scores],
             "text": self.text,
+            "n_tokens": list(self.n_tokens),
         }
 
     @classmethod
@@ -118,4 +121,5 @@ class Outcome:
             status=data["status"],
             scores=tuple(-math.inf if score is None else float(score) for score in data["scores"]),
             text=str(data.get("text", "")),
+            n_tokens=tuple(int(count) for count in data.get("n_tokens", ())),
         )

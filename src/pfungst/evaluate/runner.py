@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -23,13 +23,12 @@ from pfungst.data.benchmark import Benchmark
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, override_settings
 from pfungst.evaluate.arrangement import ArrangedItem
-from pfungst.evaluate.engine import Cell, Plan, Progress, answer_plans, count_requests, open_cached, plan_cell
+from pfungst.evaluate.engine import Cell, Progress, ask_plans, count_requests, open_cached, plan_cell
 from pfungst.evaluate.formats import PromptFormat, get_format
-from pfungst.evaluate.score_result import ItemScore, ScoreResult, accuracy_estimate
+from pfungst.evaluate.score_result import ScoreResult
 from pfungst.evaluate.scoring import ScoringRule, get_scoring_rule
 from pfungst.evaluate.variants import Presentation
 from pfungst.models.protocol import LanguageModel
-from pfungst.models.requests import Loglikelihood, Result
 
 __all__ = ["ScoreConfig", "cache_location", "default_cache_path", "score_benchmark"]
 
@@ -111,7 +110,8 @@ def score_benchmark(
     progress: Progress | None = None,
     **settings: Any,
 ) -> ScoreResult:
-    """Score every item of ``benchmark`` with a model: accuracy with its Wilson interval, and per-item records.
+    """Score every item of ``benchmark`` with a model: the engine's identity-only run, one outcome per item, and
+    accuracy with its Wilson interval.
 
     Args:
         benchmark: The items to score (options in their original order).
@@ -154,48 +154,19 @@ def score_benchmark(
     plans = [plan_cell(cell) for cell in cells]
     with open_cached(model, config.cache_path(), config.model_options) as cached:
         start, before = time.perf_counter(), replace(cached.stats)
-        answers = answer_plans(
-            cached,
-            plans,
-            chunk_size=config.chunk_size,
-            progress=progress or (lambda step, done, total: None),
-            step=f"scoring ({rule.name})",
+        outcomes = ask_plans(
+            cached, plans, chunk_size=config.chunk_size, progress=progress, step=f"scoring ({rule.name})"
         )
         counts = count_requests(plans, before, cached.stats, time.perf_counter() - start)
         fingerprint, cache_file = cached.fingerprint, str(cached.path)
-    records = [_record(plan, rule, [answers[request] for request in plan.requests]) for plan in plans]
     return ScoreResult(
-        accuracy=accuracy_estimate(sum(r.correct for r in records), [item.n_options for item in benchmark]),
-        items=tuple(records),
-        n_refused=sum(r.status == "refused" for r in records),
-        n_unparseable=sum(r.status == "unparseable" for r in records),
+        outcomes=outcomes,
         counts=counts,
         model=fingerprint,
         benchmark=benchmark.to_dict(),
         settings={**_settings(config, rule, prompt_format), "cache": cache_file},
         seed=config.seed,
         environment=environment(),
-    )
-
-
-def _record(plan: Plan, rule: ScoringRule, results: Sequence[Result]) -> ItemScore:
-    """The rule's decision as a record in original option order; token counts from the first ``K``
-    log-likelihood results (each option's continuation, for cloze and PMI)."""
-    arranged = plan.cell.presentation.arranged
-    decision = rule.decide(arranged, plan.rendered, results)
-    n = arranged.n_options
-    n_tokens: tuple[int, ...] = ()
-    if len(results) >= n and all(isinstance(result, Loglikelihood) for result in results[:n]):
-        n_tokens = arranged.to_original_order(tuple(result.n_tokens for result in results[:n]))  # type: ignore[union-attr]
-    return ItemScore(
-        item_id=arranged.item.id,
-        gold=arranged.item.gold,
-        chosen=decision.original,
-        correct=decision.answered and decision.original == arranged.item.gold,
-        scores=decision.original_scores,
-        status=decision.status,
-        text=decision.text,
-        n_tokens=n_tokens,
     )
 
 

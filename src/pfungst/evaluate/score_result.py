@@ -1,4 +1,5 @@
-"""What scoring a benchmark found: accuracy with its interval against chance, and one record per item.
+"""What scoring a benchmark found: one :class:`~pfungst.evaluate.outcome.Outcome` per item, and accuracy with its
+interval against chance read from them.
 
 Schema changes that alter a field's meaning bump :data:`SCHEMA_VERSION`.
 """
@@ -15,48 +16,13 @@ from typing import Any
 import pandas as pd
 
 from pfungst.errors import ConfigError
-from pfungst.evaluate.scoring.base import Status
+from pfungst.evaluate.outcome import Outcome
 from pfungst.stats import Estimate, wilson_interval
 
-__all__ = ["SCHEMA_VERSION", "ItemScore", "ScoreCounts", "ScoreResult", "accuracy_estimate", "write_records"]
+__all__ = ["SCHEMA_VERSION", "ScoreCounts", "ScoreResult", "accuracy_estimate", "write_records"]
 
 SCHEMA_VERSION = "pfungst.score/1"
 _ITEM_SUFFIXES = (".jsonl", ".parquet")
-
-
-@dataclass(frozen=True)
-class ItemScore:
-    """How the model answered one item; option indices are in the item's original order."""
-
-    item_id: str
-    """The item's id in the benchmark."""
-    gold: int
-    """The gold option's original index."""
-    chosen: int
-    """The chosen option's original index; -1 when nothing was chosen (``status`` is not ``ok``)."""
-    correct: bool
-    """Whether ``chosen == gold`` (False for refused or unparseable answers)."""
-    scores: tuple[float, ...]
-    """One score per option in original order, higher is better (see the scoring rule for the unit)."""
-    status: Status
-    """``ok``, or for generation ``refused`` / ``unparseable``."""
-    text: str
-    """The generated text (generate only; empty otherwise)."""
-    n_tokens: tuple[int, ...]
-    """Tokens of each option's scored continuation in original order (cloze and PMI rules); empty where unknown."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict with stable keys (infinite scores become ``None``)."""
-        return {
-            "item_id": self.item_id,
-            "gold": self.gold,
-            "chosen": self.chosen,
-            "correct": self.correct,
-            "scores": [score if math.isfinite(score) else None for score in self.scores],
-            "status": self.status,
-            "text": self.text,
-            "n_tokens": list(self.n_tokens),
-        }
 
 
 @dataclass(frozen=True)
@@ -97,17 +63,14 @@ def accuracy_estimate(correct: int, n_options: list[int], level: float = 0.95) -
 
 @dataclass(frozen=True, eq=False)
 class ScoreResult:
-    """A benchmark scored by one model with one scoring rule and one prompt format, with what made it."""
+    """A benchmark scored by one model with one scoring rule and one prompt format, with what made it.
 
-    accuracy: Estimate
-    """Share of items answered correctly (refused and unparseable answers count as wrong), Wilson interval,
-    baseline chance (mean ``1 / K``)."""
-    items: tuple[ItemScore, ...]
-    """One record per item, in benchmark order."""
-    n_refused: int
-    """Generated answers that declined to choose (generate only)."""
-    n_unparseable: int
-    """Generated answers from which no option could be read (generate only)."""
+    A view over the run's outcomes (the ``identity`` arrangement of every item, so positions are original indices):
+    accuracy and the refusal counts are read from them.
+    """
+
+    outcomes: tuple[Outcome, ...]
+    """One outcome per item, in benchmark order."""
     counts: ScoreCounts
     """Requests, cache hits and misses, model calls, seconds."""
     model: str
@@ -127,10 +90,31 @@ class ScoreResult:
         """The scoring rule's name."""
         return str(self.settings["rule"])
 
+    @property
+    def items(self) -> tuple[Outcome, ...]:
+        """The per-item outcomes (the same as :attr:`outcomes`)."""
+        return self.outcomes
+
+    @property
+    def accuracy(self) -> Estimate:
+        """Share of items answered correctly (refused and unparseable answers count as wrong), Wilson interval,
+        baseline chance (mean ``1 / K``)."""
+        return accuracy_estimate(sum(o.correct for o in self.outcomes), [o.n_options for o in self.outcomes])
+
+    @property
+    def n_refused(self) -> int:
+        """Generated answers that declined to choose (generate only)."""
+        return sum(o.status == "refused" for o in self.outcomes)
+
+    @property
+    def n_unparseable(self) -> int:
+        """Generated answers from which no option could be read (generate only)."""
+        return sum(o.status == "unparseable" for o in self.outcomes)
+
     def to_frame(self) -> pd.DataFrame:
         """One row per item: id, gold, chosen, correct, status, per-option scores and token counts, text."""
         columns = ["item_id", "gold", "chosen", "correct", "status", "scores", "n_tokens", "text"]
-        rows = [{**record.to_dict(), "scores": list(record.scores)} for record in self.items]
+        rows = [{**outcome.to_dict(), "scores": list(outcome.scores)} for outcome in self.outcomes]
         return pd.DataFrame(rows, columns=columns)
 
     def to_dict(self, items: bool = False) -> dict[str, Any]:
@@ -149,7 +133,7 @@ class ScoreResult:
             "environment": self.environment,
         }
         if items:
-            data["items"] = [record.to_dict() for record in self.items]
+            data["items"] = [outcome.to_dict() for outcome in self.outcomes]
         return data
 
     def save_json(self, path: str | Path, items: bool = False) -> Path:
@@ -164,13 +148,13 @@ class ScoreResult:
         Raises:
             ConfigError: another suffix.
         """
-        return write_records(path, [record.to_dict() for record in self.items], self.to_frame, "results")
+        return write_records(path, [outcome.to_dict() for outcome in self.outcomes], self.to_frame, "results")
 
     def __repr__(self) -> str:
         ci = self.accuracy.ci
         interval = f" [{ci.low:.3f}, {ci.high:.3f}]" if ci else ""
         return (
-            f"ScoreResult(rule={self.rule!r}, n={len(self.items)}, accuracy={self.accuracy.value:.3f}{interval}, "
+            f"ScoreResult(rule={self.rule!r}, n={len(self.outcomes)}, accuracy={self.accuracy.value:.3f}{interval}, "
             f"chance={self.accuracy.baseline:.3f})"
         )
 

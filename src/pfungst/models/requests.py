@@ -7,7 +7,7 @@ each result answers the request at the same position of a batch.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -29,6 +29,8 @@ class LoglikelihoodRequest:
 
     context: str
     continuation: str
+    capability: ClassVar[str] = "loglikelihood"
+    """The :attr:`LanguageModel.capabilities` entry a model needs to answer this kind of request."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": "loglikelihood", **asdict(self)}
@@ -61,6 +63,7 @@ class NextTokenRequest:
 
     context: str
     candidates: tuple[str, ...]
+    capability: ClassVar[str] = "next_token"
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": "next_token", "context": self.context, "candidates": list(self.candidates)}
@@ -85,6 +88,7 @@ class GenerateRequest:
     stop: tuple[str, ...] = ()
     temperature: float = 0.0
     seed: int = 0
+    capability: ClassVar[str] = "generate"
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": "generate", **asdict(self), "stop": list(self.stop)}

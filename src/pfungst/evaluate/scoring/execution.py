@@ -1,7 +1,8 @@
-"""Score arranged items with one rule against a model: plan every request, ask each distinct one once, decide.
+"""Send requests to a model: :func:`answer_requests` is the one place that dispatches each kind of request to the
+model method that answers it (the engine, :mod:`pfungst.evaluate.engine`, asks every run's questions through it).
 
-The stress runner adds caching, progress and cross-rule batching; this is the plain path used by the Python API's
-simple calls and by tests.
+:func:`score` is the engine's smallest use: one rule over prompts already rendered, no cache and no progress, for
+the Python API's simple calls and tests.
 """
 
 from __future__ import annotations
@@ -13,11 +14,9 @@ from pfungst.evaluate.arrangement import ArrangedItem
 from pfungst.evaluate.formats import RenderedPrompt
 from pfungst.evaluate.scoring.base import Decision, ScoringRule
 from pfungst.models.protocol import LanguageModel
-from pfungst.models.requests import GenerateRequest, LoglikelihoodRequest, NextTokenRequest, Request, Result
+from pfungst.models.requests import LoglikelihoodRequest, NextTokenRequest, Request, Result
 
 __all__ = ["answer_requests", "score"]
-
-_CAPABILITY = {LoglikelihoodRequest: "loglikelihood", NextTokenRequest: "next_token", GenerateRequest: "generate"}
 
 
 def answer_requests(model: LanguageModel, requests: Sequence[Request]) -> dict[Request, Result]:
@@ -32,7 +31,7 @@ def answer_requests(model: LanguageModel, requests: Sequence[Request]) -> dict[R
         by_kind.setdefault(type(request), []).append(request)
     answers: dict[Request, Result] = {}
     for kind, batch in by_kind.items():
-        capability = _CAPABILITY[kind]
+        capability = batch[0].capability
         if capability not in model.capabilities:
             raise ConfigError(
                 f"the model cannot serve {capability} requests (it offers "
