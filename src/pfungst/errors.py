@@ -34,6 +34,7 @@ __all__ = [
     "ReaderError",
     "RequestFailed",
     "ResponseInvalid",
+    "check_run_settings",
     "override_settings",
     "unknown_name_message",
 ]
@@ -116,6 +117,25 @@ def unknown_name_message(kind: str, name: str, choices: Iterable[str]) -> str:
     close = difflib.get_close_matches(name, options, n=3, cutoff=0.6)
     hint = f" Did you mean: {', '.join(close)}?" if close else ""
     return f"Unknown {kind} '{name}'.{hint} Available: {', '.join(options)}"
+
+
+MAX_SEED = 2**32 - 1
+"""The largest seed every random generator pfungst seeds accepts (numpy's legacy ``RandomState``)."""
+
+
+def check_run_settings(*, seed: int, n_jobs: int | None = None) -> None:
+    """Raise :class:`ConfigError` for a seed numpy cannot take or a job count joblib cannot run.
+
+    Example:
+        >>> check_run_settings(seed=-5)
+        Traceback (most recent call last):
+        ...
+        pfungst.errors.ConfigError: seed must be an integer from 0 to 4294967295, not -5
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ConfigError(f"seed must be an integer from 0 to {MAX_SEED}, not {seed!r}")
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1):
+        raise ConfigError(f"jobs must be a positive number of processes, or -1 for one per CPU core, not {n_jobs!r}")
 
 
 def override_settings(config: _Config, settings: Mapping[str, Any], what: str) -> _Config:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -38,10 +39,10 @@ from pfungst.audit.feature_sets import FeatureSet
 from pfungst.audit.inputs import ItemInputs, OptionTable
 from pfungst.audit.probe_outcome import FoldChoice, ProbeOutcome, ScoreSettings, score_predictions
 from pfungst.audit.probe_tasks import Encoder, EncoderSettings, ItemTask, OptionTask, accepted_overrides, make_task
-from pfungst.errors import ConfigError
+from pfungst.errors import ConfigError, check_run_settings
 from pfungst.stats import cohen_kappa
 
-__all__ = ["PAPER_SEED", "ProbeConfig", "run_probe"]
+__all__ = ["PAPER_SEED", "ProbeConfig", "feasible_splits", "run_probe"]
 
 PAPER_SEED = 42
 """The seed of Pacchiardi et al. 2024's shuffle."""
@@ -91,6 +92,14 @@ class ProbeConfig:
         if self.n_splits < 2 or self.n_repeats < 1:
             raise ConfigError(
                 f"crossfit needs n_splits >= 2 and n_repeats >= 1, not {self.n_splits} and {self.n_repeats}"
+            )
+        check_run_settings(seed=self.seed, n_jobs=self.n_jobs)
+        if self.n_bootstrap < 1:
+            raise ConfigError(f"n_bootstrap must be at least 1 resample (1000 is the default), not {self.n_bootstrap}")
+        if self.n_permutations < 1:
+            raise ConfigError(
+                f"n_permutations must be at least 1 (1000 is the default; the p-value cannot be smaller than "
+                f"1 / (n_permutations + 1)), not {self.n_permutations}"
             )
         if not 0 < self.validation_fraction < 1 or not 0 < self.level < 1:
             raise ConfigError("validation_fraction and level must lie strictly between 0 and 1")
@@ -161,21 +170,45 @@ def run_probe(
 def _crossfit(
     task: ItemTask | OptionTask, feature_set: FeatureSet, settings: EncoderSettings, config: ProbeConfig
 ) -> list[_FoldResult]:
-    n = len(task.item_ids)
-    if n < 2 * config.n_splits:
-        raise ConfigError(
-            f"{n} items are too few for {config.n_splits}-fold cross-fitting (need at least "
-            f"{2 * config.n_splits}); lower n_splits"
-        )
-    splitter = RepeatedStratifiedKFold(n_splits=config.n_splits, n_repeats=config.n_repeats, random_state=config.seed)
-    jobs = [
-        (r, f, train, test)
-        for index, (train, test) in enumerate(splitter.split(np.zeros(n), task.y))
-        for r, f in [divmod(index, config.n_splits)]
-    ]
+    n_splits = feasible_splits(task.y, config.n_splits, f"feature set '{feature_set.name}'", warn_rare=False)
+    splitter = RepeatedStratifiedKFold(n_splits=n_splits, n_repeats=config.n_repeats, random_state=config.seed)
+    with warnings.catch_warnings():  # a class rarer than the folds: feasible_splits' own warning says so
+        warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
+        splits = list(splitter.split(np.zeros(len(task.y)), task.y))
+    jobs = [(r, f, train, test) for index, (train, test) in enumerate(splits) for r, f in [divmod(index, n_splits)]]
     return Parallel(n_jobs=config.n_jobs)(
         delayed(_crossfit_fold)(task, feature_set, settings, config, r, f, train, test) for r, f, train, test in jobs
     )
+
+
+def feasible_splits(labels: Sequence[Any] | np.ndarray, n_splits: int, what: str, *, warn_rare: bool = True) -> int:
+    """``n_splits``, or fewer (with a warning naming ``what``) when no class has as many members as folds; a class
+    rarer than the folds is allowed (stratification then cannot put it in every fold) and warned about once.
+
+    Raises:
+        ConfigError: no class has 2 members: no cross-fitting is possible (the message says what it needs).
+    """
+    counts = np.unique(np.asarray(labels), return_counts=True)[1]
+    largest, rarest = (int(counts.max()), int(counts.min())) if len(counts) else (0, 0)
+    if largest < 2:
+        raise ConfigError(
+            f"{len(labels)} items are too few for cross-fitting: no class has more than {largest} item(s); it takes "
+            f"a class with at least 2 items ({n_splits} for {n_splits}-fold cross-fitting)"
+        )
+    folds = min(n_splits, largest)
+    if folds < n_splits:
+        warnings.warn(
+            f"{what}: no class has {n_splits} items, as {n_splits}-fold cross-fitting needs; cross-fitting with "
+            f"{folds} folds instead (add items, or lower --splits)",
+            stacklevel=2,
+        )
+    if warn_rare and rarest < folds:
+        warnings.warn(
+            f"{what}: the rarest class has only {rarest} item(s), fewer than the {folds} folds, so some folds "
+            "cannot hold it; its figures rest on very few items",
+            stacklevel=2,
+        )
+    return folds
 
 
 def _crossfit_fold(

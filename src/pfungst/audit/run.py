@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -14,7 +14,7 @@ from pfungst.audit.cues import CueConfig, find_cues
 from pfungst.audit.feature_sets import PAPER_FEATURE_SETS, get_feature_set
 from pfungst.audit.heuristics import HeuristicConfig, run_heuristics
 from pfungst.audit.inputs import ItemInputs, OptionTable
-from pfungst.audit.probe import ProbeConfig, run_probe
+from pfungst.audit.probe import ProbeConfig, feasible_splits, run_probe
 from pfungst.audit.probe_outcome import ProbeOutcome
 from pfungst.audit.result import AuditResult, Verdict
 from pfungst.data.benchmark import Benchmark
@@ -105,6 +105,9 @@ def audit(
     """
     config = override_settings(config or AuditConfig(), settings, "audit")
     config.validate()
+    if config.protocol == "crossfit":
+        n_splits = feasible_splits([item.gold for item in benchmark], config.n_splits, f"benchmark '{benchmark.name}'")
+        config = replace(config, n_splits=n_splits)
     names = config.feature_sets or default_feature_sets(benchmark, config.protocol)
     report = progress or (lambda step, done, total: None)
     probes = []

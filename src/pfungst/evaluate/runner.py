@@ -21,7 +21,7 @@ from typing import Any
 
 from pfungst.data.benchmark import Benchmark
 from pfungst.environment import environment
-from pfungst.errors import ConfigError, override_settings
+from pfungst.errors import ConfigError, check_run_settings, override_settings
 from pfungst.evaluate.arrangement import ArrangedItem
 from pfungst.evaluate.engine import Cell, Progress, ask_plans, count_requests, open_cached, plan_cell
 from pfungst.evaluate.formats import PromptFormat, get_format
@@ -90,6 +90,7 @@ class ScoreConfig:
             raise ConfigError(f"limit must be at least 1 (or None for every item), got {self.limit}")
         if self.chunk_size < 1:
             raise ConfigError(f"chunk_size must be at least 1, got {self.chunk_size}")
+        check_run_settings(seed=self.seed)
         params = dict(self.rule_params)
         if self.rule == "generate":
             params.setdefault("seed", self.seed)

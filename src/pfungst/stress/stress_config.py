@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pfungst.errors import ConfigError, unknown_name_message
+from pfungst.errors import ConfigError, check_run_settings, unknown_name_message
 from pfungst.evaluate.formats import PromptFormat, get_format
 from pfungst.evaluate.runner import cache_location
 from pfungst.evaluate.scoring import SCORING_RULES, ScoringRule, get_scoring_rule
@@ -115,7 +115,7 @@ class StressConfig:
         for name in ("limit", "sample", "permutations"):
             if getattr(self, name) is not None:
                 _check_count(name, getattr(self, name), minimum=1)
-        _check_count("seed", self.seed, minimum=0)
+        check_run_settings(seed=self.seed)
         if not 0 < self.pride_fraction <= 1:
             raise ConfigError(f"pride_fraction must be in (0, 1], got {self.pride_fraction!r} (0.05 is 5% of items)")
         if not 0 < self.level < 1:
