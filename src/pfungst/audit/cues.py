@@ -42,6 +42,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 from pfungst.audit.inputs import item_texts
 from pfungst.data.benchmark import Benchmark, OptionKind
 from pfungst.errors import ConfigError
+from pfungst.stats import benjamini_hochberg
 
 __all__ = ["GOLD_OPTION", "Cue", "CueConfig", "CueTable", "find_cues", "tokenize"]
 
@@ -309,7 +310,7 @@ def _rank(frame: pd.DataFrame, config: CueConfig) -> pd.DataFrame:
     frame["productivity"] = frame["hits"] / frame["count"]
     pvalues = np.clip(frame["pvalue"].to_numpy(dtype=float), 0.0, 1.0)
     frame["pvalue"] = pvalues
-    frame["qvalue"] = scipy_stats.false_discovery_control(pvalues) if len(frame) else pvalues
+    frame["qvalue"] = benjamini_hochberg(pvalues).qvalues if len(frame) else pvalues
     frame["_lift"] = (frame["productivity"] - frame["base_rate"]).abs()
     if config.rank_by == "pvalue":
         frame = frame.sort_values(["pvalue", "_lift", "count", "cue"], ascending=[True, False, False, True])
