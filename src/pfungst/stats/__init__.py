@@ -7,6 +7,7 @@ One module per job, one implementation per statistic:
 - :mod:`~pfungst.stats.intervals`: Wilson, Newcombe and percentile bootstrap intervals;
 - :mod:`~pfungst.stats.hypothesis_tests`: chi-squared, binomial against chance, Fisher, permutation, and the paired
   comparisons (McNemar, paired bootstrap, paired t);
+- :mod:`~pfungst.stats.elementwise`: the same kinds of test over arrays, one p-value per screened candidate;
 - :mod:`~pfungst.stats.stratified`: a difference within strata (Mantel-Haenszel, Cochran-Mantel-Haenszel test);
 - :mod:`~pfungst.stats.agreement`: Cohen's kappa, chance-corrected accuracy, Kendall's tau and W;
 - :mod:`~pfungst.stats.multiple`: Benjamini-Hochberg and Bonferroni;
@@ -16,6 +17,7 @@ The package is shared: it imports no stage, and every stage imports it.
 """
 
 from pfungst.stats.agreement import chance_corrected_accuracy, cohen_kappa, kendall_tau, kendall_w, majority_baseline
+from pfungst.stats.elementwise import hypergeometric_pvalues, normal_pvalues, sign_test_pvalues
 from pfungst.stats.estimate import ConfidenceInterval, Estimate
 from pfungst.stats.hypothesis_tests import (
     binomial_pvalue,
@@ -55,6 +57,7 @@ __all__ = [
     "detectable_difference",
     "discordant_counts",
     "fisher_exact_pvalue",
+    "hypergeometric_pvalues",
     "kendall_tau",
     "kendall_w",
     "majority_baseline",
@@ -62,9 +65,11 @@ __all__ = [
     "mcnemar_exact",
     "newcombe_interval",
     "normal_critical_value",
+    "normal_pvalues",
     "paired_bootstrap_difference",
     "paired_t_test",
     "percentile_bounds",
     "permutation_pvalue",
+    "sign_test_pvalues",
     "wilson_interval",
 ]
