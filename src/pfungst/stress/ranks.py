@@ -20,16 +20,9 @@ import pandas as pd
 from scipy import stats as _scipy_stats
 
 from pfungst.errors import ConfigError
-from pfungst.stats import (
-    ConfidenceInterval,
-    Estimate,
-    bootstrap_draws,
-    kendall_tau,
-    kendall_w,
-    paired_bootstrap_difference,
-    percentile_bounds,
-    wilson_interval,
-)
+from pfungst.stats import ConfidenceInterval, Estimate, bootstrap_draws, kendall_tau, kendall_w, wilson_interval
+from pfungst.stats.hypothesis_tests import paired_bootstrap_difference
+from pfungst.stats.intervals import percentile_bounds
 
 __all__ = ["ModelRank", "PairwiseComparison", "RankShift", "RankStability", "VariantAgreement", "rank_stability"]
 
