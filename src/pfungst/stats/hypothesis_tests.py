@@ -89,8 +89,8 @@ def permutation_pvalue(
     statistic: Callable[[np.ndarray, np.ndarray], float],
     *,
     n_permutations: int = 1000,
-    seed: int | Sequence[int] | np.random.SeedSequence,
-    alternative: Literal["greater", "less", "two-sided"] = "greater",
+    seed: Seed,
+    alternative: Alternative = "greater",
 ) -> float:
     """Monte Carlo permutation p-value of "no association between labels and predictions".
 
@@ -279,7 +279,7 @@ def paired_bootstrap_difference(
 def paired_t_test(
     first: ArrayLike,
     second: ArrayLike,
-    alternative: Literal["two-sided", "greater", "less"] = "greater",
+    alternative: Alternative = "greater",
     level: float = 0.95,
 ) -> Estimate:
     """Paired t-test of the mean difference ``first - second`` (e.g. per-seed or per-subject accuracies).
