@@ -11,7 +11,8 @@ SOURCE = Path(pfungst.__file__).parent
 
 # Stages from left to right; a module may import only its own stage, stages to its left, and the shared modules.
 STAGES = ["data", "audit", "models", "evaluate", "stress", "reliance", "report", "demo", "cli"]
-SHARED = {"errors", "stats", "environment", "significance", "registry", "blocks"}
+SHARED = {"errors", "stats", "environment", "registry", "blocks"}
+"""Shared modules and packages (``stats/``): every stage may import them, and they import no stage."""
 
 
 def test_public_api_is_exactly_the_documented_one() -> None:
@@ -92,10 +93,30 @@ def test_an_upward_import_is_caught() -> None:
     assert STAGES.index("stress") > STAGES.index("evaluate")
 
 
+def _shared_files(name: str) -> list[Path]:
+    """The source files of a shared module (``errors.py``) or package (``stats/``)."""
+    package = SOURCE / name
+    return sorted(package.rglob("*.py")) if package.is_dir() else [SOURCE / f"{name}.py"]
+
+
+def _stage_imports(paths: list[Path]) -> list[str]:
+    """Each import of a stage (anything not shared) in ``paths``, as ``"file imports module"``."""
+    return [
+        f"{path.name} imports {target}" for path in paths for target in _imports(path) if _stage(target) not in SHARED
+    ]
+
+
 def test_shared_modules_import_no_stage() -> None:
-    for name in SHARED:
-        for target in _imports(SOURCE / f"{name}.py"):
-            assert _stage(target) in SHARED, f"pfungst.{name} imports {target}"
+    assert _stage_imports([path for name in sorted(SHARED) for path in _shared_files(name)]) == []
+
+
+def test_a_stage_import_in_a_stats_module_is_caught(tmp_path: Path) -> None:
+    """``stats`` is a package: every module in it is read, and an import of a stage from one is reported."""
+    files = _shared_files("stats")
+    assert SOURCE / "stats" / "__init__.py" in files and SOURCE / "stats" / "intervals.py" in files
+    module = tmp_path / "intervals.py"
+    module.write_text("from pfungst.stats.estimate import Estimate\nfrom pfungst.evaluate.outcome import Outcome\n")
+    assert _stage_imports([module]) == ["intervals.py imports pfungst.evaluate.outcome"]
 
 
 def test_no_public_name_shadows_a_submodule() -> None:

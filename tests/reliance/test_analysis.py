@@ -18,7 +18,7 @@ from pfungst.reliance import (
     reliance,
     shortcut_items,
 )
-from pfungst.significance import benjamini_hochberg
+from pfungst.stats import benjamini_hochberg
 
 
 def _audit(name: str, shares: dict[str, float | None], gold: dict[str, str] | None = None, chance: float = 0.5) -> dict:

@@ -36,12 +36,12 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 from scipy import sparse
-from scipy import stats as scipy_stats
 from sklearn.feature_extraction.text import CountVectorizer
 
 from pfungst.audit.inputs import item_texts
 from pfungst.data.benchmark import Benchmark, OptionKind
 from pfungst.errors import ConfigError
+from pfungst.stats import benjamini_hochberg, hypergeometric_pvalues, normal_pvalues, sign_test_pvalues
 
 __all__ = ["GOLD_OPTION", "Cue", "CueConfig", "CueTable", "find_cues", "tokenize"]
 
@@ -264,14 +264,8 @@ def _option_counts(benchmark: Benchmark, config: CueConfig) -> tuple[pd.DataFram
 def _option_pvalues(frame: pd.DataFrame, two_options: bool) -> np.ndarray:
     hits, count = frame["hits"].to_numpy(), frame["count"].to_numpy()
     if two_options:
-        lower = scipy_stats.binom.cdf(hits, count, 0.5)
-        upper = scipy_stats.binom.sf(hits - 1, count, 0.5)
-        return np.minimum(1.0, 2 * np.minimum(lower, upper))
-    spread = np.sqrt(frame["variance"].to_numpy())
-    distance = np.maximum(np.abs(hits - frame["expected"].to_numpy()) - 0.5, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where(spread > 0, distance / spread, 0.0)
-    return np.minimum(1.0, 2 * scipy_stats.norm.sf(z))
+        return sign_test_pvalues(hits, count)
+    return normal_pvalues(hits, frame["expected"].to_numpy(), frame["variance"].to_numpy())
 
 
 def _label_counts(benchmark: Benchmark, config: CueConfig) -> tuple[pd.DataFrame, str]:
@@ -298,7 +292,7 @@ def _label_counts(benchmark: Benchmark, config: CueConfig) -> tuple[pd.DataFrame
             "base_rate": np.tile(totals / n, len(names)),
         }
     )
-    frame["pvalue"] = scipy_stats.hypergeom.sf(frame["hits"] - 1, n, np.tile(totals, len(names)), frame["count"])
+    frame["pvalue"] = hypergeometric_pvalues(frame["hits"], n, np.tile(totals, len(names)), frame["count"])
     frame["coverage"] = frame["count"] / n
     return frame, "one-sided Fisher's exact test (hypergeometric) of over-representation"
 
@@ -309,7 +303,7 @@ def _rank(frame: pd.DataFrame, config: CueConfig) -> pd.DataFrame:
     frame["productivity"] = frame["hits"] / frame["count"]
     pvalues = np.clip(frame["pvalue"].to_numpy(dtype=float), 0.0, 1.0)
     frame["pvalue"] = pvalues
-    frame["qvalue"] = scipy_stats.false_discovery_control(pvalues) if len(frame) else pvalues
+    frame["qvalue"] = benjamini_hochberg(pvalues).qvalues if len(frame) else pvalues
     frame["_lift"] = (frame["productivity"] - frame["base_rate"]).abs()
     if config.rank_by == "pvalue":
         frame = frame.sort_values(["pvalue", "_lift", "count", "cue"], ascending=[True, False, False, True])

@@ -36,7 +36,6 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats as scipy_stats
 from sklearn.model_selection import KFold
 
 from pfungst.audit.cues import tokenize
@@ -45,6 +44,7 @@ from pfungst.errors import ConfigError
 from pfungst.stats import (
     ConfidenceInterval,
     Estimate,
+    binomial_pvalue,
     bootstrap_interval,
     chisquare_test,
     cohen_kappa,
@@ -430,7 +430,7 @@ def _score(
     if math.isnan(baseline):
         baseline = chance if benchmark.option_kind == "per_item" else float(np.mean(gold == np.bincount(gold).argmax()))
     ci = wilson_interval(right, n, config.level)
-    pvalue = float(scipy_stats.binomtest(right, n, baseline, "greater").pvalue) if n and 0 < baseline < 1 else math.nan
+    pvalue = binomial_pvalue(right, n, baseline, "greater")
     accuracy = Estimate(
         right / n if n else math.nan,
         "accuracy; Wilson interval; one-sided binomial test against the baseline",

@@ -8,7 +8,6 @@ from dataclasses import asdict, dataclass, replace
 from typing import Literal
 
 import numpy as np
-from scipy.stats import binomtest
 
 from pfungst.audit.cues import CueConfig, find_cues
 from pfungst.audit.feature_sets import PAPER_FEATURE_SETS, get_feature_set
@@ -20,7 +19,15 @@ from pfungst.audit.result import AuditResult, Verdict
 from pfungst.data.benchmark import Benchmark
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, override_settings
-from pfungst.stats import Estimate, bootstrap_interval, chance_corrected_accuracy, cohen_kappa
+from pfungst.stats import (
+    Estimate,
+    binomial_pvalue,
+    bonferroni_level,
+    bonferroni_pvalue,
+    bootstrap_interval,
+    chance_corrected_accuracy,
+    cohen_kappa,
+)
 
 __all__ = ["AuditConfig", "audit", "default_feature_sets", "verdict_statistic"]
 
@@ -173,7 +180,7 @@ def verdict_statistic(benchmark: Benchmark, protocol: Protocol) -> str:
 def _verdict(probes: list[ProbeOutcome], config: AuditConfig, statistic: str) -> Verdict:
     """Best probe by point estimate; its interval widened (Bonferroni) for having picked the best of several."""
     best = max(probes, key=lambda p: _value(getattr(p, statistic)))
-    level = 1 - (1 - config.level) / len(probes)
+    level = bonferroni_level(config.level, len(probes))
     mask = best.predicted
     gold, prediction = best.gold[mask], best.prediction[mask]
     n_classes = _effective_classes(best)
@@ -193,9 +200,9 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, statistic: str) ->
         # Against uniform guessing among the options (or labels), not against the label marginals.
         chance = 1 / n_classes
         hits = int(np.sum(gold == prediction))
-        pvalue = float(binomtest(hits, int(mask.sum()), chance, alternative="greater").pvalue)
+        pvalue = binomial_pvalue(hits, int(mask.sum()), chance, alternative="greater")
         method = f"accuracy corrected for uniform guessing (chance {chance:.3f}); one-sided binomial test"
-    pvalue = min(1.0, pvalue * len(probes))
+    pvalue = bonferroni_pvalue(pvalue, len(probes))
     estimate = Estimate(
         value=source.value,
         method=f"{method}; percentile bootstrap, Bonferroni over {len(probes)} feature sets",

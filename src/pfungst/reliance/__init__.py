@@ -14,10 +14,11 @@ import types
 from typing import Any
 
 from pfungst.reliance.analysis import RelianceConfig, reliance
-from pfungst.reliance.families import VERSION_SEGMENT, detectable_difference, family_of, family_tests
+from pfungst.reliance.families import VERSION_SEGMENT, family_of, family_tests
 from pfungst.reliance.outcomes import OUTCOME_FORMATS, ModelOutcomes, OutcomeRequest, OutcomesBuilder, read_outcomes
 from pfungst.reliance.result import SCHEMA_VERSION, FamilyTest, ModelReliance, RelianceResult
 from pfungst.reliance.shortcut import AuditInput, ShortcutItems, shortcut_items
+from pfungst.stats import detectable_difference
 
 __all__ = [
     "OUTCOME_FORMATS",

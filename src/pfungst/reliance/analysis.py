@@ -28,7 +28,6 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, DataError, override_settings
@@ -37,7 +36,15 @@ from pfungst.reliance.outcomes import ModelOutcomes
 from pfungst.reliance.result import ModelReliance, RelianceResult
 from pfungst.reliance.shortcut import AuditInput, ShortcutItems, shortcut_items
 from pfungst.reliance.stratified import within_label_difference
-from pfungst.stats import ConfidenceInterval, Estimate, chance_corrected_accuracy, permutation_pvalue, wilson_interval
+from pfungst.stats import (
+    ConfidenceInterval,
+    Estimate,
+    chance_corrected_accuracy,
+    fisher_exact_pvalue,
+    newcombe_interval,
+    permutation_pvalue,
+    wilson_interval,
+)
 
 __all__ = ["RelianceConfig", "reliance"]
 
@@ -244,14 +251,12 @@ def _difference(
         return Estimate(
             value=value, method=method + "no test (a side has no items)", n=int(solvable.size), baseline=0.0
         )
-    low = value - math.hypot(first.value - first.ci.low, second.ci.high - second.value)
-    high = value + math.hypot(first.ci.high - first.value, second.value - second.ci.low)
+    table = [
+        [int(right[solvable].sum()), int((~right[solvable]).sum())],
+        [int(right[~solvable].sum()), int((~right[~solvable]).sum())],
+    ]
     if config.test == "fisher":
-        table = [
-            [int(right[solvable].sum()), int((~right[solvable]).sum())],
-            [int(right[~solvable].sum()), int((~right[~solvable]).sum())],
-        ]
-        pvalue = float(scipy_stats.fisher_exact(table, alternative="greater").pvalue)
+        pvalue = fisher_exact_pvalue(table, alternative="greater")
         method += "one-sided Fisher exact test (the exact permutation test given the margins)"
     else:
         pvalue = permutation_pvalue(
@@ -267,7 +272,7 @@ def _difference(
         value=value,
         method=method,
         n=int(solvable.size),
-        ci=ConfidenceInterval(max(-1.0, low), min(1.0, high), config.level),
+        ci=newcombe_interval(table[0][0], first.n, table[1][0], second.n, config.level),
         pvalue=pvalue,
         baseline=0.0,
     )

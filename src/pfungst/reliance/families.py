@@ -9,8 +9,8 @@ segment is its own family.
 
 Per family, each (model, dataset) pair gives one accuracy on the shortcut-solvable items and one on the rest; a
 one-sided paired t-test asks whether the mean difference exceeds 0 (Pacchiardi et al. 2024, second experiment),
-and Benjamini-Hochberg adjusts across families. Power: :func:`detectable_difference` is the smallest true mean
-difference that the test would detect with 80% probability, at that many pairs and the observed spread.
+and Benjamini-Hochberg adjusts across families. Power: :func:`pfungst.stats.detectable_difference` is the smallest
+true mean difference that the test would detect with 80% probability, at that many pairs and the observed spread.
 """
 
 from __future__ import annotations
@@ -21,15 +21,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
-from scipy import optimize
-from scipy import stats as scipy_stats
 
 from pfungst.errors import ConfigError
 from pfungst.reliance.result import FamilyTest, ModelReliance
-from pfungst.significance import benjamini_hochberg, paired_t_test
-from pfungst.stats import Estimate
+from pfungst.stats import Estimate, benjamini_hochberg, detectable_difference, paired_t_test
 
-__all__ = ["VERSION_SEGMENT", "detectable_difference", "family_of", "family_tests"]
+__all__ = ["VERSION_SEGMENT", "family_of", "family_tests"]
 
 VERSION_SEGMENT = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|\d{3,8}|preview|latest|v\d+(?:\.\d+)*)\Z", re.IGNORECASE)
 """A trailing version segment of a model name; :func:`family_of` removes these."""
@@ -56,31 +53,6 @@ def family_of(model: str, families: Mapping[str, str] | None = None) -> str:
     while (match := VERSION_SEGMENT.search(name)) and match.start() > 0:
         name = name[: match.start()]
     return name
-
-
-def detectable_difference(n_pairs: int, sd: float, alpha: float = 0.05, power: float = 0.8) -> float:
-    """The smallest mean difference a one-sided paired t-test detects with probability ``power``.
-
-    Solves ``P(T > t_{1-alpha, n-1}) = power`` for the mean difference, where ``T`` follows the noncentral t
-    distribution with ``n - 1`` degrees of freedom and noncentrality ``difference * sqrt(n) / sd``. NaN for fewer
-    than 2 pairs or a spread of 0 (or NaN).
-
-    Example:
-        >>> round(detectable_difference(10, 0.1), 4)  # 10 pairs, SD 0.1 of the differences
-        0.0853
-    """
-    if n_pairs < 2 or not sd > 0 or not 0 < alpha < 1 or not 0 < power < 1:
-        return math.nan
-    df = n_pairs - 1
-    critical = float(scipy_stats.t.ppf(1 - alpha, df))
-
-    def shortfall(difference: float) -> float:
-        return float(scipy_stats.nct.sf(critical, df, difference * math.sqrt(n_pairs) / sd)) - power
-
-    high = sd
-    while shortfall(high) < 0:
-        high *= 2
-    return float(optimize.brentq(shortfall, 0.0, high, xtol=1e-10))
 
 
 def family_tests(
@@ -112,12 +84,8 @@ def family_tests(
 
 def _adjust(pvalues: list[float], alpha: float) -> list[tuple[float, bool]]:
     """(q-value, rejected) per p-value; NaN p-values stay out of the adjustment and get (NaN, False)."""
-    tested = [i for i, p in enumerate(pvalues) if not math.isnan(p)]
-    adjusted = benjamini_hochberg([pvalues[i] for i in tested], alpha=alpha)
-    result = [(math.nan, False)] * len(pvalues)
-    for i, qvalue, rejected in zip(tested, adjusted.qvalues, adjusted.rejected, strict=True):
-        result[i] = (qvalue, rejected)
-    return result
+    adjusted = benjamini_hochberg(pvalues, alpha=alpha, nan_policy="omit")
+    return list(zip(adjusted.qvalues, adjusted.rejected, strict=True))
 
 
 def _one_sided_t(first: np.ndarray, second: np.ndarray, level: float) -> tuple[Estimate, float]:

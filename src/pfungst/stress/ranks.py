@@ -20,8 +20,9 @@ import pandas as pd
 from scipy import stats as _scipy_stats
 
 from pfungst.errors import ConfigError
-from pfungst.significance import kendall_tau, kendall_w, paired_bootstrap_difference
-from pfungst.stats import ConfidenceInterval, Estimate, wilson_interval
+from pfungst.stats import ConfidenceInterval, Estimate, bootstrap_draws, kendall_tau, kendall_w, wilson_interval
+from pfungst.stats.hypothesis_tests import paired_bootstrap_difference
+from pfungst.stats.intervals import percentile_bounds
 
 __all__ = ["ModelRank", "PairwiseComparison", "RankShift", "RankStability", "VariantAgreement", "rank_stability"]
 
@@ -337,8 +338,7 @@ def _rank_models(
     correct = matrix.sum(axis=1)
     ranks = _scipy_stats.rankdata(-correct, method="average")
     draws = _rank_draws(matrix, n_bootstrap=n_bootstrap, seed=seed)
-    tail = (1.0 - level) / 2
-    low, high = np.quantile(draws, [tail, 1.0 - tail], axis=0)
+    low, high = percentile_bounds(draws, level)
     return [
         ModelRank(
             model=model,
@@ -362,11 +362,9 @@ def _rank_draws(matrix: np.ndarray, *, n_bootstrap: int, seed: list[int]) -> np.
     Items are drawn once per resample for all models together, as :func:`pfungst.stats.bootstrap_interval` draws
     them, so that the places in a row come from the same items.
     """
-    rng = np.random.default_rng(seed)
-    n_items = matrix.shape[1]
-    accuracies = np.empty((n_bootstrap, matrix.shape[0]))
-    for row in range(n_bootstrap):
-        accuracies[row] = matrix[:, rng.integers(0, n_items, size=n_items)].mean(axis=1)
+    accuracies = bootstrap_draws(
+        lambda index: matrix[:, index].mean(axis=1), matrix.shape[1], n_resamples=n_bootstrap, seed=seed
+    )
     return np.asarray(_scipy_stats.rankdata(-accuracies, method="average", axis=1), dtype=float)
 
 

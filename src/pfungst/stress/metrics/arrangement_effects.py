@@ -9,16 +9,15 @@ scoring, with a paired bootstrap interval and an exact McNemar test.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-from scipy.stats import binomtest
 
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import accuracy_estimate
-from pfungst.stats import Estimate, bootstrap_interval
+from pfungst.stats import Estimate, bootstrap_interval, discordant_counts, paired_bootstrap_difference
 from pfungst.stress.metrics.accuracy import proportion_estimate
 from pfungst.stress.metrics.grouping import group_by_item
 
@@ -229,32 +228,18 @@ def paired_difference(
     item_ids = list(by_first)
     right_first = np.array([by_first[item_id].correct for item_id in item_ids], dtype=float)
     right_second = np.array([by_second[item_id].correct for item_id in item_ids], dtype=float)
-    only_first = int(np.sum((right_first == 1) & (right_second == 0)))
-    only_second = int(np.sum((right_first == 0) & (right_second == 1)))
-    discordant = only_first + only_second
-    n = len(item_ids)
-    difference = Estimate(
-        value=float(right_first.mean() - right_second.mean()),
-        method="paired bootstrap over items; exact McNemar test",
-        n=n,
-        ci=bootstrap_interval(
-            lambda idx: float(right_first[idx].mean() - right_second[idx].mean()),
-            n,
-            n_resamples=n_bootstrap,
-            seed=seed,
-            level=level,
-        ),
-        pvalue=float(binomtest(only_first, discordant, 0.5).pvalue) if discordant else 1.0,
-        baseline=0.0,
+    difference = paired_bootstrap_difference(
+        right_first, right_second, seed=seed, n_resamples=n_bootstrap, level=level, form="difference of means"
     )
+    difference = replace(difference, method="paired bootstrap over items; exact McNemar test")
     return PairedDifference(
         first=names[0],
         second=names[1],
         first_accuracy=accuracy_estimate(int(right_first.sum()), [by_first[i].n_options for i in item_ids], level),
         second_accuracy=accuracy_estimate(int(right_second.sum()), [by_second[i].n_options for i in item_ids], level),
         difference=difference,
-        n_discordant=(only_first, only_second),
-        n_items=n,
+        n_discordant=discordant_counts(right_first, right_second),
+        n_items=len(item_ids),
     )
 
 

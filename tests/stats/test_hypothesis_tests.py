@@ -1,9 +1,7 @@
-"""Significance tests: McNemar, paired bootstrap, Kendall's tau and W, Benjamini-Hochberg, paired t."""
+"""Hypothesis tests: chi-squared, binomial against chance, Fisher, permutation, McNemar, paired bootstrap, paired t."""
 
 from __future__ import annotations
 
-import itertools
-import json
 import math
 
 import numpy as np
@@ -11,14 +9,87 @@ import pytest
 from scipy import stats as scipy_stats
 
 from pfungst.errors import ConfigError
-from pfungst.significance import (
-    benjamini_hochberg,
-    kendall_tau,
-    kendall_w,
+from pfungst.stats import (
+    binomial_pvalue,
+    chisquare_test,
+    cohen_kappa,
+    discordant_counts,
+    fisher_exact_pvalue,
     mcnemar_exact,
     paired_bootstrap_difference,
     paired_t_test,
+    permutation_pvalue,
 )
+
+
+def test_chisquare_test_rescales_expected_counts_and_skips_empty_categories() -> None:
+    result = chisquare_test([30, 10, 0], [1, 1, 0], "gold positions")
+    assert result.value == pytest.approx(10.0) and result.n == 40
+    assert result.pvalue == pytest.approx(scipy_stats.chi2.sf(10.0, 1))
+    assert result.method == "chi-squared test: gold positions"
+    assert math.isnan(chisquare_test([5], [1], "one category").value)
+
+
+def test_binomial_pvalue_against_chance_is_scipys_and_nan_without_a_test() -> None:
+    assert binomial_pvalue(40, 100, 0.25) == scipy_stats.binomtest(40, 100, 0.25, alternative="greater").pvalue
+    assert binomial_pvalue(10, 100, 0.25, "less") == scipy_stats.binomtest(10, 100, 0.25, alternative="less").pvalue
+    assert math.isnan(binomial_pvalue(0, 0, 0.25))
+    assert math.isnan(binomial_pvalue(5, 5, 1.0)) and math.isnan(binomial_pvalue(5, 5, math.nan))
+
+
+def test_fisher_exact_pvalue_of_a_lady_tasting_tea() -> None:
+    # Fisher's tea: 4 of 4 cups with milk first named right; one-sided p = 1 / C(8, 4) = 1 / 70.
+    assert fisher_exact_pvalue([[4, 0], [0, 4]]) == pytest.approx(1 / 70)
+    assert fisher_exact_pvalue([[0, 4], [4, 0]]) == pytest.approx(1.0)
+
+
+def test_discordant_counts_read_the_off_diagonal_of_the_paired_table() -> None:
+    assert discordant_counts([1, 1, 0, 0, 1], [1, 0, 1, 1, 0]) == (2, 2)
+    assert discordant_counts([True, True], [True, True]) == (0, 0)
+    with pytest.raises(ConfigError, match="same length"):
+        discordant_counts([1, 0], [1])
+
+
+def test_paired_bootstrap_forms_agree_up_to_rounding_and_an_unknown_form_is_refused(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    first, second = rng.random(37) < 0.6, rng.random(37) < 0.4
+    means = paired_bootstrap_difference(first, second, seed=seed, n_resamples=300)
+    of_means = paired_bootstrap_difference(first, second, seed=seed, n_resamples=300, form="difference of means")
+    assert of_means.value == pytest.approx(means.value, abs=1e-12)
+    assert of_means.ci is not None and means.ci is not None
+    assert (of_means.ci.low, of_means.ci.high) == pytest.approx((means.ci.low, means.ci.high), abs=1e-12)
+    assert of_means.pvalue == means.pvalue
+    with pytest.raises(ConfigError, match="form must be"):
+        paired_bootstrap_difference(first, second, seed=0, form="ratio")  # type: ignore[arg-type]
+
+
+def test_permutation_pvalue_is_minimal_for_a_perfect_predictor() -> None:
+    y = np.array([0, 1, 2] * 30)
+    assert permutation_pvalue(y, y, cohen_kappa, n_permutations=199, seed=0) == pytest.approx(1 / 200)
+
+
+def test_permutation_pvalues_of_random_predictors_are_roughly_uniform(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    pvalues = np.array(
+        [
+            permutation_pvalue(
+                rng.integers(0, 2, 120), rng.integers(0, 2, 120), cohen_kappa, n_permutations=99, seed=[seed, trial]
+            )
+            for trial in range(150)
+        ]
+    )
+    assert 0.4 < pvalues.mean() < 0.6
+    assert np.mean(pvalues <= 0.05) < 0.12
+    assert np.mean(pvalues <= 0.5) == pytest.approx(0.5, abs=0.15)
+
+
+def test_permutation_pvalue_alternatives_point_the_right_way() -> None:
+    y = np.array([0, 1] * 25)
+    assert permutation_pvalue(y, 1 - y, cohen_kappa, n_permutations=99, seed=0, alternative="less") == 0.01
+    assert permutation_pvalue(y, 1 - y, cohen_kappa, n_permutations=99, seed=0, alternative="two-sided") == 0.01
+    assert permutation_pvalue(y, 1 - y, cohen_kappa, n_permutations=99, seed=0) == 1.0
+    with pytest.raises(ValueError, match="alternative"):
+        permutation_pvalue(y, y, cohen_kappa, n_permutations=9, seed=0, alternative="bigger")  # type: ignore[arg-type]
 
 
 def _paired_table(both: int, only_first: int, only_second: int, neither: int) -> tuple[list[bool], list[bool]]:
@@ -96,134 +167,6 @@ def test_paired_bootstrap_level_widens_the_interval(seed: int) -> None:
     assert narrow is not None and wide is not None
     assert wide.low < narrow.low < 0.1 < narrow.high < wide.high
     assert wide.level == 0.99
-
-
-def test_kendall_tau_counts_concordant_and_discordant_pairs() -> None:
-    x, y = [1, 2, 3, 4, 5], [3, 1, 2, 5, 4]
-    pairs = list(itertools.combinations(range(5), 2))
-    concordant = sum((x[i] - x[j]) * (y[i] - y[j]) > 0 for i, j in pairs)
-    assert concordant == 7  # discordant: (1,2), (1,3), (4,5)
-    assert kendall_tau(x, y).value == pytest.approx((7 - 3) / 10)
-
-
-def test_kendall_tau_of_identical_and_reversed_orders_with_exact_pvalue() -> None:
-    same = kendall_tau([1, 2, 3, 4, 5], [10, 20, 30, 40, 50])
-    reversed_ = kendall_tau([1, 2, 3, 4, 5], [5, 4, 3, 2, 1])
-    assert same.value == pytest.approx(1.0)
-    assert reversed_.value == pytest.approx(-1.0)
-    # Exact null: only 1 of 5! = 120 orders is perfectly concordant (and 1 perfectly discordant).
-    assert same.pvalue == pytest.approx(2 / 120)
-    assert same.baseline == 0.0 and same.n == 5
-
-
-def test_kendall_tau_b_corrects_for_ties() -> None:
-    # x ties one pair: 5 concordant, 0 discordant out of 6 pairs; tau-b = 5 / sqrt((6 - 1) * (6 - 0)).
-    assert kendall_tau([1, 1, 2, 3], [1, 2, 3, 4]).value == pytest.approx(5 / math.sqrt(30))
-
-
-def test_kendall_tau_is_nan_with_a_note_for_constant_input() -> None:
-    result = kendall_tau([0.5, 0.5, 0.5], [1, 2, 3])
-    assert math.isnan(result.value)
-    assert "fewer than 2 distinct" in result.method
-    assert math.isnan(kendall_tau([1, 2], [4, 4]).value)
-    with pytest.raises(ConfigError, match="same length"):
-        kendall_tau([1, 2, 3], [1, 2])
-
-
-def test_kendall_w_hand_computed_example() -> None:
-    # Rank sums 4, 6, 8, 12 around 7.5: S = 12.25 + 2.25 + 0.25 + 20.25 = 35; W = 12 * 35 / (3^2 * (4^3 - 4)).
-    result = kendall_w([[1, 2, 3, 4], [2, 1, 3, 4], [1, 3, 2, 4]])
-    assert result.value == pytest.approx(7 / 9)
-    # chi2 = m (n - 1) W = 7 on 3 df; for 3 df the survival function is erfc(sqrt(x/2)) + sqrt(2x/pi) exp(-x/2).
-    assert result.pvalue == pytest.approx(math.erfc(math.sqrt(3.5)) + math.sqrt(14 / math.pi) * math.exp(-3.5))
-    assert result.n == 4 and result.baseline == 0.0
-
-
-def test_kendall_w_with_ties_uses_the_correction() -> None:
-    # Rank sums 3.5, 5.5, 9.5, 11.5: S = 40. Two raters tie one pair each: T = 2 * (2^3 - 2) = 12.
-    result = kendall_w([[1, 2, 3, 4], [1.5, 1.5, 3, 4], [1, 2, 3.5, 3.5]])
-    assert result.value == pytest.approx(12 * 40 / (9 * 60 - 3 * 12))
-
-
-def test_kendall_w_is_one_for_identical_and_zero_for_opposite_orders() -> None:
-    assert kendall_w([[1, 2, 3, 4]] * 5).value == pytest.approx(1.0)
-    opposite = kendall_w([[1, 2, 3], [3, 2, 1]])
-    assert opposite.value == pytest.approx(0.0)
-    assert opposite.pvalue == pytest.approx(1.0)
-
-
-def test_kendall_w_ranks_raw_scores_and_matches_mean_spearman(seed: int) -> None:
-    # Without ties, the mean pairwise Spearman correlation is (m W - 1) / (m - 1).
-    rng = np.random.default_rng(seed)
-    scores = rng.random((4, 7))
-    m = scores.shape[0]
-    rhos = [scipy_stats.spearmanr(scores[i], scores[j]).statistic for i, j in itertools.combinations(range(m), 2)]
-    w = kendall_w(scores).value
-    assert float(np.mean(rhos)) == pytest.approx((m * w - 1) / (m - 1))
-
-
-def test_kendall_w_is_undefined_for_one_rater_or_all_ties() -> None:
-    one = kendall_w([[1, 2, 3]])
-    assert math.isnan(one.value) and "1 raters" in one.method
-    tied = kendall_w([[1, 1, 1], [2, 2, 2]])
-    assert math.isnan(tied.value) and "ties every object" in tied.method
-    with pytest.raises(ConfigError, match="2-D"):
-        kendall_w([1, 2, 3])
-
-
-def test_benjamini_hochberg_on_four_pvalues() -> None:
-    # Sorted: 0.005, 0.01, 0.03, 0.04 -> p * 4 / rank = 0.02, 0.02, 0.04, 0.04 (already monotone).
-    result = benjamini_hochberg([0.01, 0.04, 0.03, 0.005], alpha=0.05)
-    assert result.qvalues == pytest.approx((0.02, 0.04, 0.04, 0.02))
-    assert result.rejected == (True, True, True, True)
-    strict = benjamini_hochberg([0.01, 0.04, 0.03, 0.005], alpha=0.03)
-    assert strict.rejected == (True, False, False, True)
-    assert strict.n_rejected == 2
-
-
-def test_benjamini_hochberg_reproduces_the_1995_paper_example() -> None:
-    # Benjamini & Hochberg (1995), section 4: 15 p-values, FDR 0.05 rejects the four smallest.
-    pvalues = [
-        0.0001,
-        0.0004,
-        0.0019,
-        0.0095,
-        0.0201,
-        0.0278,
-        0.0298,
-        0.0344,
-        0.0459,
-        0.3240,
-        0.4262,
-        0.5719,
-        0.6528,
-        0.7590,
-        1.000,
-    ]
-    result = benjamini_hochberg(pvalues)
-    assert result.rejected == (True,) * 4 + (False,) * 11
-
-
-def test_benjamini_hochberg_to_dict_and_frame() -> None:
-    result = benjamini_hochberg([0.2, 0.001])
-    data = json.loads(json.dumps(result.to_dict()))
-    assert data["qvalues"] == pytest.approx([0.2, 0.002])
-    assert data["rejected"] == [False, True] and data["alpha"] == 0.05
-    assert list(result.to_frame().columns) == ["pvalue", "qvalue", "rejected"]
-    assert benjamini_hochberg([]).rejected == ()
-
-
-@pytest.mark.parametrize(
-    ("pvalues", "alpha", "match"),
-    [
-        ([0.1, 1.5], 0.05, r"p-values in \[0, 1\]"),
-        ([0.1, math.nan], 0.05, "NaN"),
-        ([0.1], 0.0, r"alpha must be"),
-    ],
-)
-def test_benjamini_hochberg_rejects_invalid_input(pvalues: list[float], alpha: float, match: str) -> None:
-    with pytest.raises(ConfigError, match=match):
-        benjamini_hochberg(pvalues, alpha=alpha)
 
 
 def _t3_cdf(t: float) -> float:

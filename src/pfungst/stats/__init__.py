@@ -1,0 +1,75 @@
+"""Statistics used everywhere: every figure pfungst prints is an :class:`Estimate` with its interval or test.
+
+One module per job, one implementation per statistic:
+
+- :mod:`~pfungst.stats.estimate`: the :class:`Estimate` record (``value``, ``ci`` with ``low`` / ``high``,
+  ``pvalue``, ``baseline``, ``method``, ``n``) and its :class:`ConfidenceInterval`;
+- :mod:`~pfungst.stats.intervals`: Wilson, Newcombe and percentile bootstrap intervals;
+- :mod:`~pfungst.stats.hypothesis_tests`: chi-squared, binomial against chance, Fisher, permutation, and the paired
+  comparisons (McNemar, paired bootstrap, paired t);
+- :mod:`~pfungst.stats.elementwise`: the same kinds of test over arrays, one p-value per screened candidate;
+- :mod:`~pfungst.stats.stratified`: a difference within strata (Mantel-Haenszel, Cochran-Mantel-Haenszel test);
+- :mod:`~pfungst.stats.agreement`: Cohen's kappa, chance-corrected accuracy, Kendall's tau and W;
+- :mod:`~pfungst.stats.multiple`: Benjamini-Hochberg and Bonferroni;
+- :mod:`~pfungst.stats.power`: the smallest difference a test would detect.
+
+The package is shared: it imports no stage, and every stage imports it.
+"""
+
+from pfungst.stats.agreement import chance_corrected_accuracy, cohen_kappa, kendall_tau, kendall_w, majority_baseline
+from pfungst.stats.elementwise import hypergeometric_pvalues, normal_pvalues, sign_test_pvalues
+from pfungst.stats.estimate import ConfidenceInterval, Estimate
+from pfungst.stats.hypothesis_tests import (
+    binomial_pvalue,
+    chisquare_test,
+    discordant_counts,
+    fisher_exact_pvalue,
+    mcnemar_exact,
+    paired_bootstrap_difference,
+    paired_t_test,
+    permutation_pvalue,
+)
+from pfungst.stats.intervals import (
+    bootstrap_draws,
+    bootstrap_interval,
+    newcombe_interval,
+    normal_critical_value,
+    percentile_bounds,
+    wilson_interval,
+)
+from pfungst.stats.multiple import BHResult, benjamini_hochberg, bonferroni_level, bonferroni_pvalue
+from pfungst.stats.power import detectable_difference
+from pfungst.stats.stratified import mantel_haenszel_difference
+
+__all__ = [
+    "BHResult",
+    "ConfidenceInterval",
+    "Estimate",
+    "benjamini_hochberg",
+    "binomial_pvalue",
+    "bonferroni_level",
+    "bonferroni_pvalue",
+    "bootstrap_draws",
+    "bootstrap_interval",
+    "chance_corrected_accuracy",
+    "chisquare_test",
+    "cohen_kappa",
+    "detectable_difference",
+    "discordant_counts",
+    "fisher_exact_pvalue",
+    "hypergeometric_pvalues",
+    "kendall_tau",
+    "kendall_w",
+    "majority_baseline",
+    "mantel_haenszel_difference",
+    "mcnemar_exact",
+    "newcombe_interval",
+    "normal_critical_value",
+    "normal_pvalues",
+    "paired_bootstrap_difference",
+    "paired_t_test",
+    "percentile_bounds",
+    "permutation_pvalue",
+    "sign_test_pvalues",
+    "wilson_interval",
+]

@@ -1,0 +1,63 @@
+"""The record every figure is: an :class:`Estimate` with its interval, p-value, baseline, method and size.
+
+Field names follow one convention (``value``, ``ci`` with ``low`` / ``high``, ``pvalue``, ``baseline``,
+``method``, ``n``), modelled on SciPy's result objects (STYLE.md rule 7).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["ConfidenceInterval", "Estimate"]
+
+
+@dataclass(frozen=True)
+class ConfidenceInterval:
+    """A two-sided interval at ``level`` (0.95 unless stated)."""
+
+    low: float
+    high: float
+    level: float = 0.95
+
+    def to_dict(self) -> dict[str, float | None]:
+        """A JSON-safe dict (a NaN bound, from an interval without data, becomes None)."""
+        return {
+            "low": None if math.isnan(self.low) else self.low,
+            "high": None if math.isnan(self.high) else self.high,
+            "level": self.level,
+        }
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A figure with what it takes to read it: interval, p-value, the baseline it must beat, and how it was made."""
+
+    value: float
+    """The point estimate (or the test statistic, for a test)."""
+    method: str
+    """How it was computed, e.g. ``"wilson"``, ``"chi-squared test of uniform gold positions"``."""
+    n: int
+    """Number of observations it rests on."""
+    ci: ConfidenceInterval | None = None
+    """Confidence interval of ``value``; None for a pure test statistic."""
+    pvalue: float = math.nan
+    """P-value of the method's null hypothesis; NaN when no test applies."""
+    baseline: float = math.nan
+    """What ``value`` must beat (chance, majority class); NaN when none applies."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict (NaN becomes None)."""
+
+        def clean(x: float) -> float | None:
+            return None if isinstance(x, float) and math.isnan(x) else x
+
+        return {
+            "value": clean(self.value),
+            "ci": self.ci.to_dict() if self.ci else None,
+            "pvalue": clean(self.pvalue),
+            "baseline": clean(self.baseline),
+            "method": self.method,
+            "n": self.n,
+        }
