@@ -130,3 +130,25 @@ def test_every_extension_point_is_a_registry_read_from_its_entry_point_group(mod
     assert isinstance(extension_point, Registry) and extension_point.group in registry_module.ENTRY_POINT_GROUPS
     for entry in extension_point:
         assert extension_point.resolve(entry) is not None
+
+
+@pytest.mark.parametrize(
+    ("lookup", "name", "message"),
+    [
+        ("pfungst.audit.feature_sets:get_feature_set", "1-grams_tff", r"Unknown feature set '1-grams_tff'\. Did"),
+        ("pfungst.audit.classifiers:CLASSIFIERS.check", "l2_C2", r"Unknown classifier 'l2_C2'\. Did you mean: .*l2_C1"),
+        (
+            "pfungst.data.synthetic:make_synthetic",
+            "contrl",
+            r"Unknown synthetic benchmark 'contrl'\. Did you mean: control",
+        ),
+        (
+            "pfungst.evaluate.scoring:get_scoring_rule",
+            "pmii",
+            r"Unknown scoring rule 'pmii'\. Did you mean: pmi\? Available",
+        ),
+    ],
+)
+def test_each_registry_names_its_kind_in_an_unknown_name_message(lookup: str, name: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        resolve_target(lookup)(name)
