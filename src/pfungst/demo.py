@@ -77,7 +77,7 @@ class DemoResult:
             "benchmarks": {
                 name: {
                     "path": str(self.paths[name]),
-                    "planted": SYNTHETIC[name].planted,
+                    "planted": SYNTHETIC.resolve(name).planted,
                     "summary": self.summaries[name].to_dict(),
                     "audit": self.audits[name].to_dict(),
                 }

@@ -33,7 +33,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.multiclass import OneVsRestClassifier
 
 from pfungst.audit.conditional_logit import ConditionalLogit
-from pfungst.errors import ConfigError, unknown_name_message
+from pfungst.errors import ConfigError
+from pfungst.registry import Registry
 
 __all__ = [
     "CLASSIFIERS",
@@ -71,11 +72,15 @@ class ClassifierSpec:
         }
 
 
-CLASSIFIERS: dict[str, ClassifierSpec] = {
-    "l2_C1": ClassifierSpec("l2_C1", "l2", 1.0),
-    "l1_C1": ClassifierSpec("l1_C1", "l1", 1.0),
-    "l1_C0.1": ClassifierSpec("l1_C0.1", "l1", 0.1),
-}
+CLASSIFIERS: Registry[ClassifierSpec] = Registry(
+    "classifier",
+    {
+        "l2_C1": ClassifierSpec("l2_C1", "l2", 1.0),
+        "l1_C1": ClassifierSpec("l1_C1", "l1", 1.0),
+        "l1_C0.1": ClassifierSpec("l1_C0.1", "l1", 0.1),
+    },
+    group=None,
+)
 """The grid, in the order used to break ties in validation scores."""
 
 
@@ -101,13 +106,12 @@ def check_classifier_names(names: Sequence[str]) -> None:
     if not names:
         raise ConfigError("the classifier grid is empty; name at least one of: " + ", ".join(CLASSIFIERS))
     for name in names:
-        if name not in CLASSIFIERS:
-            raise ConfigError(unknown_name_message("classifier", name, CLASSIFIERS))
+        CLASSIFIERS.check(name)
 
 
 def make_classifier(name: str, *, n_classes: int, seed: int, max_iter: int) -> ClassifierMixin:
     """A fresh item-level classifier for grid entry ``name`` (see the module docstring for the solvers)."""
-    spec = CLASSIFIERS[name]
+    spec = CLASSIFIERS.resolve(name)
     if spec.penalty == "l2":
         return LogisticRegression(C=spec.C, l1_ratio=0.0, solver="lbfgs", max_iter=max_iter, random_state=seed)
     binary = LogisticRegression(C=spec.C, l1_ratio=1.0, solver="liblinear", max_iter=max_iter, random_state=seed)
@@ -116,7 +120,7 @@ def make_classifier(name: str, *, n_classes: int, seed: int, max_iter: int) -> C
 
 def make_choice_model(name: str, *, max_iter: int) -> ConditionalLogit:
     """A fresh option-level model (a conditional logit) with grid entry ``name``'s penalty and ``C``."""
-    spec = CLASSIFIERS[name]
+    spec = CLASSIFIERS.resolve(name)
     return ConditionalLogit(C=spec.C, penalty=spec.penalty, max_iter=max_iter)
 
 

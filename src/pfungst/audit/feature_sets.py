@@ -6,17 +6,21 @@ Text feature sets transform a sequence of strings (one per item); the option-lev
 
 Names: ``{1,2}-grams_{tf,tfidf,presence}[_gpt2]`` and ``readability``. "2-grams" means 1- and 2-grams together,
 as in Pacchiardi et al. 2024; ``paper_name`` gives their name for each set (``simple_frequency`` is their TF).
+
+An installed package adds a feature set with an entry point in the group ``pfungst.feature_sets`` naming either a
+:class:`FeatureSet` (any level, with parameters and a description) or a scikit-learn transformer class, which is
+taken as an item-level text feature set built with no arguments and described by its docstring's first line.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from sklearn.base import TransformerMixin
 
-from pfungst.errors import ConfigError, unknown_name_message
+from pfungst.errors import ConfigError
+from pfungst.registry import Registry, resolve_target
 
 __all__ = ["FEATURE_SETS", "PAPER_FEATURE_SETS", "FeatureSet", "get_feature_set"]
 
@@ -41,8 +45,7 @@ class FeatureSet:
 
     def make(self, **overrides: Any) -> TransformerMixin:
         """A fresh, unfitted transformer (``overrides`` such as ``paper_compatible=True``, ``min_df=2``)."""
-        module_name, _, class_name = self.factory.partition(":")
-        cls = getattr(importlib.import_module(module_name), class_name)
+        cls = resolve_target(self.factory)
         transformer: TransformerMixin = cls(**{**self.params, **overrides})
         return transformer
 
@@ -71,7 +74,7 @@ def _ngram_sets() -> dict[str, FeatureSet]:
     return sets
 
 
-FEATURE_SETS: dict[str, FeatureSet] = {
+_BUILTIN: dict[str, FeatureSet] = {
     **_ngram_sets(),
     "readability": FeatureSet(
         name="readability",
@@ -99,14 +102,27 @@ FEATURE_SETS: dict[str, FeatureSet] = {
     ),
 }
 
-PAPER_FEATURE_SETS: tuple[str, ...] = tuple(
-    name for name, feature_set in FEATURE_SETS.items() if feature_set.paper_name
+FEATURE_SETS: Registry[FeatureSet | type[TransformerMixin]] = Registry(
+    "feature set", _BUILTIN, group="pfungst.feature_sets"
 )
+"""Feature set name -> :class:`FeatureSet`; installed packages add theirs through ``pfungst.feature_sets``."""
+
+PAPER_FEATURE_SETS: tuple[str, ...] = tuple(name for name, feature_set in _BUILTIN.items() if feature_set.paper_name)
 """The 13 feature sets of Pacchiardi et al. 2024, in registry order."""
 
 
 def get_feature_set(name: str) -> FeatureSet:
-    """The feature set registered as ``name`` (unknown names list close matches and all names)."""
-    if name not in FEATURE_SETS:
-        raise ConfigError(unknown_name_message("feature set", name, FEATURE_SETS))
-    return FEATURE_SETS[name]
+    """The feature set registered as ``name`` (unknown names list close matches and all names).
+
+    Raises:
+        ConfigError: an unknown name, or a plugin entry point that names neither a feature set nor a class.
+        MissingDependency: a plugin's module needs a package that is not installed.
+    """
+    found = FEATURE_SETS.resolve(name)
+    if isinstance(found, FeatureSet):
+        return found
+    target = FEATURE_SETS[name]
+    if isinstance(found, type) and isinstance(target, str):
+        summary = (found.__doc__ or "").strip().split("\n")[0]
+        return FeatureSet(name=name, paper_name="", level="item", factory=target, description=summary)
+    raise ConfigError(f"feature set '{name}' ({target}) is neither a FeatureSet nor a transformer class")

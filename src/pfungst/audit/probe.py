@@ -373,7 +373,7 @@ def _outcome(
             "overrides": dict(settings.overrides),
             "scale_dense": settings.scale_dense,
             "select_k": settings.select_k,
-            "classifiers": [CLASSIFIERS[c].spec() for c in config.classifiers],
+            "classifiers": [CLASSIFIERS.resolve(c).spec() for c in config.classifiers],
         },
         convergence_warnings=n_warnings,
         seconds=time.perf_counter() - started,

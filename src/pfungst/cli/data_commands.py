@@ -6,12 +6,13 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
+from pfungst.audit.feature_sets import FEATURE_SETS, get_feature_set
 from pfungst.cli.common import (
     FormatOption,
     MapOption,
@@ -30,6 +31,7 @@ from pfungst.demo import run_demo
 from pfungst.errors import ConfigError, unknown_name_message
 from pfungst.evaluate.scoring import SCORING_RULES, get_scoring_rule
 from pfungst.models.registry import MODELS
+from pfungst.registry import Registry
 from pfungst.report.audit_console import render_audit, render_demo_verdicts
 from pfungst.report.console import render_readers, render_summary
 from pfungst.report.stress_console import render_stress
@@ -40,17 +42,26 @@ __all__ = ["demo", "formats", "inspect"]
 
 @app.command()
 def formats(
-    what: Annotated[str, typer.Option(help="What to list: readers, perturbations, rules or models.")] = "readers",
+    what: Annotated[
+        str, typer.Option(help="What to list: readers, perturbations, rules, models or feature-sets.")
+    ] = "readers",
 ) -> None:
-    """List the benchmark readers (or the stress perturbations, scoring rules, models), one line each."""
+    """List the benchmark readers (or the stress perturbations, scoring rules, models, feature sets), one line each;
+    an entry from an installed plugin says which package it comes from."""
     with user_errors():
         if what not in _LISTS:
             raise ConfigError(unknown_name_message("list", what, _LISTS))
         render_readers(_LISTS[what](), Console(file=sys.stdout, highlight=False))
 
 
+def _origin(registry: Registry[Any], name: str) -> str:
+    """`` (plugin: DISTRIBUTION)`` for an entry from an installed package's entry point, else nothing."""
+    distribution = registry.distribution(name)
+    return "" if distribution is None else f" (plugin: {distribution or 'unknown package'})"
+
+
 def _reader_rows() -> list[tuple[str, str]]:
-    return [(name, get_reader(name).description) for name in READERS]
+    return [(name, get_reader(name).description + _origin(READERS, name)) for name in READERS]
 
 
 def _perturbation_rows() -> list[tuple[str, str]]:
@@ -58,15 +69,22 @@ def _perturbation_rows() -> list[tuple[str, str]]:
 
 
 def _rule_rows() -> list[tuple[str, str]]:
-    return [(name, (get_scoring_rule(name).__doc__ or "").strip().split("\n")[0]) for name in SCORING_RULES]
+    return [
+        (name, (get_scoring_rule(name).__doc__ or "").strip().split("\n")[0] + _origin(SCORING_RULES, name))
+        for name in SCORING_RULES
+    ]
 
 
 def _model_rows() -> list[tuple[str, str]]:
-    return [(name, target) for name, target in MODELS.items()] + [
+    return [(name, f"{target}{_origin(MODELS, name)}") for name, target in MODELS.items()] + [
         ("PATH.gguf", "any GGUF file, run by llama.cpp"),
         ("FOLDER", "a transformers model folder (pfungst[hf])"),
         ("openai:<base_url>#<model>", "an OpenAI-compatible server"),
     ]
+
+
+def _feature_set_rows() -> list[tuple[str, str]]:
+    return [(name, get_feature_set(name).description + _origin(FEATURE_SETS, name)) for name in FEATURE_SETS]
 
 
 _LISTS: dict[str, Callable[[], list[tuple[str, str]]]] = {
@@ -74,6 +92,7 @@ _LISTS: dict[str, Callable[[], list[tuple[str, str]]]] = {
     "perturbations": _perturbation_rows,
     "rules": _rule_rows,
     "models": _model_rows,
+    "feature-sets": _feature_set_rows,
 }
 
 
@@ -115,7 +134,7 @@ def demo(
         with progress_bar(quiet) as report:
             result = run_demo(out, seed=seed, n_items=items, stress_items=stress_items, progress=report)
         for name, summary in result.summaries.items():
-            console.rule(f"{name}: planted {escape(SYNTHETIC[name].planted)}")
+            console.rule(f"{name}: planted {escape(SYNTHETIC.resolve(name).planted)}")
             render_summary(summary, console)
             render_audit(result.audits[name], console, top_cues=5)
         render_demo_verdicts(result, console)

@@ -23,7 +23,8 @@ import numpy as np
 
 from pfungst.data.benchmark import Benchmark, OptionKind, Provenance
 from pfungst.data.item import Item
-from pfungst.errors import ConfigError, unknown_name_message
+from pfungst.errors import ConfigError
+from pfungst.registry import Registry
 
 __all__ = ["SYNTHETIC", "SyntheticSpec", "make_synthetic"]
 
@@ -104,13 +105,17 @@ class SyntheticSpec:
     shared_labels: bool = False
 
 
-SYNTHETIC: dict[str, SyntheticSpec] = {
-    "longest-option": SyntheticSpec(_longest_option_item, "gold is the longest option in 45% (tied in 15%)"),
-    "cue-word": SyntheticSpec(_cue_word_item, "'never' in 70% of contradiction hypotheses, 5% of others", True),
-    # Gold in slot A for 55% of items plus a quarter of the rest: 66.25% in all.
-    "gold-position": SyntheticSpec(lambda rng, i: _position_item(rng, i, 0.55), "gold in the first slot: 66%"),
-    "control": SyntheticSpec(lambda rng, i: _position_item(rng, i, 0.0), "nothing (a false-positive check)"),
-}
+SYNTHETIC: Registry[SyntheticSpec] = Registry(
+    "synthetic benchmark",
+    {
+        "longest-option": SyntheticSpec(_longest_option_item, "gold is the longest option in 45% (tied in 15%)"),
+        "cue-word": SyntheticSpec(_cue_word_item, "'never' in 70% of contradiction hypotheses, 5% of others", True),
+        # Gold in slot A for 55% of items plus a quarter of the rest: 66.25% in all.
+        "gold-position": SyntheticSpec(lambda rng, i: _position_item(rng, i, 0.55), "gold in the first slot: 66%"),
+        "control": SyntheticSpec(lambda rng, i: _position_item(rng, i, 0.0), "nothing (a false-positive check)"),
+    },
+    group=None,
+)
 
 
 def make_synthetic(name: str, n_items: int = 400, seed: int = 0) -> Benchmark:
@@ -121,11 +126,9 @@ def make_synthetic(name: str, n_items: int = 400, seed: int = 0) -> Benchmark:
         >>> len(b), b.option_counts
         (50, {4: 50})
     """
-    if name not in SYNTHETIC:
-        raise ConfigError(unknown_name_message("synthetic benchmark", name, SYNTHETIC))
+    spec = SYNTHETIC.resolve(name)
     if n_items < 1:
         raise ConfigError(f"n_items must be at least 1, not {n_items}")
-    spec = SYNTHETIC[name]
     rng = np.random.default_rng([seed, sorted(SYNTHETIC).index(name)])
     items = tuple(spec.make_item(rng, index) for index in range(n_items))
     provenance = Provenance(

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from pfungst.data.item import Item
-from pfungst.errors import ConfigError, unknown_name_message
+from pfungst.errors import ConfigError
 from pfungst.evaluate.arrangement import ArrangedItem
+from pfungst.registry import Registry
 
 __all__ = [
     "VARIANTS",
@@ -185,14 +186,18 @@ class TopTwo:
         )
 
 
-VARIANTS: dict[str, type] = {
-    "identity": Identity,
-    "cyclic": Cyclic,
-    "permutations": Permutations,
-    "answer-moved": MovedAnswer,
-    "ids-shuffled": ShuffledIds,
-    "top2": TopTwo,
-}
+VARIANTS: Registry[type[Variant]] = Registry(
+    "variant",
+    {
+        "identity": Identity,
+        "cyclic": Cyclic,
+        "permutations": Permutations,
+        "answer-moved": MovedAnswer,
+        "ids-shuffled": ShuffledIds,
+        "top2": TopTwo,
+    },
+    group=None,
+)
 """Variant family name -> its class (built with no arguments unless stated)."""
 
 
@@ -202,9 +207,7 @@ def get_variant(name: str) -> Variant:
     Raises:
         ConfigError: an unknown name (close matches and every name listed).
     """
-    if name not in VARIANTS:
-        raise ConfigError(unknown_name_message("variant", name, VARIANTS))
-    variant: Variant = VARIANTS[name]()
+    variant: Variant = VARIANTS.resolve(name)()
     return variant
 
 

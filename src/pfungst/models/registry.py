@@ -2,7 +2,9 @@
 
 A model spec is one of:
 
-- a registry name (:data:`MODELS`): ``smollm2`` (the embedded default), ``gemma3-270m``;
+- a registry name (:data:`MODELS`): ``smollm2`` (the embedded default), ``gemma3-270m``, or the name of a backend
+  that an installed package registers with an entry point in the group ``pfungst.backends`` (a factory called with
+  the keyword options, returning a :class:`~pfungst.models.protocol.LanguageModel`);
 - a path to a ``.gguf`` file, run in-process by llama.cpp;
 - a path to a transformers model folder (one with ``config.json``), run by transformers (``pfungst[hf]``);
 - ``openai:<base_url>#<model>``, a model served by an OpenAI-compatible server (vLLM, llama.cpp server, TGI),
@@ -11,20 +13,26 @@ A model spec is one of:
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pfungst.errors import ConfigError, unknown_name_message
 from pfungst.models.protocol import LanguageModel
+from pfungst.registry import Registry, resolve_target
 
 __all__ = ["MODELS", "OPENAI_FACTORY", "load_model"]
 
-MODELS: dict[str, str] = {
-    "gemma3-270m": "pfungst.models.embedded:gemma3_270m",
-    "smollm2": "pfungst.models.embedded:smollm2",
-}
-"""Registry name -> ``"module:factory"``; the factory takes keyword options and returns a LanguageModel."""
+MODELS: Registry[Callable[..., LanguageModel]] = Registry(
+    "model",
+    {
+        "gemma3-270m": "pfungst.models.embedded:gemma3_270m",
+        "smollm2": "pfungst.models.embedded:smollm2",
+    },
+    group="pfungst.backends",
+)
+"""Registry name -> ``"module:factory"``; the factory takes keyword options and returns a LanguageModel.
+Installed packages add theirs through the ``pfungst.backends`` entry points."""
 
 OPENAI_FACTORY = "pfungst.models.openai:OpenAIModel"
 """Factory for ``openai:<base_url>#<model>`` specs, called with ``base_url=`` and ``model=``."""
@@ -40,8 +48,8 @@ def load_model(spec: str, **options: Any) -> LanguageModel:
     """Build the language model that ``spec`` names; nothing is imported before it is needed.
 
     Args:
-        spec: A registry name, a path to a ``.gguf`` file or to a transformers model folder, or
-            ``openai:<base_url>#<model>``.
+        spec: A registry name (built in or from an installed package), a path to a ``.gguf`` file or to a
+            transformers model folder, or ``openai:<base_url>#<model>``.
         **options: Keyword options for the backend (e.g. ``n_ctx`` for llama.cpp).
 
     Raises:
@@ -58,13 +66,13 @@ smollm2 (or a path to a .gguf file, or 'openai:<base_url>#<model>')
     """
     if spec.startswith(_OPENAI_PREFIX):
         base_url, model = _parse_openai(spec)
-        return _resolve(OPENAI_FACTORY)(base_url=base_url, model=model, **options)
+        return resolve_target(OPENAI_FACTORY)(base_url=base_url, model=model, **options)
     if spec in MODELS:
-        return _resolve(MODELS[spec])(**options)
+        return MODELS.resolve(spec)(**options)
     if (Path(spec).expanduser() / "config.json").is_file():
-        return _resolve(_HF_FACTORY)(spec, **options)
+        return resolve_target(_HF_FACTORY)(spec, **options)
     if spec.lower().endswith(_GGUF_SUFFIX) or Path(spec).expanduser().is_file():
-        return _resolve(_LLAMACPP_FACTORY)(spec, **options)
+        return resolve_target(_LLAMACPP_FACTORY)(spec, **options)
     raise ConfigError(f"{unknown_name_message('model', spec, MODELS)} (or {_SPEC_FORMS})")
 
 
@@ -77,9 +85,3 @@ def _parse_openai(spec: str) -> tuple[str, str]:
             "e.g. 'openai:http://127.0.0.1:8080/v1#smollm2'."
         )
     return base_url, model
-
-
-def _resolve(target: str) -> Any:
-    """Import ``"module:attribute"`` and return the attribute."""
-    module_name, _, attribute = target.partition(":")
-    return getattr(importlib.import_module(module_name), attribute)

@@ -20,29 +20,34 @@ naming both lines (pass ``variant=`` or ``metric=`` to pick one measurement).
 
 from __future__ import annotations
 
-import importlib
 import math
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pandas as pd
 
 from pfungst.data.item import FrozenMapping
-from pfungst.errors import ConfigError, ReaderError, unknown_name_message
+from pfungst.errors import ReaderError
+from pfungst.registry import Registry
 
 __all__ = ["OUTCOME_FORMATS", "ModelOutcomes", "OutcomeRequest", "OutcomesBuilder", "read_outcomes"]
 
-OUTCOME_FORMATS: dict[str, str] = {
-    "openai-evals": "pfungst.reliance.readers.openai_evals",
-    "pfungst-stress": "pfungst.reliance.readers.pfungst_results",
-    "pfungst-score": "pfungst.reliance.readers.pfungst_results",
-    "lm-eval": "pfungst.reliance.readers.lm_eval",
-    "helm": "pfungst.reliance.readers.helm",
-    "csv": "pfungst.reliance.readers.table",
-}
+OUTCOME_FORMATS: Registry[ModuleType] = Registry(
+    "outcome format",
+    {
+        "openai-evals": "pfungst.reliance.readers.openai_evals",
+        "pfungst-stress": "pfungst.reliance.readers.pfungst_results",
+        "pfungst-score": "pfungst.reliance.readers.pfungst_results",
+        "lm-eval": "pfungst.reliance.readers.lm_eval",
+        "helm": "pfungst.reliance.readers.helm",
+        "csv": "pfungst.reliance.readers.table",
+    },
+    group=None,
+)
 """Format name -> the module that reads it (``sniff(path) -> bool``, ``read(path, request) -> tuple``); sniffed
 in this order."""
 
@@ -227,15 +232,15 @@ def read_outcomes(
         [('m', {'q1': True, 'q2': False})]
     """
     path = Path(path)
-    if format is not None and format not in OUTCOME_FORMATS:
-        raise ConfigError(unknown_name_message("outcome format", format, OUTCOME_FORMATS))
+    if format is not None:
+        OUTCOME_FORMATS.check(format)
     if not path.exists():
         raise ReaderError(path, 0, "", "no such file or folder", "Check the path")
     request = OutcomeRequest(model=model, dataset=dataset, metric=metric, variant=variant)
     found: list[ModelOutcomes] = []
     for file in _files(path):
         name = format or _sniff(file)
-        module = importlib.import_module(OUTCOME_FORMATS[name])
+        module = OUTCOME_FORMATS.resolve(name)
         found.extend(module.read(file, request, name))
     return tuple(found)
 
@@ -268,8 +273,8 @@ def _files(path: Path) -> Iterator[Path]:
 
 
 def _sniff(path: Path) -> str:
-    for name, module_name in OUTCOME_FORMATS.items():
-        module = importlib.import_module(module_name)
+    for name in OUTCOME_FORMATS:
+        module = OUTCOME_FORMATS.resolve(name)
         if module.sniff(path, name):
             return name
     raise ReaderError(path, 0, "", "not a known outcome format", f"Pass format= one of: {', '.join(OUTCOME_FORMATS)}")

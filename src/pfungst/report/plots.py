@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from pfungst.blocks import Figure, Report
 from pfungst.errors import ConfigError
+from pfungst.registry import Registry
 from pfungst.report.document import build_report
 
 if TYPE_CHECKING:
@@ -108,7 +109,9 @@ def _bars(axes: Axes, data: Mapping[str, Any]) -> None:
     _references(axes, data, vertical=False)
 
 
-PLOTS: dict[str, Callable[[Axes, Mapping[str, Any]], None]] = {"intervals": _intervals, "bars": _bars}
+PLOTS: Registry[Callable[[Axes, Mapping[str, Any]], None]] = Registry(
+    "plot", {"intervals": _intervals, "bars": _bars}, group=None
+)
 """Drawing name -> the function that draws a figure's data on matplotlib axes."""
 
 
@@ -123,7 +126,7 @@ def _draw(figure: Figure, fmt: str, title: bool = True) -> bytes:
         height = 0.9 + 0.24 * n if figure.plot == "intervals" else 3.2
         drawing = MatplotlibFigure(figsize=(7.0, min(max(height, 2.2), 20.0)), layout="constrained")
         axes = drawing.add_subplot()
-        PLOTS[figure.plot](axes, figure.data)
+        PLOTS.resolve(figure.plot)(axes, figure.data)
         if title:
             axes.set_title(_label(figure.title), loc="left", fontsize=10)
         buffer = io.BytesIO()

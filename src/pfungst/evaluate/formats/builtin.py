@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from pfungst.errors import ConfigError, unknown_name_message
 from pfungst.evaluate.formats.prompt import PromptFormat
+from pfungst.registry import Registry
 
 __all__ = ["BUILTIN_FORMATS", "get_format"]
 
-BUILTIN_FORMATS: dict[str, PromptFormat] = {
+_FORMATS: dict[str, PromptFormat] = {
     # lm-evaluation-harness's MMLU layout without its subject header: "question\nA. ...\nB. ...\nAnswer:".
     "mmlu": PromptFormat(),
     # A wrapped question and parenthesised labels: "Question: ...\n(A) ...\n(B) ...\nAnswer:".
@@ -18,6 +18,8 @@ BUILTIN_FORMATS: dict[str, PromptFormat] = {
         chat_template="chatml",
     ),
 }
+
+BUILTIN_FORMATS: Registry[PromptFormat] = Registry("format", _FORMATS, group=None)
 """Built-in format name -> format."""
 
 
@@ -31,6 +33,4 @@ def get_format(name: str) -> PromptFormat:
         >>> get_format("mmlu").cue
         'Answer:'
     """
-    if name not in BUILTIN_FORMATS:
-        raise ConfigError(unknown_name_message("format", name, BUILTIN_FORMATS))
-    return BUILTIN_FORMATS[name]
+    return BUILTIN_FORMATS.resolve(name)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from pfungst.errors import ConfigError, unknown_name_message
+from pfungst.errors import ConfigError
+from pfungst.registry import Registry
 
 __all__ = ["CHAT_TEMPLATES", "ChatTemplate", "render_chatml", "resolve_chat_template"]
 
@@ -28,7 +29,7 @@ def render_chatml(messages: Sequence[Mapping[str, str]]) -> str:
     return "".join(turns) + "<|im_start|>assistant\n"
 
 
-CHAT_TEMPLATES: dict[str, ChatTemplate] = {"chatml": render_chatml}
+CHAT_TEMPLATES: Registry[ChatTemplate] = Registry("chat template", {"chatml": render_chatml}, group=None)
 """Built-in chat template name -> renderer."""
 
 
@@ -39,9 +40,7 @@ def resolve_chat_template(template: str | ChatTemplate) -> ChatTemplate:
         ConfigError: an unknown name, or something that is neither a name nor callable.
     """
     if isinstance(template, str):
-        if template not in CHAT_TEMPLATES:
-            raise ConfigError(unknown_name_message("chat template", template, CHAT_TEMPLATES))
-        return CHAT_TEMPLATES[template]
+        return CHAT_TEMPLATES.resolve(template)
     if not callable(template):
         raise ConfigError(f"chat_template must be a template name or a callable, got {type(template).__name__}")
     return template

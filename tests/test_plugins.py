@@ -1,0 +1,165 @@
+"""A third-party package extends pfungst through entry points: the example plugin, installed for real with pip.
+
+``tests/fixtures/pfungst_plugin_example`` declares a reader (``qa-text``), two feature sets (``text-length``, a
+transformer class, and ``text-length-words``, a FeatureSet), a scoring rule (``cloze-word``) and a backend
+(``char-counter``, which prefers the shortest text). pip installs it into a temporary folder (never the shared
+environment); that folder goes on ``sys.path`` for the in-process checks and on ``PYTHONPATH`` for a fresh ``pfungst``
+process. Every part must be listed by ``pfungst formats`` as coming from the plugin and work end to end.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import pfungst
+from pfungst.audit.feature_sets import FEATURE_SETS, get_feature_set
+from pfungst.cli import app
+from pfungst.data.readers import READERS
+from pfungst.evaluate.scoring import SCORING_RULES
+from pfungst.models.registry import MODELS
+from pfungst.registry import Registry
+
+PLUGIN = Path(__file__).resolve().parent / "fixtures" / "pfungst_plugin_example"
+DISTRIBUTION = "pfungst-plugin-example"
+REGISTRIES: tuple[Registry[object], ...] = (READERS, FEATURE_SETS, SCORING_RULES, MODELS)
+"""Every registry the plugin extends."""
+
+runner = CliRunner()
+
+
+def _install(target: Path) -> None:
+    """``pip install`` the plugin into ``target`` offline; skip when pip cannot build it here."""
+    command = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index"]
+    command += ["--disable-pip-version-check", "--quiet", "--target", str(target), str(PLUGIN)]
+    environment = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, env=environment, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"pip could not install the example plugin offline: {(done.stderr or done.stdout)[-400:]}")
+
+
+def _forget_plugin() -> None:
+    for name in [name for name in sys.modules if name.split(".")[0] == "pfungst_plugin_example"]:
+        del sys.modules[name]
+    for registry in REGISTRIES:
+        registry.refresh()
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The folder the plugin is installed in, on ``sys.path`` while the tests of this module run."""
+    target = tmp_path_factory.mktemp("plugin") / "site"
+    _install(target)
+    sys.path.insert(0, str(target))
+    importlib.invalidate_caches()
+    _forget_plugin()
+    try:
+        yield target
+    finally:
+        sys.path.remove(str(target))
+        importlib.invalidate_caches()
+        _forget_plugin()
+
+
+@pytest.fixture(scope="module")
+def animals(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """40 items in the plugin's qa-text format: gold is first after a long question and second after a short one;
+    gold is the shortest option in 30 items (``ox``) and the longest in 10 (``giraffe``)."""
+    blocks = []
+    for index in range(40):
+        long = index % 2 == 0
+        tail = " in this rather long and winding question about animals" if long else ""
+        gold, others = ("ox", ["horse", "camel"]) if index % 4 != 3 else ("giraffe", ["cat", "dog"])
+        options = [*others]
+        options.insert(0 if long else 1, gold)
+        lines = [f"? Which animal goes with number {index}{tail}?"]
+        blocks.append("\n".join(lines + [("+ " if option == gold else "- ") + option for option in options]))
+    path = tmp_path_factory.mktemp("data") / "animals.qa"
+    path.write_text("\n\n".join(blocks) + "\n")
+    return path
+
+
+def _cli(*args: str) -> str:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.mark.parametrize(
+    ("what", "names"),
+    [
+        ("readers", ["qa-text"]),
+        ("feature-sets", ["text-length", "text-length-words"]),
+        ("rules", ["cloze-word"]),
+        ("models", ["char-counter"]),
+    ],
+)
+def test_formats_lists_each_plugin_part_with_its_package(installed: Path, what: str, names: list[str]) -> None:
+    lines = _cli("formats", "--what", what).splitlines()
+    from_plugin = [line.split()[0] for line in lines if line.endswith(f"(plugin: {DISTRIBUTION})")]
+    assert from_plugin == names
+
+
+def test_plugin_entries_follow_the_builtin_ones_and_say_where_they_come_from(installed: Path) -> None:
+    assert list(READERS)[-1] == "qa-text" and READERS.is_plugin("qa-text") and not READERS.is_plugin("mmlu")
+    assert READERS.distribution("qa-text") == DISTRIBUTION and READERS.distribution("mmlu") is None
+    assert SCORING_RULES["cloze-word"] == "pfungst_plugin_example.scoring:ClozeWordRule"
+
+
+def test_the_plugin_reader_is_detected_by_its_sniff(installed: Path, animals: Path) -> None:
+    output = _cli("inspect", str(animals))
+    assert "animals: 40 items, per_item (format qa-text)" in output
+
+
+def test_a_malformed_plugin_file_is_a_user_error_naming_the_line(installed: Path, tmp_path: Path) -> None:
+    path = tmp_path / "bad.qa"
+    path.write_text("? One?\n- a\n- b\n")
+    result = runner.invoke(app, ["inspect", str(path), "--format", "qa-text"])
+    assert result.exit_code == 2
+    assert "bad.qa:1: field 'options'" in " ".join(result.output.split())
+
+
+def test_an_audit_with_the_plugin_feature_set_finds_the_planted_length_cue(installed: Path, animals: Path) -> None:
+    output = _cli(
+        "audit", str(animals), "--feature-set", "text-length", "--bootstrap", "100", "--permutations", "100", "--quiet"
+    )
+    assert "verdict: predictable: best feature set text-length" in " ".join(output.split())
+
+
+def test_a_feature_set_entry_point_may_name_a_class_or_a_feature_set(installed: Path) -> None:
+    from_class, from_set = get_feature_set("text-length"), get_feature_set("text-length-words")
+    assert (from_class.level, from_class.description) == ("item", "Length of each text in characters and in words.")
+    assert list(from_class.make().fit(["a b"]).get_feature_names_out()) == ["characters", "words"]
+    assert from_set.make().fit(["a b c"]).transform(["a b c"]).tolist() == [[3.0]]
+
+
+def test_score_with_the_plugin_backend_and_rule_in_a_fresh_process(installed: Path, animals: Path) -> None:
+    # The backend scores -1 per character, so cloze-word picks the shortest option: right on the 30 "ox" items.
+    out = animals.parent / "score.json"
+    command = [sys.executable, "-c", "from pfungst.cli import main; main()", "score", str(animals)]
+    command += ["--model", "char-counter", "--scoring", "cloze-word", "--cache", str(animals.parent / "cache.sqlite")]
+    command += ["--json", str(out), "--quiet"]
+    path = os.pathsep.join([str(installed), str(Path(pfungst.__file__).parents[1]), os.environ.get("PYTHONPATH", "")])
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": path})
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    assert result["accuracy"]["value"] == 0.75 and result["n_items"] == 40
+    assert (result["settings"]["rule"], result["model"]) == ("cloze-word", "char-counter:cost=1.0")
+
+
+def test_without_the_plugin_its_names_are_unknown_again(installed: Path) -> None:
+    sys.path.remove(str(installed))
+    try:
+        _forget_plugin()
+        assert "qa-text" not in READERS and "char-counter" not in MODELS
+    finally:
+        sys.path.insert(0, str(installed))
+        _forget_plugin()
