@@ -22,9 +22,56 @@ from typing import Any, Literal
 
 from pfungst.errors import ReaderError
 
-__all__ = ["Record", "iter_csv", "iter_json_array", "iter_jsonl", "iter_parquet", "read_text"]
+__all__ = [
+    "MAX_JSON_DEPTH",
+    "Record",
+    "iter_csv",
+    "iter_json_array",
+    "iter_jsonl",
+    "iter_parquet",
+    "parse_json",
+    "read_text",
+]
 
 _SURROGATE = re.compile("[\udc80-\udcff]")
+MAX_JSON_DEPTH = 200
+"""JSON nested deeper than this is refused: no benchmark or result needs it, and Python's parser (and every
+recursive walk after it) would otherwise fail with a RecursionError."""
+
+
+def parse_json(text: str) -> Any:
+    """``json.loads(text)``, refusing documents nested deeper than :data:`MAX_JSON_DEPTH`.
+
+    Raises:
+        json.JSONDecodeError: malformed JSON, or too deeply nested (the position is where the limit is passed), so
+            every caller's handling of malformed JSON names the file and line.
+    """
+    depth, position = _depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise json.JSONDecodeError(f"nested deeper than {MAX_JSON_DEPTH} levels", text, position)
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError(f"nested deeper than {MAX_JSON_DEPTH} levels", text, 0) from None
+
+
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _depth(text: str) -> tuple[int, int]:
+    """How deep the brackets of a JSON text nest (strings skipped), and where the limit is first passed."""
+    depth = deepest = 0
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if depth > MAX_JSON_DEPTH:
+                    return depth, match.start()
+        elif token in "]}":
+            depth -= 1
+    return deepest, 0
 
 
 @dataclass(frozen=True)
@@ -54,27 +101,28 @@ def read_text(path: Path) -> str:
 
 
 def _bad_bytes(path: Path, line: int, value: Any, field: str = "") -> ReaderError | None:
-    """An error naming the first field whose text holds bytes that are not UTF-8, if any."""
-    if isinstance(value, str):
-        match = _SURROGATE.search(value)
-        if match:
-            byte = ord(match.group()) - 0xDC00
-            return ReaderError(
-                path, line, field or "(text)", f"invalid UTF-8 byte 0x{byte:02X}", "Re-save the file as UTF-8"
-            )
-        return None
-    if isinstance(value, dict):
-        items = list(value.items())
-    elif isinstance(value, list):
-        items = [(str(i), v) for i, v in enumerate(value)]
-    else:
-        return None
-    for key, child in items:
-        name = str(key)
-        found = _bad_bytes(path, line, name, f"{field}.{name}" if field else name)  # the key itself
-        found = found or _bad_bytes(path, line, child, f"{field}.{name}" if field else name)
-        if found:
-            return found
+    """An error naming the first field (keys included) whose text holds bytes that are not UTF-8, if any."""
+    stack: list[tuple[Any, str]] = [(value, field)]
+    while stack:
+        node, name = stack.pop()
+        if isinstance(node, str):
+            match = _SURROGATE.search(node)
+            if match:
+                byte = ord(match.group()) - 0xDC00
+                return ReaderError(
+                    path, line, name or "(text)", f"invalid UTF-8 byte 0x{byte:02X}", "Re-save the file as UTF-8"
+                )
+            continue
+        if isinstance(node, dict):
+            children = list(node.items())
+        elif isinstance(node, list):
+            children = [(str(i), child) for i, child in enumerate(node)]
+        else:
+            continue
+        for key, child in reversed(children):  # reversed: the stack then visits them in document order
+            path_name = f"{name}.{key}" if name else str(key)
+            stack.append((child, path_name))
+            stack.append((str(key), path_name))  # the key itself, checked before its value
     return None
 
 
@@ -85,7 +133,7 @@ def iter_jsonl(path: Path) -> Iterator[Record]:
         if not text.strip():
             continue
         try:
-            data = json.loads(text)
+            data = parse_json(text)
         except json.JSONDecodeError as exc:
             reason = f"malformed JSON ({exc.msg} at column {exc.colno})"
             yield Record(number, error=ReaderError(path, number, "(json)", reason, "Each line must be one JSON object"))
@@ -102,7 +150,7 @@ def iter_json_array(path: Path, key: str = "") -> Iterator[Record]:
     """One record per element of a top-level JSON array (or of the array under ``key``), with its line."""
     text = read_text(path)
     try:
-        document = json.loads(text)
+        document = parse_json(text)
     except json.JSONDecodeError as exc:
         raise ReaderError(path, exc.lineno, "(json)", f"malformed JSON ({exc.msg} at column {exc.colno})") from None
     array = document.get(key) if key and isinstance(document, dict) else document

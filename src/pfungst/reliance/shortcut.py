@@ -25,6 +25,7 @@ from typing import Any
 
 from pfungst.audit.result import AuditResult
 from pfungst.data.item import FrozenMapping
+from pfungst.data.records import parse_json
 from pfungst.errors import ConfigError, DataError, unknown_name_message
 
 __all__ = ["AuditInput", "ShortcutItems", "shortcut_items"]
@@ -144,7 +145,7 @@ def _from_result(audit: AuditResult, feature_set: str | None, min_share: float) 
 
 def _load(path: Path) -> Mapping[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise DataError(f"{path}: cannot read an audit JSON ({exc}). Write one with pfungst audit --json.") from exc
     if not isinstance(data, dict):

@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from pfungst.data.records import parse_json
+
 __all__ = ["first_array_element", "first_json_record", "head_lines", "head_text", "json_document"]
 
 _HEAD_BYTES = 64 * 1024
@@ -40,7 +42,7 @@ def first_json_record(path: Path) -> dict[str, Any] | None:
     """The first line parsed as a JSON object (JSON-lines files), or None."""
     for line in head_lines(path, 1):
         try:
-            data = json.loads(line)
+            data = parse_json(line)
         except json.JSONDecodeError:
             return None
         return data if isinstance(data, dict) else None
@@ -52,7 +54,7 @@ def json_document(path: Path, max_bytes: int = 50 * 1024 * 1024) -> Any:
     try:
         if not path.is_file() or path.stat().st_size > max_bytes or path.suffix == ".gz":
             return None
-        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        return parse_json(path.read_text(encoding="utf-8", errors="replace"))
     except (OSError, json.JSONDecodeError):
         return None
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pfungst.data.readers.sniffing import first_array_element
-from pfungst.data.records import iter_json_array
+from pfungst.data.records import iter_json_array, parse_json
 from pfungst.errors import ReaderError
 from pfungst.reliance.outcomes import ModelOutcomes, OutcomeRequest, OutcomesBuilder
 
@@ -90,7 +90,7 @@ def _run_spec(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        spec = json.loads(path.read_text(encoding="utf-8"))
+        spec = parse_json(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ReaderError(path, exc.lineno, "(json)", f"malformed JSON ({exc.msg})") from None
     return spec if isinstance(spec, dict) else {}

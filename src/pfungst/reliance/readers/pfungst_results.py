@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pfungst.data.readers.sniffing import first_json_record, head_text
-from pfungst.data.records import Record, iter_jsonl
+from pfungst.data.records import Record, iter_jsonl, parse_json
 from pfungst.errors import ReaderError
 from pfungst.reliance.outcomes import ModelOutcomes, OutcomeRequest, OutcomesBuilder
 
@@ -88,7 +88,7 @@ def read(path: Path, request: OutcomeRequest, name: str) -> tuple[ModelOutcomes,
 
 def _document(path: Path) -> dict[str, Any]:
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = parse_json(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ReaderError(path, exc.lineno, "(json)", f"malformed JSON ({exc.msg})") from None
     if not isinstance(document, dict):

@@ -1,0 +1,128 @@
+"""Property tests: whatever file a user hands pfungst, it answers with a result (exit 0) or a clear user error
+(exit 2), never a crash (exit 1, a traceback), and never changes the input file.
+
+Hypothesis generates JSON Lines and CSV benchmark files (arbitrary JSON values, and rows in the common
+question/choices/answer layout with values of any type), and result files for ``pfungst report`` (arbitrary JSON,
+and a real result with one field replaced by an arbitrary value).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from pfungst.cli import app
+from pfungst.data.synthetic import make_synthetic
+
+RUNS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+DEEP = "[" * 1000 + "]" * 1000
+"""JSON nested 1,000 deep: a RecursionError in the reader, detection and report before issue 15."""
+
+scalars = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=20)
+json_values = st.recursive(
+    scalars,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+)
+row_values = {
+    "question": json_values,
+    "choices": st.lists(scalars, max_size=5) | json_values,
+    "answer": json_values,
+}
+layout_rows = st.fixed_dictionaries({}, optional=row_values)
+
+
+def _run(args: list[str], inputs: list[Path]) -> None:
+    """Run the CLI; assert exit 0 or 2 and that no input changed."""
+    before = [path.read_bytes() for path in inputs]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code in (0, 2), f"exit {result.exit_code}: {result.output[-2000:]}\n{result.exception!r}"
+    assert [path.read_bytes() for path in inputs] == before, "an input file changed"
+
+
+def _inspect(name: str, text: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / name
+        path.write_text(text, encoding="utf-8", errors="surrogateescape")
+        _run(["inspect", str(path)], [path])
+        _run(["inspect", str(path), "--on-error", "skip"], [path])
+
+
+@RUNS
+@given(st.lists(json_values, max_size=6))
+def test_any_json_lines_file_is_read_or_refused_cleanly(values: list[Any]) -> None:
+    _inspect("data.jsonl", "".join(json.dumps(value) + "\n" for value in values))
+
+
+@RUNS
+@given(st.lists(layout_rows, min_size=1, max_size=6))
+def test_rows_in_the_common_layout_with_values_of_any_type_are_read_or_refused_cleanly(rows: list[Any]) -> None:
+    _inspect("data.jsonl", "".join(json.dumps(row) + "\n" for row in rows))
+
+
+@RUNS
+@given(st.lists(st.lists(st.text(max_size=12), min_size=1, max_size=5), min_size=1, max_size=6))
+def test_any_csv_file_is_read_or_refused_cleanly(rows: list[list[str]]) -> None:
+    buffer = io.StringIO()
+    csv.writer(buffer).writerows(rows)
+    _inspect("data.csv", buffer.getvalue())
+
+
+def test_json_nested_a_thousand_deep_is_refused_with_its_line() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "deep.jsonl"
+        path.write_text('{"question": "q", "choices": ["a", "b"], "answer": 0}\n' + DEEP + "\n")
+        before = path.read_bytes()
+        result = CliRunner().invoke(app, ["inspect", str(path), "--format", "jsonl"])
+        assert result.exit_code == 2, result.output
+        assert "deep.jsonl:2" in result.output
+        assert path.read_bytes() == before
+
+
+def _real_result() -> dict[str, Any]:
+    from pfungst.data.summary import summarize
+
+    data: dict[str, Any] = summarize(make_synthetic("control", 30)).to_dict()
+    return data
+
+
+def _replace(data: Any, path: list[int], value: Any) -> Any:
+    """``data`` with the node that ``path`` picks (indices into keys or items, wrapped) replaced by ``value``."""
+    if not path or not isinstance(data, dict | list) or not data:
+        return value
+    keys = list(data) if isinstance(data, dict) else list(range(len(data)))
+    key = keys[path[0] % len(keys)]
+    copy = dict(data) if isinstance(data, dict) else list(data)
+    copy[key] = _replace(data[key], path[1:], value)  # type: ignore[index]
+    return copy
+
+
+@RUNS
+@given(json_values)
+def test_any_json_handed_to_report_is_rendered_or_refused_cleanly(value: Any) -> None:
+    _report(json.dumps(value))
+
+
+@RUNS
+@given(st.lists(st.integers(0, 50), min_size=1, max_size=4), json_values)
+def test_a_result_file_with_one_field_of_any_type_is_rendered_or_refused_cleanly(path: list[int], value: Any) -> None:
+    _report(json.dumps(_replace(_real_result(), path, value)))
+
+
+def test_a_result_nested_a_thousand_deep_is_refused() -> None:
+    _report(DEEP)
+    _report(json.dumps({**_real_result(), "benchmark": json.loads("[" * 400 + "]" * 400)}))
+
+
+def _report(text: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "result.json"
+        path.write_text(text, encoding="utf-8")
+        _run(["report", str(path), "-o", str(Path(folder) / "report.html")], [path])
