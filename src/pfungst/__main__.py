@@ -1,0 +1,5 @@
+"""``python -m pfungst``: the command line, as the ``pfungst`` script."""
+
+from pfungst.cli import main
+
+main()
