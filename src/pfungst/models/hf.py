@@ -13,11 +13,8 @@ plain forward passes; where they disagree it warns and scores every sequence in 
 mask (correct, without prefix sharing). A sliding-window model (Gemma 2 and 3, Mistral) sees full attention in the
 custom mask, which differs from its own only for sequences longer than its window.
 
-Token boundary, as :mod:`pfungst.models.llamacpp` (lm-evaluation-harness's ``_encode_pair``): the context's
-trailing whitespace moves to the front of the continuation, ``context + continuation`` is tokenized once, and the
-continuation is every token after those shared with the tokenization of the context alone. An empty context is
-replaced by the beginning-of-sequence token (the end-of-sequence token where there is none). Special-token markers
-in the text (``<|im_start|>``) become special tokens.
+Token boundary, scoring calls and generation loop as the llama.cpp backend (:mod:`pfungst.models.local`).
+Special-token markers in the text (``<|im_start|>``) become special tokens.
 
 Fingerprint: ``hf:<resolved folder>:<dtype>:<sha256>``, the hash over the full contents of ``config.json``, the
 generation config and the tokenizer files, and over the name, size and modification time of each weight file
@@ -38,17 +35,9 @@ from typing import Any
 import numpy as np
 
 from pfungst.errors import BackendUnavailable, ConfigError, MissingDependency, RequestFailed
-from pfungst.models.llamacpp import EvaluationStats
+from pfungst.models.local import EvaluationStats, LocalModel, Score, generate_tokens
 from pfungst.models.packing import PackedBatch, PackedRow, Scoring, pack_batch, pack_row
-from pfungst.models.protocol import Capability
-from pfungst.models.requests import (
-    GenerateRequest,
-    Generation,
-    Loglikelihood,
-    LoglikelihoodRequest,
-    NextTokenLogprobs,
-    NextTokenRequest,
-)
+from pfungst.models.requests import GenerateRequest, Generation
 
 __all__ = ["HFEvaluationStats", "HFModel", "folder_fingerprint"]
 
@@ -117,7 +106,7 @@ def _check_folder(path: Path) -> None:
         )
 
 
-class HFModel:
+class HFModel(LocalModel):
     """A transformers causal LM from a local folder; satisfies :class:`~pfungst.models.protocol.LanguageModel`.
 
     Args:
@@ -138,6 +127,8 @@ class HFModel:
         stats: Tokens and calls evaluated so far (:class:`HFEvaluationStats`).
         prefix_sharing: Whether rows pack shared prefixes (``False`` after a failed probe; see the module docstring).
     """
+
+    stats: HFEvaluationStats
 
     def __init__(
         self,
@@ -197,48 +188,9 @@ class HFModel:
             self._fingerprint = folder_fingerprint(self.path, self.dtype)
         return self._fingerprint
 
-    @property
-    def capabilities(self) -> frozenset[Capability]:
-        """All three calls."""
-        return frozenset({"loglikelihood", "next_token", "generate"})
-
     def tokenize(self, text: str) -> list[int]:
         """Token ids of ``text`` as this backend feeds it (beginning-of-sequence token if the model adds one)."""
         return list(self._tokenizer.encode(text))
-
-    def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[Loglikelihood]:
-        """Log-probability of each continuation given its context; each context is evaluated once per batch.
-
-        Raises:
-            RequestFailed: A context plus continuation is longer than ``max_length`` tokens, or the forward failed.
-        """
-        with self._lock:
-            scorings = [self._split(request.context, request.continuation) for request in requests]
-            scores = self._score_all(scorings, [request.context.rstrip() for request in requests])
-        return [
-            Loglikelihood(
-                logprob=logprob,
-                n_tokens=len(scoring.tokens) - scoring.start,
-                n_bytes=len(request.continuation.encode("utf-8")),
-                greedy=greedy,
-            )
-            for request, scoring, (logprob, greedy) in zip(requests, scorings, scores, strict=True)
-        ]
-
-    def next_token_logprobs(self, requests: Sequence[NextTokenRequest]) -> list[NextTokenLogprobs]:
-        """Log-probability of each candidate's whole token sequence right after the context.
-
-        The context and all its candidates form one row: single-token candidates cost nothing beyond one forward
-        pass over the context; a candidate is scored exactly as ``loglikelihood`` scores it.
-
-        Raises:
-            RequestFailed: A context plus candidate is longer than ``max_length`` tokens, or the forward failed.
-        """
-        with self._lock:
-            pairs = [(r.context, candidate) for r in requests for candidate in r.candidates]
-            scorings = [self._split(context, candidate) for context, candidate in pairs]
-            flat = iter(self._score_all(scorings, [context.rstrip() for context, _ in pairs]))
-            return [NextTokenLogprobs(tuple(next(flat)[0] for _ in r.candidates)) for r in requests]
 
     def generate(self, requests: Sequence[GenerateRequest]) -> list[Generation]:
         """Greedy (``temperature == 0``) or seeded Gumbel-max sampled continuation of each prompt, one at a time.
@@ -258,22 +210,11 @@ class HFModel:
         bos = self._tokenizer.bos_token_id
         return int(bos if bos is not None else self._tokenizer.eos_token_id)
 
-    def _split(self, context: str, continuation: str) -> Scoring:
-        """Tokens of ``context + continuation`` and where the continuation starts (see the module docstring)."""
-        stripped = context.rstrip()
-        continuation, context = context[len(stripped) :] + continuation, stripped
-        whole, alone = self.tokenize(context + continuation), self.tokenize(context)
-        shared = [a == b for a, b in zip(whole, alone, strict=False)]
-        start = shared.index(False) if False in shared else len(shared)
-        if start == 0:
-            return Scoring((self._prefix_token(), *whole), 1)
-        return Scoring(tuple(whole), start)
-
     # -- evaluation -----------------------------------------------------------------------------------------------
 
-    def _score_all(self, scorings: Sequence[Scoring], groups: Sequence[str]) -> list[tuple[float, bool]]:
+    def _score_all(self, scorings: Sequence[Scoring], groups: Sequence[str]) -> list[Score]:
         """Pack scorings into rows (one per context, or one per scoring without prefix sharing) and batch them."""
-        results: list[tuple[float, bool]] = [(0.0, True)] * len(scorings)
+        results: list[Score] = [Score(0.0, True)] * len(scorings)
         self.stats.sequences += len(scorings)
         members: dict[Any, list[int]] = {}
         for index, scoring in enumerate(scorings):
@@ -291,17 +232,17 @@ class HFModel:
                 results[index] = score
         return results
 
-    def _score_batch(self, rows: Sequence[PackedRow]) -> dict[int, tuple[float, bool]]:
+    def _score_batch(self, rows: Sequence[PackedRow]) -> dict[int, Score]:
         torch = self._torch
         batch = pack_batch(rows, self._prefix_token())
         reads = torch.from_numpy(batch.reads).to(self.device)
         chosen = self._forward(batch, reads)  # float32 like lm-eval: log-softmax in double costs 5% of the time
         logprobs = (chosen.gather(1, reads[:, 2:3])[:, 0] - torch.logsumexp(chosen, dim=-1)).double().cpu().numpy()
         hits = (chosen.argmax(dim=-1) == reads[:, 2]).cpu().numpy()
-        scores: dict[int, tuple[float, bool]] = {}
+        scores: dict[int, Score] = {}
         for owner, logprob, hit in zip(batch.reads[:, 3].tolist(), logprobs.tolist(), hits.tolist(), strict=True):
-            total, greedy = scores.get(owner, (0.0, True))
-            scores[owner] = (total + logprob, greedy and hit)
+            total, greedy = scores.get(owner, Score(0.0, True))
+            scores[owner] = Score(total + logprob, greedy and hit)
         return scores
 
     def _forward(self, batch: PackedBatch, reads: Any) -> Any:
@@ -377,23 +318,19 @@ class HFModel:
                 f"A prompt of {len(prompt)} tokens leaves no room to generate within the maximum length of "
                 f"{self.max_length} tokens; shorten the prompt."
             )
-        rng = np.random.default_rng(request.seed)
         prompt_text = self._tokenizer.decode(prompt)
-        generated: list[int] = []
-        text, past, feed = "", None, prompt
-        for _ in range(min(request.max_tokens, self.max_length - len(prompt))):
-            logits, past = self._step(feed, past)
-            token = request.choose_token(logits, rng)
-            if token in self._eog:
-                return Generation(text=text, finish_reason="stop")
-            generated.append(token)
-            full = self._tokenizer.decode(prompt + generated)
-            text = full[len(prompt_text) :] if full.startswith(prompt_text) else self._tokenizer.decode(generated)
-            cut = request.stop_position(text)
-            if cut is not None:
-                return Generation(text=text[:cut], finish_reason="stop")
-            feed = [token]
-        return Generation(text=text, finish_reason="length")
+        past: list[Any] = [None]
+
+        def next_logits(generated: Sequence[int]) -> np.ndarray:
+            logits, past[0] = self._step(list(generated[-1:]) if generated else prompt, past[0])
+            return logits
+
+        def text_of(generated: Sequence[int]) -> str:
+            full = self._tokenizer.decode(prompt + list(generated))
+            return full[len(prompt_text) :] if full.startswith(prompt_text) else self._tokenizer.decode(generated)
+
+        budget = min(request.max_tokens, self.max_length - len(prompt))
+        return generate_tokens(request, budget, next_logits, self._eog.__contains__, text_of)
 
     def _step(self, feed: list[int], past: Any) -> tuple[np.ndarray, Any]:
         """Next-token logits (float64) after feeding ``feed`` on top of the cached ``past``."""

@@ -13,15 +13,9 @@ lone token after a prefix: it re-evaluates the previous token with it (one extra
 depend on batch order, on what was evaluated before, or on a run having been interrupted and resumed, and it equals
 evaluating the whole text at once, as lm-evaluation-harness does.
 
-Token boundary (as lm-evaluation-harness's ``_encode_pair``): trailing whitespace of the context moves to the
-front of the continuation; then ``context + continuation`` is tokenized as one string, and the continuation is
-every token after those it shares with the tokenization of ``context`` alone, so the sequence scored is exactly the
-tokenization of the whole text. Where no token spans the boundary (the usual case: ``"Answer:"`` + ``" B"``) this
-is lm-evaluation-harness's split at the context's token count; where one does (``" x"`` + ``"y"`` -> ``" xy"``), the
-spanning token counts as the continuation's, where lm-evaluation-harness would score a truncated continuation. An
-empty context is replaced by the model's beginning-of-sequence token (or its end-of-sequence token when it has
-none), so that the first continuation token is conditioned on something. Prompts are tokenized with special tokens
-parsed (as the llama.cpp server does), so chat-template markers such as ``<|im_start|>`` become special tokens.
+The token boundary of a continuation, the scoring calls and the generation loop are shared with the transformers
+backend (:mod:`pfungst.models.local`). Prompts are tokenized with special tokens parsed (as the llama.cpp server
+does), so chat-template markers such as ``<|im_start|>`` become special tokens.
 """
 
 from __future__ import annotations
@@ -29,22 +23,15 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from pfungst.errors import BackendUnavailable, MissingDependency, RequestFailed
-from pfungst.models.protocol import Capability
-from pfungst.models.requests import (
-    GenerateRequest,
-    Generation,
-    Loglikelihood,
-    LoglikelihoodRequest,
-    NextTokenLogprobs,
-    NextTokenRequest,
-)
+from pfungst.models.local import EvaluationStats, LocalModel, Score, generate_tokens
+from pfungst.models.packing import Scoring
+from pfungst.models.requests import GenerateRequest, Generation
 
 __all__ = ["EvaluationStats", "LlamaCppModel", "file_fingerprint"]
 
@@ -53,25 +40,6 @@ _GGUF_MAGIC = b"GGUF"
 _HASH_BLOCK = 1 << 20
 _HASHES: dict[tuple[str, int, int], str] = {}
 _HASHES_LOCK = threading.Lock()
-
-
-@dataclass
-class EvaluationStats:
-    """What a :class:`LlamaCppModel` has evaluated so far (compare with the minimum a batch needs)."""
-
-    tokens_evaluated: int = 0
-    """Tokens fed through the network (a forward pass over each); tokens reused from the KV cache are not counted."""
-    calls: int = 0
-    """Evaluation calls (``Llama.eval``), each over one or more new tokens."""
-    sequences: int = 0
-    """Token sequences scored or generated from (one per continuation, candidate or prompt)."""
-
-
-class _Scoring(NamedTuple):
-    """One token sequence to score: the continuation is ``tokens[start:]``."""
-
-    tokens: tuple[int, ...]
-    start: int
 
 
 def file_fingerprint(path: str | Path) -> str:
@@ -142,7 +110,7 @@ def _log_softmax(logits: np.ndarray) -> np.ndarray:
     return rows - (peak + np.log(np.exp(rows - peak).sum(axis=-1, keepdims=True)))
 
 
-class LlamaCppModel:
+class LlamaCppModel(LocalModel):
     """A GGUF model evaluated in-process by llama.cpp; satisfies :class:`~pfungst.models.protocol.LanguageModel`.
 
     Args:
@@ -196,11 +164,6 @@ class LlamaCppModel:
             self._fingerprint = file_fingerprint(self.path)
         return self._fingerprint
 
-    @property
-    def capabilities(self) -> frozenset[Capability]:
-        """All three calls."""
-        return frozenset({"loglikelihood", "next_token", "generate"})
-
     def close(self) -> None:
         """Free llama.cpp's model and context."""
         self._llama.close()
@@ -215,40 +178,6 @@ class LlamaCppModel:
             return list(self._llama.tokenize(text.encode("utf-8"), add_bos=True, special=True))
         except RuntimeError as exc:
             raise RequestFailed(f"llama.cpp could not tokenize a text of {len(text)} characters: {exc}") from exc
-
-    def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[Loglikelihood]:
-        """Log-probability of each continuation given its context; shared prefixes are evaluated once.
-
-        Raises:
-            RequestFailed: A context plus continuation is longer than ``n_ctx`` tokens, or llama.cpp failed.
-        """
-        with self._lock:
-            scorings = [self._split(request.context, request.continuation) for request in requests]
-            scores = self._score_all(scorings)
-        return [
-            Loglikelihood(
-                logprob=logprob,
-                n_tokens=len(scoring.tokens) - scoring.start,
-                n_bytes=len(request.continuation.encode("utf-8")),
-                greedy=greedy,
-            )
-            for request, scoring, (logprob, greedy) in zip(requests, scorings, scores, strict=True)
-        ]
-
-    def next_token_logprobs(self, requests: Sequence[NextTokenRequest]) -> list[NextTokenLogprobs]:
-        """Log-probability of each candidate's whole token sequence right after the context.
-
-        A single-token candidate costs nothing beyond the context's forward pass; a multi-token candidate extends
-        the evaluation by its tokens but the last. A candidate is scored exactly as
-        ``loglikelihood(LoglikelihoodRequest(context, candidate))``.
-
-        Raises:
-            RequestFailed: A context plus candidate is longer than ``n_ctx`` tokens, or llama.cpp failed.
-        """
-        with self._lock:
-            scorings = [self._split(r.context, candidate) for r in requests for candidate in r.candidates]
-            flat = iter(self._score_all(scorings))
-            return [NextTokenLogprobs(tuple(next(flat)[0] for _ in r.candidates)) for r in requests]
 
     def generate(self, requests: Sequence[GenerateRequest]) -> list[Generation]:
         """Greedy (``temperature == 0``) or seeded Gumbel-max sampled continuation of each prompt.
@@ -275,18 +204,6 @@ class LlamaCppModel:
     def _prompt_tokens(self, text: str) -> tuple[int, ...]:
         tokens = self.tokenize(text)
         return tuple(tokens) if tokens else (self._prefix_token(),)
-
-    def _split(self, context: str, continuation: str) -> _Scoring:
-        """Tokens of ``context + continuation`` and where the continuation starts (see the module docstring)."""
-        stripped = context.rstrip()
-        if len(stripped) < len(context):
-            continuation = context[len(stripped) :] + continuation
-            context = stripped
-        whole = self.tokenize(context + continuation)
-        start = _common_prefix(np.asarray(whole, dtype=np.intc), self.tokenize(context))
-        if start == 0:
-            return _Scoring((self._prefix_token(), *whole), 1)
-        return _Scoring(tuple(whole), start)
 
     # -- evaluation -----------------------------------------------------------------------------------------------
 
@@ -316,21 +233,21 @@ class LlamaCppModel:
         """Log-softmax of the logits at evaluated positions ``first`` to ``last - 1``."""
         return _log_softmax(self._llama.scores[first:last])
 
-    def _score(self, scoring: _Scoring) -> tuple[float, bool]:
+    def _score(self, scoring: Scoring) -> Score:
         tokens, start = scoring
         self.stats.sequences += 1
         if start >= len(tokens):
-            return 0.0, True
+            return Score(0.0, True)
         self._ensure_evaluated(tokens[:-1])
         logprobs = self._log_softmax_rows(start - 1, len(tokens) - 1)
         targets = np.asarray(tokens[start:])
         rows = np.arange(len(targets))
         greedy = bool((logprobs.argmax(axis=-1) == targets).all())
-        return float(logprobs[rows, targets].sum()), greedy
+        return Score(float(logprobs[rows, targets].sum()), greedy)
 
-    def _score_all(self, scorings: Sequence[_Scoring]) -> list[tuple[float, bool]]:
-        """Score in prefix-trie order for KV-cache reuse; answer in the given order."""
-        results: dict[int, tuple[float, bool]] = {}
+    def _score_all(self, scorings: Sequence[Scoring], groups: Sequence[str] = ()) -> list[Score]:
+        """Score in prefix-trie order for KV-cache reuse (``groups`` is not needed); answer in the given order."""
+        results: dict[int, Score] = {}
         # reverse lexicographic order walks the prefix trie depth-first, and a sequence that is a prefix of
         # another comes after it, so it needs no evaluation at all
         for index in sorted(range(len(scorings)), key=lambda i: scorings[i].tokens, reverse=True):
@@ -345,11 +262,8 @@ class LlamaCppModel:
             return bool(self._llama_cpp.llama_vocab_is_eog(model.vocab, token))
         return token == self._llama.token_eos()
 
-    def _next_token(self, position: int, request: GenerateRequest, rng: np.random.Generator) -> int:
-        return request.choose_token(self._llama.scores[position].astype(np.float64), rng)
-
-    def _detokenize(self, tokens: list[int], prompt: tuple[int, ...]) -> str:
-        return bytes(self._llama.detokenize(tokens, prev_tokens=list(prompt))).decode("utf-8", errors="replace")
+    def _detokenize(self, tokens: Sequence[int], prompt: tuple[int, ...]) -> str:
+        return bytes(self._llama.detokenize(list(tokens), prev_tokens=list(prompt))).decode("utf-8", errors="replace")
 
     def _generate_one(self, request: GenerateRequest, prompt: tuple[int, ...]) -> Generation:
         self.stats.sequences += 1
@@ -358,18 +272,15 @@ class LlamaCppModel:
                 f"A prompt of {len(prompt)} tokens leaves no room to generate in the context window of "
                 f"{self.n_ctx} tokens; load the model with a larger n_ctx or shorten the prompt."
             )
-        rng = np.random.default_rng(request.seed)
-        generated: list[int] = []
-        text = ""
-        budget = min(request.max_tokens, self.n_ctx - len(prompt))
-        for _ in range(budget):
+
+        def next_logits(generated: Sequence[int]) -> np.ndarray:
             self._ensure_evaluated(prompt + tuple(generated))
-            token = self._next_token(len(prompt) + len(generated) - 1, request, rng)
-            if self._is_end_of_generation(token):
-                return Generation(text=text, finish_reason="stop")
-            generated.append(token)
-            text = self._detokenize(generated, prompt)
-            cut = request.stop_position(text)
-            if cut is not None:
-                return Generation(text=text[:cut], finish_reason="stop")
-        return Generation(text=text, finish_reason="length")
+            return self._llama.scores[len(prompt) + len(generated) - 1].astype(np.float64)
+
+        return generate_tokens(
+            request,
+            min(request.max_tokens, self.n_ctx - len(prompt)),
+            next_logits,
+            self._is_end_of_generation,
+            lambda generated: self._detokenize(generated, prompt),
+        )
