@@ -101,6 +101,9 @@ class BackendUnavailable(BackendError):
 class RequestFailed(BackendError):
     """A backend refused or failed one request (after any retries)."""
 
+    status: int | None = None
+    """The HTTP status a server answered with, where there was one."""
+
 
 class ResponseInvalid(BackendError):
     """A backend answered, but with something that cannot be used."""

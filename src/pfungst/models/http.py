@@ -5,35 +5,46 @@ Every foreign exception is translated here, at the backend boundary (STYLE rule 
 =============================================  ==========================================================
 what happened                                  what the caller sees
 =============================================  ==========================================================
-429, 5xx, timeout, connection error            retried up to ``max_retries`` times (``Retry-After`` honoured
-                                               up to the backoff ceiling), then:
+429, 5xx, timeout, connection error or a       retried up to ``max_retries`` times within ``retry_budget``
+connection closed mid-body, a 200 whose body   seconds (``Retry-After``, in seconds or as an HTTP date,
+is not a JSON object (truncated, HTML)         honoured up to the backoff ceiling), then:
 ... 429 or 5xx every time                      :class:`~pfungst.errors.RequestFailed` (status and message)
 ... timeout or no connection every time        :class:`~pfungst.errors.BackendUnavailable`
+... a body that is not a JSON object           :class:`~pfungst.errors.ResponseInvalid`
 any other 4xx                                  :class:`~pfungst.errors.RequestFailed` at once
-a body that is not a JSON object               :class:`~pfungst.errors.ResponseInvalid`
 =============================================  ==========================================================
 
-The API key is held only by the client's default headers; it is scrubbed from every message we raise.
+Timeouts: connecting may take ``connect_timeout`` seconds; reading an answer ``timeout`` seconds, or what the caller
+says one request needs (a long generation). The API key is held only by the client's default headers; it, and the
+value of any credential header a server echoes (``Authorization``, ``api-key``, ``x-api-key``, cookies), is scrubbed
+from every message we raise, before the message is cut to length.
 """
 
 from __future__ import annotations
 
+import email.utils
 import random
+import re
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pfungst.errors import BackendUnavailable, MissingDependency, RequestFailed, ResponseInvalid
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["HttpOptions", "JsonClient"]
+__all__ = ["HttpOptions", "JsonClient", "scrub_credentials"]
 
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504}) | frozenset(range(505, 600))
 _MESSAGE_LIMIT = 300
+_CREDENTIAL = re.compile(  # a credential header's name, its separator, an auth scheme, then the value
+    r"""(?i)\b((?:proxy-)?authorization|(?:x-)?api[-_]?key)(\\?["']?\s*[:=]\s*\\?["']?)"""
+    r"""((?:bearer|basic|token)\s+)?[^\s"'\\,;}]+"""
+)
+_COOKIE = re.compile(r"""(?i)\b((?:set-)?cookie)(\\?["']?\s*[:=]\s*\\?["']?)[^"'\\\n}]+""")
 
 
 @dataclass(frozen=True)
@@ -53,8 +64,20 @@ class HttpOptions:
     """Seed of the jitter (each wait is drawn uniformly from half to all of its exponential value)."""
     sleep: Callable[[float], None] = time.sleep
     """How to wait; tests pass a function that records the delay and returns at once."""
+    clock: Callable[[], float] = time.monotonic
+    """Seconds on a monotonic clock, to spend the retry budget; tests pass a fake one."""
     transport: httpx.BaseTransport | None = None
     """An httpx transport to use instead of the network (``httpx.MockTransport`` in tests)."""
+
+
+class _Outcome(NamedTuple):
+    """One attempt: the JSON object answered, or the error to raise and whether to retry it."""
+
+    body: dict[str, Any]
+    failure: Exception | None = None
+    cause: BaseException | None = None
+    retry: bool = False
+    retry_after: float | None = None
 
 
 class JsonClient:
@@ -63,10 +86,12 @@ class JsonClient:
     Args:
         base_url: Server root, e.g. ``http://127.0.0.1:8000`` (paths such as ``/v1/completions`` are appended).
         api_key: Sent as ``Authorization: Bearer``; ``None`` sends no header. Never stored anywhere else.
-        timeout: Seconds allowed for one attempt (connect, read, write and pool alike).
-        max_retries: Retries after the first attempt for 429, 5xx, timeouts and connection errors.
+        timeout: Seconds allowed to read an answer (and to write a request), unless a call gives its own.
+        max_retries: Retries after the first attempt for 429, 5xx, timeouts, connection errors and broken bodies.
         max_connections: Connections kept open at once (the caller's concurrency).
-        options: Backoff, jitter seed, sleep function and transport.
+        options: Backoff, jitter seed, sleep function, clock and transport.
+        retry_budget: Seconds one request may spend in all, waits included, before a retry is given up.
+        connect_timeout: Seconds allowed to connect; default ``min(timeout, 5)``.
     """
 
     def __init__(
@@ -78,20 +103,25 @@ class JsonClient:
         max_retries: int,
         max_connections: int,
         options: HttpOptions,
+        retry_budget: float = 120.0,
+        connect_timeout: float | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._secret = api_key or None
         self._max_retries = max_retries
+        self._retry_budget = retry_budget
         self._options = options
         self._rng = random.Random(options.seed)
         self._rng_lock = threading.Lock()
         httpx = _import_httpx()
-        self._timeout_error, self._transport_error = httpx.TimeoutException, httpx.TransportError
+        self._httpx = httpx
+        self._connect_timeout = min(timeout, 5.0) if connect_timeout is None else connect_timeout
+        self._timeout = timeout
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(
             base_url=self.base_url,
             headers=headers,
-            timeout=timeout,
+            timeout=self._timeouts(timeout),
             limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
             transport=options.transport,
         )
@@ -103,47 +133,78 @@ class JsonClient:
         """Close the connections."""
         self._client.close()
 
-    def get(self, path: str) -> dict[str, Any]:
-        """GET ``path`` and return its JSON object (see the module docstring for the errors raised)."""
-        return self._request("GET", path, None)
+    def get(self, path: str, *, max_retries: int | None = None) -> dict[str, Any]:
+        """GET ``path`` and return its JSON object (see the module docstring for the errors raised).
 
-    def post(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
-        """POST ``payload`` as JSON to ``path`` and return the JSON object answered."""
-        return self._request("POST", path, payload)
+        Args:
+            path: Path under the base URL.
+            max_retries: Retries for this call instead of the client's (0: one attempt, e.g. an optional check).
+        """
+        return self._request("GET", path, None, self._timeout, max_retries)
 
-    def _request(self, method: str, path: str, payload: dict[str, Any] | None) -> dict[str, Any]:
+    def post(self, path: str, payload: dict[str, Any], *, read_timeout: float | None = None) -> dict[str, Any]:
+        """POST ``payload`` as JSON to ``path`` and return the JSON object answered.
+
+        Args:
+            path: Path under the base URL.
+            payload: The JSON object to send.
+            read_timeout: Seconds to wait for this answer (a long generation needs more); default ``timeout``.
+        """
+        return self._request("POST", path, payload, read_timeout or self._timeout, None)
+
+    def _timeouts(self, read: float) -> httpx.Timeout:
+        return self._httpx.Timeout(read, connect=self._connect_timeout)
+
+    def _request(
+        self, method: str, path: str, payload: dict[str, Any] | None, read: float, max_retries: int | None
+    ) -> dict[str, Any]:
+        retries = self._max_retries if max_retries is None else max_retries
+        started = self._options.clock()
         attempt = 0
         while True:
-            try:
-                response = self._client.request(method, path, json=payload)
-            except self._timeout_error as exc:
-                failure: Exception = BackendUnavailable(
+            outcome = self._attempt(method, path, payload, read, attempt + 1)
+            if outcome.failure is None:
+                return outcome.body
+            if not outcome.retry or attempt >= retries:
+                raise outcome.failure from outcome.cause
+            delay = self._delay(attempt, outcome.retry_after)
+            if self._options.clock() - started + delay > self._retry_budget:
+                raise RequestFailed(
                     self._scrub(
-                        f"{method} {self.base_url}{path}: no answer within the timeout after {attempt + 1} attempt(s). "
-                        "Check that the server is running and not overloaded, or raise timeout."
+                        f"{outcome.failure} The retry budget of {self._retry_budget:g} s is spent (the next wait "
+                        f"would be {delay:.1f} s); raise retry_budget or check the server."
                     )
-                )
-                cause: BaseException = exc
-                retry_after = None
-            except self._transport_error as exc:
-                failure = BackendUnavailable(
-                    self._scrub(
-                        f"{method} {self.base_url}{path}: cannot reach the server after {attempt + 1} attempt(s) "
-                        f"({type(exc).__name__}: {exc}). Check base_url and that the server is running."
-                    )
-                )
-                cause, retry_after = exc, None
-            else:
-                if response.status_code < 400:
-                    return self._decode(method, path, response)
-                failure = self._status_error(method, path, response, attempt + 1)
-                if response.status_code not in _RETRY_STATUSES:
-                    raise failure
-                cause, retry_after = failure, _retry_after(response)
-            if attempt >= self._max_retries:
-                raise failure from cause
-            self._options.sleep(self._delay(attempt, retry_after))
+                ) from outcome.cause
+            self._options.sleep(delay)
             attempt += 1
+
+    def _attempt(self, method: str, path: str, payload: dict[str, Any] | None, read: float, attempts: int) -> _Outcome:
+        where = f"{method} {self.base_url}{path}"
+        try:
+            response = self._client.request(method, path, json=payload, timeout=self._timeouts(read))
+        except self._httpx.TimeoutException as exc:
+            message = (
+                f"{where}: no answer within the timeout after {attempts} attempt(s) ({self._connect_timeout:g} s to "
+                f"connect, {read:g} s to read). Check that the server is running and not overloaded, or raise timeout."
+            )
+            return _Outcome({}, BackendUnavailable(self._scrub(message)), exc, retry=True)
+        except self._httpx.ConnectError as exc:
+            message = (
+                f"{where}: cannot reach the server after {attempts} attempt(s) ({type(exc).__name__}: {exc}). "
+                "Check base_url and that the server is running."
+            )
+            return _Outcome({}, BackendUnavailable(self._scrub(message)), exc, retry=True)
+        except self._httpx.TransportError as exc:  # e.g. the connection closed in the middle of the body
+            message = f"{where}: the connection failed after {attempts} attempt(s) ({type(exc).__name__}: {exc})."
+            return _Outcome({}, BackendUnavailable(self._scrub(message)), exc, retry=True)
+        if response.status_code >= 400:
+            failure = self._status_error(where, response, attempts)
+            return _Outcome({}, failure, failure, response.status_code in _RETRY_STATUSES, _retry_after(response))
+        try:
+            return _Outcome(self._decode(where, response))
+        except ResponseInvalid as exc:
+            annotated = ResponseInvalid(f"{exc} (HTTP {response.status_code}, after {attempts} attempt(s))")
+            return _Outcome({}, annotated, exc.__cause__ or exc, retry=True)
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         ceiling = self._options.backoff_max
@@ -153,28 +214,39 @@ class JsonClient:
             jitter = 0.5 + 0.5 * self._rng.random()
         return min(ceiling, self._options.backoff_initial * 2**attempt) * jitter
 
-    def _status_error(self, method: str, path: str, response: httpx.Response, attempts: int) -> RequestFailed:
-        message = _server_message(response)
+    def _status_error(self, where: str, response: httpx.Response, attempts: int) -> RequestFailed:
+        message = _server_message(response, self._scrub)
         tried = f" after {attempts} attempt(s)" if response.status_code in _RETRY_STATUSES else ""
-        return RequestFailed(
-            self._scrub(f"{method} {self.base_url}{path}: HTTP {response.status_code}{tried}: {message}")
-        )
+        failure = RequestFailed(self._scrub(f"{where}: HTTP {response.status_code}{tried}: {message}"))
+        failure.status = response.status_code
+        return failure
 
-    def _decode(self, method: str, path: str, response: httpx.Response) -> dict[str, Any]:
+    def _decode(self, where: str, response: httpx.Response) -> dict[str, Any]:
         try:
             body = response.json()
         except ValueError as exc:
-            raise ResponseInvalid(
-                self._scrub(f"{method} {self.base_url}{path}: expected a JSON object, got {_excerpt(response.text)!r}")
-            ) from exc
+            excerpt = _excerpt(self._scrub(response.text))
+            raise ResponseInvalid(self._scrub(f"{where}: expected a JSON object, got {excerpt!r}")) from exc
         if not isinstance(body, dict):
-            raise ResponseInvalid(
-                self._scrub(f"{method} {self.base_url}{path}: expected a JSON object, got {type(body).__name__}")
-            )
+            raise ResponseInvalid(self._scrub(f"{where}: expected a JSON object, got {type(body).__name__}"))
         return body
 
     def _scrub(self, text: str) -> str:
-        return text.replace(self._secret, "***") if self._secret else text
+        """``text`` without the API key or the value of any credential header it quotes."""
+        if self._secret:
+            text = text.replace(self._secret, "***")
+        return scrub_credentials(text)
+
+
+def scrub_credentials(text: str) -> str:
+    """``text`` with the values of credential headers (``Authorization``, ``api-key``, cookies...) as ``***``.
+
+    Example:
+        >>> scrub_credentials('echo: {"authorization": "Bearer abc", "x-api-key": "k1", "cookie": "s=1; t=2"}')
+        'echo: {"authorization": "Bearer ***", "x-api-key": "***", "cookie": "***"}'
+    """
+    text = _CREDENTIAL.sub(lambda m: f"{m[1]}{m[2]}{m[3] or ''}***", text)
+    return _COOKIE.sub(lambda m: f"{m[1]}{m[2]}***", text)
 
 
 def _import_httpx() -> Any:
@@ -186,27 +258,38 @@ def _import_httpx() -> Any:
 
 
 def _retry_after(response: httpx.Response) -> float | None:
-    """Seconds from a numeric ``Retry-After`` header; ``None`` when absent or an HTTP date."""
-    try:
-        return max(0.0, float(response.headers.get("retry-after", "")))
-    except ValueError:
+    """Seconds from a ``Retry-After`` header, in seconds or as an HTTP date; ``None`` when absent or unreadable."""
+    value = response.headers.get("retry-after", "").strip()
+    if not value:
         return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - time.time())
 
 
-def _server_message(response: httpx.Response) -> str:
-    """The server's own explanation: OpenAI's ``error.message``, FastAPI's ``detail``, or the body's start."""
+def _server_message(response: httpx.Response, scrub: Callable[[str], str]) -> str:
+    """The server's own explanation (OpenAI's ``error.message``, FastAPI's ``detail``, or the body's start), scrubbed
+    before it is cut to length."""
     try:
         body = response.json()
     except ValueError:
-        return _excerpt(response.text) or response.reason_phrase
+        return _excerpt(scrub(response.text)) or response.reason_phrase
     if isinstance(body, dict):
         error = body.get("error")
         if isinstance(error, dict) and error.get("message"):
-            return _excerpt(str(error["message"]))
+            return _excerpt(scrub(str(error["message"])))
         for key in ("detail", "message", "error"):
             if body.get(key):
-                return _excerpt(str(body[key]))
-    return _excerpt(response.text)
+                return _excerpt(scrub(str(body[key])))
+    return _excerpt(scrub(response.text))
 
 
 def _excerpt(text: str) -> str:
