@@ -4,7 +4,15 @@ Each answer is stored under (model fingerprint, request kind, the request's cano
 the answer and nothing that does not (batch size, timeouts and concurrency are not in the key). Requests missing
 from the cache go to the model in chunks of ``chunk_size``, and each chunk's answers are committed as soon as they
 arrive, so a run killed at any point (even with SIGKILL) loses at most the chunk in flight. The database runs in
-WAL mode with a busy timeout, so several processes may read and write the same file at once.
+WAL mode with a busy timeout, so several processes may read and write the same file at once. Processes do not share
+work: each asks the model for every request that was not in the cache when it looked (two runs started together on
+one cache both ask everything; nothing breaks, and the first answer stored is kept). Start a second run on the same
+cache once the first is done, or give each its own share of the benchmark.
+
+A row whose stored result is not JSON or lacks a field is a miss: the model is asked again, the row is replaced, a
+warning names the cache, and :attr:`CacheStats.invalid_rows` counts it. A backend may also keep small facts about
+its model here (a server's probed capabilities) through :class:`Memo`, so that a run answered wholly from the cache
+needs no server.
 
 Example:
     >>> import tempfile
@@ -21,7 +29,7 @@ Example:
     ...     _ = model.loglikelihood([LoglikelihoodRequest("Q:", " a")])
     ...     model.close()
     >>> model.stats
-    CacheStats(requests=3, duplicates=1, hits=1, misses=1, model_calls=1)
+    CacheStats(requests=3, duplicates=1, hits=1, misses=1, model_calls=1, invalid_rows=0)
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ import json
 import sqlite3
 import threading
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,7 +56,7 @@ from pfungst.models.requests import (
     NextTokenRequest,
 )
 
-__all__ = ["CacheStats", "CachedModel", "request_key"]
+__all__ = ["CacheStats", "CachedModel", "Memo", "request_key"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
@@ -56,6 +65,10 @@ CREATE TABLE IF NOT EXISTS results (
     kind TEXT NOT NULL,
     request TEXT NOT NULL,
     result TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS memo (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
 ) WITHOUT ROWID
 """
 _BUSY_TIMEOUT_S = 60.0
@@ -79,6 +92,8 @@ class CacheStats:
     """Distinct requests sent to the model."""
     model_calls: int = 0
     """Calls made to the wrapped model (one per chunk of misses)."""
+    invalid_rows: int = 0
+    """Stored rows that could not be read back (not JSON, or a field missing) and were asked again."""
 
 
 def _canonical(request: LoglikelihoodRequest | NextTokenRequest | GenerateRequest) -> str:
@@ -98,6 +113,37 @@ def request_key(fingerprint: str, request: LoglikelihoodRequest | NextTokenReque
     """
     payload = json.dumps([fingerprint, _canonical(request)], ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+class Memo:
+    """Small JSON facts a backend keeps in the cache file beside the answers, e.g. a server's probed capabilities.
+
+    Like answers, facts must not depend on timeouts or concurrency; key them by model fingerprint where they
+    describe one model.
+    """
+
+    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+        self._connection = connection
+        self._path = path
+
+    def __repr__(self) -> str:
+        return f"Memo({str(self._path)!r})"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The fact stored under ``key``, or ``None`` (also for an unreadable one)."""
+        try:
+            row = self._connection.execute("SELECT value FROM memo WHERE key = ?", (key,)).fetchone()
+            value = json.loads(row[0]) if row else None
+        except (sqlite3.Error, ValueError):
+            return None
+        return value if isinstance(value, dict) else None
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        """Store ``value`` under ``key``; a cache that cannot be written only loses the fact."""
+        try:
+            self._connection.execute("INSERT OR REPLACE INTO memo VALUES (?, ?)", (key, json.dumps(value)))
+        except sqlite3.Error as exc:
+            warnings.warn(f"Cannot write to the model cache {self._path}: {exc}", RuntimeWarning, stacklevel=2)
 
 
 def _loglikelihood_from(data: dict[str, Any]) -> Loglikelihood:
@@ -138,6 +184,9 @@ class CachedModel:
         self.stats = CacheStats()
         self._lock = threading.Lock()
         self._connection = _connect(self.path)
+        use_memo = getattr(model, "use_memo", None)
+        if callable(use_memo):
+            use_memo(Memo(self._connection, self.path))
 
     def __repr__(self) -> str:
         return f"CachedModel({self.model!r}, {str(self.path)!r})"
@@ -179,8 +228,7 @@ class CachedModel:
             fingerprint = self.model.fingerprint
             unique = list(dict.fromkeys(requests))
             keys = {request: request_key(fingerprint, request) for request in unique}
-            found = self._lookup(list(keys.values()))
-            answers: dict[Req, Res] = {r: parse(found[keys[r]]) for r in unique if keys[r] in found}
+            answers = self._parse_found(unique, keys, parse)
             misses = sorted((r for r in unique if r not in answers), key=_group_key)
             self.stats.requests += len(requests)
             self.stats.duplicates += len(requests) - len(unique)
@@ -196,14 +244,48 @@ class CachedModel:
                 answers.update(zip(chunk, results, strict=True))
             return [answers[request] for request in requests]
 
-    def _lookup(self, keys: list[str]) -> dict[str, dict[str, Any]]:
-        found: dict[str, dict[str, Any]] = {}
+    def _parse_found(
+        self, unique: list[Req], keys: dict[Req, str], parse: Callable[[dict[str, Any]], Res]
+    ) -> dict[Req, Res]:
+        """The stored answers to ``unique``; a row that cannot be read back is a miss, counted and warned about."""
+        found = self._lookup(list(keys.values()))
+        answers: dict[Req, Res] = {}
+        invalid: list[str] = []
+        reason = ""
+        for request in unique:
+            if keys[request] not in found:
+                continue
+            try:
+                answers[request] = parse(json.loads(found[keys[request]]))
+            except (ValueError, TypeError, KeyError) as exc:
+                invalid.append(keys[request])
+                reason = f"{type(exc).__name__}: {exc}"
+        if invalid:
+            self._delete(invalid)
+            self.stats.invalid_rows += len(invalid)
+            warnings.warn(
+                f"{self.path}: {len(invalid)} cached answer(s) could not be read back (last: {reason}); asking the "
+                "model again and replacing them.",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+        return answers
+
+    def _delete(self, keys: list[str]) -> None:
+        """Remove unreadable rows, so that the answers asked again take their place."""
+        try:
+            self._connection.executemany("DELETE FROM results WHERE key = ?", [(key,) for key in keys])
+        except sqlite3.Error as exc:
+            raise BackendUnavailable(f"Cannot write to the model cache {self.path}: {exc}") from exc
+
+    def _lookup(self, keys: list[str]) -> dict[str, str]:
+        found: dict[str, str] = {}
         try:
             for start in range(0, len(keys), _LOOKUP_CHUNK):
                 chunk = keys[start : start + _LOOKUP_CHUNK]
                 marks = ",".join("?" * len(chunk))
                 rows = self._connection.execute(f"SELECT key, result FROM results WHERE key IN ({marks})", chunk)
-                found.update((key, json.loads(result)) for key, result in rows)
+                found.update((key, str(result)) for key, result in rows)
         except sqlite3.Error as exc:
             raise BackendUnavailable(f"Cannot read the model cache {self.path}: {exc}") from exc
         return found
@@ -248,7 +330,7 @@ def _set_up(connection: sqlite3.Connection) -> None:
         try:
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=NORMAL")  # in WAL mode, still durable across a killed process
-            connection.execute(_SCHEMA)
+            connection.executescript(_SCHEMA)
             return
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) or time.monotonic() > deadline:

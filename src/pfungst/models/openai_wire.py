@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from pfungst.errors import RequestFailed, ResponseInvalid
+from pfungst.errors import BackendError, RequestFailed, ResponseInvalid
 from pfungst.models.http import JsonClient
 from pfungst.models.protocol import Capability
 
@@ -18,6 +18,7 @@ __all__ = [
     "ScoredToken",
     "ServerFeatures",
     "continuation_tokens",
+    "features_from_dict",
     "first_choice",
     "generated_logprob",
     "generated_top",
@@ -29,6 +30,11 @@ _PROBE_PROMPT = "1, 2, 3, 4, 5, 6, 7,"
 _LLAMA_CPP_PYTHON_TOKENIZE = "/extras/tokenize"
 _ALIGNMENT_TOLERANCE = 1e-3
 _GREEDY_TOLERANCE = 1e-6
+_NOT_SERVED = frozenset({404, 405, 501})
+_TOKENIZE_ROUTES: dict[str, Callable[[str, str], dict[str, Any]]] = {
+    _LLAMA_CPP_PYTHON_TOKENIZE: lambda model, text: {"model": model, "input": text},
+    "/tokenize": lambda model, text: {"model": model, "prompt": text, "content": text, "add_special_tokens": False},
+}
 
 
 class ScoredToken(NamedTuple):
@@ -48,6 +54,43 @@ class ServerFeatures:
     """Token ids of a text without the tokenizer's leading special tokens; ``None`` when the server has none."""
     sampling: dict[str, Any]
     """Server-specific fields sent with every completion so that sampling is plain (greedy at temperature 0)."""
+    tokenizer_route: str = ""
+    """The path of the tokenize endpoint (``""``: none)."""
+    tokenizer_prefix: tuple[int, ...] = ()
+    """The ids the tokenizer puts before any text (a beginning-of-sequence token, or nothing)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe form for the model cache (the tokenizer is rebuilt from its route and prefix)."""
+        return {
+            "capabilities": sorted(self.capabilities),
+            "limitations": list(self.limitations),
+            "sampling": self.sampling,
+            "tokenizer_route": self.tokenizer_route,
+            "tokenizer_prefix": list(self.tokenizer_prefix),
+        }
+
+
+def features_from_dict(client: JsonClient, model: str, data: dict[str, Any]) -> ServerFeatures:
+    """The features :meth:`ServerFeatures.to_dict` wrote; the tokenizer asks the server only when used.
+
+    Raises:
+        KeyError, TypeError, ValueError: ``data`` is not such a dictionary.
+    """
+    route = str(data["tokenizer_route"])
+    if route and route not in _TOKENIZE_ROUTES:
+        raise ValueError(f"unknown tokenize route {route!r}")
+    prefix = tuple(int(token) for token in data["tokenizer_prefix"])
+    capabilities = frozenset(str(c) for c in data["capabilities"])
+    if not capabilities <= {"loglikelihood", "next_token", "generate"} or not isinstance(data["sampling"], dict):
+        raise ValueError(f"not a probe result: {data!r}")
+    return ServerFeatures(
+        capabilities,  # type: ignore[arg-type]  # checked against the three capabilities above
+        tuple(str(note) for note in data["limitations"]),
+        _without_prefix(_tokenize_raw(client, model, route), prefix) if route else None,
+        dict(data["sampling"]),
+        route,
+        prefix,
+    )
 
 
 def first_choice(body: dict[str, Any]) -> dict[str, Any]:
@@ -170,23 +213,48 @@ def _scored(value: Any, top: Any, index: int) -> ScoredToken:
 
 
 def probe_features(client: JsonClient, model: str, *, chat: bool, bos_text: str | None) -> ServerFeatures:
-    """Ask the server, with a few small requests, what it serves (see :mod:`pfungst.models.openai`)."""
-    tokenize, route = _find_tokenizer(client, model)
-    # llama-cpp-python's server (the one with /extras/tokenize) applies a repeat penalty of 1.1, top-k 40 and
-    # min-p 0.05 unless told otherwise, so its "greedy" text would differ from plain greedy decoding.
-    sampling = {"repeat_penalty": 1.0, "top_k": 0, "min_p": 0.0} if route == _LLAMA_CPP_PYTHON_TOKENIZE else {}
+    """Ask the server, with a few small requests, what it serves (see :mod:`pfungst.models.openai`).
+
+    Raises:
+        BackendError: The server fails the first probe completion for another reason than not serving its endpoint
+            (a 401, a 400, a 5xx or a body that is not JSON, after retries): the message gives the HTTP status and
+            the server's own message.
+    """
     limitations: list[str] = []
     if chat:
         capabilities = _probe_chat(client, model, limitations)
         limitations.append("Log-likelihoods are not served in chat mode (a chat template cannot be echoed).")
     else:
         capabilities = _probe_completions(client, model, bos_text, limitations)
+    tokenize, route, prefix = _find_tokenizer(client, model)
+    # llama-cpp-python's server (the one with /extras/tokenize) applies a repeat penalty of 1.1, top-k 40 and
+    # min-p 0.05 unless told otherwise, so its "greedy" text would differ from plain greedy decoding.
+    sampling = {"repeat_penalty": 1.0, "top_k": 0, "min_p": 0.0} if route == _LLAMA_CPP_PYTHON_TOKENIZE else {}
     if tokenize is None:
         limitations.append(
             "No tokenize endpoint (/extras/tokenize or /tokenize): letter scoring cannot force a label with "
             "logit_bias, so a label outside the top 20 next tokens fails, and multi-token labels cannot be scored."
         )
-    return ServerFeatures(frozenset(capabilities), tuple(limitations), tokenize, sampling)
+    return ServerFeatures(frozenset(capabilities), tuple(limitations), tokenize, sampling, route, prefix)
+
+
+def _first_probe(client: JsonClient, path: str, payload: dict[str, Any], notes: list[str], hint: str) -> Any:
+    """The answer to the first probe completion; ``None`` (with a note) where the endpoint is not served.
+
+    Any other failure is the server's, not a missing feature, and is raised with its status and message.
+    """
+    try:
+        return client.post(path, payload)
+    except RequestFailed as exc:
+        if exc.status not in _NOT_SERVED:
+            advice = " Check the API key (api_key_env)." if exc.status in (401, 403) else ""
+            failure = RequestFailed(f"The server failed a probe completion: {exc}{advice}")
+            failure.status = exc.status
+            raise failure from exc
+        notes.append(f"{path} is not served ({exc}); {hint}")
+        return None
+    except BackendError as exc:
+        raise type(exc)(f"The server failed a probe completion: {exc}") from exc
 
 
 def server_model_id(client: JsonClient, model: str) -> str:
@@ -201,27 +269,29 @@ def server_model_id(client: JsonClient, model: str) -> str:
     return ids[0]
 
 
-def _find_tokenizer(client: JsonClient, model: str) -> tuple[Callable[[str], tuple[int, ...]] | None, str]:
-    """A tokenize function and the route serving it, or ``(None, "")``."""
-    routes: list[tuple[str, Callable[[str], dict[str, Any]]]] = [
-        (_LLAMA_CPP_PYTHON_TOKENIZE, lambda text: {"model": model, "input": text}),
-        ("/tokenize", lambda text: {"model": model, "prompt": text, "content": text, "add_special_tokens": False}),
-    ]
-    for path, payload in routes:
+def _tokenize_raw(client: JsonClient, model: str, route: str) -> Callable[[str], tuple[int, ...]]:
+    def raw(text: str) -> tuple[int, ...]:
+        tokens = client.post(route, _TOKENIZE_ROUTES[route](model, text)).get("tokens")
+        if not isinstance(tokens, list) or not all(isinstance(t, int) for t in tokens):
+            raise ResponseInvalid(f"{route} answered without a list of token ids: {str(tokens)[:100]!r}")
+        return tuple(tokens)
 
-        def raw(text: str, path: str = path, payload: Callable[[str], dict[str, Any]] = payload) -> tuple[int, ...]:
-            tokens = client.post(path, payload(text)).get("tokens")
-            if not isinstance(tokens, list) or not all(isinstance(t, int) for t in tokens):
-                raise ResponseInvalid(f"{path} answered without a list of token ids: {str(tokens)[:100]!r}")
-            return tuple(tokens)
+    return raw
 
+
+def _find_tokenizer(
+    client: JsonClient, model: str
+) -> tuple[Callable[[str], tuple[int, ...]] | None, str, tuple[int, ...]]:
+    """A tokenize function, the route serving it and its leading special tokens, or ``(None, "", ())``."""
+    for route in _TOKENIZE_ROUTES:
+        raw = _tokenize_raw(client, model, route)
         try:
             special = raw("")  # what the tokenizer puts before any text (a BOS token, or nothing)
             raw("Hello")
         except (RequestFailed, ResponseInvalid):
             continue
-        return _without_prefix(raw, special), path
-    return None, ""
+        return _without_prefix(raw, special), route, special
+    return None, "", ()
 
 
 def _without_prefix(raw: Callable[[str], tuple[int, ...]], prefix: tuple[int, ...]) -> Callable[[str], tuple[int, ...]]:
@@ -238,10 +308,14 @@ def _strip_prefix(ids: tuple[int, ...], prefix: tuple[int, ...]) -> tuple[int, .
 def _probe_completions(client: JsonClient, model: str, bos_text: str | None, notes: list[str]) -> set[Capability]:
     prompt = (bos_text or "") + _PROBE_PROMPT
     base = {"model": model, "max_tokens": 1, "temperature": 0.0}
-    try:
-        plain = client.post("/v1/completions", {**base, "prompt": prompt, "logprobs": 5})
-    except (RequestFailed, ResponseInvalid) as exc:
-        notes.append(f"/v1/completions is not served ({exc}); a chat-only server needs chat=True.")
+    plain = _first_probe(
+        client,
+        "/v1/completions",
+        {**base, "prompt": prompt, "logprobs": 5},
+        notes,
+        "a chat-only server needs chat=True.",
+    )
+    if plain is None:
         return set()
     capabilities: set[Capability] = {"generate"}
     try:
@@ -286,10 +360,8 @@ def _probe_chat(client: JsonClient, model: str, notes: list[str]) -> set[Capabil
         "top_logprobs": 5,
         "messages": [{"role": "user", "content": _PROBE_PROMPT}],
     }
-    try:
-        body = client.post("/v1/chat/completions", payload)
-    except (RequestFailed, ResponseInvalid) as exc:
-        notes.append(f"/v1/chat/completions is not served ({exc}); try chat=False.")
+    body = _first_probe(client, "/v1/chat/completions", payload, notes, "try chat=False.")
+    if body is None:
         return set()
     try:
         generated_top(body, chat=True)
