@@ -20,7 +20,17 @@ How each call is served, and the rules that decide its numbers:
 What the server supports is probed once, lazily (:attr:`OpenAIModel.capabilities`): a plain completion, an echo of
 the same prompt plus its answer whose last log-probability must equal the answer's (catching llama-cpp-python's
 echo log-probabilities shifted by one token for models without a beginning-of-sequence token, such as SmolLM2),
-and the tokenize endpoints. :attr:`OpenAIModel.limitations` says in words what was found missing.
+and the tokenize endpoints. :attr:`OpenAIModel.limitations` says in words what was found missing. A server that
+fails the first probe completion (401, 400, 5xx, a body that is not JSON) is reported with its status and message.
+
+Behind the model cache (:class:`~pfungst.models.cache.CachedModel`) the served model id and the probe's answer are
+kept in the cache file, the probe under the model's fingerprint: a run answered wholly from the cache then needs no
+server (when ``/v1/models`` cannot be reached in one attempt, the model id last seen there is used).
+
+A flaky server costs time, not the run: each request is retried on 429, 5xx, timeouts, broken connections and
+broken bodies, with jittered exponential backoff, up to ``retries`` times and ``retry_budget`` seconds
+(:mod:`pfungst.models.http`). Connecting may take 5 seconds; an answer ``timeout`` seconds (a generation
+``timeout`` plus half a second per token asked).
 
 For the echo shift, ``bos_text`` (for SmolLM2 ``"<|im_start|>"``, its BOS token, which the server strips from the
 echo) is put before every completions prompt, as a tokenizer that adds a BOS token would: echo log-probabilities
@@ -41,16 +51,18 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pfungst.errors import ConfigError, ResponseInvalid
+from pfungst.errors import BackendError, ConfigError, ResponseInvalid
 from pfungst.models.http import HttpOptions, JsonClient
 from pfungst.models.openai_wire import (
     ServerFeatures,
     continuation_tokens,
+    features_from_dict,
     first_choice,
     generated_logprob,
     generated_top,
+    listed_model_id,
     probe_features,
     server_model_id,
 )
@@ -64,12 +76,16 @@ from pfungst.models.requests import (
     NextTokenRequest,
 )
 
+if TYPE_CHECKING:
+    from pfungst.models.cache import Memo
+
 __all__ = ["OpenAIModel"]
 
 _T = TypeVar("_T")
 _R = TypeVar("_R")
 _TOP_LOGPROBS = 20
 _FORCE_BIAS = 100.0
+_SECONDS_PER_TOKEN = 0.5
 
 
 class OpenAIModel:
@@ -81,8 +97,9 @@ class OpenAIModel:
         api_key_env: Name of the environment variable holding the API key, sent as a Bearer token; unset or empty
             sends none. The key is never stored outside the HTTP client's headers, logged, or shown.
         max_concurrency: Requests in flight at once (a thread pool over one connection pool).
-        timeout: Seconds allowed for one HTTP attempt.
-        max_retries: Retries of one request on 429, 5xx, timeouts and connection errors (exponential backoff).
+        timeout: Seconds allowed to read one answer (a generation gets half a second more per token asked).
+        retries: Retries of one request on 429, 5xx, timeouts, broken connections and bodies (exponential backoff).
+        retry_budget: Seconds one request may spend on retries in all, waits included.
         chat: Use ``/v1/chat/completions`` for next-token log-probabilities and generation.
         bos_text: Text put before every completions prompt to align echo log-probabilities (module docstring).
         http: Backoff, jitter seed, sleep function and transport (tests); none of it changes an answer.
@@ -103,12 +120,13 @@ class OpenAIModel:
         api_key_env: str = "OPENAI_API_KEY",
         max_concurrency: int = 4,
         timeout: float = 60.0,
-        max_retries: int = 5,
+        retries: int = 8,
+        retry_budget: float = 120.0,
         chat: bool = False,
         bos_text: str | None = None,
         http: HttpOptions | None = None,
     ) -> None:
-        _check_options(base_url, max_concurrency, timeout, max_retries)
+        _check_options(base_url, max_concurrency, timeout, retries, retry_budget)
         self.base_url = _server_root(base_url)
         self.model = model
         self.chat = chat
@@ -118,10 +136,13 @@ class OpenAIModel:
             self.base_url,
             os.environ.get(api_key_env) or None,
             timeout=timeout,
-            max_retries=max_retries,
+            max_retries=retries,
             max_connections=max_concurrency,
             options=http or HttpOptions(),
+            retry_budget=retry_budget,
         )
+        self.timeout = timeout
+        self._memo: Memo | None = None
         self._features: ServerFeatures | None = None
         self._model_id: str | None = None
         self._probe_lock = threading.Lock()
@@ -140,14 +161,32 @@ class OpenAIModel:
         """Close the HTTP connections."""
         self._client.close()
 
+    def use_memo(self, memo: Memo) -> None:
+        """Keep the served model id and the probe's answer in the model cache (see the module docstring)."""
+        self._memo = memo
+
     @property
     def fingerprint(self) -> str:
         """``openai:<base_url>#<model id as /v1/models reports it>``, plus ``;chat`` and ``;bos_text=...``."""
         with self._probe_lock:
             if self._model_id is None:
-                self._model_id = server_model_id(self._client, self.model)
+                self._model_id = self._served_model_id()
         mode = (";chat" if self.chat else "") + (f";bos_text={self.bos_text!r}" if self.bos_text else "")
         return f"openai:{self.base_url}#{self._model_id}{mode}"
+
+    def _served_model_id(self) -> str:
+        key = f"openai-model-id:{self.base_url}#{self.model}"
+        seen = self._memo.get(key) if self._memo else None
+        if seen is None or not isinstance(seen.get("id"), str):
+            model_id = server_model_id(self._client, self.model)
+        else:
+            try:  # one attempt: a stopped server must not cost the retry budget of a run served from the cache
+                model_id = listed_model_id(self._client.get("/v1/models", max_retries=0), self.model)
+            except BackendError:
+                return str(seen["id"])
+        if self._memo and (seen is None or seen.get("id") != model_id):
+            self._memo.put(key, {"id": model_id})
+        return model_id
 
     @property
     def capabilities(self) -> frozenset[Capability]:
@@ -189,10 +228,22 @@ class OpenAIModel:
         return self._map(self._generate_one, requests)
 
     def _probe(self) -> ServerFeatures:
+        fingerprint = self.fingerprint
         with self._probe_lock:
             if self._features is None:
+                self._features = self._remembered_features(fingerprint)
+            if self._features is None:
                 self._features = probe_features(self._client, self.model, chat=self.chat, bos_text=self.bos_text)
+                if self._memo:
+                    self._memo.put(f"openai-probe:{fingerprint}", self._features.to_dict())
             return self._features
+
+    def _remembered_features(self, fingerprint: str) -> ServerFeatures | None:
+        stored = self._memo.get(f"openai-probe:{fingerprint}") if self._memo else None
+        try:
+            return features_from_dict(self._client, self.model, stored) if stored else None
+        except (KeyError, TypeError, ValueError):
+            return None  # written by another version: probe again
 
     def _require(self, capability: Capability) -> None:
         features = self._probe()
@@ -213,9 +264,10 @@ class OpenAIModel:
                     future.cancel()
                 raise
 
-    def _completion(self, payload: dict[str, Any]) -> dict[str, Any]:
+    def _completion(self, payload: dict[str, Any], read_timeout: float | None = None) -> dict[str, Any]:
         path = "/v1/chat/completions" if self.chat else "/v1/completions"
-        return self._client.post(path, {"model": self.model, "temperature": 0.0, **self._probe().sampling, **payload})
+        body = {"model": self.model, "temperature": 0.0, **self._probe().sampling, **payload}
+        return self._client.post(path, body, read_timeout=read_timeout)
 
     def _prompt_fields(self, text: str) -> dict[str, Any]:
         if self.chat:
@@ -311,7 +363,7 @@ class OpenAIModel:
         }
         if request.stop:
             payload["stop"] = list(request.stop)
-        choice = first_choice(self._completion(payload))
+        choice = first_choice(self._completion(payload, self.timeout + _SECONDS_PER_TOKEN * request.max_tokens))
         text = choice.get("message", {}).get("content") if self.chat else choice.get("text")
         if not isinstance(text, str):
             raise ResponseInvalid(f"{self.base_url}: the completion carries no text: {str(choice)[:200]!r}")
@@ -331,12 +383,14 @@ def _move_trailing_space(context: str, candidates: Sequence[str]) -> tuple[str, 
     return stripped, tuple(space + candidate for candidate in candidates)
 
 
-def _check_options(base_url: str, max_concurrency: int, timeout: float, max_retries: int) -> None:
+def _check_options(base_url: str, max_concurrency: int, timeout: float, retries: int, retry_budget: float) -> None:
     if not base_url.startswith(("http://", "https://")):
         raise ConfigError(f"base_url {base_url!r} must start with http:// or https://, e.g. http://127.0.0.1:8000.")
     if max_concurrency < 1:
         raise ConfigError(f"max_concurrency must be at least 1, got {max_concurrency}.")
     if timeout <= 0:
         raise ConfigError(f"timeout must be a positive number of seconds, got {timeout}.")
-    if max_retries < 0:
-        raise ConfigError(f"max_retries must be 0 or more, got {max_retries}.")
+    if retries < 0:
+        raise ConfigError(f"retries must be 0 or more, got {retries}.")
+    if retry_budget < 0:
+        raise ConfigError(f"retry_budget must be 0 or more seconds, got {retry_budget}.")

@@ -21,6 +21,7 @@ __all__ = [
     "features_from_dict",
     "first_choice",
     "generated_logprob",
+    "listed_model_id",
     "generated_top",
     "probe_features",
     "server_model_id",
@@ -258,11 +259,20 @@ def _first_probe(client: JsonClient, path: str, payload: dict[str, Any], notes: 
 
 
 def server_model_id(client: JsonClient, model: str) -> str:
-    """The id ``/v1/models`` reports for ``model``: itself if listed, else the only model served, else ``model``."""
+    """The id ``/v1/models`` reports for ``model``: itself if listed, else the only model served, else ``model``.
+
+    Raises:
+        BackendUnavailable: The server cannot be reached (after the client's retries).
+    """
     try:
-        listed = client.get("/v1/models").get("data")
+        return listed_model_id(client.get("/v1/models"), model)
     except (RequestFailed, ResponseInvalid):
         return model
+
+
+def listed_model_id(body: dict[str, Any], model: str) -> str:
+    """The id for ``model`` in a ``/v1/models`` answer: itself if listed, else the only model listed, else itself."""
+    listed = body.get("data")
     ids = [str(entry["id"]) for entry in listed or [] if isinstance(entry, dict) and "id" in entry]
     if model in ids or len(ids) != 1:
         return model
