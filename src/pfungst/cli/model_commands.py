@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -24,6 +25,7 @@ from pfungst.cli.common import (
 from pfungst.errors import ConfigError
 from pfungst.evaluate.runner import ScoreConfig, score_benchmark
 from pfungst.evaluate.score_result import ScoreResult
+from pfungst.models.registry import applicable_options
 from pfungst.report.score_console import render_score
 from pfungst.report.stress_console import render_ranks, render_stress
 from pfungst.stress.comparison import compare
@@ -32,6 +34,13 @@ from pfungst.stress.stress_result import StressResult
 from pfungst.stress.suite import stress
 
 __all__ = ["score_command", "stress_command"]
+
+TimeoutOption = Annotated[
+    float | None, typer.Option(help="Seconds a model server may take to answer one request (openai: models).")
+]
+RetriesOption = Annotated[
+    int | None, typer.Option(help="Retries of a failed request to a model server (openai: models; default 8).")
+]
 
 
 @app.command("score")
@@ -70,6 +79,8 @@ def score_command(
         int | None, typer.Option(help="CPU threads for a llama.cpp model (default: its choice).")
     ] = None,
     chunk_size: Annotated[int, typer.Option(help="Items per batch sent to the model and committed to the cache.")] = 16,
+    timeout: TimeoutOption = None,
+    retries: RetriesOption = None,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """Score a benchmark with a language model: accuracy with its Wilson interval against chance, per-item results."""
@@ -81,7 +92,7 @@ def score_command(
             cache=cache or True,
             chunk_size=chunk_size,
             seed=seed,
-            model_options={"n_threads": threads} if threads else {},
+            model_options=applicable_options(model, _model_options(threads, timeout, retries)),
         )
         config.resolve()  # before reading data: a typo should not cost a load
         check_suffix(out)
@@ -147,6 +158,8 @@ def stress_command(
     bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples per interval.")] = 1000,
     threads: Annotated[int | None, typer.Option(help="CPU threads for a llama.cpp model.")] = None,
     chunk_size: Annotated[int, typer.Option(help="Questions per batch sent to the model.")] = 16,
+    timeout: TimeoutOption = None,
+    retries: RetriesOption = None,
     json_path: Annotated[Path | None, typer.Option("--json", help="Write the result(s) as JSON.")] = None,
     items_path: Annotated[
         Path | None,
@@ -175,7 +188,7 @@ def stress_command(
             seed=seed,
             n_bootstrap=bootstrap,
             chunk_size=chunk_size,
-            model_options={"n_threads": threads} if threads else {},
+            model_options=_model_options(threads, timeout, retries),
         )
         config.validate()
         check_suffix(items_path)
@@ -183,12 +196,20 @@ def stress_command(
         results = []
         for spec in model or ["smollm2"]:
             with progress_bar(quiet) as report:
-                results.append(stress(benchmark, spec, config, progress=report))
+                options = applicable_options(spec, config.model_options)
+                results.append(stress(benchmark, spec, replace(config, model_options=options), progress=report))
             render_stress(results[-1], console)
         ranks = compare(results, names=model, seed=seed, n_bootstrap=bootstrap) if len(results) > 1 else None
         if ranks is not None:
             render_ranks(ranks, console)
         _write_stress(results, ranks, json_path, items_path)
+
+
+def _model_options(threads: int | None, timeout: float | None, retries: int | None) -> dict[str, Any]:
+    """Backend options from the CLI; each backend is later given only those it takes."""
+    options: dict[str, Any] = {"n_threads": threads} if threads else {}
+    options.update({name: v for name, v in (("timeout", timeout), ("retries", retries)) if v is not None})
+    return options
 
 
 def _permutations(value: str) -> int | None:
