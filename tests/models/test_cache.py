@@ -248,3 +248,25 @@ def test_a_run_killed_with_sigkill_resumes_with_identical_results_and_no_repeate
     assert resumed[-1]["results"] == reference["results"]
     assert resumed[-1]["misses"] == 40 - committed
     assert [line["model_calls"] for line in resumed[: committed // 4]] == [0] * (committed // 4)
+
+
+@pytest.mark.parametrize("stored", ["{not json", '{"logprob": -1.0}', "[1, 2]", '{"logprob": "x", "n_tokens": 1}'])
+def test_an_unreadable_cache_row_is_a_counted_miss_that_is_asked_again_and_replaced(
+    tmp_path: Path, stored: str
+) -> None:
+    path = tmp_path / "cache.sqlite"
+    request = _ll("Q1", " a")
+    CachedModel(ScriptedModel(), path).loglikelihood([request])
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE results SET result = ?", (stored,))
+
+    fake = ScriptedModel()
+    model = CachedModel(fake, path)
+    with pytest.warns(RuntimeWarning, match=r"cache\.sqlite: 1 cached answer\(s\) could not be read back"):
+        results = model.loglikelihood([request, _ll("Q2", " b")])
+
+    assert results == ScriptedModel().loglikelihood([request, _ll("Q2", " b")])
+    assert (model.stats.invalid_rows, model.stats.hits, model.stats.misses) == (1, 0, 2)
+    again = CachedModel(ScriptedModel(), path)
+    assert again.loglikelihood([request]) == results[:1]
+    assert (again.stats.invalid_rows, again.stats.hits) == (0, 1)
