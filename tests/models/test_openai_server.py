@@ -7,11 +7,6 @@ the same option on every prompt with log-probabilities within 1e-3.
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
-import sys
-import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,8 +18,7 @@ httpx = pytest.importorskip("httpx", reason="the openai backend needs httpx: pip
 for _module in ("fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings"):
     pytest.importorskip(_module, reason="llama_cpp.server needs: pip install 'llama-cpp-python[server]'")
 
-from pfungst.errors import ConfigError, MissingDependency, RequestFailed  # noqa: E402
-from pfungst.models.embedded import embedded_model_path  # noqa: E402
+from pfungst.errors import ConfigError, RequestFailed  # noqa: E402
 from pfungst.models.llamacpp import LlamaCppModel  # noqa: E402
 from pfungst.models.openai import OpenAIModel  # noqa: E402
 from pfungst.models.requests import GenerateRequest, LoglikelihoodRequest, NextTokenRequest  # noqa: E402
@@ -32,70 +26,6 @@ from pfungst.models.requests import GenerateRequest, LoglikelihoodRequest, NextT
 LETTERS = (" A", " B", " C", " D")
 SMOLLM2_BOS = "<|im_start|>"
 TOLERANCE = 1e-3
-
-
-@pytest.fixture(scope="session")
-def smollm2_path() -> Path:
-    try:
-        return embedded_model_path()
-    except MissingDependency as exc:
-        pytest.skip(str(exc))
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture(scope="session")
-def llama_server(smollm2_path: Path) -> Iterator[str]:
-    """``python -m llama_cpp.server`` on a free local port, up until /v1/models answers; stopped at session end."""
-    port = _free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "llama_cpp.server",
-        "--model",
-        str(smollm2_path),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--n_ctx",
-        "2048",
-        "--verbose",
-        "False",
-    ]
-    with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            _wait_until_up(url, process, log)
-            yield url
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-
-def _wait_until_up(url: str, process: subprocess.Popen[bytes], log: object, limit: float = 60.0) -> None:
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            log.seek(0)  # type: ignore[attr-defined]
-            output = log.read().decode(errors="replace")[-2000:]  # type: ignore[attr-defined]
-            pytest.fail(f"llama_cpp.server exited with {process.returncode}:\n{output}")
-        try:
-            if httpx.get(f"{url}/v1/models", timeout=1.0).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    pytest.fail(f"llama_cpp.server did not answer {url}/v1/models within {limit:.0f} s")
 
 
 @pytest.fixture(scope="session")
