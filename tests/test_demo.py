@@ -48,7 +48,7 @@ def _reads_the_options(seed: int) -> ScriptedModel:
 def test_a_model_drawn_to_a_scores_the_share_of_items_with_gold_in_a_and_is_caught(tmp_path: Path, seed: int) -> None:
     result = run_demo(tmp_path, seed=seed, n_items=60, config=QUICK, stress_items=STRESSED, model=_always_a())
     in_a = sum(item.gold == 0 for item in load(tmp_path / "gold-position.jsonl")[:STRESSED])
-    assert result.stress.accuracy("identity").accuracy.value == pytest.approx(in_a / STRESSED)
+    assert result.stress.accuracy.value == pytest.approx(in_a / STRESSED)
     moved = result.stress.analysis("answer-moved")
     assert [estimate.value for estimate in moved.per_slot] == [1.0, 0.0, 0.0, 0.0]
     assert result.stress.analysis("circular").circular.value == 0.0  # never right in all four rotations
@@ -59,7 +59,7 @@ def test_a_model_drawn_to_a_scores_the_share_of_items_with_gold_in_a_and_is_caug
 def test_a_model_that_reads_the_options_is_not_flagged(tmp_path: Path, seed: int) -> None:
     model = _reads_the_options(seed)
     result = run_demo(tmp_path, seed=seed, n_items=60, config=QUICK, stress_items=STRESSED, model=model)
-    assert result.stress.accuracy("identity").accuracy.value == 1.0
+    assert result.stress.accuracy.value == 1.0
     assert result.stress.analysis("answer-moved").gap.value == 0.0
     assert result.conclusion[1].endswith("No evidence that the score rides on where the answer sits.")
 

@@ -178,7 +178,7 @@ def _conclude(result: StressResult, benchmark: Benchmark, model: str | LanguageM
     plain = [o for o in result.outcomes if o.perturbation == "identity"]
     in_a = sum(item.gold == 0 for item in benchmark[: len(plain)])
     picks_a = sum(o.chosen_position == 0 for o in plain)
-    accuracy = result.accuracy("identity").accuracy
+    accuracy = result.accuracy
     first = (
         f"{name} scores {_figure(accuracy)} (chance {accuracy.baseline:.2f}) on the first {len(plain)} "
         f"{DEMO_STRESSED} items as given; the gold answer is in slot A for {in_a} of them, and the model "

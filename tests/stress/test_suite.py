@@ -65,7 +65,7 @@ def result() -> StressResult:
 
 
 def test_plain_accuracy_is_the_share_of_items_with_gold_at_a(result: StressResult) -> None:
-    plain = result.accuracy("identity").accuracy
+    plain = result.accuracy
     assert plain.value == pytest.approx(6 / 20) and plain.n == 20
     assert plain.baseline == pytest.approx(0.25)
     assert {o.chosen_label for o in result.outcomes if o.perturbation == "identity"} == {"A"}
@@ -83,7 +83,7 @@ def test_no_item_survives_every_rotation(result: StressResult) -> None:
     assert circular.circular.value == 0.0
     assert circular.plain.value == pytest.approx(6 / 20)
     # Under rotation s the model answers original option s: right on the items whose gold is s.
-    assert [result.accuracy("cyclic", f"shift {s}").accuracy.value for s in range(4)] == pytest.approx(
+    assert [result.accuracy_of("cyclic", f"shift {s}").accuracy.value for s in range(4)] == pytest.approx(
         [6 / 20, 5 / 20, 5 / 20, 4 / 20]
     )
 
@@ -93,7 +93,7 @@ def test_moving_the_answer_to_a_is_right_and_anywhere_else_wrong(result: StressR
     assert moved.slots == ("A", "B", "C", "D")
     assert [slot.value for slot in moved.per_slot] == [1.0, 0.0, 0.0, 0.0]
     assert (moved.gap.value, moved.worst_case.value) == (1.0, 0.0)
-    assert result.accuracy("answer-moved", "slot 1").accuracy.value == 1.0
+    assert result.accuracy_of("answer-moved", "slot 1").accuracy.value == 1.0
 
 
 def test_shuffled_ids_show_the_bias_follows_the_label_not_the_position(result: StressResult) -> None:
@@ -119,7 +119,7 @@ def test_pride_removes_the_label_prior_at_the_cost_computed_by_hand(result: Stre
     assert debiased.cost_ratio == pytest.approx(expected_ratio) == pytest.approx(1.3)
     costs = {cost.perturbation: cost for cost in result.costs}
     assert costs["pride"].passes_ratio == pytest.approx(expected_ratio)
-    assert result.accuracy("pride", "debiased").accuracy.value == 1.0
+    assert result.accuracy_of("pride", "debiased").accuracy.value == 1.0
 
 
 def test_costs_count_passes_over_one_plain_pass(result: StressResult) -> None:
@@ -211,7 +211,7 @@ def test_generate_as_main_rule_skips_pride_and_top2_with_warnings() -> None:
     with pytest.raises(KeyError, match="no analysis 'pride'"):
         result.analysis("pride")
     assert result.analysis("circular").circular.value == 0.0
-    assert result.accuracy("identity").accuracy.value == pytest.approx(6 / 20)
+    assert result.accuracy.value == pytest.approx(6 / 20)
     assert {kind for kind, _ in model.batches} == {"generate"}
 
 

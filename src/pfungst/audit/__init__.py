@@ -4,14 +4,9 @@
 adds zero-training heuristics and a cue table, and returns an :class:`AuditResult` with a verdict and its evidence.
 ``fix`` writes counterbalanced and AFLite-filtered copies and audits them again.
 
-The package is callable: ``pfungst.audit(benchmark, ...)`` is :func:`pfungst.audit.run.audit`. A plain function
-of that name in ``pfungst/__init__.py`` would shadow the package, and ``import pfungst.audit.probe as probe`` would
-then fail; a callable module keeps both spellings working.
+``pfungst.audit(benchmark, ...)`` is :func:`pfungst.audit.run.audit`, a plain function; this package is imported by
+name (``from pfungst.audit import AuditConfig``, ``import pfungst.audit.probe as probe``).
 """
-
-import sys
-import types
-from typing import Any
 
 from pfungst.audit.controls import shuffled_copy
 from pfungst.audit.cues import CueConfig, CueTable, find_cues
@@ -56,12 +51,3 @@ __all__ = [
     "shuffled_copy",
 ]
 
-
-class _CallableModule(types.ModuleType):
-    """This package, callable as :func:`audit`."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> AuditResult:
-        return audit(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

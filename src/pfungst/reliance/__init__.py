@@ -5,13 +5,9 @@
 model's accuracy on shortcut-solvable items with the rest, per model and per family of models (Pacchiardi et al.
 2024, second experiment, with Benjamini-Hochberg and a power statement).
 
-The package is callable: ``pfungst.reliance(audits, outcomes)`` is :func:`pfungst.reliance.analysis.reliance` (as
-``pfungst.audit`` and ``pfungst.stress`` are).
+``pfungst.reliance(audits, outcomes)`` is :func:`pfungst.reliance.analysis.reliance`, a plain function; this package
+is imported by name (``from pfungst.reliance import read_outcomes``).
 """
-
-import sys
-import types
-from typing import Any
 
 from pfungst.reliance.analysis import RelianceConfig, reliance
 from pfungst.reliance.families import VERSION_SEGMENT, family_of, family_tests
@@ -41,12 +37,3 @@ __all__ = [
     "shortcut_items",
 ]
 
-
-class _CallableModule(types.ModuleType):
-    """This package, callable as :func:`reliance`."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> RelianceResult:
-        return reliance(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

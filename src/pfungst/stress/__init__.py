@@ -5,13 +5,9 @@ its answers, and how much they do.
 :class:`StressResult`; :func:`compare` ranks several models' results. The engine it drives (formats, scoring rules,
 variants, :class:`~pfungst.evaluate.Outcome`) is :mod:`pfungst.evaluate`.
 
-The package is callable: ``pfungst.stress(benchmark, ...)`` is :func:`pfungst.stress.suite.stress` (the same callable
-module as :mod:`pfungst.audit`, so that ``import pfungst.stress.pride`` keeps working).
+``pfungst.stress(benchmark, ...)`` is :func:`pfungst.stress.suite.stress`, a plain function; this package is imported
+by name (``from pfungst.stress import StressConfig``, ``import pfungst.stress.pride as pride``).
 """
-
-import sys
-import types
-from typing import Any
 
 from pfungst.stress.comparison import compare, correctness_by_variant
 from pfungst.stress.metrics import (
@@ -73,12 +69,3 @@ __all__ = [
     "variant_accuracies",
 ]
 
-
-class _CallableModule(types.ModuleType):
-    """This package, callable as :func:`stress`."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> StressResult:
-        return stress(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

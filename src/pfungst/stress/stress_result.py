@@ -16,6 +16,7 @@ import pandas as pd
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import ScoreCounts, write_records
+from pfungst.stats import Estimate
 from pfungst.stress.metrics import VariantAccuracy
 
 __all__ = ["SCHEMA_VERSION", "Analysis", "PerturbationCost", "StressResult", "read_outcomes"]
@@ -116,8 +117,14 @@ class StressResult:
         present = sorted({f"{a.name} ({a.subject})" for a in self.analyses})
         raise KeyError(f"no analysis {name!r}{'' if subject is None else f' about {subject!r}'}; present: {present}")
 
-    def accuracy(self, perturbation: str, variant: str | None = None) -> VariantAccuracy:
-        """The accuracy of the first matching perturbation (and variant).
+    @property
+    def accuracy(self) -> Estimate:
+        """The accuracy of the items as given (the ``identity`` pass), reached as on every result
+        (``ScoreResult.accuracy``, each ``ModelRank.accuracy`` of a comparison): value, Wilson interval, chance baseline, n."""
+        return self.accuracy_of("identity").accuracy
+
+    def accuracy_of(self, perturbation: str, variant: str | None = None) -> VariantAccuracy:
+        """The accuracy of the first matching perturbation (and variant): ``accuracy_of("cyclic", "shift 1")``.
 
         Raises:
             KeyError: none matches.
@@ -166,7 +173,7 @@ class StressResult:
         return write_records(path, [outcome.to_dict() for outcome in self.outcomes], self.to_frame, "outcomes")
 
     def __repr__(self) -> str:
-        plain = self.accuracy("identity").accuracy
+        plain = self.accuracy
         return (
             f"StressResult(model={self.model!r}, items={self.n_items}, "
             f"perturbations={[c.perturbation for c in self.costs]}, plain accuracy={plain.value:.3f})"
