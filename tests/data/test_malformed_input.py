@@ -23,53 +23,53 @@ GOOD = {"question": "2+2=", "choices": ["3", "4", "5"], "answer": 1}
 def test_malformed_json_line_names_file_and_line(tmp_path: Path) -> None:
     path = _jsonl(tmp_path / "items.jsonl", GOOD, '{"question": "x", "choices": [1, 2', GOOD)
     with pytest.raises(ReaderError, match=r"items\.jsonl:2: field '\(json\)': malformed JSON"):
-        pfungst.load(path, format="jsonl")
+        pfungst.load(path, reader="jsonl")
 
 
 def test_missing_field_names_the_field(tmp_path: Path) -> None:
     path = _jsonl(tmp_path / "items.jsonl", GOOD, {"question": "3+3=", "choices": ["6", "7"]})
     with pytest.raises(ReaderError, match=r"items\.jsonl:2: field 'answer': missing field 'answer'"):
-        pfungst.load(path, format="jsonl")
+        pfungst.load(path, reader="jsonl")
 
 
 def test_answer_index_out_of_range(tmp_path: Path) -> None:
     path = _jsonl(tmp_path / "items.jsonl", GOOD, {**GOOD, "answer": 7})
     with pytest.raises(ReaderError, match=r"items\.jsonl:2: field 'answer': answer index 7 is out of range"):
-        pfungst.load(path, format="jsonl")
+        pfungst.load(path, reader="jsonl")
 
 
 def test_answer_letter_not_among_the_options(tmp_path: Path) -> None:
     path = tmp_path / "items.csv"
     path.write_text("q,A,B,C,key\nWhat is 1+1?,1,2,3,B\nWhat is 2+2?,3,4,5,E\n")
     with pytest.raises(ReaderError, match=r"items\.csv:3: field 'key': 'E' is not an option letter \(A-C\)"):
-        pfungst.load(path, format="csv", question="q", option_columns="A,B,C", answer="key", answer_format="letter")
+        pfungst.load(path, reader="csv", question="q", option_columns="A,B,C", answer="key", answer_format="letter")
 
 
 def test_empty_options(tmp_path: Path) -> None:
     path = _jsonl(tmp_path / "items.jsonl", {**GOOD, "choices": []})
     with pytest.raises(ReaderError, match=r"items\.jsonl:1: field 'choices': the item has no options"):
-        pfungst.load(path, format="jsonl", answer_format="index")
+        pfungst.load(path, reader="jsonl", answer_format="index")
 
 
 def test_a_single_option(tmp_path: Path) -> None:
     path = _jsonl(tmp_path / "items.jsonl", GOOD, {**GOOD, "choices": ["4"], "answer": 0})
     with pytest.raises(ReaderError, match=r"items\.jsonl:2: field 'choices': the item has a single option"):
-        pfungst.load(path, format="jsonl")
+        pfungst.load(path, reader="jsonl")
 
 
 def test_an_empty_option_string(tmp_path: Path) -> None:
     path = _jsonl(tmp_path / "items.jsonl", {**GOOD, "choices": ["3", " ", "5"]})
     with pytest.raises(ReaderError, match=r"items\.jsonl:1: field 'choices': option 1 is empty"):
-        pfungst.load(path, format="jsonl")
+        pfungst.load(path, reader="jsonl")
 
 
 def test_duplicate_options_warn_by_default_and_raise_when_strict(tmp_path: Path) -> None:
     path = _jsonl(tmp_path / "items.jsonl", GOOD, {**GOOD, "choices": ["4", "5", "4"], "answer": 1})
-    benchmark = pfungst.load(path, format="jsonl")
+    benchmark = pfungst.load(path, reader="jsonl")
     assert len(benchmark) == 2
     assert benchmark.provenance.warnings == (f"{path}:2: field 'choices': duplicate option '4' at positions 0 and 2",)
     with pytest.raises(ReaderError, match=r"items\.jsonl:2: field 'choices': duplicate option '4'"):
-        pfungst.load(path, format="jsonl", strict=True)
+        pfungst.load(path, reader="jsonl", strict=True)
 
 
 def test_non_utf8_bytes_name_line_and_field(tmp_path: Path) -> None:
@@ -78,27 +78,27 @@ def test_non_utf8_bytes_name_line_and_field(tmp_path: Path) -> None:
     bad = b'{"question": "caf\xe9?", "choices": ["a", "b"], "answer": 0}'
     path.write_bytes(good + b"\n" + bad + b"\n")
     with pytest.raises(ReaderError, match=r"items\.jsonl:2: field 'question': invalid UTF-8 byte 0xE9"):
-        pfungst.load(path, format="jsonl")
+        pfungst.load(path, reader="jsonl")
 
 
 def test_non_utf8_bytes_in_a_csv_cell(tmp_path: Path) -> None:
     path = tmp_path / "items.csv"
     path.write_bytes(b"question,A,B,answer\nok?,x,y,A\nna\xefve?,x,y,B\n")
     with pytest.raises(ReaderError, match=r"items\.csv:3: field 'question': invalid UTF-8 byte 0xEF"):
-        pfungst.load(path, format="csv", option_columns="A,B")
+        pfungst.load(path, reader="csv", option_columns="A,B")
 
 
 def test_empty_file(tmp_path: Path) -> None:
     path = tmp_path / "items.jsonl"
     path.write_text("")
     with pytest.raises(ReaderError, match=r"items\.jsonl: the file holds no data rows"):
-        pfungst.load(path, format="jsonl")
+        pfungst.load(path, reader="jsonl")
 
 
 def test_unknown_format_suggests_close_names(tmp_path: Path) -> None:
     path = _jsonl(tmp_path / "items.jsonl", GOOD)
     with pytest.raises(ConfigError, match=r"Unknown format 'mmluu'\. Did you mean: mmlu\? Available: .*arc"):
-        pfungst.load(path, format="mmluu")
+        pfungst.load(path, reader="mmluu")
 
 
 def test_mapping_that_names_a_missing_column(tmp_path: Path) -> None:
@@ -109,12 +109,12 @@ def test_mapping_that_names_a_missing_column(tmp_path: Path) -> None:
         match=r"items\.csv:2: field 'stem': no column 'stem' in the file \(columns: "
         r"q, A, B, key\)",
     ):
-        pfungst.load(path, format="csv", question="stem", option_columns="A,B", answer="key")
+        pfungst.load(path, reader="csv", question="stem", option_columns="A,B", answer="key")
 
 
 def test_mixed_option_counts_are_allowed_and_reported(tmp_path: Path) -> None:
     path = _jsonl(tmp_path / "items.jsonl", GOOD, {**GOOD, "choices": ["3", "4"]}, {**GOOD, "choices": list("1234")})
-    benchmark = pfungst.load(path, format="jsonl")
+    benchmark = pfungst.load(path, reader="jsonl")
     assert benchmark.option_counts == {2: 1, 3: 1, 4: 1}
 
 
@@ -126,12 +126,12 @@ def test_wrong_field_count_in_csv_names_missing_columns(tmp_path: Path) -> None:
         match=r"items\.csv:3: field 'B': line has 2 fields, the header has 4\. "
         r"No value for: B, answer",
     ):
-        pfungst.load(path, format="csv", option_columns="A,B")
+        pfungst.load(path, reader="csv", option_columns="A,B")
 
 
 def test_skip_policy_counts_every_rejected_row(tmp_path: Path) -> None:
     path = _jsonl(tmp_path / "items.jsonl", GOOD, "{broken", {**GOOD, "answer": 9}, GOOD)
-    benchmark = pfungst.load(path, format="jsonl", on_error="skip")
+    benchmark = pfungst.load(path, reader="jsonl", on_error="skip")
     provenance = benchmark.provenance
     assert (provenance.rows_read, provenance.rows_kept, len(provenance.rejected)) == (4, 2, 2)
     assert [r.line for r in provenance.rejected] == [2, 3]

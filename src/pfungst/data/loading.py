@@ -1,4 +1,10 @@
-"""``load``: read any supported source into a :class:`Benchmark`, detecting the format when it is unambiguous."""
+"""``load``: read any supported source into a :class:`Benchmark`, detecting the reader when it is unambiguous.
+
+Detection asks every specific reader whether it claims the file (``sniff``); when none does and no column mapping is
+given, a JSON Lines, CSV, TSV or Parquet table in a common layout (:data:`~pfungst.data.mapping.LAYOUTS`: MMLU's and
+ARC's Hugging Face columns, ``premise``/``hypothesis``/``label``, HellaSwag's ``ctx``/``endings``/``label``, plain
+``question``/``choices``/``answer``) goes to the generic reader for its suffix, which maps that layout.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ from typing import Any
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.builder import OnError, ReadOptions
 from pfungst.data.readers import GENERIC_READERS, READERS, get_reader
+from pfungst.deprecation import warn_renamed
 from pfungst.errors import ConfigError, DataError
 
 __all__ = ["detect_format", "load"]
@@ -24,49 +31,57 @@ _GENERIC_BY_SUFFIX = {
 
 def load(
     source: str | Path,
-    format: str | None = None,
+    reader: str | None = None,
     *,
     on_error: OnError = "raise",
     strict: bool = False,
     name: str = "",
+    format: str | None = None,
     **mapping: Any,
 ) -> Benchmark:
     """Read a benchmark from a file, a directory or a Hugging Face dataset name.
 
     Args:
-        source: Path to a file or directory, or a Hugging Face hub name (with ``format="huggingface"``).
-        format: A reader name from ``pfungst formats``; detected from the content when omitted.
+        source: Path to a file or directory, or a Hugging Face hub name (with ``reader="huggingface"``).
+        reader: A reader name from ``pfungst formats``; detected from the content when omitted.
         on_error: ``"raise"`` (default) stops at the first malformed row; ``"skip"`` rejects it, records the
             reason in ``benchmark.provenance.rejected`` and goes on.
         strict: Also raise on problems that are only warnings by default (duplicate options in an item).
         name: Name of the benchmark in reports; default: derived from the path.
+        format: The old name of ``reader`` (deprecated; it works, with a ``DeprecationWarning``, for one release).
         **mapping: Reader settings, e.g. ``question="stem", option_columns="A,B,C,D", answer="key"`` for the
             generic table readers (see each reader's documentation).
 
     Raises:
         ReaderError: the source is malformed (the message names file, line and field).
         DataError: the source does not exist or its format cannot be determined.
-        ConfigError: unknown format or mapping key.
+        ConfigError: unknown reader or mapping key, or both ``reader`` and ``format``.
 
     Example:
         >>> import pfungst, tempfile, pathlib
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "toy.jsonl"
         >>> _ = path.write_text('{"question": "2+2=", "choices": ["3", "4"], "answer": 1}\\n')
-        >>> pfungst.load(path, format="jsonl")[0].answer
+        >>> pfungst.load(path, reader="jsonl")[0].answer
         '4'
     """
+    if format is not None:
+        if reader is not None:
+            raise ConfigError(f"load() got reader={reader!r} and its old name format={format!r}; give reader only")
+        warn_renamed("load(format=...)", "load(reader=...)")
+        reader = format
     options = ReadOptions(on_error=on_error, strict=strict, name=name, mapping=mapping)
-    if format is None:
-        format = detect_format(source, has_mapping=bool(mapping))
-    reader = get_reader(format)
+    if reader is None:
+        reader = detect_format(source, has_mapping=bool(mapping))
     path = Path(source)
-    if format != "huggingface" and not path.exists():
+    if reader != "huggingface" and not path.exists():
         raise DataError(f"{source}: no such file or directory")
-    return reader.read(path, options)
+    return get_reader(reader).read(path, options)
 
 
 def detect_format(source: str | Path, has_mapping: bool = False) -> str:
-    """The one reader whose ``sniff`` claims ``source``; failing that, with a mapping, the generic one for its suffix.
+    """The name of the reader for ``source``: the one specific reader whose ``sniff`` claims it; failing that, the
+    generic table reader for its suffix, given a mapping or a table in a common layout (``question``/``choices``/
+    ``answer``, Hugging Face's MMLU and ARC, ``premise``/``hypothesis``/``label``, HellaSwag).
 
     Raises:
         DataError: the path does not exist, or no reader (or several) claims it.
@@ -74,7 +89,7 @@ def detect_format(source: str | Path, has_mapping: bool = False) -> str:
     path = Path(source)
     if not path.exists():
         raise DataError(
-            f"{source}: no such file or directory. For a Hugging Face hub dataset pass --format huggingface"
+            f"{source}: no such file or directory. For a Hugging Face hub dataset pass --reader huggingface"
         )
     claims = [name for name in READERS if name not in GENERIC_READERS and get_reader(name).sniff(path)]
     if len(claims) == 1:
@@ -82,9 +97,12 @@ def detect_format(source: str | Path, has_mapping: bool = False) -> str:
     if has_mapping:
         return _generic_for(path)
     if len(claims) > 1:
-        raise DataError(f"{source}: the format is ambiguous (it could be {', '.join(claims)}). Pass --format NAME")
+        raise DataError(f"{source}: the format is ambiguous (it could be {', '.join(claims)}). Pass --reader NAME")
+    generic = next((name for name in GENERIC_READERS if get_reader(name).sniff(path)), None)
+    if generic is not None:
+        return generic
     raise DataError(
-        f"{source}: the format could not be detected. Pass --format NAME (see `pfungst formats`), or a column "
+        f"{source}: the format could not be detected. Pass --reader NAME (see `pfungst formats`), or a column "
         "mapping such as --map question=COLUMN --map options=COLUMN --map answer=COLUMN"
     )
 
@@ -95,5 +113,5 @@ def _generic_for(path: Path) -> str:
     suffixes = [s for s in path.suffixes if s != ".gz"]
     generic = _GENERIC_BY_SUFFIX.get(suffixes[-1] if suffixes else "")
     if generic is None:
-        raise ConfigError(f"{path}: cannot tell the table format from the suffix. Pass --format jsonl|csv|tsv|parquet")
+        raise ConfigError(f"{path}: cannot tell the table format from the suffix. Pass --reader jsonl|csv|tsv|parquet")
     return generic

@@ -2,7 +2,8 @@
 
 Used by the generic JSONL / CSV / TSV / Parquet readers and the Hugging Face reader. Every key has a sensible
 default (the first of the usual column names that is present), so a table with ``question``, ``choices`` and
-``answer`` columns needs no mapping at all.
+``answer`` columns needs no mapping at all. A table in one of the common :data:`LAYOUTS` is mapped by
+:func:`detect_layout` from its first row, and is then found without ``--reader`` too.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pfungst.data.answers import ANSWER_FORMATS, AnswerError, resolve_answer
 from pfungst.data.builder import BenchmarkBuilder
 from pfungst.errors import ConfigError, ReaderError
 
-__all__ = ["MAPPING_KEYS", "ColumnMapping"]
+__all__ = ["LAYOUTS", "MAPPING_KEYS", "ColumnMapping", "Layout", "detect_layout"]
 
 MAPPING_KEYS: tuple[str, ...] = (
     "question",
@@ -184,8 +185,10 @@ class ColumnMapping:
             return
         options = self._options(builder, line, row)
         builder.check_options(line, options, self.options or "options")
+        labels = _option_labels(row[self.options]) if self.options else []
         try:
-            gold = resolve_answer(row[self.answer], options, self.answer_format)
+            answer = row[self.answer]
+            gold = labels.index(answer) if answer in labels else resolve_answer(answer, options, self.answer_format)
         except AnswerError as error:
             raise builder.error(line, self.answer, error.reason, error.hint) from None
         builder.add(
@@ -213,10 +216,7 @@ class ColumnMapping:
             return [str(row[c]) for c in self.option_columns if row[c] not in (None, "")]
         value = row[self.options]
         if isinstance(value, str):
-            try:
-                value = json.loads(value) if value.strip().startswith("[") else None
-            except json.JSONDecodeError:
-                value = None
+            value = _json_in_cell(value)
             if value is None:
                 raise builder.error(
                     line,
@@ -226,7 +226,7 @@ class ColumnMapping:
                 )
         if hasattr(value, "tolist"):
             value = value.tolist()
-        if isinstance(value, dict) and "text" in value:  # Hugging Face {label: [...], text: [...]} choices
+        if isinstance(value, dict) and "text" in value:  # Hugging Face (ARC) {label: [...], text: [...]} choices
             value = value["text"]
         if not isinstance(value, list | tuple):
             raise builder.error(line, self.options, f"expected a list of options, found {type(value).__name__}")
@@ -246,3 +246,92 @@ def _template_columns(template: str) -> list[str]:
 
 def _scalar(value: Any) -> bool:
     return value is None or isinstance(value, str | int | float | bool)
+
+
+def _json_in_cell(value: str) -> Any:
+    """A JSON list or object written in a CSV cell, parsed; None for any other text."""
+    if not value.strip().startswith(("[", "{")):
+        return None
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError:
+        return None
+
+
+def _option_labels(value: Any) -> list[Any]:
+    """The ``label`` list of Hugging Face ``{text, label}`` choices (ARC: ``A``-``E`` or ``1``-``5``), else []."""
+    value = _json_in_cell(value) if isinstance(value, str) else value
+    labels = value.get("label") if isinstance(value, dict) else None
+    return list(labels) if isinstance(labels, list | tuple) and "text" in value else []
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A common column layout: the columns that identify it and the mapping that reads it."""
+
+    name: str
+    """Its name in provenance and ``pfungst formats``."""
+    columns: tuple[str, ...]
+    """Columns a table must have (others are kept as metadata)."""
+    settings: Mapping[str, Any]
+    """The :class:`ColumnMapping` settings that read it."""
+    choices: str = "list"
+    """What the options column holds: ``list``, ``labelled`` (``{text, label}``), or ``""`` (shared labels)."""
+
+    def fits(self, row: Mapping[str, Any]) -> bool:
+        """Whether a table's first row has this layout's columns and options of its kind."""
+        if not set(self.columns) <= set(row):
+            return False
+        if not self.choices:
+            return True
+        value = row[self.settings["options"]]
+        value = _json_in_cell(value) if isinstance(value, str) else value
+        if self.choices == "labelled":
+            return bool(_option_labels(value))
+        return isinstance(value, list | tuple)
+
+    def settings_for(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        """The mapping for a table whose first row is ``row``: an answer written as a number (``1``, ``"1"``
+        that is no option's text) is an index; a letter or an option's text is read as such."""
+        settings = dict(self.settings)
+        if self.choices == "list" and "answer_format" not in settings:
+            answer, options = row[settings["answer"]], row[settings["options"]]
+            options = _json_in_cell(options) if isinstance(options, str) else options
+            texts = {str(option) for option in options or ()}
+            numeric = isinstance(answer, int) and not isinstance(answer, bool)
+            if numeric or (isinstance(answer, str) and answer.strip().isdigit() and answer not in texts):
+                settings["answer_format"] = "index"
+        return settings
+
+
+_PER_ITEM = {"question": "question", "options": "choices", "answer": "answer"}
+
+LAYOUTS: tuple[Layout, ...] = (
+    Layout("mmlu-hf", ("question", "subject", "choices", "answer"), _PER_ITEM),
+    Layout("arc-hf", ("question", "choices", "answerKey"), {**_PER_ITEM, "answer": "answerKey"}, "labelled"),
+    Layout(
+        "hellaswag",
+        ("ctx", "endings", "label"),
+        {"question": "ctx", "options": "endings", "answer": "label", "answer_format": "index"},
+    ),
+    Layout(
+        "premise-hypothesis",
+        ("premise", "hypothesis", "label"),
+        {
+            "text_template": "Premise: {premise}\nHypothesis: {hypothesis}",
+            "label": "label",
+            "fields": "premise,hypothesis",
+        },
+        "",
+    ),
+    Layout("question-choices-answer", ("question", "choices", "answer"), _PER_ITEM),
+)
+"""Layouts detected without a mapping, most specific first: Hugging Face's MMLU (``question, subject, choices,
+answer``) and ARC (``choices: {text, label}, answerKey``), HellaSwag (``ctx, endings, label``), NLI pairs
+(``premise, hypothesis, label``: a shared-label task) and plain ``question, choices, answer`` (index, letter or
+text)."""
+
+
+def detect_layout(row: Mapping[str, Any]) -> Layout | None:
+    """The first of :data:`LAYOUTS` that a table's first row fits, or None."""
+    return next((layout for layout in LAYOUTS if layout.fits(row)), None)

@@ -62,7 +62,7 @@ def test_arc_does_not_claim_commonsenseqa(shared_data: Path) -> None:
 def test_arc_gold_is_found_by_label_not_position(tmp_path: Path) -> None:
     path = tmp_path / "arc.jsonl"
     path.write_text(_record("A", ["B", "A", "C"], ["bee", "ay", "see"]) + "\n")
-    item = pfungst.load(path, format="arc")[0]
+    item = pfungst.load(path, reader="arc")[0]
     assert item.gold == 1
     assert item.answer == "ay"
 
@@ -73,8 +73,8 @@ def test_arc_answer_key_that_names_no_label_names_file_line_and_field(tmp_path: 
     bad = _record("E", ["A", "B"], ["yes", "no"], item_id="q2")
     path.write_text(good + "\n" + bad + "\n")
     with pytest.raises(ReaderError, match=r"arc\.jsonl:2: field 'answerKey': 'E' is not the label of any choice"):
-        pfungst.load(path, format="arc")
-    skipped = pfungst.load(path, format="arc", on_error="skip")
+        pfungst.load(path, reader="arc")
+    skipped = pfungst.load(path, reader="arc", on_error="skip")
     assert len(skipped) == 1
     assert skipped.provenance.rejected[0].field == "answerKey"
 
@@ -83,4 +83,4 @@ def test_arc_missing_stem_names_the_field(tmp_path: Path) -> None:
     path = tmp_path / "arc.jsonl"
     path.write_text('{"id": "q", "question": {"choices": []}, "answerKey": "A"}\n')
     with pytest.raises(ReaderError, match=r"arc\.jsonl:1: field 'question\.stem'"):
-        pfungst.load(path, format="arc")
+        pfungst.load(path, reader="arc")

@@ -77,11 +77,11 @@ def test_arct_label_other_than_0_or_1_names_file_line_and_column(tmp_path: Path)
     path = tmp_path / "toy.tsv"
     path.write_text(_HEADER + _ROW.format(label="0") + _ROW.format(label="2"))
     with pytest.raises(ReaderError, match=r"toy\.tsv:3: field 'correctLabelW0orW1': answer index '2' is out of"):
-        pfungst.load(path, format="arct")
+        pfungst.load(path, reader="arct")
 
 
 def test_arct_empty_warrant_names_its_column(tmp_path: Path) -> None:
     path = tmp_path / "toy.tsv"
     path.write_text(_HEADER + _ROW.format(label="0").replace("it is not safe", ""))
     with pytest.raises(ReaderError, match=r"toy\.tsv:2: field 'warrant1': the value is empty"):
-        pfungst.load(path, format="arct")
+        pfungst.load(path, reader="arct")

@@ -98,8 +98,8 @@ def test_missing_target_scores_names_the_example_line(tmp_path: Path) -> None:
     examples = [{"input": "Q1", "target_scores": {"a": 1, "b": 0}}, {"input": "Q2", "target": "a"}]
     path = _write_task(tmp_path / "task.json", examples)
     with pytest.raises(ReaderError, match=r"task\.json:11: field 'target_scores': missing"):
-        pfungst.load(path, format="bigbench")
-    skipped = pfungst.load(path, format="bigbench", on_error="skip")
+        pfungst.load(path, reader="bigbench")
+    skipped = pfungst.load(path, reader="bigbench", on_error="skip")
     assert len(skipped) == 1 and skipped.provenance.rejected[0].line == 11
 
 
@@ -107,13 +107,13 @@ def test_several_highest_scores_are_an_error(tmp_path: Path) -> None:
     examples = [{"input": "Q1", "target_scores": {"a": 1, "b": 0}}, {"input": "Q2", "target_scores": {"a": 1, "b": 1}}]
     path = _write_task(tmp_path / "task.json", examples)
     with pytest.raises(ReaderError, match=r"task\.json:11: field 'target_scores': 2 options share the highest score"):
-        pfungst.load(path, format="bigbench")
+        pfungst.load(path, reader="bigbench")
 
 
 def test_task_without_examples_is_an_error(tmp_path: Path) -> None:
     path = _write_task(tmp_path / "task.json", [])
     with pytest.raises(ReaderError, match=r"task\.json:1: field 'examples': the task has no examples"):
-        pfungst.load(path, format="bigbench")
+        pfungst.load(path, reader="bigbench")
 
 
 def test_example_input_prefix_starts_the_text(tmp_path: Path) -> None:

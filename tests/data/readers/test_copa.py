@@ -69,7 +69,7 @@ def test_copa_malformed_xml_names_file_and_line(tmp_path: Path) -> None:
         "    <p>P.</p>\n    <a1>A.</a2>\n  </item>\n</copa-corpus>\n"
     )
     with pytest.raises(ReaderError, match=r"broken\.xml:6: field '\(xml\)': malformed XML"):
-        pfungst.load(path, format="copa")
+        pfungst.load(path, reader="copa")
 
 
 def test_copa_refuses_entity_declarations(tmp_path: Path) -> None:
@@ -80,4 +80,4 @@ def test_copa_refuses_entity_declarations(tmp_path: Path) -> None:
         "</item></copa-corpus>\n"
     )
     with pytest.raises(ReaderError, match=r"bomb\.xml:2: field '\(xml\)': refused unsafe XML"):
-        pfungst.load(path, format="copa")
+        pfungst.load(path, reader="copa")

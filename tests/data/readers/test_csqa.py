@@ -44,4 +44,4 @@ def test_commonsenseqa_choices_that_are_not_a_list_name_file_line_and_field(tmp_
     record = {"id": "x", "answerKey": "A", "question": {"question_concept": "c", "stem": "?", "choices": "A) a"}}
     path.write_text(json.dumps(record) + "\n")
     with pytest.raises(ReaderError, match=r"csqa\.jsonl:1: field 'question\.choices': expected a list"):
-        pfungst.load(path, format="csqa")
+        pfungst.load(path, reader="csqa")

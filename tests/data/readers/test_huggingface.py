@@ -41,14 +41,14 @@ def test_saved_dataset_folder_is_detected_and_read_from_the_test_split(tmp_path:
 
 def test_split_is_selectable_and_an_unknown_split_lists_the_available(tmp_path: Path) -> None:
     path = _save(tmp_path)
-    assert len(pfungst.load(path, format="huggingface", split="train", answer="answer")) == 1
+    assert len(pfungst.load(path, reader="huggingface", split="train", answer="answer")) == 1
     with pytest.raises(ConfigError, match=r"no split 'validation'\. Available: train, test"):
-        pfungst.load(path, format="huggingface", split="validation")
+        pfungst.load(path, reader="huggingface", split="validation")
 
 
 def test_local_data_files_folder(tmp_path: Path) -> None:
     folder = tmp_path / "local"
     folder.mkdir()
     (folder / "test.jsonl").write_text('{"query": "Up or down?", "endings": ["up", "down"], "gold": 1}\n')
-    benchmark = pfungst.load(folder, format="huggingface")
+    benchmark = pfungst.load(folder, reader="huggingface")
     assert benchmark[0].answer == "down"

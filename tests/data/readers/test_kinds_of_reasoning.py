@@ -97,27 +97,27 @@ def test_missing_ideal_names_file_line_and_field(tmp_path: Path) -> None:
     del record["ideal"]
     path = _write(tmp_path / "toy.jsonl", [_record(), record])
     with pytest.raises(ReaderError, match=r"toy\.jsonl:2: field 'ideal': missing field 'ideal'"):
-        pfungst.load(path, format="kinds-of-reasoning")
-    skipped = pfungst.load(path, format="kinds-of-reasoning", on_error="skip")
+        pfungst.load(path, reader="kinds-of-reasoning")
+    skipped = pfungst.load(path, reader="kinds-of-reasoning", on_error="skip")
     assert len(skipped) == 1 and len(skipped.provenance.rejected) == 1
 
 
 def test_acceptable_answers_naming_two_labels_are_an_error(tmp_path: Path) -> None:
     path = _write(tmp_path / "toy.jsonl", [_record(ideal=["Yes", "yes."]), _record("Or?", ideal=["Yes", "No"])])
     with pytest.raises(ReaderError, match=r"toy\.jsonl:2: field 'ideal': the acceptable answers .* name 2 different"):
-        pfungst.load(path, format="kinds-of-reasoning")
+        pfungst.load(path, reader="kinds-of-reasoning")
 
 
 def test_prompt_without_a_user_message_names_the_input_field(tmp_path: Path) -> None:
     record = {"input": [{"role": "system", "content": "Answer."}], "ideal": "A"}
     path = _write(tmp_path / "toy.jsonl", [_record(), record])
     with pytest.raises(ReaderError, match=r"toy\.jsonl:2: field 'input': expected one user message, found 0"):
-        pfungst.load(path, format="kinds-of-reasoning")
+        pfungst.load(path, reader="kinds-of-reasoning")
 
 
 def test_repeated_prompts_are_kept_and_counted(tmp_path: Path) -> None:
     path = _write(tmp_path / "toy.jsonl", [_record(), _record(ideal="No."), _record()])
-    benchmark = pfungst.load(path, format="kinds-of-reasoning")
+    benchmark = pfungst.load(path, reader="kinds-of-reasoning")
     assert [item.answer for item in benchmark] == ["yes", "no", "yes"]
     assert benchmark.provenance.duplicate_texts == 2
     assert benchmark.provenance.conflicting_duplicates == 1

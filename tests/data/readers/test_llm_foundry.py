@@ -76,4 +76,4 @@ def test_llm_foundry_schema_record_without_continuation_names_the_field(tmp_path
     path = tmp_path / "schema.jsonl"
     path.write_text('{"context_options": ["a", "b"], "gold": 0}\n')
     with pytest.raises(ReaderError, match=r"schema\.jsonl:1: field 'continuation': missing field"):
-        pfungst.load(path, format="llm-foundry")
+        pfungst.load(path, reader="llm-foundry")

@@ -34,4 +34,4 @@ def test_mmlu_answer_letter_outside_a_to_d_names_file_line_and_field(tmp_path: P
     path = tmp_path / "toy_test.csv"
     path.write_text("What is 1+1?,1,2,3,4,B\nWhat is 2+2?,1,2,3,4,E\n")
     with pytest.raises(ReaderError, match=r"toy_test\.csv:2: field 'answer': 'E' is not an option letter \(A-D\)"):
-        pfungst.load(path, format="mmlu")
+        pfungst.load(path, reader="mmlu")

@@ -136,11 +136,11 @@ def test_premise_hypothesis_tsv_with_bad_correct_count_names_the_column(tmp_path
     with pytest.raises(
         ReaderError, match=r"dev\.tsv:2: field 'number of correct responses \(out of 100\)': expected an integer"
     ):
-        pfungst.load(path, format="mnli")
+        pfungst.load(path, reader="mnli")
 
 
 def test_missing_hypothesis_names_the_field(tmp_path: Path) -> None:
     path = tmp_path / "snli_toy.jsonl"
     path.write_text(json.dumps({"captionID": "c", "gold_label": "neutral", "sentence1": "A.", "pairID": "x"}) + "\n")
     with pytest.raises(ReaderError, match=r"snli_toy\.jsonl:1: field 'sentence2': missing field"):
-        pfungst.load(path, format="snli")
+        pfungst.load(path, reader="snli")

@@ -176,8 +176,8 @@ def test_sampling_event_without_match_names_file_line_and_field(tmp_path: Path) 
         match=r"log\.jsonl:4: field 'sample_id': the sampling event for 't\.1' has no "
         r"match event",
     ):
-        pfungst.load(path, format="openai-evals")
-    skipped = pfungst.load(path, format="openai-evals", on_error="skip")
+        pfungst.load(path, reader="openai-evals")
+    skipped = pfungst.load(path, reader="openai-evals", on_error="skip")
     assert len(skipped) == 1 and skipped.provenance.rows_read == 2
     assert skipped.provenance.rejected[0].line == 4
 
@@ -189,7 +189,7 @@ def test_match_event_without_sampling_names_its_line(tmp_path: Path) -> None:
         match=r"log\.jsonl:4: field 'sample_id': the match event for 't\.9' has no "
         r"sampling event",
     ):
-        pfungst.load(path, format="openai-evals")
+        pfungst.load(path, reader="openai-evals")
 
 
 def test_missing_expected_answer_names_the_match_line(tmp_path: Path) -> None:
@@ -202,12 +202,12 @@ def test_text_prompt_without_chat_turns_is_an_error(tmp_path: Path) -> None:
     sampling = {"sample_id": "t.0", "type": "sampling", "data": {"prompt": "just text", "sampled": ["Yes"]}}
     path = _write_log(tmp_path / "log.jsonl", [sampling, _match("t.0")])
     with pytest.raises(ReaderError, match=r"log\.jsonl:2: field 'data\.prompt'"):
-        pfungst.load(path, format="openai-evals")
+        pfungst.load(path, reader="openai-evals")
 
 
 def test_duplicate_prompts_in_a_small_log_are_counted(tmp_path: Path) -> None:
     events = [_sampling("t.0"), _match("t.0"), _sampling("t.1"), _match("t.1", expected="No")]
-    benchmark = pfungst.load(_write_log(tmp_path / "log.jsonl", events), format="openai-evals")
+    benchmark = pfungst.load(_write_log(tmp_path / "log.jsonl", events), reader="openai-evals")
     assert [item.answer for item in benchmark] == ["yes", "no"]
     assert benchmark.provenance.duplicate_texts == 1
     assert benchmark.provenance.conflicting_duplicates == 1

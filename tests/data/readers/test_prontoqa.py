@@ -61,7 +61,7 @@ def test_prontoqa_answer_letter_outside_a_b_names_the_answer_field(tmp_path: Pat
     path = tmp_path / "dev.json"
     path.write_text(json.dumps([_record(1, ["A) True", "B) False"], "C")], indent=1))
     with pytest.raises(ReaderError, match=r"dev\.json:2: field 'answer': 'C' is not an option letter \(A-B\)"):
-        pfungst.load(path, format="prontoqa")
+        pfungst.load(path, reader="prontoqa")
 
 
 def test_three_option_logic_lm_files_are_not_claimed(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ def test_parquet_with_a_list_column_and_text_answers(tmp_path: Path) -> None:
             "difficulty": [1, 2],
         }
     ).to_parquet(path)
-    benchmark = pfungst.load(path, format="parquet", answer_format="text")
+    benchmark = pfungst.load(path, reader="parquet", answer_format="text")
     assert [item.id for item in benchmark] == ["a", "b"]
     assert benchmark[1].options == ("green", "pink", "grey")
     assert [item.answer for item in benchmark] == ["blue", "green"]
@@ -33,7 +33,7 @@ def test_tsv_with_a_label_column_is_a_shared_label_task(tmp_path: Path) -> None:
     path.write_text("premise\thypothesis\tlabel\nA cat.\tAn animal.\tyes\nA dog.\tA fish.\tno\nA car.\tA bike.\tno\n")
     benchmark = pfungst.load(
         path,
-        format="tsv",
+        reader="tsv",
         text_template="{premise} / {hypothesis}",
         label="label",
         fields="premise,hypothesis",
@@ -58,20 +58,20 @@ def test_unknown_mapping_key_lists_the_valid_ones(tmp_path: Path) -> None:
     path = tmp_path / "items.jsonl"
     path.write_text(json.dumps({"question": "q", "choices": ["a", "b"], "answer": 0}) + "\n")
     with pytest.raises(ConfigError, match=r"Unknown mapping key\(s\) qestion\. Available: question"):
-        pfungst.load(path, format="jsonl", qestion="q")
+        pfungst.load(path, reader="jsonl", qestion="q")
 
 
 def test_a_file_no_reader_claims_asks_for_a_format(tmp_path: Path) -> None:
     path = tmp_path / "mystery.jsonl"
     path.write_text(json.dumps({"prompt_text": "q", "opts": ["a", "b"], "k": 0}) + "\n")
-    with pytest.raises(DataError, match=r"mystery\.jsonl: the format could not be detected\. Pass --format NAME"):
+    with pytest.raises(DataError, match=r"mystery\.jsonl: the format could not be detected\. Pass --reader NAME"):
         pfungst.load(path)
 
 
 def test_native_round_trip_keeps_items_and_label_sets(tmp_path: Path) -> None:
     path = tmp_path / "nli.tsv"
     path.write_text("text\tlabel\nfirst\tb\nsecond\ta\n")
-    original = pfungst.load(path, format="tsv", label="label", labels="b,a")
+    original = pfungst.load(path, reader="tsv", label="label", labels="b,a")
     reloaded = pfungst.load(original.save(tmp_path / "saved.jsonl"))
     assert reloaded.provenance.format == "pfungst"
     assert reloaded.labels == ("b", "a")
@@ -80,3 +80,13 @@ def test_native_round_trip_keeps_items_and_label_sets(tmp_path: Path) -> None:
         return item.id, item.text, item.options, item.gold
 
     assert [key(i) for i in reloaded] == [key(i) for i in original]
+
+
+def test_the_old_format_keyword_still_works_with_a_deprecation_warning(tmp_path: Path) -> None:
+    path = tmp_path / "items.jsonl"
+    path.write_text(json.dumps({"question": "q", "choices": ["a", "b"], "answer": 1}) + "\n")
+    with pytest.warns(DeprecationWarning, match=r"load\(format=\.\.\.\) is deprecated: use load\(reader=\.\.\.\)"):
+        benchmark = pfungst.load(path, format="jsonl")
+    assert benchmark.provenance.format == "jsonl" and benchmark[0].gold == 1
+    with pytest.raises(ConfigError, match="give reader only"):
+        pfungst.load(path, reader="jsonl", format="csv")

@@ -84,4 +84,4 @@ def test_truthfulqa_two_true_answers_name_the_record_and_field(tmp_path: Path) -
     path.write_text(json.dumps([good, bad], indent=1))
     line = path.read_text().split("\n").index(" {", 2) + 1
     with pytest.raises(ReaderError, match=rf"tq\.json:{line}: field 'mc1_targets'"):
-        pfungst.load(path, format="truthfulqa")
+        pfungst.load(path, reader="truthfulqa")

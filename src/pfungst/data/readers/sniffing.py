@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import gzip
+import io
 import json
 import re
 from pathlib import Path
@@ -10,7 +12,15 @@ from typing import Any
 
 from pfungst.data.records import parse_json
 
-__all__ = ["first_array_element", "first_json_record", "head_lines", "head_text", "json_document"]
+__all__ = [
+    "first_array_element",
+    "first_csv_row",
+    "first_json_record",
+    "first_parquet_row",
+    "head_lines",
+    "head_text",
+    "json_document",
+]
 
 _HEAD_BYTES = 64 * 1024
 _ARRAY_START = re.compile(r"\s*\[\s*")
@@ -72,3 +82,30 @@ def first_array_element(path: Path) -> Any:
     except json.JSONDecodeError:
         return None
     return first
+
+
+def first_csv_row(path: Path, delimiter: str = ",") -> dict[str, str] | None:
+    """The first data row of a CSV / TSV file with a header, keyed by the header's columns; None if none."""
+    rows = csv.reader(io.StringIO(head_text(path), newline=""), delimiter=delimiter)
+    try:
+        header = [column.strip() for column in next(rows)]
+        row = next(rows)
+    except (StopIteration, csv.Error):
+        return None
+    return dict(zip(header, row, strict=True)) if len(row) == len(header) > 1 else None
+
+
+def first_parquet_row(path: Path) -> dict[str, Any] | None:
+    """The first row of a Parquet file as a dict (lists and structs as Python lists and dicts); None if none."""
+    try:
+        import pyarrow.parquet as pq
+
+        table = pq.ParquetFile(path)
+        try:
+            batch = next(table.iter_batches(batch_size=1), None)
+        finally:
+            table.close()
+        rows = batch.to_pylist() if batch is not None else []
+    except Exception:  # pyarrow raises several unrelated types for a file that is not Parquet
+        return None
+    return rows[0] if rows else None

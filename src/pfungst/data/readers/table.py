@@ -1,18 +1,21 @@
 """Generic JSON lines, CSV, TSV and Parquet tables, read through a :class:`~pfungst.data.mapping.ColumnMapping`.
 
-These readers never claim a file by sniffing; they are chosen by name or when a mapping is given. Example::
+They are chosen by name, by a mapping, or (by the loader, when no specific reader claims a file) when the table's
+first row fits one of the common :data:`~pfungst.data.mapping.LAYOUTS`, which then maps it. Example::
 
-    pfungst inspect items.csv --format csv --map question=stem --map option_columns=A,B,C,D --map answer=key
+    pfungst inspect items.csv --reader csv --map question=stem --map option_columns=A,B,C,D --map answer=key
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.builder import BenchmarkBuilder, ReadOptions
-from pfungst.data.mapping import ColumnMapping
+from pfungst.data.mapping import ColumnMapping, detect_layout
+from pfungst.data.readers.sniffing import first_csv_row, first_json_record, first_parquet_row
 from pfungst.data.records import Record, iter_csv, iter_jsonl, iter_parquet
 from pfungst.errors import ReaderError
 
@@ -29,11 +32,13 @@ def read_mapped(
     """Build a benchmark from ``records`` (dicts) with the column mapping in ``options.mapping``.
 
     Columns are resolved against the first well-formed row; a mapping that names a missing column is fatal
-    whatever the error policy, since every row would fail the same way.
+    whatever the error policy, since every row would fail the same way. Without a mapping, a first row in one of
+    the common :data:`~pfungst.data.mapping.LAYOUTS` chooses that layout's mapping.
     """
     rows = list(records)
-    mapping = ColumnMapping.from_settings(options.mapping)
     first = next((record for record in rows if record.error is None), None)
+    layout = detect_layout(first.raw) if first is not None and not options.mapping else None
+    mapping = ColumnMapping.from_settings(layout.settings_for(first.raw) if layout and first else options.mapping)
     if first is not None:
         mapping = mapping.resolve(list(first.raw), (str(path), first.line))
     builder = BenchmarkBuilder(path, format, options, labels=mapping.labels if mapping.shared_labels else None)
@@ -56,10 +61,18 @@ def _check_columns(path: Path, line: int, row: dict, mapping: ColumnMapping) -> 
 class _TableReader:
     name = ""
     description = ""
+    suffixes: tuple[str, ...] = ()
     _iterate: Callable[[Path], Iterator[Record]]
+    _first_row: Callable[[Path], dict[str, Any] | None]
 
     def sniff(self, path: Path) -> bool:
-        return False
+        """Whether ``path`` has this reader's suffix and a first row in a common layout. The loader asks only when
+        no specific reader claims the file."""
+        suffixes = [suffix.lower() for suffix in path.suffixes if suffix.lower() != ".gz"]
+        if not suffixes or suffixes[-1] not in self.suffixes:
+            return False
+        row = type(self)._first_row(path)
+        return row is not None and detect_layout(row) is not None
 
     def read(self, path: Path, options: ReadOptions) -> Benchmark:
         return read_mapped(path, type(self)._iterate(path), options, self.name)
@@ -70,7 +83,9 @@ class JsonlTableReader(_TableReader):
 
     name = "jsonl"
     description = "generic JSON lines with a column mapping (question, options or option_columns, answer | label)"
+    suffixes = (".jsonl", ".json")
     _iterate = staticmethod(iter_jsonl)
+    _first_row = staticmethod(first_json_record)
 
 
 class CsvTableReader(_TableReader):
@@ -78,7 +93,9 @@ class CsvTableReader(_TableReader):
 
     name = "csv"
     description = "generic CSV with a header and a column mapping"
+    suffixes = (".csv",)
     _iterate = staticmethod(iter_csv)
+    _first_row = staticmethod(first_csv_row)
 
 
 class TsvTableReader(_TableReader):
@@ -86,7 +103,9 @@ class TsvTableReader(_TableReader):
 
     name = "tsv"
     description = "generic TSV with a header and a column mapping"
+    suffixes = (".tsv",)
     _iterate = staticmethod(lambda path: iter_csv(path, delimiter="\t"))
+    _first_row = staticmethod(lambda path: first_csv_row(path, delimiter="\t"))
 
 
 class ParquetTableReader(_TableReader):
@@ -94,4 +113,6 @@ class ParquetTableReader(_TableReader):
 
     name = "parquet"
     description = "generic Parquet with a column mapping"
+    suffixes = (".parquet", ".pq")
     _iterate = staticmethod(iter_parquet)
+    _first_row = staticmethod(first_parquet_row)
