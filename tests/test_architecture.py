@@ -11,7 +11,7 @@ SOURCE = Path(pfungst.__file__).parent
 
 # Stages from left to right; a module may import only its own stage, stages to its left, and the shared modules.
 STAGES = ["data", "audit", "models", "evaluate", "stress", "reliance", "report", "demo", "cli"]
-SHARED = {"errors", "stats", "environment", "registry", "blocks"}
+SHARED = {"errors", "stats", "environment", "registry", "blocks", "deprecation"}
 """Shared modules and packages (``stats/``): every stage may import them, and they import no stage."""
 
 
@@ -27,6 +27,7 @@ def test_public_api_is_exactly_the_documented_one() -> None:
             "PfungstError",
             "Provenance",
             "ReaderError",
+            "RelianceConfig",
             "ScoreConfig",
             "ScoreResult",
             "StressConfig",
@@ -119,19 +120,47 @@ def test_a_stage_import_in_a_stats_module_is_caught(tmp_path: Path) -> None:
     assert _stage_imports([module]) == ["intervals.py imports pfungst.evaluate.outcome"]
 
 
+# pfungst.audit, pfungst.stress and pfungst.reliance are functions named after their packages (pfungst/__init__.py).
+ENTRY_POINTS = {"audit", "stress", "reliance"}
+
+
 def test_no_public_name_shadows_a_submodule() -> None:
     """``import pfungst.stress.pride as pride`` must give the module: a package attribute of the same name as one of
-    its modules (a re-exported function) would replace it."""
+    its modules (a re-exported function) would replace it. The three entry-point functions are the one exception,
+    and ``import ... as`` still reaches every module below them."""
     import importlib
-    import types
 
     shadowed = []
     for path in SOURCE.rglob("*.py"):
         parts = path.relative_to(SOURCE).with_suffix("").parts
-        if parts[-1] in ("__init__", "__main__") or len(parts) < 2:
+        if parts[-1] == "__main__" or (parts[-1] == "__init__" and len(parts) < 2):
             continue
-        parent = importlib.import_module("pfungst." + ".".join(parts[:-1]))
-        importlib.import_module("pfungst." + ".".join(parts))
-        if not isinstance(getattr(parent, parts[-1]), types.ModuleType):
+        parts = parts[:-1] if parts[-1] == "__init__" else parts
+        parent = importlib.import_module("pfungst." + ".".join(parts[:-1]) if len(parts) > 1 else "pfungst")
+        module = importlib.import_module("pfungst." + ".".join(parts))
+        if len(parts) == 1 and parts[0] in ENTRY_POINTS:
+            continue
+        if getattr(parent, parts[-1]) is not module:
             shadowed.append(".".join(parts))
     assert shadowed == []
+
+
+def test_entry_points_are_functions_and_their_modules_stay_importable() -> None:
+    import importlib
+    import inspect
+
+    for name in sorted(ENTRY_POINTS):
+        function = getattr(pfungst, name)
+        assert inspect.isfunction(function), name
+        assert function is getattr(importlib.import_module(f"pfungst.{name}"), name)
+    import pfungst.audit.probe as probe
+    import pfungst.reliance.families as families
+    import pfungst.stress.pride as pride
+    from pfungst.audit import AuditConfig
+
+    assert (probe.__name__, pride.__name__, families.__name__) == (
+        "pfungst.audit.probe",
+        "pfungst.stress.pride",
+        "pfungst.reliance.families",
+    )
+    assert AuditConfig is pfungst.AuditConfig

@@ -15,7 +15,7 @@ runner = CliRunner()
 def test_formats_lists_every_reader_one_line_each() -> None:
     from pfungst.data.readers import READERS
 
-    result = runner.invoke(app, ["formats"])
+    result = runner.invoke(app, ["formats", "--what", "readers"])
     assert result.exit_code == 0, result.output
     lines = [line for line in result.stdout.splitlines() if line.strip()]
     assert [line.split()[0] for line in lines] == list(READERS)
@@ -36,7 +36,7 @@ def test_inspect_prints_histograms_and_writes_json(tmp_path: Path) -> None:
 def test_user_error_exits_2_with_one_message_and_no_traceback(tmp_path: Path) -> None:
     data = tmp_path / "items.jsonl"
     data.write_text('{"question": "q", "choices": ["a", "b"], "answer": 5}\n')
-    result = runner.invoke(app, ["inspect", str(data), "--format", "jsonl"])
+    result = runner.invoke(app, ["inspect", str(data), "--reader", "jsonl"])
     assert result.exit_code == 2
     assert "items.jsonl:1: field 'answer': answer index 5 is out of range" in " ".join(result.output.split())
     assert "Traceback" not in result.output
@@ -47,7 +47,7 @@ def test_skip_policy_reports_rejected_rows(tmp_path: Path) -> None:
     data.write_text(
         '{"question": "q", "choices": ["a", "b"], "answer": 5}\n{"question": "r", "choices": ["a", "b"], "answer": 1}\n'
     )
-    result = runner.invoke(app, ["inspect", str(data), "-f", "jsonl", "--on-error", "skip"])
+    result = runner.invoke(app, ["inspect", str(data), "-r", "jsonl", "--on-error", "skip"])
     assert result.exit_code == 0, result.output
     assert "rejected 1" in result.output and "rejected: " in result.output
 
@@ -94,9 +94,9 @@ def test_audit_writes_json_items_and_fixed_copies(tmp_path: Path) -> None:
         [
             "audit",
             str(data),
-            "--bootstrap",
+            "--n-bootstrap",
             "100",
-            "--permutations",
+            "--n-permutations",
             "100",
             "--quiet",
             "--json",
@@ -159,7 +159,7 @@ def test_score_writes_per_item_results_and_prints_accuracy_with_interval(shared_
         tmp_path / "cache.sqlite",
         "--limit",
         "20",
-        "--scoring",
+        "--rule",
         "cloze-raw",
         "--out",
         str(out),
@@ -187,7 +187,7 @@ def test_score_runs_every_scoring_rule_end_to_end(shared_data: Path, tmp_path: P
             cache,
             "--limit",
             "5",
-            "--scoring",
+            "--rule",
             rule,
             "--json",
             str(path),
@@ -220,7 +220,7 @@ def test_score_killed_with_sigkill_resumes_without_repeating_a_model_call(shared
     import time
 
     data, cache = _arc_easy(shared_data), tmp_path / "cache.sqlite"
-    options = ["--limit", "30", "--scoring", "cloze-raw", "--chunk-size", "2"]
+    options = ["--limit", "30", "--rule", "cloze-raw", "--chunk-size", "2"]
     command = [
         sys.executable,
         "-m",
@@ -350,7 +350,7 @@ def _stress(data: Path, tmp_path: Path, name: str, *options: str) -> tuple[Any, 
             str(cache),
             "--threads",
             "1",
-            "--bootstrap",
+            "--n-bootstrap",
             "100",
             "--quiet",
             "--json",

@@ -38,13 +38,13 @@ def _rows(path: Path) -> int:
     "settings, message",
     [
         ({"rule": "pmii"}, r"Unknown scoring rule 'pmii'. Did you mean: pmi\?"),
-        ({"format": "mmluu"}, r"Unknown format 'mmluu'. Did you mean: mmlu\?"),
+        ({"prompt": "mmluu"}, r"Unknown format 'mmluu'. Did you mean: mmlu\?"),
         ({"rule": "generate", "rule_params": {"max_tokens": 0}}, "max_tokens must be a positive integer"),
         ({"rule": "letter", "rule_params": {"normalization": "byte"}}, "does not take the parameters"),
         ({"limit": 0}, "limit must be at least 1"),
         ({"chunk_size": 0}, "chunk_size must be at least 1"),
-        ({"rule": "pmi", "format": PromptFormat(cue="")}, "item 'q0': PMI scoring needs an answer cue"),
-        ({"format": PromptFormat(label_style=("x", "y"))}, "item 'q1'"),
+        ({"rule": "pmi", "prompt": PromptFormat(cue="")}, "item 'q0': PMI scoring needs an answer cue"),
+        ({"prompt": PromptFormat(label_style=("x", "y"))}, "item 'q1'"),
     ],
 )
 def test_invalid_settings_fail_before_any_model_call(tmp_path: Path, settings: dict, message: str) -> None:
@@ -176,7 +176,7 @@ def test_an_interrupted_run_resumes_with_zero_repeated_model_calls(tmp_path: Pat
 def test_a_changed_rule_or_format_misses_the_cache(tmp_path: Path) -> None:
     cache = tmp_path / "cache.sqlite"
     score_benchmark(_benchmark(4), ScriptedModel(), rule="letter", cache=cache)
-    other_format = score_benchmark(_benchmark(4), ScriptedModel(), rule="letter", format="plain", cache=cache)
+    other_format = score_benchmark(_benchmark(4), ScriptedModel(), rule="letter", prompt="plain", cache=cache)
     cloze = score_benchmark(_benchmark(4), ScriptedModel(), rule="cloze-raw", cache=cache)
     byte = score_benchmark(_benchmark(4), ScriptedModel(), rule="cloze-byte", cache=cache)
     assert other_format.counts.hits == 0 and cloze.counts.hits == 0
@@ -202,3 +202,18 @@ def test_the_summary_records_settings_provenance_and_schema(tmp_path: Path) -> N
     assert summary["seed"] == 7 and summary["settings"]["rule_params"]["seed"] == 7
     assert summary["model"] == "scripted:v1" and "packages" in summary["environment"]
     assert summary["counts"]["unique_requests"] == 3
+
+
+def test_the_old_format_setting_names_the_prompt_with_a_deprecation_warning(tmp_path: Path) -> None:
+    from pfungst.stress import StressConfig
+
+    with pytest.warns(DeprecationWarning, match=r"ScoreConfig\(format=\.\.\.\) is deprecated: use ScoreConfig\(prompt"):
+        old = score_benchmark(_benchmark(3), ScriptedModel(), rule="letter", format="plain", cache=False)
+    new = score_benchmark(_benchmark(3), ScriptedModel(), rule="letter", prompt="plain", cache=False)
+    assert old.settings["format"] == new.settings["format"] == "plain"
+    assert old.accuracy == new.accuracy
+    with pytest.warns(DeprecationWarning, match=r"StressConfig\(format=\.\.\.\) is deprecated"):
+        config = StressConfig(format="chatml-letter")
+    assert (config.prompt, config.format) == ("chatml-letter", None)
+    with pytest.warns(DeprecationWarning):
+        assert ScoreConfig(prompt="plain") == ScoreConfig(format="plain")

@@ -50,4 +50,3 @@ __all__ = [
     "run_probe",
     "shuffled_copy",
 ]
-

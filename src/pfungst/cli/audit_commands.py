@@ -11,25 +11,39 @@ from rich.markup import escape
 from pfungst.audit.fixing import fix
 from pfungst.audit.run import AuditConfig, audit
 from pfungst.cli.common import (
-    FormatOption,
+    READER_RENAMED,
     MapOption,
     OnErrorOption,
+    ReaderOption,
     StrictOption,
     app,
     console,
     load_benchmark,
     progress_bar,
+    renamed_options,
+    results_console,
     user_errors,
+    write_json,
 )
 from pfungst.report.audit_console import render_audit
 
-__all__ = ["audit_command"]
+__all__ = ["RENAMED", "audit_command"]
+
+RENAMED = {
+    **READER_RENAMED,
+    "--repeats": "--n-repeats",
+    "--splits": "--n-splits",
+    "--bootstrap": "--n-bootstrap",
+    "--permutations": "--n-permutations",
+    "--jobs": "--n-jobs",
+}
+"""Old option names -> the AuditConfig field names they now match, kept for one release."""
 
 
-@app.command("audit")
+@app.command("audit", cls=renamed_options(RENAMED))
 def audit_command(
     data: Annotated[Path, typer.Argument(help="Benchmark file or directory.")],
-    format: FormatOption = None,
+    reader: ReaderOption = None,
     map: MapOption = None,
     on_error: OnErrorOption = "raise",
     strict: StrictOption = False,
@@ -42,20 +56,20 @@ def audit_command(
     ] = "crossfit",
     feature_set: Annotated[
         list[str] | None,
-        typer.Option("--feature-set", help="Feature set to probe, repeatable (default: all that apply)."),
+        typer.Option("--feature-set", help="Feature set to probe, repeatable: feature_sets (default: all that apply)."),
     ] = None,
     fields: Annotated[
         str, typer.Option(help="Partial-input baseline: comma-separated named fields, e.g. hypothesis.")
     ] = "",
     seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
-    repeats: Annotated[int, typer.Option(help="Repeats of the cross-fitting.")] = 2,
-    splits: Annotated[int, typer.Option(help="Folds of the cross-fitting.")] = 5,
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples per interval.")] = 1000,
-    permutations: Annotated[int, typer.Option(help="Permutations per p-value.")] = 1000,
+    n_repeats: Annotated[int, typer.Option(help="Repeats of the cross-fitting.")] = 2,
+    n_splits: Annotated[int, typer.Option(help="Folds of the cross-fitting.")] = 5,
+    n_bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples per interval.")] = 1000,
+    n_permutations: Annotated[int, typer.Option(help="Permutations per p-value.")] = 1000,
     threshold: Annotated[float, typer.Option(help="Verdict threshold on the interval's lower bound.")] = 0.2,
     deduplicate: Annotated[bool, typer.Option(help="Drop repeated texts first (the paper did).")] = False,
-    jobs: Annotated[int, typer.Option(help="Parallel folds (joblib).")] = 1,
-    json_path: Annotated[Path | None, typer.Option("--json", help="Write the result as JSON.")] = None,
+    n_jobs: Annotated[int, typer.Option(help="Parallel folds (joblib).")] = 1,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write the result as JSON ('-': stdout).")] = None,
     items_path: Annotated[Path | None, typer.Option("--items", help="Write per-item predictions as CSV.")] = None,
     fix_dir: Annotated[
         Path | None, typer.Option("--fix", help="Write counterbalanced and filtered copies here and audit them.")
@@ -69,22 +83,22 @@ def audit_command(
             feature_sets=tuple(feature_set or ()),
             fields=tuple(f.strip() for f in fields.split(",") if f.strip()),
             seed=seed,
-            n_repeats=repeats,
-            n_splits=splits,
-            n_bootstrap=bootstrap,
-            n_permutations=permutations,
+            n_repeats=n_repeats,
+            n_splits=n_splits,
+            n_bootstrap=n_bootstrap,
+            n_permutations=n_permutations,
             threshold=threshold,
-            n_jobs=jobs,
+            n_jobs=n_jobs,
         )
         config.validate()  # before reading data: a typo should not cost a load
-        benchmark = load_benchmark(data, format, map, on_error, strict)
+        benchmark = load_benchmark(data, reader, map, on_error, strict)
         if deduplicate or protocol == "pacchiardi2024":
             benchmark = benchmark.deduplicate()
         with progress_bar(quiet) as report:
             result = audit(benchmark, config, progress=report)
-        render_audit(result, console)
-        if json_path:
-            console.print(f"wrote {escape(str(result.save_json(json_path, items=True)))}")
+        out = results_console(json_path)
+        render_audit(result, out)
+        write_json(json_path, lambda path: result.save_json(path, items=True))
         if items_path:
             result.to_frame().to_csv(items_path, index=False)
             console.print(f"wrote {escape(str(items_path))}")
@@ -93,5 +107,5 @@ def audit_command(
                 fixed = fix(benchmark, fix_dir, config, progress=report)
             for audited in (fixed.counterbalanced_audit, fixed.filtered_audit):
                 if audited is not None:
-                    render_audit(audited, console)
+                    render_audit(audited, out)
             console.print("wrote " + ", ".join(escape(p) for p in fixed.paths.values()))

@@ -1,25 +1,35 @@
-"""What every command shares: the typer app, the stderr console, data options, error handling, the progress bar."""
+"""What every command shares: the typer app, the two consoles, data options, renamed options, error handling, the
+progress bar and JSON output.
+
+Results (tables, summaries, JSON) go to stdout, so ``pfungst score ... > result.txt`` keeps them; progress bars,
+notices ("wrote ..."), deprecation notes and errors go to stderr. With ``--json -`` the JSON is stdout and the
+tables move to stderr, so stdout stays one valid JSON document.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
+import click
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from typer.core import TyperCommand
 
 import pfungst
 from pfungst.data.builder import OnError
 from pfungst.errors import ConfigError, PfungstError
 
 __all__ = [
-    "FormatOption",
+    "READER_RENAMED",
     "MapOption",
     "OnErrorOption",
+    "ReaderOption",
     "StrictOption",
     "app",
     "check_suffix",
@@ -27,7 +37,11 @@ __all__ = [
     "load_benchmark",
     "parse_mapping",
     "progress_bar",
+    "renamed_options",
+    "results_console",
+    "stdout",
     "user_errors",
+    "write_json",
 ]
 
 app = typer.Typer(
@@ -38,10 +52,16 @@ app = typer.Typer(
     add_completion=False,
 )
 console = Console(stderr=True)
+"""For people: progress, notices, warnings, errors."""
+stdout = Console()
+"""For results: tables and summaries (unless ``--json -`` claims stdout)."""
 
-FormatOption = Annotated[
-    str | None, typer.Option("--format", "-f", help="Reader name (see `pfungst formats`); detected when omitted.")
+ReaderOption = Annotated[
+    str | None,
+    typer.Option("--reader", "-r", help="Reader name (see `pfungst formats`); detected when omitted."),
 ]
+READER_RENAMED = {"--format": "--reader", "-f": "--reader"}
+"""The data reader's old option names (``--format``/``-f`` now name nothing else), kept for one release."""
 MapOption = Annotated[
     list[str] | None,
     typer.Option(
@@ -80,13 +100,64 @@ def parse_mapping(pairs: list[str] | None) -> dict[str, Any]:
 
 
 def load_benchmark(
-    data: Path, format: str | None, maps: list[str] | None, on_error: str, strict: bool
+    data: Path, reader: str | None, maps: list[str] | None, on_error: str, strict: bool
 ) -> pfungst.Benchmark:
-    """Load ``data`` with the common data options (``--format``, ``--map``, ``--on-error``, ``--strict``)."""
+    """Load ``data`` with the common data options (``--reader``, ``--map``, ``--on-error``, ``--strict``)."""
     if on_error not in ("raise", "skip"):
         raise ConfigError(f"--on-error must be 'raise' or 'skip', not {on_error!r}")
     mode: OnError = "skip" if on_error == "skip" else "raise"
-    return pfungst.load(data, format, on_error=mode, strict=strict, **parse_mapping(maps))
+    return pfungst.load(data, reader, on_error=mode, strict=strict, **parse_mapping(maps))
+
+
+def renamed_options(renamed: Mapping[str, str]) -> type[TyperCommand]:
+    """A command class that accepts each old option name in ``renamed`` (old -> new) as its new name, with a
+    one-line deprecation notice on stderr: old spellings keep working for one release, hidden from ``--help``."""
+
+    class _Command(TyperCommand):
+        def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+            return super().parse_args(ctx, _rename(args, renamed))
+
+    return _Command
+
+
+def _rename(args: list[str], renamed: Mapping[str, str]) -> list[str]:
+    found: list[str] = []
+    for index, arg in enumerate(args):
+        if arg == "--":
+            return found + args[index:]
+        name, equals, value = arg.partition("=") if arg.startswith("--") else (arg[:2], "", arg[2:])
+        if name not in renamed:
+            found.append(arg)
+            continue
+        typer.echo(
+            f"pfungst: {name} is deprecated, use {renamed[name]} (the old name goes in the next release)", err=True
+        )
+        found.append(renamed[name] + ("=" + value if equals or value else ""))
+    return found
+
+
+def results_console(json_path: Path | None) -> Console:
+    """Where result tables go: stdout, or stderr when ``--json -`` writes the JSON to stdout."""
+    return console if _is_stdout(json_path) else stdout
+
+
+def write_json(json_path: Path | None, save: Callable[[Path], object]) -> None:
+    """Write a result's JSON with ``save(path)`` (the result's own writer): to ``json_path`` with a notice on
+    stderr, or, for ``-``, to stdout, byte for byte what the file would hold."""
+    if json_path is None:
+        return
+    if not _is_stdout(json_path):
+        save(json_path)
+        console.print(f"wrote {escape(str(json_path))}")
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "result.json"
+        save(path)
+        typer.echo(path.read_text(encoding="utf-8"), nl=False)
+
+
+def _is_stdout(path: Path | None) -> bool:
+    return path is not None and str(path) == "-"
 
 
 def _version(value: bool) -> None:

@@ -3,32 +3,38 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
 from pfungst.audit.feature_sets import FEATURE_SETS, get_feature_set
 from pfungst.cli.common import (
-    FormatOption,
+    READER_RENAMED,
     MapOption,
     OnErrorOption,
+    ReaderOption,
     StrictOption,
     app,
     console,
     load_benchmark,
     progress_bar,
+    renamed_options,
+    results_console,
+    stdout,
     user_errors,
+    write_json,
 )
+from pfungst.data.item import Item
 from pfungst.data.readers import READERS, get_reader
 from pfungst.data.summary import summarize
 from pfungst.data.synthetic import SYNTHETIC
 from pfungst.demo import run_demo
 from pfungst.errors import ConfigError, unknown_name_message
+from pfungst.evaluate.arrangement import ArrangedItem
+from pfungst.evaluate.formats import BUILTIN_FORMATS
 from pfungst.evaluate.scoring import SCORING_RULES, get_scoring_rule
 from pfungst.models.registry import MODELS
 from pfungst.registry import Registry
@@ -43,15 +49,24 @@ __all__ = ["demo", "formats", "inspect"]
 @app.command()
 def formats(
     what: Annotated[
-        str, typer.Option(help="What to list: readers, perturbations, rules, models or feature-sets.")
-    ] = "readers",
+        str | None,
+        typer.Option(
+            help="List only: readers, prompts, perturbations, rules, models or feature-sets "
+            "(default: readers and prompts)."
+        ),
+    ] = None,
 ) -> None:
-    """List the benchmark readers (or the stress perturbations, scoring rules, models, feature sets), one line each;
-    an entry from an installed plugin says which package it comes from."""
+    """List the data readers and prompt formats (or the stress perturbations, scoring rules, models, feature sets),
+    one line each; an entry from an installed plugin says which package it comes from."""
     with user_errors():
-        if what not in _LISTS:
+        if what is not None and what not in _LISTS:
             raise ConfigError(unknown_name_message("list", what, _LISTS))
-        render_readers(_LISTS[what](), Console(file=sys.stdout, highlight=False))
+        if what is not None:
+            render_readers(_LISTS[what](), stdout)
+            return
+        for index, name in enumerate(("readers", "prompts")):
+            stdout.print(("\n" if index else "") + _HEADINGS[name], highlight=False)
+            render_readers(_LISTS[name](), stdout)
 
 
 def _origin(registry: Registry[Any], name: str) -> str:
@@ -62,6 +77,12 @@ def _origin(registry: Registry[Any], name: str) -> str:
 
 def _reader_rows() -> list[tuple[str, str]]:
     return [(name, get_reader(name).description + _origin(READERS, name)) for name in READERS]
+
+
+def _prompt_rows() -> list[tuple[str, str]]:
+    """Each built-in prompt format shown on a two-option item, newlines as ``\\n``."""
+    example = ArrangedItem.identity(Item("example", "2 + 2 =", ("3", "4"), 1))
+    return [(name, prompt.render(example).text.replace("\n", "\\n")) for name, prompt in BUILTIN_FORMATS.items()]
 
 
 def _perturbation_rows() -> list[tuple[str, str]]:
@@ -89,31 +110,39 @@ def _feature_set_rows() -> list[tuple[str, str]]:
 
 _LISTS: dict[str, Callable[[], list[tuple[str, str]]]] = {
     "readers": _reader_rows,
+    "prompts": _prompt_rows,
     "perturbations": _perturbation_rows,
     "rules": _rule_rows,
     "models": _model_rows,
     "feature-sets": _feature_set_rows,
 }
+_HEADINGS = {
+    "readers": "Data readers (--reader; detected when omitted):",
+    "prompts": "Prompt formats (--prompt of score and stress), shown on a two-option item:",
+}
 
 
-@app.command()
+@app.command(cls=renamed_options(READER_RENAMED))
 def inspect(
     data: Annotated[
-        Path, typer.Argument(help="Benchmark file or directory (or a hub name with --format huggingface).")
+        Path, typer.Argument(help="Benchmark file or directory (or a hub name with --reader huggingface).")
     ],
-    format: FormatOption = None,
+    reader: ReaderOption = None,
     map: MapOption = None,
     on_error: OnErrorOption = "raise",
     strict: StrictOption = False,
-    json_path: Annotated[Path | None, typer.Option("--json", help="Also write the summary as JSON here.")] = None,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Also write the summary as JSON here ('-': stdout).")
+    ] = None,
 ) -> None:
     """Summarise a benchmark: items, options, label and gold-position histograms, lengths, duplicates, provenance."""
     with user_errors():
-        summary = summarize(load_benchmark(data, format, map, on_error, strict))
-        render_summary(summary, console)
-        if json_path:
-            json_path.write_text(json.dumps(summary.to_dict(), indent=2, ensure_ascii=False) + "\n")
-            console.print(f"wrote {escape(str(json_path))}")
+        summary = summarize(load_benchmark(data, reader, map, on_error, strict))
+        render_summary(summary, results_console(json_path))
+        write_json(
+            json_path,
+            lambda path: path.write_text(json.dumps(summary.to_dict(), indent=2, ensure_ascii=False) + "\n"),
+        )
 
 
 @app.command()
@@ -134,16 +163,16 @@ def demo(
         with progress_bar(quiet) as report:
             result = run_demo(out, seed=seed, n_items=items, stress_items=stress_items, progress=report)
         for name, summary in result.summaries.items():
-            console.rule(f"{name}: planted {escape(SYNTHETIC.resolve(name).planted)}")
-            render_summary(summary, console)
-            render_audit(result.audits[name], console, top_cues=5)
-        render_demo_verdicts(result, console)
-        console.rule("demo: the model stressed on gold-position")
-        render_stress(result.stress, console)
+            stdout.rule(f"{name}: planted {escape(SYNTHETIC.resolve(name).planted)}")
+            render_summary(summary, stdout)
+            render_audit(result.audits[name], stdout, top_cues=5)
+        render_demo_verdicts(result, stdout)
+        stdout.rule("demo: the model stressed on gold-position")
+        render_stress(result.stress, stdout)
         for line in result.conclusion:
-            console.print(escape(line))
+            stdout.print(escape(line))
         console.print(
             f"wrote {len(result.paths)} benchmarks, their audits and {escape(result.stress_path.name)} "
             f"to {escape(str(out))}/ (seed {seed})"
         )
-        console.print(f"report: {escape(str(result.report_path))} (one self-contained page; open it in a browser)")
+        stdout.print(f"report: {escape(str(result.report_path))} (one self-contained page; open it in a browser)")

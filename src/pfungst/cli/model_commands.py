@@ -11,16 +11,20 @@ import typer
 from rich.markup import escape
 
 from pfungst.cli.common import (
-    FormatOption,
+    READER_RENAMED,
     MapOption,
     OnErrorOption,
+    ReaderOption,
     StrictOption,
     app,
     check_suffix,
     console,
     load_benchmark,
     progress_bar,
+    renamed_options,
+    results_console,
     user_errors,
+    write_json,
 )
 from pfungst.errors import ConfigError
 from pfungst.evaluate.runner import ScoreConfig, score_benchmark
@@ -33,7 +37,17 @@ from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS, StressConfig
 from pfungst.stress.stress_result import StressResult
 from pfungst.stress.suite import stress
 
-__all__ = ["score_command", "stress_command"]
+__all__ = ["SCORE_RENAMED", "STRESS_RENAMED", "score_command", "stress_command"]
+
+SCORE_RENAMED = {**READER_RENAMED, "--scoring": "--rule", "--prompt-format": "--prompt"}
+"""Old option names -> the ScoreConfig field names they now match, kept for one release."""
+STRESS_RENAMED = {
+    **SCORE_RENAMED,
+    "--formats": "--n-formats",
+    "--search-formats": "--n-search-formats",
+    "--bootstrap": "--n-bootstrap",
+}
+"""Old option names -> the StressConfig field names they now match, kept for one release."""
 
 TimeoutOption = Annotated[
     float | None, typer.Option(help="Seconds a model server may take to answer one request (openai: models).")
@@ -43,24 +57,21 @@ RetriesOption = Annotated[
 ]
 
 
-@app.command("score")
+@app.command("score", cls=renamed_options(SCORE_RENAMED))
 def score_command(
     data: Annotated[Path, typer.Argument(help="Benchmark file or directory.")],
-    format: FormatOption = None,
+    reader: ReaderOption = None,
     map: MapOption = None,
     on_error: OnErrorOption = "raise",
     strict: StrictOption = False,
     model: Annotated[
         str, typer.Option(help="smollm2 (embedded, default), gemma3-270m, a .gguf path, or openai:<base_url>#<model>.")
     ] = "smollm2",
-    scoring: Annotated[
-        str, typer.Option(help="letter, cloze-raw, cloze-token, cloze-byte, pmi or generate.")
+    rule: Annotated[
+        str, typer.Option(help="Scoring rule: letter, cloze-raw, cloze-token, cloze-byte, pmi or generate.")
     ] = "cloze-raw",
-    prompt_format: Annotated[
-        str,
-        typer.Option(
-            "--prompt-format", help="Prompt format: mmlu, plain or chatml-letter (--format names the data reader)."
-        ),
+    prompt: Annotated[
+        str, typer.Option(help="Prompt format: mmlu, plain or chatml-letter (see `pfungst formats`).")
     ] = "mmlu",
     limit: Annotated[int | None, typer.Option(help="Score only the first N items.")] = None,
     cache: Annotated[
@@ -73,7 +84,7 @@ def score_command(
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Write per-item results here: .jsonl or .parquet.")
     ] = None,
-    json_path: Annotated[Path | None, typer.Option("--json", help="Write the summary as JSON.")] = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write the summary as JSON ('-': stdout).")] = None,
     seed: Annotated[int, typer.Option(help="Seed (sampled generation).")] = 0,
     threads: Annotated[
         int | None, typer.Option(help="CPU threads for a llama.cpp model (default: its choice).")
@@ -86,8 +97,8 @@ def score_command(
     """Score a benchmark with a language model: accuracy with its Wilson interval against chance, per-item results."""
     with user_errors():
         config = ScoreConfig(
-            rule=scoring,
-            format=prompt_format,
+            rule=rule,
+            prompt=prompt,
             limit=limit,
             cache=cache or True,
             chunk_size=chunk_size,
@@ -96,24 +107,23 @@ def score_command(
         )
         config.resolve()  # before reading data: a typo should not cost a load
         check_suffix(out)
-        benchmark = load_benchmark(data, format, map, on_error, strict)
+        benchmark = load_benchmark(data, reader, map, on_error, strict)
         with progress_bar(quiet) as report:
             result = score_benchmark(benchmark, model, config, progress=report)
-        render_score(result, console)
+        render_score(result, results_console(json_path))
         _write_score(result, out, json_path)
 
 
 def _write_score(result: ScoreResult, out: Path | None, json_path: Path | None) -> None:
     if out:
         console.print(f"wrote {escape(str(result.save_items(out)))}")
-    if json_path:
-        console.print(f"wrote {escape(str(result.save_json(json_path)))}")
+    write_json(json_path, result.save_json)
 
 
-@app.command("stress")
+@app.command("stress", cls=renamed_options(STRESS_RENAMED))
 def stress_command(
     data: Annotated[Path, typer.Argument(help="Benchmark file or directory.")],
-    format: FormatOption = None,
+    reader: ReaderOption = None,
     map: MapOption = None,
     on_error: OnErrorOption = "raise",
     strict: StrictOption = False,
@@ -124,12 +134,12 @@ def stress_command(
             "gemma3-270m, a .gguf path, openai:<base_url>#<model>."
         ),
     ] = None,
-    scoring: Annotated[str, typer.Option(help="Scoring rule of the arrangement perturbations.")] = "letter",
+    rule: Annotated[str, typer.Option(help="Scoring rule of the arrangement perturbations.")] = "letter",
     rules: Annotated[
         str, typer.Option(help="Comma-separated rules compared by the 'rules' perturbation.")
     ] = "letter,cloze-raw,cloze-token,cloze-byte,pmi",
-    prompt_format: Annotated[
-        str, typer.Option("--prompt-format", help="Base prompt format: mmlu, plain or chatml-letter.")
+    prompt: Annotated[
+        str, typer.Option(help="Base prompt format: mmlu, plain or chatml-letter (see `pfungst formats`).")
     ] = "mmlu",
     perturbation: Annotated[
         list[str] | None,
@@ -141,8 +151,8 @@ def stress_command(
         ),
     ] = None,
     permutations: Annotated[str, typer.Option(help="Orders per item for 'permutations': a number or 'all'.")] = "6",
-    n_formats: Annotated[int, typer.Option("--formats", help="Formats for 'formats' (base + sampled).")] = 8,
-    search_formats: Annotated[int, typer.Option(help="Formats searched by 'spread-search'.")] = 24,
+    n_formats: Annotated[int, typer.Option(help="Formats for 'formats' (base + sampled).")] = 8,
+    n_search_formats: Annotated[int, typer.Option(help="Formats searched by 'spread-search'.")] = 24,
     spread_budget: Annotated[int, typer.Option(help="Item evaluations 'spread-search' may spend.")] = 400,
     instruction: Annotated[
         list[str] | None, typer.Option(help="An instruction paraphrase of your own, repeatable.")
@@ -155,12 +165,12 @@ def stress_command(
     sample: Annotated[int | None, typer.Option(help="Use a seeded random sample of N items.")] = None,
     cache: Annotated[Path | None, typer.Option(help="SQLite cache file; a rerun resumes from it.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples per interval.")] = 1000,
+    n_bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples per interval.")] = 1000,
     threads: Annotated[int | None, typer.Option(help="CPU threads for a llama.cpp model.")] = None,
     chunk_size: Annotated[int, typer.Option(help="Questions per batch sent to the model.")] = 16,
     timeout: TimeoutOption = None,
     retries: RetriesOption = None,
-    json_path: Annotated[Path | None, typer.Option("--json", help="Write the result(s) as JSON.")] = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write the result(s) as JSON ('-': stdout).")] = None,
     items_path: Annotated[
         Path | None,
         typer.Option(
@@ -172,13 +182,13 @@ def stress_command(
     """How much of a model's score is option order, option IDs, format and scoring rule?"""
     with user_errors():
         config = StressConfig(
-            rule=scoring,
+            rule=rule,
             rules=tuple(r.strip() for r in rules.split(",") if r.strip()),
-            format=prompt_format,
+            prompt=prompt,
             perturbations=tuple(perturbation) if perturbation else DEFAULT_PERTURBATIONS,
             permutations=_permutations(permutations),
             n_formats=n_formats,
-            n_search_formats=search_formats,
+            n_search_formats=n_search_formats,
             spread_budget=spread_budget,
             instructions=_instructions(instruction, instructions_file),
             pride_fraction=pride_fraction,
@@ -186,22 +196,22 @@ def stress_command(
             sample=sample,
             cache=cache or True,
             seed=seed,
-            n_bootstrap=bootstrap,
+            n_bootstrap=n_bootstrap,
             chunk_size=chunk_size,
             model_options=_model_options(threads, timeout, retries),
         )
         config.validate()
         check_suffix(items_path)
-        benchmark = load_benchmark(data, format, map, on_error, strict)
-        results = []
+        benchmark = load_benchmark(data, reader, map, on_error, strict)
+        results, out = [], results_console(json_path)
         for spec in model or ["smollm2"]:
             with progress_bar(quiet) as report:
                 options = applicable_options(spec, config.model_options)
                 results.append(stress(benchmark, spec, replace(config, model_options=options), progress=report))
-            render_stress(results[-1], console)
-        ranks = compare(results, names=model, seed=seed, n_bootstrap=bootstrap) if len(results) > 1 else None
+            render_stress(results[-1], out)
+        ranks = compare(results, names=model, seed=seed, n_bootstrap=n_bootstrap) if len(results) > 1 else None
         if ranks is not None:
-            render_ranks(ranks, console)
+            render_ranks(ranks, out)
         _write_stress(results, ranks, json_path, items_path)
 
 
@@ -246,5 +256,4 @@ def _write_stress(results: list[StressResult], ranks: Any, json_path: Path | Non
                 "rank_stability": ranks.to_dict(),
             }
         )
-        json_path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-        console.print(f"wrote {escape(str(json_path))}")
+        write_json(json_path, lambda path: path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n"))

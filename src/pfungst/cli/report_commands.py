@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from pfungst.cli.common import app, console, user_errors
+from pfungst.cli.common import app, results_console, stdout, user_errors, write_json
 from pfungst.errors import ConfigError
 from pfungst.reliance import RelianceConfig, read_outcomes, reliance
 from pfungst.report.loading import load_results
@@ -61,7 +61,7 @@ def reliance_command(
     test: Annotated[str, typer.Option(help="Per-model test: fisher (exact) or permutation.")] = "fisher",
     alpha: Annotated[float, typer.Option(help="Level of the Benjamini-Hochberg procedure.")] = 0.05,
     seed: Annotated[int, typer.Option(help="Seed of the permutation test.")] = 0,
-    json_path: Annotated[Path | None, typer.Option("--json", help="Write the result as JSON.")] = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write the result as JSON ('-': stdout).")] = None,
 ) -> None:
     """Do models do better on the items a surface-feature shortcut solves? Per model, per family, with BH."""
     with user_errors():
@@ -80,9 +80,8 @@ def reliance_command(
             )
         ]
         result = reliance(list(audits), found, config)
-        render_reliance(result, console)
-        if json_path:
-            console.print(f"wrote {escape(str(result.save_json(json_path)))}")
+        render_reliance(result, results_console(json_path))
+        write_json(json_path, result.save_json)
 
 
 def _families(path: Path) -> dict[str, str]:
@@ -119,4 +118,4 @@ def report_command(
     with user_errors():
         written = write_report(load_results(results), out, title=title, plots=plots, plot_format=plot_format)
         extra = f" and {len(written) - 1} plots in {escape(str(plots))}" if plots else ""
-        console.print(f"wrote {escape(str(written[0]))}{extra}")
+        stdout.print(f"wrote {escape(str(written[0]))}{extra}")

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pfungst.data.benchmark import Benchmark
+from pfungst.deprecation import warn_renamed
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, check_run_settings, override_settings
 from pfungst.evaluate.arrangement import ArrangedItem
@@ -30,7 +31,7 @@ from pfungst.evaluate.scoring import ScoringRule, get_scoring_rule
 from pfungst.evaluate.variants import Presentation
 from pfungst.models.protocol import LanguageModel
 
-__all__ = ["ScoreConfig", "cache_location", "default_cache_path", "score_benchmark"]
+__all__ = ["ScoreConfig", "cache_location", "default_cache_path", "renamed_prompt", "score_benchmark"]
 
 _CACHE_ENV = "PFUNGST_CACHE"
 _MEMORY = ":memory:"
@@ -62,8 +63,9 @@ class ScoreConfig:
     ``cloze-token``, ``cloze-byte``, ``pmi`` or ``generate``."""
     rule_params: Mapping[str, Any] = field(default_factory=dict)
     """Keyword parameters of the rule (``{"max_tokens": 16}`` for ``generate``)."""
-    format: str | PromptFormat = "mmlu"
-    """A built-in prompt format name (:data:`~pfungst.evaluate.formats.BUILTIN_FORMATS`) or a :class:`PromptFormat`."""
+    prompt: str | PromptFormat = "mmlu"
+    """The prompt format: a built-in name (:data:`~pfungst.evaluate.formats.BUILTIN_FORMATS`, listed by
+    ``pfungst formats --what prompts``) or a :class:`PromptFormat`."""
     limit: int | None = None
     """Score only the first ``limit`` items; ``None`` scores them all."""
     cache: str | Path | bool = True
@@ -75,6 +77,15 @@ class ScoreConfig:
     model_options: Mapping[str, Any] = field(default_factory=dict)
     """Keyword options for :func:`~pfungst.models.registry.load_model` when the model is given by name
     (``{"n_threads": 1}`` for llama.cpp)."""
+
+    format: str | PromptFormat | None = field(default=None, repr=False, compare=False, kw_only=True)
+    """Deprecated: the old name of ``prompt`` (it sets ``prompt``, with a ``DeprecationWarning``, for one release;
+    always None once the config is built)."""
+
+    def __post_init__(self) -> None:
+        if self.format is not None:
+            object.__setattr__(self, "prompt", renamed_prompt(self.format, "ScoreConfig"))
+            object.__setattr__(self, "format", None)
 
     def resolve(self) -> tuple[ScoringRule, PromptFormat]:
         """The scoring rule and prompt format these settings name.
@@ -95,7 +106,7 @@ class ScoreConfig:
         if self.rule == "generate":
             params.setdefault("seed", self.seed)
         rule = get_scoring_rule(self.rule, **params)
-        prompt_format = self.format if isinstance(self.format, PromptFormat) else get_format(self.format)
+        prompt_format = self.prompt if isinstance(self.prompt, PromptFormat) else get_format(self.prompt)
         return rule, prompt_format
 
     def cache_path(self) -> str:
@@ -193,4 +204,10 @@ def _json_safe(value: Any) -> Any:
 
 
 def _format_name(config: ScoreConfig) -> str:
-    return config.format if isinstance(config.format, str) else "custom"
+    return config.prompt if isinstance(config.prompt, str) else "custom"
+
+
+def renamed_prompt(prompt: str | PromptFormat, owner: str) -> str | PromptFormat:
+    """``prompt``, given to ``owner`` under its old name ``format``: warns (DeprecationWarning) and returns it."""
+    warn_renamed(f"{owner}(format=...)", f"{owner}(prompt=...)")
+    return prompt

@@ -68,4 +68,3 @@ __all__ = [
     "stress",
     "variant_accuracies",
 ]
-

@@ -9,7 +9,7 @@ from typing import Any
 
 from pfungst.errors import ConfigError, check_run_settings, unknown_name_message
 from pfungst.evaluate.formats import PromptFormat, get_format
-from pfungst.evaluate.runner import cache_location
+from pfungst.evaluate.runner import cache_location, renamed_prompt
 from pfungst.evaluate.scoring import SCORING_RULES, ScoringRule, get_scoring_rule
 
 __all__ = ["BUILTIN_INSTRUCTIONS", "DEFAULT_PERTURBATIONS", "PERTURBATIONS", "StressConfig"]
@@ -63,8 +63,9 @@ class StressConfig:
     """The scoring rule of every arrangement perturbation (letter scoring shows selection bias most directly)."""
     rule_params: Mapping[str, Any] = field(default_factory=dict)
     """Keyword parameters of ``rule``."""
-    format: str | PromptFormat = "mmlu"
-    """The base prompt format; the format grammar and the instruction paraphrases vary it."""
+    prompt: str | PromptFormat = "mmlu"
+    """The base prompt format (a built-in name or a :class:`PromptFormat`); the format grammar and the instruction
+    paraphrases vary it."""
     perturbations: tuple[str, ...] = DEFAULT_PERTURBATIONS
     """Which perturbations to run (:data:`PERTURBATIONS`); ``identity`` is always added."""
     rules: tuple[str, ...] = _PROBABILITY_RULES
@@ -97,6 +98,15 @@ class StressConfig:
     """Bootstrap resamples behind every interval that is not a Wilson interval."""
     level: float = 0.95
     """Coverage of every interval."""
+
+    format: str | PromptFormat | None = field(default=None, repr=False, compare=False, kw_only=True)
+    """Deprecated: the old name of ``prompt`` (it sets ``prompt``, with a ``DeprecationWarning``, for one release;
+    always None once the config is built)."""
+
+    def __post_init__(self) -> None:
+        if self.format is not None:
+            object.__setattr__(self, "prompt", renamed_prompt(self.format, "StressConfig"))
+            object.__setattr__(self, "format", None)
 
     def validate(self) -> None:
         """Check every setting.
@@ -145,7 +155,7 @@ class StressConfig:
 
     def base_format(self) -> PromptFormat:
         """The base prompt format."""
-        return self.format if isinstance(self.format, PromptFormat) else get_format(self.format)
+        return self.prompt if isinstance(self.prompt, PromptFormat) else get_format(self.prompt)
 
     @property
     def rule_scores_options(self) -> bool:
@@ -156,7 +166,7 @@ class StressConfig:
     @property
     def format_name(self) -> str:
         """The base format's name in results."""
-        return self.format if isinstance(self.format, str) else "custom"
+        return self.prompt if isinstance(self.prompt, str) else "custom"
 
     def cache_path(self) -> str:
         """The cache file (``":memory:"`` when ``cache`` is False)."""
