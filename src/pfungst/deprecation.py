@@ -36,6 +36,6 @@ def warn_renamed(old: str, new: str) -> None:
 def _first_outside_caller() -> int:
     """The ``stacklevel`` of the first frame above :func:`warn_renamed` whose module is not pfungst's own."""
     level, frame = 2, sys._getframe(2)  # 1 is warn_renamed itself, 2 its caller
-    while frame is not None and str(frame.f_globals.get("__name__", "")).split(".")[0] in _INTERNAL:
+    while str(frame.f_globals.get("__name__", "")).split(".")[0] in _INTERNAL and frame.f_back is not None:
         level, frame = level + 1, frame.f_back
     return level

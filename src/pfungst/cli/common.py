@@ -14,7 +14,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
-import click
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -114,7 +113,7 @@ def renamed_options(renamed: Mapping[str, str]) -> type[TyperCommand]:
     one-line deprecation notice on stderr: old spellings keep working for one release, hidden from ``--help``."""
 
     class _Command(TyperCommand):
-        def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # click.Context (vendored by newer typer)
             return super().parse_args(ctx, _rename(args, renamed))
 
     return _Command

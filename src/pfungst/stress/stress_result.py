@@ -120,7 +120,8 @@ class StressResult:
     @property
     def accuracy(self) -> Estimate:
         """The accuracy of the items as given (the ``identity`` pass), reached as on every result
-        (``ScoreResult.accuracy``, each ``ModelRank.accuracy`` of a comparison): value, Wilson interval, chance baseline, n."""
+        (``ScoreResult.accuracy``, each ``ModelRank.accuracy`` of a comparison): value, Wilson interval, chance
+        baseline, n."""
         return self.accuracy_of("identity").accuracy
 
     def accuracy_of(self, perturbation: str, variant: str | None = None) -> VariantAccuracy:
