@@ -1,7 +1,7 @@
 """Score 200 ARC-Easy items with the embedded SmolLM2 model and every scoring rule, then kill and resume a CLI run.
 
 Issue 4's first "Done when" check. Prints one table row per scoring rule (accuracy with its 95% Wilson interval,
-chance, seconds, distinct requests, model calls), then runs ``pfungst score --scoring cloze-raw`` as a subprocess,
+chance, seconds, distinct requests, model calls), then runs ``pfungst score --rule cloze-raw`` as a subprocess,
 kills it with SIGKILL once about half of its requests are in the cache, reruns it to completion, and checks that the
 per-item results equal an uninterrupted run's and that the rerun asked the model only for the missing requests.
 
@@ -73,7 +73,7 @@ def kill_and_resume(n_items: int, threads: int | None, folder: Path, reference: 
         str(DATA),
         "--limit",
         str(n_items),
-        "--scoring",
+        "--rule",
         "cloze-raw",
         "--cache",
         str(cache),
@@ -90,7 +90,7 @@ def kill_and_resume(n_items: int, threads: int | None, folder: Path, reference: 
     process.wait()
     stored = _rows(cache)
     print(
-        f"\nkilled `pfungst score --scoring cloze-raw` with SIGKILL after {time.perf_counter() - started:.1f} s "
+        f"\nkilled `pfungst score --rule cloze-raw` with SIGKILL after {time.perf_counter() - started:.1f} s "
         f"(exit {process.returncode}); {stored} of {total} requests in the cache"
     )
     out, summary = folder / "resumed.jsonl", folder / "resumed.json"
