@@ -122,14 +122,22 @@ def test_the_plugin_reader_is_detected_by_its_sniff(installed: Path, animals: Pa
 def test_a_malformed_plugin_file_is_a_user_error_naming_the_line(installed: Path, tmp_path: Path) -> None:
     path = tmp_path / "bad.qa"
     path.write_text("? One?\n- a\n- b\n")
-    result = runner.invoke(app, ["inspect", str(path), "--format", "qa-text"])
+    result = runner.invoke(app, ["inspect", str(path), "--reader", "qa-text"])
     assert result.exit_code == 2
     assert "bad.qa:1: field 'options'" in " ".join(result.output.split())
 
 
 def test_an_audit_with_the_plugin_feature_set_finds_the_planted_length_cue(installed: Path, animals: Path) -> None:
     output = _cli(
-        "audit", str(animals), "--feature-set", "text-length", "--bootstrap", "100", "--permutations", "100", "--quiet"
+        "audit",
+        str(animals),
+        "--feature-set",
+        "text-length",
+        "--n-bootstrap",
+        "100",
+        "--n-permutations",
+        "100",
+        "--quiet",
     )
     assert "verdict: predictable: best feature set text-length" in " ".join(output.split())
 
@@ -145,7 +153,7 @@ def test_score_with_the_plugin_backend_and_rule_in_a_fresh_process(installed: Pa
     # The backend scores -1 per character, so cloze-word picks the shortest option: right on the 30 "ox" items.
     out = animals.parent / "score.json"
     command = [sys.executable, "-c", "from pfungst.cli import main; main()", "score", str(animals)]
-    command += ["--model", "char-counter", "--scoring", "cloze-word", "--cache", str(animals.parent / "cache.sqlite")]
+    command += ["--model", "char-counter", "--rule", "cloze-word", "--cache", str(animals.parent / "cache.sqlite")]
     command += ["--json", str(out), "--quiet"]
     path = os.pathsep.join([str(installed), str(Path(pfungst.__file__).parents[1]), os.environ.get("PYTHONPATH", "")])
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": path})

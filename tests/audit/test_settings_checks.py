@@ -33,7 +33,13 @@ def test_settings_the_audit_cannot_honour_are_refused(setting: dict[str, int], m
 
 @pytest.mark.parametrize(
     "option",
-    [["--jobs", "0"], ["--seed", "-5"], ["--seed", "99999999999"], ["--bootstrap", "0"], ["--permutations", "-5"]],
+    [
+        ["--n-jobs", "0"],
+        ["--seed", "-5"],
+        ["--seed", "99999999999"],
+        ["--n-bootstrap", "0"],
+        ["--n-permutations", "-5"],
+    ],
 )
 def test_the_command_line_refuses_them_with_exit_2(tmp_path: Path, option: list[str]) -> None:
     data = make_synthetic("control", 40).save(tmp_path / "control.jsonl")
