@@ -80,7 +80,7 @@ def test_json_nested_a_thousand_deep_is_refused_with_its_line() -> None:
         path = Path(folder) / "deep.jsonl"
         path.write_text('{"question": "q", "choices": ["a", "b"], "answer": 0}\n' + DEEP + "\n")
         before = path.read_bytes()
-        result = CliRunner().invoke(app, ["inspect", str(path), "--format", "jsonl"])
+        result = CliRunner().invoke(app, ["inspect", str(path), "--reader", "jsonl"])
         assert result.exit_code == 2, result.output
         assert "deep.jsonl:2" in result.output
         assert path.read_bytes() == before
