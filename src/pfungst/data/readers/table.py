@@ -82,7 +82,10 @@ class JsonlTableReader(_TableReader):
     """Any JSON-lines file, with a column mapping."""
 
     name = "jsonl"
-    description = "generic JSON lines with a column mapping (question, options or option_columns, answer | label)"
+    description = (
+        "generic JSON lines with a column mapping (question, options or option_columns, answer | label) "
+        "or a common layout"
+    )
     suffixes = (".jsonl", ".json")
     _iterate = staticmethod(iter_jsonl)
     _first_row = staticmethod(first_json_record)
@@ -92,7 +95,7 @@ class CsvTableReader(_TableReader):
     """Any CSV file with a header row, with a column mapping."""
 
     name = "csv"
-    description = "generic CSV with a header and a column mapping"
+    description = "generic CSV with a header and a column mapping or a common layout"
     suffixes = (".csv",)
     _iterate = staticmethod(iter_csv)
     _first_row = staticmethod(first_csv_row)
@@ -102,7 +105,7 @@ class TsvTableReader(_TableReader):
     """Any TSV file with a header row, with a column mapping."""
 
     name = "tsv"
-    description = "generic TSV with a header and a column mapping"
+    description = "generic TSV with a header and a column mapping or a common layout"
     suffixes = (".tsv",)
     _iterate = staticmethod(lambda path: iter_csv(path, delimiter="\t"))
     _first_row = staticmethod(lambda path: first_csv_row(path, delimiter="\t"))
@@ -112,7 +115,7 @@ class ParquetTableReader(_TableReader):
     """Any Parquet file, with a column mapping (list columns hold options)."""
 
     name = "parquet"
-    description = "generic Parquet with a column mapping"
+    description = "generic Parquet with a column mapping or a common layout"
     suffixes = (".parquet", ".pq")
     _iterate = staticmethod(iter_parquet)
     _first_row = staticmethod(first_parquet_row)
