@@ -11,7 +11,7 @@ SOURCE = Path(pfungst.__file__).parent
 
 # Stages from left to right; a module may import only its own stage, stages to its left, and the shared modules.
 STAGES = ["data", "audit", "models", "evaluate", "stress", "reliance", "report", "demo", "cli"]
-SHARED = {"errors", "stats", "environment", "registry", "blocks", "deprecation"}
+SHARED = {"errors", "stats", "environment", "registry", "blocks", "deprecation", "schema"}
 """Shared modules and packages (``stats/``): every stage may import them, and they import no stage."""
 
 
@@ -35,6 +35,7 @@ def test_public_api_is_exactly_the_documented_one() -> None:
             "__version__",
             "audit",
             "load",
+            "read_result",
             "reliance",
             "score",
             "stress",

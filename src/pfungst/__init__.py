@@ -19,6 +19,7 @@ from pfungst.evaluate.runner import ScoreConfig
 from pfungst.evaluate.runner import score_benchmark as score
 from pfungst.evaluate.score_result import ScoreResult
 from pfungst.reliance.analysis import RelianceConfig, reliance
+from pfungst.report.loading import read_result
 from pfungst.stress.stress_config import StressConfig
 from pfungst.stress.stress_result import StressResult
 from pfungst.stress.suite import stress
@@ -47,6 +48,7 @@ __all__ = [
     "__version__",
     "audit",
     "load",
+    "read_result",
     "reliance",
     "score",
     "stress",

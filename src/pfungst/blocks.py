@@ -14,11 +14,14 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 __all__ = [
     "ESTIMATE_COLUMNS",
     "MISSING",
+    "STATUSES",
+    "Board",
     "Code",
     "Facts",
     "Figure",
@@ -34,6 +37,7 @@ __all__ = [
     "generic_blocks",
     "is_estimate",
     "methods_note",
+    "short_model",
 ]
 
 MISSING = "n/a"
@@ -116,7 +120,44 @@ class Code:
         return {"kind": self.kind, "caption": self.caption, "text": self.text}
 
 
-Block = Text | Facts | Table | Figure | Code
+STATUSES: dict[str, tuple[str, str, str]] = {
+    "bad": ("\u2716", "problem", "#d55e00"),
+    "warn": ("\u25b2", "caution", "#e69f00"),
+    "good": ("\u2714", "no evidence of a problem", "#009e73"),
+    "info": ("\u25cf", "for information", "#0072b2"),
+}
+"""Board status -> (symbol, words, colour): the Okabe-Ito palette, which colour-blind readers tell apart, and a
+symbol and words besides, so that the colour is never the only sign."""
+
+
+@dataclass(frozen=True)
+class Board:
+    """The one-glance board a report opens with: one row per benchmark and model, with its verdict, its headline
+    figure with interval, and a status (a key of :data:`STATUSES`)."""
+
+    rows: tuple[tuple[str, str, str, str, str], ...]
+    """``(benchmark, model, verdict, headline, status)`` per row."""
+    caption: str = "At a glance"
+    columns: ClassVar[tuple[str, ...]] = ("status", "benchmark", "model", "verdict", "headline [CI]")
+    kind: ClassVar[str] = "board"
+
+    def cells(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Per row: its status key, and its cells as printed (the status as symbol and words first)."""
+        return tuple(
+            (status, (f"{STATUSES[status][0]} {STATUSES[status][1]}", benchmark, model, verdict, headline))
+            for benchmark, model, verdict, headline, status in self.rows
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "caption": self.caption,
+            "columns": list(self.columns),
+            "rows": [[status, *cells] for status, cells in self.cells()],
+        }
+
+
+Block = Text | Facts | Table | Figure | Code | Board
 
 
 @dataclass(frozen=True)
@@ -191,13 +232,33 @@ def format_pvalue(value: Any) -> str:
     return f"{value:.1e}" if 0 < value < 1e-4 else f"{value:.4f}"
 
 
-def format_interval(ci: Mapping[str, Any] | None, digits: int = 3) -> str:
+def _plain(value: Any) -> Any:
+    """An object with ``to_dict()`` (an Estimate, an interval) as its dict; anything else as it is."""
+    to_dict = getattr(value, "to_dict", None)
+    return to_dict() if callable(to_dict) else value
+
+
+def short_model(fingerprint: str) -> str:
+    """The model file's name for a llama.cpp fingerprint (``llamacpp:<path>:<size>:<sha256>``), else all of it.
+
+    Example:
+        >>> short_model("llamacpp:/models/smol.gguf:93:ab12"), short_model("openai:gpt-4o")
+        ('smol.gguf', 'openai:gpt-4o')
+    """
+    parts = fingerprint.split(":")
+    if fingerprint.startswith("llamacpp:") and len(parts) >= 4:
+        return Path(":".join(parts[1:-2])).name
+    return fingerprint
+
+
+def format_interval(ci: Any, digits: int = 3) -> str:
     """``[low, high]``, with the level where it is not 95%; empty when there is no interval.
 
     Example:
         >>> format_interval({"low": 0.2335, "high": 0.484, "level": 0.99615})
         '[0.234, 0.484] (99.6%)'
     """
+    ci = _plain(ci)
     if not ci:
         return ""
     text = f"[{format_number(ci.get('low'), digits)}, {format_number(ci.get('high'), digits)}]"
@@ -207,13 +268,14 @@ def format_interval(ci: Mapping[str, Any] | None, digits: int = 3) -> str:
     return text
 
 
-def format_estimate(estimate: Mapping[str, Any] | None, digits: int = 3) -> str:
+def format_estimate(estimate: Any, digits: int = 3) -> str:
     """An Estimate dict as ``value [low, high]``; a test statistic without an interval shows its value alone.
 
     Example:
         >>> format_estimate({"value": 0.575, "ci": {"low": 0.5175, "high": 0.63, "level": 0.95}})
         '0.575 [0.517, 0.630]'
     """
+    estimate = _plain(estimate)
     if not estimate:
         return MISSING
     interval = format_interval(estimate.get("ci"), digits)
@@ -226,9 +288,9 @@ def is_estimate(value: Any) -> bool:
     return isinstance(value, Mapping) and "value" in value and "method" in value and "n" in value
 
 
-def estimate_row(label: str, estimate: Mapping[str, Any] | None) -> tuple[str, ...]:
+def estimate_row(label: str, estimate: Any) -> tuple[str, ...]:
     """A table row ``label | value [interval] | baseline | p | n`` (see :data:`ESTIMATE_COLUMNS`)."""
-    estimate = estimate or {}
+    estimate = _plain(estimate) or {}
     return (
         label,
         format_estimate(estimate),
@@ -238,7 +300,7 @@ def estimate_row(label: str, estimate: Mapping[str, Any] | None) -> tuple[str, .
     )
 
 
-def methods_note(estimates: Sequence[Mapping[str, Any] | None]) -> str:
+def methods_note(estimates: Sequence[Any]) -> str:
     """The distinct methods of ``estimates``, in first-seen order, as one note.
 
     Methods that differ only in counts within parentheses (``McNemar test (2 vs 0 discordant items)``) are
@@ -249,7 +311,7 @@ def methods_note(estimates: Sequence[Mapping[str, Any] | None]) -> str:
         'McNemar (...); wilson'
     """
     groups: dict[str, list[str]] = {}
-    for estimate in estimates:
+    for estimate in map(_plain, estimates):
         if estimate and estimate.get("method"):
             method = str(estimate["method"])
             members = groups.setdefault(_COUNTS.sub("(...)", method), [])

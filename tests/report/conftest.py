@@ -45,8 +45,21 @@ PERTURBATIONS = (
 )
 """Every perturbation, so that every analysis kind is rendered."""
 
-_STRUCTURAL = {"schema_version", "kind", "perturbation", "label", "statistic", "by", "rule", "format", "option_kind"}
-"""Keys whose values the report matches on (left clean so that each dedicated renderer is exercised)."""
+_STRUCTURAL = {
+    "schema_version",
+    "kind",
+    "perturbation",
+    "label",
+    "statistic",
+    "by",
+    "rule",
+    "format",
+    "option_kind",
+    "length_unit",
+    "rank_by",
+}
+"""Keys whose values the report matches on (left clean so that each dedicated renderer is exercised), and settings
+with a fixed set of values, which reading a result file checks (``length_unit``, ``rank_by``)."""
 _KEYED_BY_DATA = {"gold_counts", "field_names", "pulls"}
 """Mappings whose keys come from the data (labels, field names, format names)."""
 

@@ -117,6 +117,13 @@ class HeuristicResult:
     """Share of items it predicts for (1 unless it abstains)."""
     tie_rate: float
     """Share of items where its rule tied and a random choice decided (0 where ties cannot arise)."""
+    file_n_items: int = -1
+    """Items, as read from a result file (which holds no per-item rows); -1 when the rows are held."""
+
+    @property
+    def n_items(self) -> int:
+        """Items the heuristic was run on."""
+        return self.file_n_items if self.file_n_items >= 0 else len(self.item_ids)
 
     def __repr__(self) -> str:
         return (
@@ -138,7 +145,7 @@ class HeuristicResult:
         return {
             "name": self.name,
             "description": self.description,
-            "n_items": len(self.item_ids),
+            "n_items": self.n_items,
             "accuracy": self.accuracy.to_dict(),
             "kappa": self.kappa.to_dict(),
             "chance_corrected_accuracy": self.chance_corrected_accuracy.to_dict(),

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from pfungst.audit.classifiers import FeatureWeight
+from pfungst.schema import Fields, read_dataclass
 from pfungst.stats import (
     ConfidenceInterval,
     Estimate,
@@ -211,11 +212,63 @@ class ProbeOutcome:
     convergence_warnings: int = 0
     """Fits that stopped at ``max_iter`` without converging (each also reported as a warning)."""
     seconds: float = 0.0
+    file_counts: tuple[int, int] = (-1, -1)
+    """``(n_items, n_predicted)`` as read from a result file written without per-item records (then the per-item
+    arrays are empty); ``(-1, -1)`` when the arrays are held."""
 
     @property
     def predicted(self) -> np.ndarray:
         """Per item, whether it received an out-of-fold (or test) prediction."""
         return self.prediction >= 0
+
+    @property
+    def n_items(self) -> int:
+        """Items the probe saw (predicted or not)."""
+        return self.file_counts[0] if self.file_counts[0] >= 0 else len(self.item_ids)
+
+    @property
+    def n_predicted(self) -> int:
+        """Items that received an out-of-fold (or test) prediction."""
+        return self.file_counts[1] if self.file_counts[1] >= 0 else int(self.predicted.sum())
+
+    @classmethod
+    def from_fields(cls, fields: Fields) -> ProbeOutcome:
+        """Read :meth:`to_dict` back; the per-item arrays are empty unless it was written with ``items=True``.
+
+        Raises:
+            ReaderError: a value of the wrong type or a missing key, naming the file and the field.
+        """
+        records = fields.records("items") if fields.has("items") else []
+        item_ids = tuple(record.str("item_id") for record in records)
+        gold = np.array([record.int("gold") for record in records], dtype=int)
+        prediction = np.array(
+            [record.int("prediction") if record.has("prediction") else -1 for record in records], dtype=int
+        )
+        share = np.array([record.number("share_correct") for record in records], dtype=float)
+        return cls(
+            feature_set=fields.str("feature_set"),
+            level=fields.str("level"),
+            protocol=fields.str("protocol"),
+            classes=fields.typed("classes", tuple[str, ...]),
+            accuracy=fields.estimate("accuracy"),
+            kappa=fields.estimate("kappa"),
+            chance_corrected_accuracy=fields.estimate("chance_corrected_accuracy"),
+            majority_baseline=fields.estimate("majority_baseline"),
+            per_repeat=tuple(read_dataclass(RepeatScore, entry) for entry in fields.records("per_repeat")),
+            folds=tuple(read_dataclass(FoldChoice, entry) for entry in fields.records("folds")),
+            final_classifier=fields.str("final_classifier"),
+            top_features=tuple(
+                read_dataclass(FeatureWeight, entry, {"class_name": "class"}) for entry in fields.records("top_features")
+            ),
+            item_ids=item_ids,
+            gold=gold,
+            prediction=prediction,
+            share_correct=share,
+            settings=fields.mapping("settings"),
+            convergence_warnings=fields.int("convergence_warnings"),
+            seconds=fields.number("seconds"),
+            file_counts=(-1, -1) if records else (fields.int("n_items"), fields.int("n_predicted")),
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """One row per item: gold, prediction and correct (``<NA>`` where not predicted), share of repeats correct."""
@@ -245,8 +298,8 @@ class ProbeOutcome:
             "level": self.level,
             "protocol": self.protocol,
             "classes": list(self.classes),
-            "n_items": len(self.item_ids),
-            "n_predicted": int(self.predicted.sum()),
+            "n_items": self.n_items,
+            "n_predicted": self.n_predicted,
             "accuracy": self.accuracy.to_dict(),
             "kappa": self.kappa.to_dict(),
             "chance_corrected_accuracy": self.chance_corrected_accuracy.to_dict(),

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -17,11 +18,13 @@ import pandas as pd
 from pfungst.audit.cues import CueTable
 from pfungst.audit.heuristics import HeuristicsReport
 from pfungst.audit.probe_outcome import ProbeOutcome
+from pfungst.audit.result_reading import read_cues, read_heuristics
+from pfungst.schema import SCHEMA_VERSIONS, Fields
 from pfungst.stats import Estimate
 
 __all__ = ["SCHEMA_VERSION", "AuditResult", "Verdict"]
 
-SCHEMA_VERSION = "pfungst.audit/1"
+SCHEMA_VERSION = SCHEMA_VERSIONS["audit"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,25 @@ class Verdict:
         ci = self.estimate.ci
         return ci is not None and ci.low > 0 and self.label == "no evidence"
 
+    @classmethod
+    def from_fields(cls, fields: Fields) -> Verdict:
+        """Read :meth:`to_dict` back (the explanation is recomputed from the fields).
+
+        Raises:
+            ReaderError: a value of the wrong type, a missing key, or a label that is no verdict.
+        """
+        label = fields.str("label")
+        if label not in ("predictable", "no evidence"):
+            raise fields.error("label", f"expected 'predictable' or 'no evidence', found {label!r}")
+        return cls(
+            label=cast(Literal["predictable", "no evidence"], label),
+            feature_set=fields.str("feature_set"),
+            statistic=fields.str("statistic"),
+            estimate=fields.estimate("estimate"),
+            threshold=fields.number("threshold"),
+            n_feature_sets=fields.int("n_feature_sets"),
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "label": self.label,
@@ -91,6 +113,33 @@ class AuditResult:
     """Every setting of the audit, the seed included."""
     environment: dict[str, Any]
     """Package versions, git revision, platform, time."""
+    KIND: ClassVar[str] = "audit"
+    """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> AuditResult:
+        """Read :meth:`to_dict` back, checking every value's type; per-item predictions only if it holds them.
+
+        Raises:
+            ReaderError: a value of the wrong type, a missing key or another schema, naming ``source`` and the
+                field (``audit.json: field 'probes[3].kappa.value': expected a number, found 'zero point five'``).
+        """
+        fields = Fields(data, source)
+        if fields.str("schema_version") != SCHEMA_VERSION:
+            raise fields.error("schema_version", f"expected {SCHEMA_VERSION!r}")
+        verdict = Verdict.from_fields(fields.sub("verdict"))
+        probes = tuple(ProbeOutcome.from_fields(entry) for entry in fields.records("probes"))
+        if verdict.feature_set not in {probe.feature_set for probe in probes}:
+            raise fields.error("verdict.feature_set", f"{verdict.feature_set!r} names no probe of 'probes'")
+        return cls(
+            benchmark=fields.benchmark(),
+            probes=probes,
+            verdict=verdict,
+            heuristics=read_heuristics(fields.sub("heuristics")) if fields.has("heuristics") else None,
+            cues=read_cues(fields.sub("cues")) if fields.has("cues") else None,
+            settings=fields.mapping("settings"),
+            environment=fields.mapping("environment"),
+        )
 
     @property
     def best(self) -> ProbeOutcome:
@@ -146,7 +195,7 @@ class AuditResult:
         """A JSON-safe dict with stable keys; ``items=True`` adds per-item predictions of every probe."""
         return {
             "schema_version": SCHEMA_VERSION,
-            "kind": "audit",
+            "kind": self.KIND,
             "benchmark": self.benchmark,
             "verdict": self.verdict.to_dict(),
             "probes": [outcome.to_dict(items=items) for outcome in self.probes],

@@ -25,7 +25,7 @@ from pfungst.cli.common import (
     user_errors,
     write_json,
 )
-from pfungst.report.audit_console import render_audit
+from pfungst.report.console_blocks import render_to_console
 
 __all__ = ["RENAMED", "audit_command"]
 
@@ -97,7 +97,7 @@ def audit_command(
         with progress_bar(quiet) as report:
             result = audit(benchmark, config, progress=report)
         out = results_console(json_path)
-        render_audit(result, out)
+        render_to_console(result, out)
         write_json(json_path, lambda path: result.save_json(path, items=True))
         if items_path:
             result.to_frame().to_csv(items_path, index=False)
@@ -107,5 +107,5 @@ def audit_command(
                 fixed = fix(benchmark, fix_dir, config, progress=report)
             for audited in (fixed.counterbalanced_audit, fixed.filtered_audit):
                 if audited is not None:
-                    render_audit(audited, out)
+                    render_to_console(audited, out)
             console.print("wrote " + ", ".join(escape(p) for p in fixed.paths.values()))

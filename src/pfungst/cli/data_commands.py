@@ -38,8 +38,9 @@ from pfungst.evaluate.formats import BUILTIN_FORMATS
 from pfungst.evaluate.scoring import SCORING_RULES, get_scoring_rule
 from pfungst.models.registry import MODELS
 from pfungst.registry import Registry
-from pfungst.report.audit_console import render_audit, render_demo_verdicts
-from pfungst.report.console import render_readers, render_summary
+from pfungst.report.audit_console import render_demo_verdicts
+from pfungst.report.console import render_readers
+from pfungst.report.console_blocks import render_to_console
 from pfungst.report.stress_console import render_stress
 from pfungst.stress.stress_config import PERTURBATIONS
 
@@ -138,7 +139,7 @@ def inspect(
     """Summarise a benchmark: items, options, label and gold-position histograms, lengths, duplicates, provenance."""
     with user_errors():
         summary = summarize(load_benchmark(data, reader, map, on_error, strict))
-        render_summary(summary, results_console(json_path))
+        render_to_console(summary, results_console(json_path))
         write_json(
             json_path,
             lambda path: path.write_text(json.dumps(summary.to_dict(), indent=2, ensure_ascii=False) + "\n"),
@@ -164,8 +165,8 @@ def demo(
             result = run_demo(out, seed=seed, n_items=items, stress_items=stress_items, progress=report)
         for name, summary in result.summaries.items():
             stdout.rule(f"{name}: planted {escape(SYNTHETIC.resolve(name).planted)}")
-            render_summary(summary, stdout)
-            render_audit(result.audits[name], stdout, top_cues=5)
+            render_to_console(summary, stdout)
+            render_to_console(result.audits[name], stdout)
         render_demo_verdicts(result, stdout)
         stdout.rule("demo: the model stressed on gold-position")
         render_stress(result.stress, stdout)

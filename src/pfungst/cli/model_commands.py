@@ -30,7 +30,7 @@ from pfungst.errors import ConfigError
 from pfungst.evaluate.runner import ScoreConfig, score_benchmark
 from pfungst.evaluate.score_result import ScoreResult
 from pfungst.models.registry import applicable_options
-from pfungst.report.score_console import render_score
+from pfungst.report.console_blocks import render_to_console
 from pfungst.report.stress_console import render_ranks, render_stress
 from pfungst.stress.comparison import compare
 from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS, StressConfig
@@ -110,7 +110,7 @@ def score_command(
         benchmark = load_benchmark(data, reader, map, on_error, strict)
         with progress_bar(quiet) as report:
             result = score_benchmark(benchmark, model, config, progress=report)
-        render_score(result, results_console(json_path))
+        render_to_console(result, results_console(json_path))
         _write_score(result, out, json_path)
 
 

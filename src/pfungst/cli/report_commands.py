@@ -14,7 +14,7 @@ from pfungst.errors import ConfigError
 from pfungst.reliance import RelianceConfig, read_outcomes, reliance
 from pfungst.report.loading import load_results
 from pfungst.report.output import write_report
-from pfungst.report.reliance_console import render_reliance
+from pfungst.report.console_blocks import render_to_console
 
 __all__ = ["reliance_command", "report_command"]
 
@@ -80,7 +80,7 @@ def reliance_command(
             )
         ]
         result = reliance(list(audits), found, config)
-        render_reliance(result, results_console(json_path))
+        render_to_console(result, results_console(json_path))
         write_json(json_path, result.save_json)
 
 

@@ -11,11 +11,13 @@ import string
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import pandas as pd
 
 from pfungst.data.benchmark import Benchmark
+from pfungst.schema import SCHEMA_VERSIONS, Fields
 from pfungst.stats import Estimate, chisquare_test, wilson_interval
 
 __all__ = ["BenchmarkSummary", "LengthStats", "summarize"]
@@ -39,6 +41,11 @@ class LengthStats:
     def to_dict(self) -> dict[str, float]:
         return {"mean": self.mean, "median": self.median, "min": self.minimum, "max": self.maximum}
 
+    @classmethod
+    def from_fields(cls, fields: Fields) -> LengthStats:
+        """Read :meth:`to_dict` back, checking each value's type."""
+        return cls(fields.number("mean"), fields.number("median"), fields.int("min"), fields.int("max"))
+
 
 @dataclass(frozen=True)
 class BenchmarkSummary:
@@ -58,10 +65,40 @@ class BenchmarkSummary:
     """Option lengths in characters (per-item choices; zeros for shared labels)."""
     field_names: dict[str, int] = field(default_factory=dict)
     """Named fields present, with the number of items that have each."""
+    KIND: ClassVar[str] = "summary"
+    """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> BenchmarkSummary:
+        """Read :meth:`to_dict` back (a summary written before schema versions lacks the lengths: they read as 0).
+
+        Raises:
+            ReaderError: a value of the wrong type or a missing key, naming ``source`` and the field.
+
+        Example:
+            >>> from pfungst.data import Benchmark, Item
+            >>> summary = summarize(Benchmark("toy", [Item("a", "q", ("x", "y"), 0)]))
+            >>> BenchmarkSummary.from_dict(summary.to_dict()).to_dict() == summary.to_dict()
+            True
+        """
+        fields = Fields(data, source)
+        if fields.has("schema_version") and fields.str("schema_version") != SCHEMA_VERSIONS[cls.KIND]:
+            raise fields.error("schema_version", f"expected {SCHEMA_VERSIONS[cls.KIND]!r}")
+        empty = LengthStats.of([])
+        return cls(
+            benchmark=fields.benchmark(),
+            gold_counts=fields.typed("gold_counts", dict[str, int]),
+            gold_uniformity=fields.estimate("gold_uniformity"),
+            majority=fields.estimate("majority"),
+            text_chars=LengthStats.from_fields(fields.sub("text_chars")) if fields.has("text_chars") else empty,
+            text_words=LengthStats.from_fields(fields.sub("text_words")) if fields.has("text_words") else empty,
+            option_chars=LengthStats.from_fields(fields.sub("option_chars")) if fields.has("option_chars") else empty,
+            field_names=fields.typed("field_names", dict[str, int]) if fields.has("field_names") else {},
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "schema_version": "pfungst.summary/1",
+            "schema_version": SCHEMA_VERSIONS[self.KIND],
             "benchmark": self.benchmark,
             "gold_counts": self.gold_counts,
             "gold_uniformity": self.gold_uniformity.to_dict(),
@@ -75,11 +112,11 @@ class BenchmarkSummary:
     def to_frame(self) -> pd.DataFrame:
         """Tidy histograms: one row per (histogram, key) with its count."""
         rows = [("gold", key, count) for key, count in self.gold_counts.items()]
-        rows += [("options_per_item", key, count) for key, count in self.benchmark["option_counts"].items()]
+        rows += [("options_per_item", key, count) for key, count in self.benchmark.get("option_counts", {}).items()]
         return pd.DataFrame(rows, columns=["histogram", "key", "count"])
 
     def __repr__(self) -> str:
-        return f"BenchmarkSummary(name={self.benchmark['name']!r}, items={self.benchmark['n_items']})"
+        return f"BenchmarkSummary(name={self.benchmark.get('name')!r}, items={self.benchmark.get('n_items')})"
 
 
 def summarize(benchmark: Benchmark) -> BenchmarkSummary:

@@ -8,20 +8,21 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
 
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
+from pfungst.schema import SCHEMA_VERSIONS, Fields, read_dataclass
 from pfungst.stats import Estimate, wilson_interval
 
-__all__ = ["SCHEMA_VERSION", "ScoreCounts", "ScoreResult", "accuracy_estimate", "write_records"]
+__all__ = ["SCHEMA_VERSION", "ScoreCounts", "ScoreResult", "ScoreTotals", "accuracy_estimate", "write_records"]
 
-SCHEMA_VERSION = "pfungst.score/1"
+SCHEMA_VERSION = SCHEMA_VERSIONS["score"]
 _ITEM_SUFFIXES = (".jsonl", ".parquet")
 
 
@@ -45,6 +46,16 @@ class ScoreCounts:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict."""
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class ScoreTotals:
+    """What a score's outcomes add up to, as read from a result file written without its per-item records."""
+
+    accuracy: Estimate
+    n_items: int
+    n_refused: int
+    n_unparseable: int
 
 
 def accuracy_estimate(correct: int, n_options: list[int], level: float = 0.95) -> Estimate:
@@ -84,6 +95,43 @@ class ScoreResult:
     environment: dict[str, Any]
     """Package versions, git revision, platform and time (:func:`pfungst.environment.environment`)."""
     schema_version: str = SCHEMA_VERSION
+    file_totals: ScoreTotals | None = None
+    """The totals as read from a result file written without per-item records (then ``outcomes`` is empty); None
+    when the outcomes are held (the totals are read from them)."""
+    KIND: ClassVar[str] = "score"
+    """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> ScoreResult:
+        """Read :meth:`to_dict` back, checking every value's type; the outcomes only if it holds them.
+
+        Raises:
+            ReaderError: a value of the wrong type, a missing key or another schema, naming ``source`` and the field.
+        """
+        fields = Fields(data, source)
+        if fields.string("schema_version") != SCHEMA_VERSION:
+            raise fields.error("schema_version", f"expected {SCHEMA_VERSION!r}")
+        fields.sub("settings").string("rule")
+        records = fields.records("items") if fields.has("items") else []
+        outcomes = tuple(Outcome.from_dict(dict(read_dataclass(Outcome, entry) and entry.data)) for entry in records)
+        totals = ScoreTotals(
+            fields.estimate("accuracy"), fields.integer("n_items"), fields.integer("n_refused"), fields.integer("n_unparseable")
+        )
+        return cls(
+            outcomes=outcomes,
+            counts=read_dataclass(ScoreCounts, fields.sub("counts")),
+            model=fields.string("model"),
+            benchmark=fields.benchmark(),
+            settings=fields.mapping("settings"),
+            seed=fields.integer("seed"),
+            environment=fields.mapping("environment"),
+            file_totals=None if records else totals,
+        )
+
+    @property
+    def n_items(self) -> int:
+        """Items scored."""
+        return self.file_totals.n_items if self.file_totals else len(self.outcomes)
 
     @property
     def rule(self) -> str:
@@ -99,16 +147,22 @@ class ScoreResult:
     def accuracy(self) -> Estimate:
         """Share of items answered correctly (refused and unparseable answers count as wrong), Wilson interval,
         baseline chance (mean ``1 / K``)."""
+        if self.file_totals:
+            return self.file_totals.accuracy
         return accuracy_estimate(sum(o.correct for o in self.outcomes), [o.n_options for o in self.outcomes])
 
     @property
     def n_refused(self) -> int:
         """Generated answers that declined to choose (generate only)."""
+        if self.file_totals:
+            return self.file_totals.n_refused
         return sum(o.status == "refused" for o in self.outcomes)
 
     @property
     def n_unparseable(self) -> int:
         """Generated answers from which no option could be read (generate only)."""
+        if self.file_totals:
+            return self.file_totals.n_unparseable
         return sum(o.status == "unparseable" for o in self.outcomes)
 
     def to_frame(self) -> pd.DataFrame:
@@ -122,7 +176,7 @@ class ScoreResult:
         data: dict[str, Any] = {
             "schema_version": self.schema_version,
             "accuracy": self.accuracy.to_dict(),
-            "n_items": len(self.items),
+            "n_items": self.n_items,
             "n_refused": self.n_refused,
             "n_unparseable": self.n_unparseable,
             "counts": self.counts.to_dict(),
@@ -154,7 +208,7 @@ class ScoreResult:
         ci = self.accuracy.ci
         interval = f" [{ci.low:.3f}, {ci.high:.3f}]" if ci else ""
         return (
-            f"ScoreResult(rule={self.rule!r}, n={len(self.outcomes)}, accuracy={self.accuracy.value:.3f}{interval}, "
+            f"ScoreResult(rule={self.rule!r}, n={self.n_items}, accuracy={self.accuracy.value:.3f}{interval}, "
             f"chance={self.accuracy.baseline:.3f})"
         )
 

@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
 
 from pfungst.reliance.shortcut import ShortcutItems
+from pfungst.schema import SCHEMA_VERSIONS, Fields, read_dataclass
 from pfungst.stats import Estimate
 
 __all__ = ["SCHEMA_VERSION", "FamilyTest", "ModelReliance", "RelianceResult"]
 
-SCHEMA_VERSION = "pfungst.reliance/1"
+SCHEMA_VERSION = SCHEMA_VERSIONS["reliance"]
 
 
 def _clean(value: float) -> float | None:
@@ -176,6 +178,29 @@ class RelianceResult:
     environment: dict[str, Any]
     """Package versions, git revision, platform and time (:func:`pfungst.environment.environment`)."""
     schema_version: str = SCHEMA_VERSION
+    KIND: ClassVar[str] = "reliance"
+    """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> RelianceResult:
+        """Read :meth:`to_dict` back, checking every value's type (the shortcut splits as counts).
+
+        Raises:
+            ReaderError: a value of the wrong type, a missing key or another schema, naming ``source`` and the field.
+        """
+        fields = Fields(data, source)
+        if fields.str("schema_version") != SCHEMA_VERSION:
+            raise fields.error("schema_version", f"expected {SCHEMA_VERSION!r}")
+        return cls(
+            models=tuple(read_dataclass(ModelReliance, entry) for entry in fields.records("models")),
+            families=tuple(read_dataclass(FamilyTest, entry) for entry in fields.records("families")),
+            shortcuts=tuple(ShortcutItems.from_fields(entry) for entry in _records(fields, "shortcuts")),
+            unjoined=fields.typed("unjoined", tuple[str, ...]) if fields.has("unjoined") else (),
+            warnings=fields.typed("warnings", tuple[str, ...]) if fields.has("warnings") else (),
+            settings=fields.mapping("settings") if fields.has("settings") else {},
+            seed=fields.int("seed") if fields.has("seed") else 0,
+            environment=fields.mapping("environment") if fields.has("environment") else {},
+        )
 
     @property
     def n_unmatched_outcomes(self) -> int:
@@ -248,7 +273,7 @@ class RelianceResult:
         """A JSON-safe dict with stable keys (NaN becomes None)."""
         return {
             "schema_version": self.schema_version,
-            "kind": "reliance",
+            "kind": self.KIND,
             "models": [m.to_dict() for m in self.models],
             "families": [f.to_dict() for f in self.families],
             "shortcuts": [s.to_dict() for s in self.shortcuts],
@@ -274,3 +299,7 @@ class RelianceResult:
             f"RelianceResult({len(self.models)} (model, dataset) pairs, {len(self.families)} families, "
             f"{rejected} rejected at FDR {self.settings.get('alpha', 0.05)})"
         )
+
+
+def _records(fields: Fields, key: str) -> list[Fields]:
+    return fields.records(key) if fields.has(key) else []

@@ -27,6 +27,7 @@ from pfungst.audit.result import AuditResult
 from pfungst.data.item import FrozenMapping
 from pfungst.data.records import parse_json
 from pfungst.errors import ConfigError, DataError, unknown_name_message
+from pfungst.schema import Fields
 
 __all__ = ["AuditInput", "ShortcutItems", "shortcut_items"]
 
@@ -59,10 +60,46 @@ class ShortcutItems:
     constant: bool
     """Whether the probe predicted one class for every item in its first repeat (then "solvable" only means "has
     that gold class")."""
+    file_counts: tuple[int, int, int] = (-1, -1, -1)
+    """``(n_items, n_predicted, n_solvable)`` as read from a result file (which holds no per-item split); all -1
+    when the split is held."""
 
     @property
     def n_solvable(self) -> int:
-        return sum(self.solvable.values())
+        return self.file_counts[2] if self.file_counts[2] >= 0 else sum(self.solvable.values())
+
+    @property
+    def n_items(self) -> int:
+        """Audited items, predicted or not."""
+        return self.file_counts[0] if self.file_counts[0] >= 0 else len(self.item_ids)
+
+    @property
+    def n_predicted(self) -> int:
+        """Items the probe predicted out of fold."""
+        return self.file_counts[1] if self.file_counts[1] >= 0 else len(self.solvable)
+
+    @classmethod
+    def from_fields(cls, fields: Fields) -> ShortcutItems:
+        """Read :meth:`to_dict` back: the counts, not the per-item split.
+
+        Raises:
+            ReaderError: a value of the wrong type or a missing key, naming the file and the field.
+        """
+        return cls(
+            dataset=fields.str("dataset"),
+            feature_set=fields.str("feature_set"),
+            protocol=fields.str("protocol"),
+            item_ids=(),
+            solvable={},
+            gold={},
+            chance=fields.number("chance"),
+            kappa=fields.number("kappa"),
+            kappa_pvalue=fields.number("kappa_pvalue"),
+            n_repeats=fields.int("n_repeats"),
+            min_share=fields.number("min_share"),
+            constant=fields.bool("constant"),
+            file_counts=(fields.int("n_items"), fields.int("n_predicted"), fields.int("n_solvable")),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe summary with stable keys (counts, not the items)."""
@@ -70,8 +107,8 @@ class ShortcutItems:
             "dataset": self.dataset,
             "feature_set": self.feature_set,
             "protocol": self.protocol,
-            "n_items": len(self.item_ids),
-            "n_predicted": len(self.solvable),
+            "n_items": self.n_items,
+            "n_predicted": self.n_predicted,
             "n_solvable": self.n_solvable,
             "chance": self.chance,
             "kappa": None if math.isnan(self.kappa) else self.kappa,

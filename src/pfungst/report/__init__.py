@@ -4,10 +4,11 @@ HTML, Markdown and JSON reports render the result files that ``--json`` writes (
 made later, elsewhere, from files alone.
 """
 
-from pfungst.report.console import render_readers, render_summary
+from pfungst.report.console import render_readers
+from pfungst.report.console_blocks import render_to_console
 from pfungst.report.document import build_report
 from pfungst.report.html import render_html, write_html
-from pfungst.report.loading import load_result, load_results
+from pfungst.report.loading import load_result, load_results, read_result
 from pfungst.report.markdown import render_markdown
 from pfungst.report.output import write_report
 from pfungst.report.plots import write_plots
@@ -16,10 +17,11 @@ __all__ = [
     "build_report",
     "load_result",
     "load_results",
+    "read_result",
     "render_html",
     "render_markdown",
     "render_readers",
-    "render_summary",
+    "render_to_console",
     "write_html",
     "write_plots",
     "write_report",

@@ -1,4 +1,7 @@
-"""Console rendering of an :class:`~pfungst.audit.result.AuditResult`: probes, verdict, heuristics, cues."""
+"""Console one-liners of audits: the demo's verdicts, and the interval and p-value formats the stress console uses.
+
+An audit itself prints through the generic block renderer (:func:`pfungst.report.console_blocks.render_to_console`).
+"""
 
 from __future__ import annotations
 
@@ -7,12 +10,10 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
-from pfungst.audit.result import AuditResult
 from pfungst.stats import Estimate
 
-__all__ = ["render_audit", "render_demo_verdicts"]
+__all__ = ["render_demo_verdicts"]
 
 
 def _interval(estimate: Estimate) -> str:
@@ -28,94 +29,6 @@ def _p(p: float) -> str:
     if math.isnan(p):
         return "-"
     return "<0.001" if p < 0.001 else f"{p:.3f}"
-
-
-def render_audit(result: AuditResult, console: Console, top_cues: int = 10) -> None:
-    """Print the probe table, the verdict, heuristics, the gold-position test, cues and the best probe's features."""
-    info = result.benchmark
-    settings = result.settings
-    console.print(
-        f"[bold]audit of {escape(info['name'])}[/bold]: {info['n_items']} items, {info['option_kind']}, "
-        f"protocol {settings['protocol']}, seed {settings['seed']}"
-        + (f", fields {', '.join(settings['fields'])}" if settings["fields"] else "")
-    )
-    console.print(_probe_table(result))
-    style = "bold red" if result.verdict.label == "predictable" else "bold green"
-    console.print(f"[{style}]verdict[/{style}]: {escape(result.verdict.explanation)}")
-    if result.heuristics is not None:
-        console.print(_heuristics_table(result))
-        for heuristic in result.heuristics.results:
-            uniformity = getattr(heuristic, "uniformity", None)
-            if uniformity is not None and not math.isnan(uniformity.value):
-                console.print(f"{uniformity.method}: chi2 = {uniformity.value:.2f}, p = {_p(uniformity.pvalue)}")
-    if result.cues is not None and result.cues.cues:
-        console.print(_cue_table(result, top_cues))
-    best = result.best
-    if best.top_features:
-        features = ", ".join(
-            f"{escape(w.feature)} ({escape(w.class_name)} {w.weight:+.2f})" for w in best.top_features[:8]
-        )
-        console.print(f"most predictive features of {escape(best.feature_set)}: {features}")
-
-
-def _probe_table(result: AuditResult) -> Table:
-    paper = result.settings["protocol"] == "pacchiardi2024"
-    table = Table(title="surface-feature probes (95% intervals)", title_justify="left", show_edge=False)
-    table.add_column("feature set", no_wrap=True)
-    table.add_column("Cohen's kappa", justify="right")
-    table.add_column("p", justify="right")
-    table.add_column("paper's kappa" if paper else "chance-corr. acc.", justify="right")
-    table.add_column("accuracy", justify="right")
-    table.add_column("majority", justify="right")
-    table.add_column("classifier")
-    for outcome in result.probes:
-        marker = " *" if outcome.feature_set == result.verdict.feature_set else ""
-        table.add_row(
-            escape(outcome.feature_set) + marker,
-            _interval(outcome.kappa),
-            _p(outcome.kappa.pvalue),
-            _interval(outcome.chance_corrected_accuracy),
-            _interval(outcome.accuracy),
-            f"{outcome.majority_baseline.value:.3f}",
-            escape(outcome.final_classifier),
-        )
-    return table
-
-
-def _heuristics_table(result: AuditResult) -> Table:
-    table = Table(title="zero-training baselines", title_justify="left", show_edge=False)
-    for column in ("heuristic", "accuracy", "baseline", "kappa", "chance-corr. acc.", "coverage", "ties"):
-        table.add_column(column, justify="left" if column == "heuristic" else "right", no_wrap=column == "heuristic")
-    assert result.heuristics is not None
-    for h in result.heuristics.results:
-        table.add_row(
-            escape(h.name),
-            _interval(h.accuracy),
-            f"{h.accuracy.baseline:.3f}",
-            _interval(h.kappa),
-            _interval(h.chance_corrected_accuracy),
-            f"{h.coverage:.1%}",
-            f"{h.tie_rate:.1%}",
-        )
-    return table
-
-
-def _cue_table(result: AuditResult, top: int) -> Table:
-    assert result.cues is not None
-    table = Table(title=f"top cues ({escape(result.cues.method)})", title_justify="left", show_edge=False)
-    for column in ("cue", "label", "items", "productivity", "coverage", "base rate", "q"):
-        table.add_column(column, justify="left" if column in ("cue", "label") else "right")
-    for cue in result.cues.cues[:top]:
-        table.add_row(
-            escape(cue.cue),
-            escape(cue.label),
-            str(cue.count),
-            f"{cue.productivity:.3f}",
-            f"{cue.coverage:.3f}",
-            f"{cue.base_rate:.3f}",
-            _p(cue.qvalue),
-        )
-    return table
 
 
 def render_demo_verdicts(result: Any, console: Console) -> None:

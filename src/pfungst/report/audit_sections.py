@@ -1,7 +1,8 @@
-"""Report sections of the data side: a benchmark's summary (``pfungst inspect``) and its audit (``pfungst audit``).
+"""Blocks of the data side: a benchmark's summary (``pfungst inspect``) and its audit (``pfungst audit``).
 
-Each function takes a result dict and returns level-3 :class:`~pfungst.blocks.Section` objects; the document
-puts them under one chapter per benchmark. Nothing is computed: every figure is read from the result.
+Each function takes a result object and returns level-3 :class:`~pfungst.blocks.Section` objects, which the HTML,
+Markdown and JSON reports and the console all render; the document puts them under one chapter per benchmark.
+Nothing is computed: every figure is read from the result.
 """
 
 from __future__ import annotations
@@ -9,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pfungst.audit.cues import CueTable
+from pfungst.audit.heuristics import HeuristicsReport
+from pfungst.audit.result import AuditResult
 from pfungst.blocks import (
     ESTIMATE_COLUMNS,
     Block,
@@ -24,6 +28,7 @@ from pfungst.blocks import (
     generic_blocks,
     methods_note,
 )
+from pfungst.data.summary import BenchmarkSummary
 
 __all__ = ["audit_sections", "benchmark_facts", "summary_sections"]
 
@@ -48,22 +53,23 @@ def benchmark_facts(benchmark: Mapping[str, Any]) -> Facts:
     return Facts(tuple(pairs))
 
 
-def summary_sections(data: Mapping[str, Any]) -> tuple[Section, ...]:
-    """The gold-answer histogram with its uniformity test, the majority baseline, lengths and named fields.
+def summary_sections(summary: BenchmarkSummary) -> tuple[Section, ...]:
+    """The gold-answer histogram with its uniformity test, the majority baseline, lengths, named fields, and the
+    rows read, kept and rejected.
 
     Example:
-        >>> summary = {"benchmark": {"name": "toy", "n_items": 4}, "gold_counts": {"A": 3, "B": 1},
-        ...            "gold_uniformity": {"value": 1.0, "pvalue": 0.32, "method": "chi-squared", "n": 4},
-        ...            "majority": {"value": 0.75, "ci": None, "method": "share", "n": 4}}
+        >>> from pfungst.data import Benchmark, Item
+        >>> from pfungst.data.summary import summarize
+        >>> summary = summarize(Benchmark("toy", [Item(str(i), "q", ("x", "y"), i % 2) for i in range(4)]))
         >>> [section.title for section in summary_sections(summary)]
         ['Gold answers']
     """
-    counts: Mapping[str, int] = data["gold_counts"]
+    counts = summary.gold_counts
     total = sum(counts.values())
     rows = tuple((str(key), str(count), f"{count / total:.1%}" if total else "n/a") for key, count in counts.items())
-    uniformity, majority = data["gold_uniformity"], data["majority"]
+    what = "labels" if summary.benchmark.get("option_kind") == "shared_labels" else "positions"
     blocks: list[Block] = [
-        Table("Gold answer per position or label", ("gold", "items", "share"), rows),
+        Table(f"Histogram of gold {what}", ("gold", "items", "share"), rows),
         Figure(
             "bars",
             "Gold answers per position or label",
@@ -73,22 +79,18 @@ def summary_sections(data: Mapping[str, Any]) -> tuple[Section, ...]:
             "Tests",
             ESTIMATE_COLUMNS,
             (
-                estimate_row("gold uniformity (chi-squared)", uniformity),
-                estimate_row("majority answer share", majority),
+                estimate_row("gold uniformity (chi-squared)", summary.gold_uniformity),
+                estimate_row("majority answer share", summary.majority),
             ),
-            note=methods_note([uniformity, majority]),
+            note=methods_note([summary.gold_uniformity, summary.majority]),
         ),
     ]
-    lengths = [
-        (name, data[key])
-        for name, key in (
-            ("question characters", "text_chars"),
-            ("question words", "text_words"),
-            ("option characters", "option_chars"),
-        )
-        if data.get(key)
-    ]
-    if lengths:
+    lengths = (
+        ("question characters", summary.text_chars),
+        ("question words", summary.text_words),
+        ("option characters", summary.option_chars),
+    )
+    if any(stats.maximum for _, stats in lengths):
         blocks.append(
             Table(
                 "Lengths",
@@ -96,71 +98,78 @@ def summary_sections(data: Mapping[str, Any]) -> tuple[Section, ...]:
                 tuple(
                     (
                         name,
-                        format_number(s.get("mean"), 1),
-                        format_number(s.get("median"), 1),
-                        format_number(s.get("min")),
-                        format_number(s.get("max")),
+                        format_number(s.mean, 1),
+                        format_number(s.median, 1),
+                        format_number(s.minimum),
+                        format_number(s.maximum),
                     )
                     for name, s in lengths
                 ),
             )
         )
-    if data.get("field_names"):
+    if summary.field_names:
         blocks.append(
             Table(
                 "Named fields",
                 ("field", "items"),
-                tuple((str(k), format_number(v)) for k, v in data["field_names"].items()),
+                tuple((str(k), format_number(v)) for k, v in summary.field_names.items()),
             )
         )
+    blocks += _rows_blocks(summary.benchmark.get("provenance") or {})
     return (Section("Gold answers", tuple(blocks), level=3),)
 
 
-def audit_sections(data: Mapping[str, Any]) -> tuple[Section, ...]:
-    """The verdict, kappa per feature set with intervals, heuristic baselines, cues and the best probe's features.
+def _rows_blocks(provenance: Mapping[str, Any], shown: int = 10) -> list[Block]:
+    """Rows read, kept and rejected, duplicates, and the first rejections and warnings, in words."""
+    if not provenance:
+        return []
+    blocks: list[Block] = [
+        Text(
+            f"rows read {format_number(provenance.get('rows_read'))}, kept {format_number(provenance.get('rows_kept'))}"
+            f", rejected {format_number(provenance.get('rows_rejected'))}; duplicate texts "
+            f"{format_number(provenance.get('duplicate_texts'))} "
+            f"({format_number(provenance.get('conflicting_duplicates'))} with a different answer); duplicate ids "
+            f"{format_number(provenance.get('duplicate_ids'))}"
+        )
+    ]
+    for what, entries in (("rejected", provenance.get("rejected") or []), ("warning", provenance.get("warnings") or [])):
+        texts = [str(entry.get("reason")) if isinstance(entry, Mapping) else str(entry) for entry in entries]
+        blocks += [Text(f"{what}: {text}", tone="bad") for text in texts[:shown]]
+        if len(texts) > shown:
+            blocks.append(Text(f"... and {len(texts) - shown} more ({what})", tone="bad"))
+    return blocks
 
-    Example:
-        >>> kappa = {"value": 0.02, "ci": {"low": -0.05, "high": 0.09, "level": 0.95}, "method": "m", "n": 40}
-        >>> audit = {"verdict": {"label": "no evidence", "feature_set": "1-grams", "statistic": "kappa",
-        ...                      "estimate": kappa, "threshold": 0.2}, "probes": [{"feature_set": "1-grams",
-        ...                                                                       "kappa": kappa}]}
-        >>> [section.title for section in audit_sections(audit)]
-        ['Verdict', 'Surface-feature probes']
-    """
-    verdict = data["verdict"]
-    tone = "bad" if verdict.get("label") == "predictable" else "good"
-    statistic = _STATISTIC_NAMES.get(verdict.get("statistic", ""), str(verdict.get("statistic")))
+
+def audit_sections(result: AuditResult) -> tuple[Section, ...]:
+    """The verdict, kappa per feature set with intervals, heuristic baselines, cues and the best probe's features."""
+    verdict = result.verdict
+    tone = "bad" if verdict.label == "predictable" else "good"
+    statistic = _STATISTIC_NAMES.get(verdict.statistic, verdict.statistic)
     verdict_blocks: list[Block] = [
-        Text(str(verdict.get("explanation") or verdict.get("label")), tone=tone),
+        Text(f"verdict: {verdict.explanation}", tone=tone),
         Table(
             "Verdict statistic",
             ESTIMATE_COLUMNS,
-            (estimate_row(statistic, verdict.get("estimate")),),
-            note=methods_note([verdict.get("estimate")]),
+            (estimate_row(statistic, verdict.estimate),),
+            note=methods_note([verdict.estimate]),
         ),
     ]
     sections = [
         Section("Verdict", tuple(verdict_blocks), level=3),
-        Section("Surface-feature probes", _probe_blocks(data), level=3),
+        Section("Surface-feature probes", _probe_blocks(result), level=3),
     ]
-    if data.get("heuristics"):
-        sections.append(Section("Heuristic baselines", _heuristic_blocks(data["heuristics"]), level=3))
-    if data.get("cues"):
-        sections.append(Section("Cue words", _cue_blocks(data["cues"]), level=3))
-    best = next((p for p in data["probes"] if p.get("feature_set") == verdict.get("feature_set")), None)
-    if best and best.get("top_features"):
+    if result.heuristics is not None:
+        sections.append(Section("Heuristic baselines", _heuristic_blocks(result.heuristics), level=3))
+    if result.cues is not None:
+        sections.append(Section("Cue words", _cue_blocks(result.cues), level=3))
+    best = result.best
+    if best.top_features:
         rows = tuple(
-            (
-                str(f.get("class", "")),
-                str(f.get("feature", "")),
-                format_number(f.get("weight")),
-                format_number(f.get("rank")),
-            )
-            for f in best["top_features"]
+            (f.class_name, f.feature, format_number(f.weight), format_number(f.rank)) for f in best.top_features
         )
         sections.append(
             Section(
-                f"Most predictive features of {best['feature_set']}",
+                f"Most predictive features of {best.feature_set}",
                 (
                     Table(
                         "Top features (largest weights)", ("class", "feature", "weight", "rank"), rows, text_columns=2
@@ -172,24 +181,22 @@ def audit_sections(data: Mapping[str, Any]) -> tuple[Section, ...]:
     return tuple(sections)
 
 
-def _probe_blocks(data: Mapping[str, Any]) -> tuple[Block, ...]:
-    verdict = data["verdict"]
-    statistic = str(verdict.get("statistic", "kappa"))
-    probes = data["probes"]
+def _probe_blocks(result: AuditResult) -> tuple[Block, ...]:
+    verdict, probes = result.verdict, result.probes
     rows = []
     for probe in probes:
-        marker = " (best)" if probe.get("feature_set") == verdict.get("feature_set") else ""
+        marker = " (best)" if probe.feature_set == verdict.feature_set else ""
         rows.append(
             (
-                f"{probe.get('feature_set')}{marker}",
-                str(probe.get("level", "")),
-                str(probe.get("final_classifier", "")),
-                format_estimate(probe.get("kappa")),
-                format_pvalue((probe.get("kappa") or {}).get("pvalue")),
-                format_estimate(probe.get("chance_corrected_accuracy")),
-                format_estimate(probe.get("accuracy")),
-                format_estimate(probe.get("majority_baseline")),
-                format_number(probe.get("n_items")),
+                f"{probe.feature_set}{marker}",
+                probe.level,
+                probe.final_classifier,
+                format_estimate(probe.kappa),
+                format_pvalue(probe.kappa.pvalue),
+                format_estimate(probe.chance_corrected_accuracy),
+                format_estimate(probe.accuracy),
+                format_estimate(probe.majority_baseline),
+                format_number(probe.n_items),
             )
         )
     columns = (
@@ -203,15 +210,16 @@ def _probe_blocks(data: Mapping[str, Any]) -> tuple[Block, ...]:
         "majority baseline [CI]",
         "items",
     )
-    note = methods_note([p.get(key) for p in probes for key in ("kappa", "chance_corrected_accuracy", "accuracy")])
-    name = _STATISTIC_NAMES.get(statistic, statistic)
+    note = methods_note([e for p in probes for e in (p.kappa, p.chance_corrected_accuracy, p.accuracy)])
+    name = _STATISTIC_NAMES.get(verdict.statistic, verdict.statistic)
+    estimates = [getattr(p, verdict.statistic, None) for p in probes]
     figure = Figure(
         "intervals",
         f"{name} per feature set (out-of-fold, 95% intervals)",
         {
-            "labels": [str(p.get("feature_set")) for p in probes],
-            "estimates": [p.get(statistic) for p in probes],
-            "references": [[0.0, "chance"], [verdict.get("threshold"), "verdict threshold"]],
+            "labels": [p.feature_set for p in probes],
+            "estimates": [e.to_dict() if e is not None else None for e in estimates],
+            "references": [[0.0, "chance"], [verdict.threshold, "verdict threshold"]],
             "axis": name,
         },
     )
@@ -227,19 +235,19 @@ def _probe_blocks(data: Mapping[str, Any]) -> tuple[Block, ...]:
     )
 
 
-def _heuristic_blocks(heuristics: Mapping[str, Any]) -> tuple[Block, ...]:
-    results = heuristics.get("results") or []
+def _heuristic_blocks(heuristics: HeuristicsReport) -> tuple[Block, ...]:
+    results = heuristics.results
     rows = tuple(
         (
-            str(r.get("name")),
-            str(r.get("description", "")),
-            format_estimate(r.get("accuracy")),
-            format_number((r.get("accuracy") or {}).get("baseline")),
-            format_pvalue((r.get("accuracy") or {}).get("pvalue")),
-            format_estimate(r.get("kappa")),
-            format_estimate(r.get("chance_corrected_accuracy")),
-            format_number(r.get("coverage")),
-            format_number(r.get("tie_rate")),
+            r.name,
+            r.description,
+            format_estimate(r.accuracy),
+            format_number(r.accuracy.baseline),
+            format_pvalue(r.accuracy.pvalue),
+            format_estimate(r.kappa),
+            format_estimate(r.chance_corrected_accuracy),
+            format_number(r.coverage),
+            format_number(r.tie_rate),
         )
         for r in results
     )
@@ -254,32 +262,32 @@ def _heuristic_blocks(heuristics: Mapping[str, Any]) -> tuple[Block, ...]:
         "coverage",
         "ties",
     )
-    note = methods_note([r.get(key) for r in results for key in ("accuracy", "kappa", "chance_corrected_accuracy")])
+    note = methods_note([e for r in results for e in (r.accuracy, r.kappa, r.chance_corrected_accuracy)])
     blocks: list[Block] = [Table("No-training baselines", columns, rows, text_columns=2, note=note)]
-    if heuristics.get("hans_counts"):
-        blocks.extend(generic_blocks({"HANS heuristics per label": heuristics["hans_counts"]}))
+    if heuristics.hans_counts:
+        counts = [vars(count).copy() for count in heuristics.hans_counts]
+        blocks.extend(generic_blocks({"HANS heuristics per label": counts}))
     return tuple(blocks)
 
 
-def _cue_blocks(cues: Mapping[str, Any]) -> tuple[Block, ...]:
-    entries = cues.get("cues") or []
+def _cue_blocks(cues: CueTable) -> tuple[Block, ...]:
     rows = tuple(
         (
-            str(c.get("cue")),
-            str(c.get("label")),
-            format_number(c.get("count")),
-            format_number(c.get("hits")),
-            format_number(c.get("productivity")),
-            format_number(c.get("coverage")),
-            format_number(c.get("base_rate")),
-            format_pvalue(c.get("pvalue")),
-            format_pvalue(c.get("qvalue")),
+            c.cue,
+            c.label,
+            format_number(c.count),
+            format_number(c.hits),
+            format_number(c.productivity),
+            format_number(c.coverage),
+            format_number(c.base_rate),
+            format_pvalue(c.pvalue),
+            format_pvalue(c.qvalue),
         )
-        for c in entries
+        for c in cues.cues
     )
     caption = (
-        f"Top {len(entries)} of {format_number(cues.get('n_tested'))} cues tested "
+        f"Top {len(cues.cues)} of {format_number(cues.n_tested)} cues tested "
         f"(productivity: share of the items with the cue whose answer it points to)"
     )
     columns = ("cue", "label", "items", "hits", "productivity", "coverage", "base rate", "p", "q (BH)")
-    return (Table(caption, columns, rows, text_columns=2, note=str(cues.get("method", ""))),)
+    return (Table(caption, columns, rows, text_columns=2, note=cues.method),)

@@ -1,7 +1,8 @@
-"""Read result JSON for reports: detect each file's kind by its ``schema_version``, check its shape, wrap it.
+"""Read result JSON: find each file's kind by its ``schema_version`` and read it into its typed result object.
 
-Reports render what the CLI's ``--json`` (or a result's ``to_dict()``) wrote; they compute nothing. Every error
-names the file, what was expected and what was found.
+:func:`read_result` is ``pfungst.read_result``: any file a pfungst command wrote with ``--json`` back as the object
+that wrote it, every value's type checked (a wrong one is named by file and field path). Reports render what it
+returns; they compute nothing. Kinds whose class cannot read its JSON yet stay checked dicts.
 """
 
 from __future__ import annotations
@@ -15,29 +16,30 @@ from pathlib import Path
 from typing import Any
 
 from pfungst.errors import ConfigError, ReaderError
+from pfungst.registry import Registry
+from pfungst.schema import SCHEMA_VERSIONS, check_depth, kind_of
 
-__all__ = ["KINDS", "SCHEMAS", "LoadedResult", "as_result", "load_result", "load_results"]
+__all__ = ["RESULT_CLASSES", "LoadedResult", "as_result", "load_result", "load_results", "read_result"]
 
-SCHEMAS: dict[str, str] = {
-    "pfungst.audit/1": "audit",
-    "pfungst.summary/1": "summary",
-    "pfungst.stress/1": "stress",
-    "pfungst.stress-comparison/1": "stress-comparison",
-    "pfungst.score/1": "score",
-    "pfungst.reliance/1": "reliance",
-}
-"""Schema version -> kind of result, for every schema a report can render."""
+RESULT_CLASSES: Registry[Any] = Registry(
+    "result kind",
+    {
+        "summary": "pfungst.data.summary:BenchmarkSummary",
+        "audit": "pfungst.audit.result:AuditResult",
+        "score": "pfungst.evaluate.score_result:ScoreResult",
+        "stress": "pfungst.stress.stress_result:StressResult",
+        "reliance": "pfungst.reliance.result:RelianceResult",
+    },
+    group=None,
+)
+"""Kind -> the result class whose ``from_dict`` reads it (``schema_version`` strings: :data:`SCHEMA_VERSIONS`)."""
 
-KINDS: dict[str, tuple[str, ...]] = {
-    "audit": ("benchmark", "verdict", "probes", "settings", "environment"),
-    "summary": ("benchmark", "gold_counts", "gold_uniformity", "majority"),
+_DICT_KEYS: dict[str, tuple[str, ...]] = {
     "stress": ("model", "accuracies", "analyses", "benchmark", "settings", "seed", "environment"),
     "stress-comparison": ("results", "rank_stability"),
-    "score": ("accuracy", "model", "benchmark", "settings", "seed", "environment"),
-    "reliance": ("models", "families"),
     "rank-stability": ("models", "variants", "ranks", "concordance"),
 }
-"""Kind -> the keys a result of that kind must have."""
+"""Kinds still read as dicts (their class has no ``from_dict`` yet) -> the keys a report needs."""
 
 _UNVERSIONED = {
     "summary": {"benchmark", "gold_counts", "gold_uniformity", "majority"},
@@ -45,19 +47,22 @@ _UNVERSIONED = {
 }
 """Results written before they carried a ``schema_version``, recognised by their keys."""
 
+_HINT = "Pass the JSON a pfungst command wrote with --json."
+
 
 @dataclass(frozen=True)
 class LoadedResult:
-    """One result to render: its kind, its JSON-safe data and where it came from."""
+    """One result to render: its kind, the result object (or checked dict) and where it came from."""
 
     kind: str
     """``audit``, ``summary``, ``stress``, ``stress-comparison``, ``score``, ``reliance`` or ``rank-stability``."""
     schema_version: str
     """The schema the data follows (``pfungst.summary/0`` for a summary written without one)."""
-    data: Mapping[str, Any]
-    """The result's ``to_dict()``."""
+    data: Any
+    """The typed result (``AuditResult``, ``BenchmarkSummary``, ...), or the checked dict for a kind still read
+    as one."""
     source: str
-    """The file it was read from, or ``<TypeName>`` for an object passed in Python."""
+    """The file it was read from; for an object passed in Python, its benchmark's name and kind."""
     sha256: str = ""
     """SHA-256 of the file's bytes; empty for an object passed in Python."""
 
@@ -69,47 +74,47 @@ class LoadedResult:
         return f"LoadedResult({self.kind!r}, source={self.source!r})"
 
 
+def read_result(path: str | Path) -> Any:
+    """Read any result JSON a pfungst command wrote (summary, audit, score, stress, stress comparison, reliance)
+    back into its typed result object, checking every value's type.
+
+    Raises:
+        ConfigError: the file cannot be read, or its ``schema_version`` is unknown (an old or newer pfungst).
+        ReaderError: not JSON, nested too deep, or a value of the wrong type; names the file and the field.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from pfungst.data import Benchmark, Item
+        >>> from pfungst.data.summary import summarize
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "summary.json"
+        >>> _ = path.write_text(json.dumps(summarize(Benchmark("toy", [Item("a", "q", ("x", "y"), 0)])).to_dict()))
+        >>> read_result(path)
+        BenchmarkSummary(name='toy', items=1)
+    """
+    return load_result(path).data
+
+
 def load_result(path: str | Path) -> LoadedResult:
-    """Read one result JSON file (as written by ``--json``) and check that a report can render it.
+    """Read one result JSON file (as written by ``--json``) with :func:`read_result`'s checks, and its hash.
 
     Raises:
         ConfigError: the file cannot be read, or its ``schema_version`` is not one a report knows.
-        ReaderError: the file is not JSON, or a key its kind needs is missing.
-
-    Example:
-        >>> import json, tempfile, pathlib
-        >>> path = pathlib.Path(tempfile.mkdtemp()) / "s.json"
-        >>> _ = path.write_text(json.dumps({"benchmark": {}, "gold_counts": {"A": 2}, "gold_uniformity": {},
-        ...                                 "majority": {}}))
-        >>> load_result(path).kind
-        'summary'
+        ReaderError: the file is not JSON, nests too deep, or a value has the wrong type or is missing.
     """
     path = Path(path)
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise ConfigError(
-            f"cannot read result file {path}: {exc.strerror or exc}. Pass the JSON a pfungst command wrote with --json."
-        ) from exc
+        raise ConfigError(f"cannot read result file {path}: {exc.strerror or exc}. {_HINT}") from exc
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise ReaderError(
-            path,
-            0,
-            "",
-            f"not UTF-8 text ({exc.reason} at byte {exc.start})",
-            "Pass the JSON a pfungst command wrote with --json.",
-        ) from exc
+        raise ReaderError(path, 0, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})", _HINT) from exc
     except json.JSONDecodeError as exc:
-        raise ReaderError(
-            path,
-            exc.lineno,
-            "",
-            f"not valid JSON ({exc.msg}, column {exc.colno})",
-            "Pass the JSON a pfungst command wrote with --json.",
-        ) from exc
-    return _checked(data, str(path), hashlib.sha256(raw).hexdigest())
+        raise ReaderError(path, exc.lineno, "", f"not valid JSON ({exc.msg}, column {exc.colno})", _HINT) from exc
+    except RecursionError as exc:
+        raise ReaderError(path, 0, "", "nested too deep for a result file", _HINT) from exc
+    return _checked(data, str(path), hashlib.sha256(raw).hexdigest(), str(path))
 
 
 def load_results(paths: Iterable[str | Path]) -> tuple[LoadedResult, ...]:
@@ -128,11 +133,11 @@ def load_results(paths: Iterable[str | Path]) -> tuple[LoadedResult, ...]:
 
 
 def as_result(value: Any) -> LoadedResult:
-    """Wrap what a report is given: a :class:`LoadedResult`, a result dict, or a result object with ``to_dict()``.
+    """Wrap what a report is given: a :class:`LoadedResult`, a result object, or a result dict (``to_dict()``).
 
     Raises:
         ConfigError: anything else, or a dict of an unknown schema.
-        ReaderError: a dict without a key its kind needs.
+        ReaderError: a dict with a value of the wrong type or without a key its kind needs.
 
     Example:
         >>> as_result({"schema_version": "pfungst.reliance/1", "models": [], "families": []}).kind
@@ -140,50 +145,47 @@ def as_result(value: Any) -> LoadedResult:
     """
     if isinstance(value, LoadedResult):
         return value
-    source = f"<{type(value).__name__}>"
+    kind = getattr(type(value), "KIND", None)
+    if kind in RESULT_CLASSES and isinstance(value, RESULT_CLASSES.resolve(kind)):
+        return LoadedResult(kind, SCHEMA_VERSIONS[kind], value, _label(kind, value))
     if isinstance(value, Mapping):
-        return _checked(_plain(value), source, "")
+        return _checked(_plain(value), "<dict>", "", None)
     to_dict = getattr(value, "to_dict", None)
     if not callable(to_dict):
         raise ConfigError(
-            f"cannot report on {source}: expected a result object with to_dict(), a result dict or a "
-            f"path to result JSON"
+            f"cannot report on <{type(value).__name__}>: expected a result object with to_dict(), a result dict or "
+            f"a path to result JSON"
         )
-    return _checked(_plain(to_dict()), source, "")
+    return _checked(_plain(to_dict()), f"<{type(value).__name__}>", "", None)
 
 
-def _checked(data: Any, source: str, sha256: str) -> LoadedResult:
-    """Find the kind of ``data`` and check the keys that kind needs."""
+def _checked(data: Any, source: str, sha256: str, label: str | None) -> LoadedResult:
+    """Find the kind of ``data`` and read it: typed where its class reads JSON, else a dict with its keys checked."""
     if not isinstance(data, Mapping):
-        raise ReaderError(
-            source,
-            0,
-            "",
-            f"expected a JSON object (a result), found {type(data).__name__}",
-            "Pass the JSON a pfungst command wrote with --json.",
-        )
+        raise ReaderError(source, 0, "", f"expected a JSON object (a result), found {type(data).__name__}", _HINT)
+    check_depth(data, source)
     kind, version = _kind(data, source)
-    missing = [key for key in KINDS[kind] if key not in data]
+    reader = getattr(RESULT_CLASSES.resolve(kind), "from_dict", None) if kind in RESULT_CLASSES else None
+    if reader is not None:
+        typed = reader(data, source)
+        return LoadedResult(kind, version, typed, label or _label(kind, typed), sha256)
+    missing = [key for key in _DICT_KEYS[kind] if key not in data]
     if missing:
         raise ReaderError(
             source,
             0,
             missing[0],
-            f"a {kind} result ({version}) needs the keys {list(KINDS[kind])}; missing: {missing}",
+            f"a {kind} result ({version}) needs the keys {list(_DICT_KEYS[kind])}; missing: {missing}",
             "Write the file again with the pfungst version that reads it.",
         )
     if kind == "stress-comparison":
         for number, inner in enumerate(data["results"]):
-            inner_kind, _ = _kind(inner, f"{source}: results[{number}]") if isinstance(inner, Mapping) else ("", "")
+            inner_kind = _kind(inner, f"{source}: results[{number}]")[0] if isinstance(inner, Mapping) else ""
             if inner_kind != "stress":
                 raise ReaderError(
-                    source,
-                    0,
-                    f"results[{number}]",
-                    "expected a stress result (pfungst.stress/1)",
-                    "Write the file again with pfungst stress --json.",
+                    source, 0, f"results[{number}]", "expected a stress result (pfungst.stress/1)", _HINT
                 )
-    return LoadedResult(kind=kind, schema_version=version, data=data, source=source, sha256=sha256)
+    return LoadedResult(kind, version, data, label or _label(kind, data), sha256)
 
 
 def _kind(data: Mapping[str, Any], source: str) -> tuple[str, str]:
@@ -195,14 +197,28 @@ def _kind(data: Mapping[str, Any], source: str) -> tuple[str, str]:
                 return kind, f"pfungst.{kind}/0"
         raise ConfigError(
             f"{source}: no 'schema_version' and not a known result. Known schema versions: "
-            f"{', '.join(SCHEMAS)}. Pass the JSON a pfungst command wrote with --json."
+            f"{', '.join(_known())}. {_HINT}"
         )
-    if version not in SCHEMAS:
+    kind = kind_of(version) if isinstance(version, str) else None
+    if kind is None or kind == "report":
         raise ConfigError(
-            f"{source}: unknown schema_version {version!r}. Known: {', '.join(SCHEMAS)}. Render it "
+            f"{source}: unknown schema_version {version!r}. Known: {', '.join(_known())}. Read it "
             f"with the pfungst version that wrote it, or upgrade pfungst."
         )
-    return SCHEMAS[version], str(version)
+    return kind, version
+
+
+def _known() -> list[str]:
+    return [version for kind, version in SCHEMA_VERSIONS.items() if kind != "report"]
+
+
+def _label(kind: str, result: Any) -> str:
+    """What the report calls a result passed in Python: its benchmark's name and its kind."""
+    benchmark = result.get("benchmark") if isinstance(result, Mapping) else getattr(result, "benchmark", None)
+    if kind == "stress-comparison" and isinstance(result, Mapping) and result.get("results"):
+        benchmark = result["results"][0].get("benchmark")
+    name = benchmark.get("name") if isinstance(benchmark, Mapping) else None
+    return f"{name} ({kind})" if name else f"({kind})"
 
 
 def _plain(value: Any) -> Any:

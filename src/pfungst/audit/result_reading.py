@@ -1,0 +1,60 @@
+"""Read the parts of an audit's JSON back into typed objects: heuristics and cues (see ``AuditResult.from_dict``).
+
+Their result files hold summaries, not per-item rows: a heuristic read back keeps its item count, not its
+predictions.
+"""
+
+from __future__ import annotations
+
+from pfungst.audit.cues import CueTable
+from pfungst.audit.heuristics import GoldPositionResult, HansCount, HeuristicConfig, HeuristicResult, HeuristicsReport
+from pfungst.schema import Fields, read_dataclass
+
+__all__ = ["read_cues", "read_heuristics"]
+
+
+def read_heuristics(fields: Fields) -> HeuristicsReport:
+    """A :class:`HeuristicsReport` from its ``to_dict()``.
+
+    Raises:
+        ReaderError: a value of the wrong type or a missing key, naming the file and the field.
+    """
+    return HeuristicsReport(
+        benchmark=fields.str("benchmark"),
+        results=tuple(_heuristic(entry) for entry in fields.records("results")),
+        hans_counts=tuple(read_dataclass(HansCount, entry) for entry in fields.records("hans_counts")),
+        config=read_dataclass(HeuristicConfig, fields.sub("config")),
+    )
+
+
+def _heuristic(fields: Fields) -> HeuristicResult:
+    common = HeuristicResult(
+        name=fields.str("name"),
+        description=fields.str("description"),
+        item_ids=(),
+        gold=(),
+        predictions=(),
+        accuracy=fields.estimate("accuracy"),
+        kappa=fields.estimate("kappa"),
+        chance_corrected_accuracy=fields.estimate("chance_corrected_accuracy"),
+        coverage=fields.number("coverage"),
+        tie_rate=fields.number("tie_rate"),
+        file_n_items=fields.int("n_items"),
+    )
+    if not fields.has("uniformity"):
+        return common
+    return GoldPositionResult(
+        **vars(common),
+        uniformity=fields.estimate("uniformity"),
+        position_counts=fields.typed("position_counts", tuple[int, ...]),
+        expected_counts=fields.typed("expected_counts", tuple[float, ...]),
+    )
+
+
+def read_cues(fields: Fields) -> CueTable:
+    """A :class:`CueTable` from its ``to_dict()``.
+
+    Raises:
+        ReaderError: a value of the wrong type or a missing key, naming the file and the field.
+    """
+    return read_dataclass(CueTable, fields)

@@ -1,0 +1,106 @@
+"""The board a report opens with: one row per benchmark and model, its verdict and headline figure at a glance.
+
+Each row's status reads from what the result decided (an audit's verdict label, a family's Benjamini-Hochberg
+rejection, whether a score's interval clears chance); the board recomputes no statistic.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from pfungst.blocks import Board, format_estimate, short_model
+from pfungst.report.loading import LoadedResult
+
+__all__ = ["board", "headline"]
+
+_STATISTIC_NAMES = {"kappa": "Cohen's kappa", "chance_corrected_accuracy": "chance-corrected accuracy"}
+
+
+def board(loaded: list[LoadedResult]) -> Board:
+    """One row per (benchmark, model) of the inputs: the data side (audits) first, then models, then reliance."""
+    rows: list[tuple[str, str, str, str, str]] = []
+    for result in loaded:
+        rows += _rows(result)
+    return Board(tuple(rows))
+
+
+def _rows(result: LoadedResult) -> list[tuple[str, str, str, str, str]]:
+    data = result.data
+    if result.kind == "audit":
+        verdict = data.verdict
+        status = "bad" if verdict.label == "predictable" else "warn" if verdict.signal_below_threshold else "good"
+        words = verdict.label + (" (signal below threshold)" if verdict.signal_below_threshold else "")
+        return [(_name(data.benchmark), "(data)", f"surface cues: {words}", headline(result), status)]
+    if result.kind == "summary":
+        return [(_name(data.benchmark), "(data)", "inspected", headline(result), "info")]
+    if result.kind == "score":
+        accuracy = data.accuracy
+        above = accuracy.ci is not None and accuracy.ci.low > accuracy.baseline
+        verdict = "above chance" if above else "not above chance"
+        return [(_name(data.benchmark), short_model(data.model), verdict, headline(result), "info" if above else "warn")]
+    if result.kind == "reliance":
+        rejected = {family.family: family.rejected for family in data.families}
+        return [
+            (
+                model.dataset,
+                model.model,
+                "relies on the shortcut (family, BH)" if rejected.get(model.family) else "no evidence of reliance",
+                f"accuracy difference {format_estimate(model.difference)}",
+                "bad" if rejected.get(model.family) else "good",
+            )
+            for model in data.models
+        ]
+    if result.kind == "stress":
+        return [(_name(data.get("benchmark")), short_model(str(data.get("model"))), "stressed", headline(result), "info")]
+    if result.kind == "stress-comparison":
+        names = list(data["rank_stability"].get("models") or [])
+        return [
+            (
+                _name(inner.get("benchmark")),
+                names[number] if number < len(names) else short_model(str(inner.get("model"))),
+                "stressed",
+                _plain_accuracy(inner),
+                "info",
+            )
+            for number, inner in enumerate(data["results"])
+        ]
+    return []
+
+
+def headline(result: LoadedResult) -> str:
+    """The one figure that sums a result up, with its interval."""
+    data = result.data
+    if result.kind == "audit":
+        verdict = data.verdict
+        statistic = _STATISTIC_NAMES.get(verdict.statistic, verdict.statistic.replace("_", " "))
+        return f"{verdict.label}: {verdict.feature_set}, {statistic} {format_estimate(verdict.estimate)}"
+    if result.kind == "summary":
+        return f"majority answer share {format_estimate(data.majority)}"
+    if result.kind == "score":
+        return f"accuracy {format_estimate(data.accuracy)}, chance {_number(data.accuracy.baseline)}"
+    if result.kind == "stress":
+        return _plain_accuracy(data)
+    if result.kind == "reliance":
+        rejected = sum(family.rejected for family in data.families)
+        return (
+            f"{len(data.models)} (model, dataset) pairs; {rejected} of {len(data.families)} families rejected (BH)"
+        )
+    if result.kind in ("stress-comparison", "rank-stability"):
+        ranks = data.get("rank_stability", data)
+        return f"Kendall's W over variants {format_estimate(ranks.get('concordance'))}"
+    return ""
+
+
+def _plain_accuracy(data: Mapping[str, Any]) -> str:
+    plain = next((a for a in data.get("accuracies") or [] if a.get("perturbation") == "identity"), None)
+    return f"plain accuracy {format_estimate(plain.get('accuracy'))}" if plain else ""
+
+
+def _name(benchmark: Any) -> str:
+    return str(benchmark.get("name", "?")) if isinstance(benchmark, Mapping) else "?"
+
+
+def _number(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{value:.3f}"

@@ -1,0 +1,96 @@
+"""Blocks of a score (:class:`~pfungst.evaluate.score_result.ScoreResult`): accuracy against chance, answers, cost.
+
+Nothing is computed here but counts of the per-item records the result holds (chosen positions).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+from pfungst.blocks import (
+    ESTIMATE_COLUMNS,
+    Block,
+    Facts,
+    Section,
+    Table,
+    Text,
+    estimate_row,
+    format_number,
+    methods_note,
+)
+from pfungst.evaluate.score_result import ScoreResult
+
+__all__ = ["score_sections"]
+
+
+def score_sections(result: ScoreResult) -> tuple[Section, ...]:
+    """Accuracy against chance with its Wilson interval, refusals, unparseable answers, positions and requests.
+
+    Example:
+        >>> from pfungst.data import Benchmark, Item
+        >>> from pfungst.models.requests import Loglikelihood
+        >>> from pfungst.evaluate.runner import score_benchmark
+        >>> class Shortest:
+        ...     fingerprint, capabilities = "shortest", frozenset({"loglikelihood"})
+        ...     def loglikelihood(self, requests):
+        ...         return [Loglikelihood(-len(r.continuation), 1, len(r.continuation), True) for r in requests]
+        >>> result = score_benchmark(Benchmark("toy", (Item("a", "1 + 1 =", ("2", "11"), 0),)), Shortest(),
+        ...                          cache=False)
+        >>> print(score_sections(result)[0].blocks[0].text)
+        accuracy 1.000 [0.207, 1.000] (95% Wilson interval), chance 0.500, n = 1
+    """
+    settings, accuracy = result.settings, result.accuracy
+    interval = ""
+    if accuracy.ci is not None and not math.isnan(accuracy.ci.low):
+        interval = f" [{accuracy.ci.low:.3f}, {accuracy.ci.high:.3f}] ({accuracy.ci.level:.0%} Wilson interval)"
+    blocks: list[Block] = [
+        Text(f"accuracy {accuracy.value:.3f}{interval}, chance {accuracy.baseline:.3f}, n = {accuracy.n}"),
+        Table("Accuracy", ESTIMATE_COLUMNS, (estimate_row("accuracy", accuracy),), note=methods_note([accuracy])),
+        Facts(
+            (
+                ("scoring rule", str(settings.get("rule", "?"))),
+                ("format", str(settings.get("format", "?"))),
+                ("refused", format_number(result.n_refused)),
+                ("unparseable", format_number(result.n_unparseable)),
+            )
+        ),
+    ]
+    if result.rule == "generate":
+        answered = result.n_items - result.n_refused - result.n_unparseable
+        blocks.append(
+            Text(
+                f"answers: {answered} parsed, {result.n_refused} refused, {result.n_unparseable} unparseable "
+                "(refused and unparseable count as wrong)"
+            )
+        )
+    if result.items:
+        blocks.append(Text(f"chosen positions: {_positions(result)}"))
+    counts = result.counts
+    blocks.append(
+        Facts(
+            (
+                ("requests", f"{format_number(counts.requests)} ({format_number(counts.unique_requests)} distinct)"),
+                (
+                    "cache",
+                    f"{format_number(counts.hits)} hits, {format_number(counts.misses)} asked of "
+                    f"the model in {format_number(counts.model_calls)} calls",
+                ),
+                ("seconds", format_number(counts.seconds, 1)),
+            )
+        )
+    )
+    return (Section(f"Accuracy ({settings.get('rule', '?')})", tuple(blocks), level=3),)
+
+
+def _positions(result: ScoreResult) -> str:
+    """How often each option position was chosen (letters A, B, ...), the rest as 'none'."""
+    counts = Counter(record.chosen for record in result.items)
+    parts = [f"{_letter(position)} {counts[position]}" for position in sorted(p for p in counts if p >= 0)]
+    if counts[-1]:
+        parts.append(f"none {counts[-1]}")
+    return ", ".join(parts)
+
+
+def _letter(position: int) -> str:
+    return chr(ord("A") + position) if position < 26 else str(position + 1)
