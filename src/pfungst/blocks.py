@@ -123,8 +123,8 @@ class Code:
 STATUSES: dict[str, tuple[str, str, str]] = {
     "bad": ("\u2716", "problem", "#d55e00"),
     "warn": ("\u25b2", "caution", "#e69f00"),
-    "good": ("\u2714", "no evidence of a problem", "#009e73"),
-    "info": ("\u25cf", "for information", "#0072b2"),
+    "good": ("\u2714", "ok", "#009e73"),
+    "info": ("\u25cf", "info", "#0072b2"),
 }
 """Board status -> (symbol, words, colour): the Okabe-Ito palette, which colour-blind readers tell apart, and a
 symbol and words besides, so that the colour is never the only sign."""

@@ -46,7 +46,9 @@ def _rows(result: LoadedResult) -> list[tuple[str, str, str, str, str]]:
             (
                 model.dataset,
                 model.model,
-                "relies on the shortcut (family, BH)" if rejected.get(model.family) else "no evidence of reliance",
+                "relies on the shortcut (its family, BH)"
+                if rejected.get(model.family)
+                else "its family's test not rejected (BH)",
                 f"accuracy difference {format_estimate(model.difference)}",
                 "bad" if rejected.get(model.family) else "good",
             )

@@ -1,7 +1,7 @@
 """``build_report``: results in, one :class:`~pfungst.blocks.Report` out, in reading order.
 
-A one-glance board comes first (one row per benchmark and model: verdict, headline figure with its interval, a
-status in colour, symbol and words), then an overview of the inputs; then the data side (per benchmark: its
+The overview comes first: a one-glance board (one row per benchmark and model: verdict, headline figure with its
+interval, a status in colour, symbol and words) and the list of inputs; then the data side (per benchmark: its
 summary and its audit), the model side (per model: its stress run or score; per comparison: the rank stability),
 the reliance analysis, and the provenance of every input (data file hash, seeds, versions, settings, git revision).
 HTML, Markdown, JSON and the console all render this one structure, so they show the same figures.
@@ -42,10 +42,10 @@ def build_report(results: Iterable[Any], *, title: str | None = None) -> Report:
         >>> summary = summarize(Benchmark("toy", [Item(str(i), "q", ("x", "y"), i % 2) for i in range(4)]))
         >>> report = build_report([summary])
         >>> report.title, [section.title for section in report.sections if section.level == 2]
-        ('pfungst report: toy', ['At a glance', 'Overview', 'Benchmark: toy', 'Provenance'])
+        ('pfungst report: toy', ['Overview', 'Benchmark: toy', 'Provenance'])
     """
     loaded = [as_result(result) for result in results]
-    sections: list[Section] = [Section("At a glance", (board(loaded),)), _overview(loaded)]
+    sections: list[Section] = [_overview(loaded)]
     sections += _data_side(loaded)
     sections += _model_side(loaded)
     for result in loaded:
@@ -81,7 +81,7 @@ def _overview(loaded: list[LoadedResult]) -> Section:
         (r.source, r.kind, str(_benchmark(r).get("name", "")), _model_name(r), headline(r)) for r in loaded
     )
     table = Table("Inputs", ("file", "kind", "benchmark", "model", "headline"), rows, text_columns=5)
-    return Section("Overview", (table,))
+    return Section("Overview", (board(loaded), table))
 
 
 def _data_sections(result: LoadedResult) -> tuple[Section, ...]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from pfungst.blocks import Block, Code, Facts, Figure, Table, Text
+from pfungst.blocks import Block, Board, Code, Facts, Figure, Table, Text
 from pfungst.report.document import build_report
 
 __all__ = ["escape_markdown", "render_markdown"]
@@ -88,6 +88,9 @@ def _block(block: Block, figure_path: str | Path | None) -> list[str]:
         return [*(f"- **{escape_markdown(label)}**: {escape_markdown(value)}" for label, value in block.pairs), ""]
     if isinstance(block, Table):
         return _table(block)
+    if isinstance(block, Board):
+        rows = tuple(cells for _, cells in block.cells())
+        return _table(Table(block.caption, block.columns, rows, text_columns=len(block.columns)))
     if isinstance(block, Figure):
         if figure_path is None:
             return []
