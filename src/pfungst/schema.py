@@ -125,14 +125,14 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
             raise self._error(key, "missing")
         return self.data[key]
 
-    def str(self, key: str) -> str:
+    def string(self, key: str) -> str:
         """A string."""
         value = self.raw(key)
         if not isinstance(value, str):
             raise self._error(key, f"expected a string, found {_describe(value)}")
         return value
 
-    def int(self, key: str) -> int:
+    def integer(self, key: str) -> int:
         """An integer (not a boolean)."""
         value = self.raw(key)
         if isinstance(value, bool) or not isinstance(value, int):
@@ -148,7 +148,7 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
             raise self._error(key, f"expected a number, found {_describe(value)}")
         return float(value)
 
-    def bool(self, key: str) -> bool:
+    def boolean(self, key: str) -> bool:
         """True or false."""
         value = self.raw(key)
         if not isinstance(value, bool):
@@ -189,8 +189,8 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
             ci = ConfidenceInterval(bounds.number("low"), bounds.number("high"), bounds.number("level"))
         return Estimate(
             value=fields.number("value"),
-            method=fields.str("method"),
-            n=fields.int("n"),
+            method=fields.string("method"),
+            n=fields.integer("n"),
             ci=ci,
             pvalue=fields.number("pvalue") if "pvalue" in fields.data else math.nan,
             baseline=fields.number("baseline") if "baseline" in fields.data else math.nan,
@@ -214,16 +214,23 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
             provenance = fields.sub("provenance")
             for name in ("source", "sha256", "format"):
                 if provenance.has(name):
-                    provenance.str(name)
-            for name in ("rows_read", "rows_kept", "rows_rejected", "duplicate_texts", "conflicting_duplicates", "duplicate_ids"):
+                    provenance.string(name)
+            for name in (
+                "rows_read",
+                "rows_kept",
+                "rows_rejected",
+                "duplicate_texts",
+                "conflicting_duplicates",
+                "duplicate_ids",
+            ):
                 if provenance.has(name):
-                    provenance.int(name)
+                    provenance.integer(name)
             for name in ("steps", "warnings"):
                 if provenance.has(name):
                     provenance.typed(name, tuple[str, ...])
             if provenance.has("rejected"):
                 for record in provenance.records("rejected"):
-                    record.str("reason")
+                    record.string("reason")
         return dict(fields.data)
 
     def typed(self, key: str, hint: Any) -> Any:
@@ -237,13 +244,13 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
                 return None
             return self.typed(key, next(arg for arg in args if arg is not type(None)))
         if origin is typing.Literal:
-            return self.str(key) if isinstance(args[0], str) else self.int(key)
+            return self.string(key) if isinstance(args[0], str) else self.integer(key)
         if hint is str:
-            return self.str(key)
+            return self.string(key)
         if hint is bool:
-            return self.bool(key)
+            return self.boolean(key)
         if hint is int:
-            return self.int(key)
+            return self.integer(key)
         if hint is float:
             return self.number(key)
         if hint is Estimate:

@@ -239,16 +239,16 @@ class ProbeOutcome:
             ReaderError: a value of the wrong type or a missing key, naming the file and the field.
         """
         records = fields.records("items") if fields.has("items") else []
-        item_ids = tuple(record.str("item_id") for record in records)
-        gold = np.array([record.int("gold") for record in records], dtype=int)
+        item_ids = tuple(record.string("item_id") for record in records)
+        gold = np.array([record.integer("gold") for record in records], dtype=int)
         prediction = np.array(
-            [record.int("prediction") if record.has("prediction") else -1 for record in records], dtype=int
+            [record.integer("prediction") if record.has("prediction") else -1 for record in records], dtype=int
         )
         share = np.array([record.number("share_correct") for record in records], dtype=float)
         return cls(
-            feature_set=fields.str("feature_set"),
-            level=fields.str("level"),
-            protocol=fields.str("protocol"),
+            feature_set=fields.string("feature_set"),
+            level=fields.string("level"),
+            protocol=fields.string("protocol"),
             classes=fields.typed("classes", tuple[str, ...]),
             accuracy=fields.estimate("accuracy"),
             kappa=fields.estimate("kappa"),
@@ -256,18 +256,19 @@ class ProbeOutcome:
             majority_baseline=fields.estimate("majority_baseline"),
             per_repeat=tuple(read_dataclass(RepeatScore, entry) for entry in fields.records("per_repeat")),
             folds=tuple(read_dataclass(FoldChoice, entry) for entry in fields.records("folds")),
-            final_classifier=fields.str("final_classifier"),
+            final_classifier=fields.string("final_classifier"),
             top_features=tuple(
-                read_dataclass(FeatureWeight, entry, {"class_name": "class"}) for entry in fields.records("top_features")
+                read_dataclass(FeatureWeight, entry, {"class_name": "class"})
+                for entry in fields.records("top_features")
             ),
             item_ids=item_ids,
             gold=gold,
             prediction=prediction,
             share_correct=share,
             settings=fields.mapping("settings"),
-            convergence_warnings=fields.int("convergence_warnings"),
+            convergence_warnings=fields.integer("convergence_warnings"),
             seconds=fields.number("seconds"),
-            file_counts=(-1, -1) if records else (fields.int("n_items"), fields.int("n_predicted")),
+            file_counts=(-1, -1) if records else (fields.integer("n_items"), fields.integer("n_predicted")),
         )
 
     def to_frame(self) -> pd.DataFrame:

@@ -71,16 +71,16 @@ class Verdict:
         Raises:
             ReaderError: a value of the wrong type, a missing key, or a label that is no verdict.
         """
-        label = fields.str("label")
+        label = fields.string("label")
         if label not in ("predictable", "no evidence"):
             raise fields.error("label", f"expected 'predictable' or 'no evidence', found {label!r}")
         return cls(
             label=cast(Literal["predictable", "no evidence"], label),
-            feature_set=fields.str("feature_set"),
-            statistic=fields.str("statistic"),
+            feature_set=fields.string("feature_set"),
+            statistic=fields.string("statistic"),
             estimate=fields.estimate("estimate"),
             threshold=fields.number("threshold"),
-            n_feature_sets=fields.int("n_feature_sets"),
+            n_feature_sets=fields.integer("n_feature_sets"),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -125,7 +125,7 @@ class AuditResult:
                 field (``audit.json: field 'probes[3].kappa.value': expected a number, found 'zero point five'``).
         """
         fields = Fields(data, source)
-        if fields.str("schema_version") != SCHEMA_VERSION:
+        if fields.string("schema_version") != SCHEMA_VERSION:
             raise fields.error("schema_version", f"expected {SCHEMA_VERSION!r}")
         verdict = Verdict.from_fields(fields.sub("verdict"))
         probes = tuple(ProbeOutcome.from_fields(entry) for entry in fields.records("probes"))

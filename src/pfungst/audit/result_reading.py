@@ -20,7 +20,7 @@ def read_heuristics(fields: Fields) -> HeuristicsReport:
         ReaderError: a value of the wrong type or a missing key, naming the file and the field.
     """
     return HeuristicsReport(
-        benchmark=fields.str("benchmark"),
+        benchmark=fields.string("benchmark"),
         results=tuple(_heuristic(entry) for entry in fields.records("results")),
         hans_counts=tuple(read_dataclass(HansCount, entry) for entry in fields.records("hans_counts")),
         config=read_dataclass(HeuristicConfig, fields.sub("config")),
@@ -29,8 +29,8 @@ def read_heuristics(fields: Fields) -> HeuristicsReport:
 
 def _heuristic(fields: Fields) -> HeuristicResult:
     common = HeuristicResult(
-        name=fields.str("name"),
-        description=fields.str("description"),
+        name=fields.string("name"),
+        description=fields.string("description"),
         item_ids=(),
         gold=(),
         predictions=(),
@@ -39,7 +39,7 @@ def _heuristic(fields: Fields) -> HeuristicResult:
         chance_corrected_accuracy=fields.estimate("chance_corrected_accuracy"),
         coverage=fields.number("coverage"),
         tie_rate=fields.number("tie_rate"),
-        file_n_items=fields.int("n_items"),
+        file_n_items=fields.integer("n_items"),
     )
     if not fields.has("uniformity"):
         return common

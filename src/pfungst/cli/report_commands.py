@@ -12,9 +12,9 @@ from rich.markup import escape
 from pfungst.cli.common import app, results_console, stdout, user_errors, write_json
 from pfungst.errors import ConfigError
 from pfungst.reliance import RelianceConfig, read_outcomes, reliance
+from pfungst.report.console_blocks import render_to_console
 from pfungst.report.loading import load_results
 from pfungst.report.output import write_report
-from pfungst.report.console_blocks import render_to_console
 
 __all__ = ["reliance_command", "report_command"]
 

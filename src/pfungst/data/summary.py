@@ -9,9 +9,8 @@ from __future__ import annotations
 import statistics
 import string
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import pandas as pd
@@ -44,7 +43,7 @@ class LengthStats:
     @classmethod
     def from_fields(cls, fields: Fields) -> LengthStats:
         """Read :meth:`to_dict` back, checking each value's type."""
-        return cls(fields.number("mean"), fields.number("median"), fields.int("min"), fields.int("max"))
+        return cls(fields.number("mean"), fields.number("median"), fields.integer("min"), fields.integer("max"))
 
 
 @dataclass(frozen=True)
@@ -82,7 +81,7 @@ class BenchmarkSummary:
             True
         """
         fields = Fields(data, source)
-        if fields.has("schema_version") and fields.str("schema_version") != SCHEMA_VERSIONS[cls.KIND]:
+        if fields.has("schema_version") and fields.string("schema_version") != SCHEMA_VERSIONS[cls.KIND]:
             raise fields.error("schema_version", f"expected {SCHEMA_VERSIONS[cls.KIND]!r}")
         empty = LengthStats.of([])
         return cls(

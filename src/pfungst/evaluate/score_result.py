@@ -113,7 +113,9 @@ class ScoreResult:
             raise fields.error("schema_version", f"expected {SCHEMA_VERSION!r}")
         fields.sub("settings").string("rule")
         records = fields.records("items") if fields.has("items") else []
-        outcomes = tuple(Outcome.from_dict(dict(read_dataclass(Outcome, entry) and entry.data)) for entry in records)
+        for entry in records:
+            read_dataclass(Outcome, entry)  # checks each value's type; from_dict reads it as the run wrote it
+        outcomes = tuple(Outcome.from_dict(dict(entry.data)) for entry in records)
         totals = ScoreTotals(
             fields.estimate("accuracy"), fields.integer("n_items"), fields.integer("n_refused"), fields.integer("n_unparseable")
         )

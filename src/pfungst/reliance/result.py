@@ -189,7 +189,7 @@ class RelianceResult:
             ReaderError: a value of the wrong type, a missing key or another schema, naming ``source`` and the field.
         """
         fields = Fields(data, source)
-        if fields.str("schema_version") != SCHEMA_VERSION:
+        if fields.string("schema_version") != SCHEMA_VERSION:
             raise fields.error("schema_version", f"expected {SCHEMA_VERSION!r}")
         return cls(
             models=tuple(read_dataclass(ModelReliance, entry) for entry in fields.records("models")),
@@ -198,7 +198,7 @@ class RelianceResult:
             unjoined=fields.typed("unjoined", tuple[str, ...]) if fields.has("unjoined") else (),
             warnings=fields.typed("warnings", tuple[str, ...]) if fields.has("warnings") else (),
             settings=fields.mapping("settings") if fields.has("settings") else {},
-            seed=fields.int("seed") if fields.has("seed") else 0,
+            seed=fields.integer("seed") if fields.has("seed") else 0,
             environment=fields.mapping("environment") if fields.has("environment") else {},
         )
 

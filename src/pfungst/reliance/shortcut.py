@@ -86,19 +86,19 @@ class ShortcutItems:
             ReaderError: a value of the wrong type or a missing key, naming the file and the field.
         """
         return cls(
-            dataset=fields.str("dataset"),
-            feature_set=fields.str("feature_set"),
-            protocol=fields.str("protocol"),
+            dataset=fields.string("dataset"),
+            feature_set=fields.string("feature_set"),
+            protocol=fields.string("protocol"),
             item_ids=(),
             solvable={},
             gold={},
             chance=fields.number("chance"),
             kappa=fields.number("kappa"),
             kappa_pvalue=fields.number("kappa_pvalue"),
-            n_repeats=fields.int("n_repeats"),
+            n_repeats=fields.integer("n_repeats"),
             min_share=fields.number("min_share"),
-            constant=fields.bool("constant"),
-            file_counts=(fields.int("n_items"), fields.int("n_predicted"), fields.int("n_solvable")),
+            constant=fields.boolean("constant"),
+            file_counts=(fields.integer("n_items"), fields.integer("n_predicted"), fields.integer("n_solvable")),
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -132,7 +132,10 @@ def _rows_blocks(provenance: Mapping[str, Any], shown: int = 10) -> list[Block]:
             f"{format_number(provenance.get('duplicate_ids'))}"
         )
     ]
-    for what, entries in (("rejected", provenance.get("rejected") or []), ("warning", provenance.get("warnings") or [])):
+    for what, entries in (
+        ("rejected", provenance.get("rejected") or []),
+        ("warning", provenance.get("warnings") or []),
+    ):
         texts = [str(entry.get("reason")) if isinstance(entry, Mapping) else str(entry) for entry in entries]
         blocks += [Text(f"{what}: {text}", tone="bad") for text in texts[:shown]]
         if len(texts) > shown:

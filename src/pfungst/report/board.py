@@ -39,7 +39,9 @@ def _rows(result: LoadedResult) -> list[tuple[str, str, str, str, str]]:
         accuracy = data.accuracy
         above = accuracy.ci is not None and accuracy.ci.low > accuracy.baseline
         verdict = "above chance" if above else "not above chance"
-        return [(_name(data.benchmark), short_model(data.model), verdict, headline(result), "info" if above else "warn")]
+        return [
+            (_name(data.benchmark), short_model(data.model), verdict, headline(result), "info" if above else "warn")
+        ]
     if result.kind == "reliance":
         rejected = {family.family: family.rejected for family in data.families}
         return [
@@ -55,7 +57,9 @@ def _rows(result: LoadedResult) -> list[tuple[str, str, str, str, str]]:
             for model in data.models
         ]
     if result.kind == "stress":
-        return [(_name(data.get("benchmark")), short_model(str(data.get("model"))), "stressed", headline(result), "info")]
+        return [
+            (_name(data.get("benchmark")), short_model(str(data.get("model"))), "stressed", headline(result), "info")
+        ]
     if result.kind == "stress-comparison":
         names = list(data["rank_stability"].get("models") or [])
         return [
@@ -86,9 +90,7 @@ def headline(result: LoadedResult) -> str:
         return _plain_accuracy(data)
     if result.kind == "reliance":
         rejected = sum(family.rejected for family in data.families)
-        return (
-            f"{len(data.models)} (model, dataset) pairs; {rejected} of {len(data.families)} families rejected (BH)"
-        )
+        return f"{len(data.models)} (model, dataset) pairs; {rejected} of {len(data.families)} families rejected (BH)"
     if result.kind in ("stress-comparison", "rank-stability"):
         ranks = data.get("rank_stability", data)
         return f"Kendall's W over variants {format_estimate(ranks.get('concordance'))}"

@@ -3,7 +3,7 @@
 Generic: it lays out any :mod:`pfungst.blocks` tree (sections, text, facts, tables, the board), so each result type
 has one renderer (to blocks) for the console and the HTML, Markdown and JSON reports alike. Every string from the
 results goes through :func:`rich.markup.escape`; tables fold long cells instead of cutting them, so no name or
-number is lost in a narrow terminal or a log file.
+number is lost in a narrow terminal or a log file; a table too wide even then prints one record per row.
 """
 
 from __future__ import annotations
@@ -63,7 +63,10 @@ def render_blocks(blocks: Iterable[Block], console: Console) -> None:
             for label, value in block.pairs:
                 console.print(RichText.assemble((f"{label}: ", "dim"), value))
         elif isinstance(block, Table):
-            console.print(_table(block))
+            if _width(block) <= console.width:
+                console.print(_table(block))
+            else:
+                _records(block, console)
             if block.note:
                 console.print(RichText(f"method: {block.note}", style="dim"))
         elif isinstance(block, Board):
@@ -78,6 +81,23 @@ def _table(block: Table) -> RichTable:
     for row in block.rows:
         table.add_row(*(escape(cell) for cell in row))
     return table
+
+
+def _width(block: Table) -> int:
+    """The width the table needs with every cell whole (headers may wrap between words)."""
+    widths = [max((len(word) for word in column.split()), default=0) for column in block.columns]
+    for row in block.rows:
+        widths = [max(width, len(cell)) for width, cell in zip(widths, row, strict=False)]
+    return sum(widths) + 3 * len(widths)
+
+
+def _records(block: Table, console: Console) -> None:
+    """A table too wide for the console, one record per row: its first cell, then ``column: value`` lines."""
+    console.print(RichText(block.caption, style="italic"))
+    for row in block.rows:
+        console.print(RichText(row[0] if row else "", style="bold"))
+        for column, cell in zip(block.columns[1:], row[1:], strict=False):
+            console.print(RichText.assemble(("  " + column + ": ", "dim"), cell))
 
 
 def _board(block: Board) -> RichTable:

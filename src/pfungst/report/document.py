@@ -77,9 +77,7 @@ def result_sections(result: Any) -> tuple[Section, ...]:
 
 
 def _overview(loaded: list[LoadedResult]) -> Section:
-    rows = tuple(
-        (r.source, r.kind, str(_benchmark(r).get("name", "")), _model_name(r), headline(r)) for r in loaded
-    )
+    rows = tuple((r.source, r.kind, str(_benchmark(r).get("name", "")), _model_name(r), headline(r)) for r in loaded)
     table = Table("Inputs", ("file", "kind", "benchmark", "model", "headline"), rows, text_columns=5)
     return Section("Overview", (board(loaded), table))
 

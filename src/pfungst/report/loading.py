@@ -145,8 +145,8 @@ def as_result(value: Any) -> LoadedResult:
     """
     if isinstance(value, LoadedResult):
         return value
-    kind = getattr(type(value), "KIND", None)
-    if kind in RESULT_CLASSES and isinstance(value, RESULT_CLASSES.resolve(kind)):
+    kind = getattr(type(value), "KIND", "")
+    if isinstance(kind, str) and kind in RESULT_CLASSES and isinstance(value, RESULT_CLASSES.resolve(kind)):
         return LoadedResult(kind, SCHEMA_VERSIONS[kind], value, _label(kind, value))
     if isinstance(value, Mapping):
         return _checked(_plain(value), "<dict>", "", None)
@@ -182,9 +182,7 @@ def _checked(data: Any, source: str, sha256: str, label: str | None) -> LoadedRe
         for number, inner in enumerate(data["results"]):
             inner_kind = _kind(inner, f"{source}: results[{number}]")[0] if isinstance(inner, Mapping) else ""
             if inner_kind != "stress":
-                raise ReaderError(
-                    source, 0, f"results[{number}]", "expected a stress result (pfungst.stress/1)", _HINT
-                )
+                raise ReaderError(source, 0, f"results[{number}]", "expected a stress result (pfungst.stress/1)", _HINT)
     return LoadedResult(kind, version, data, label or _label(kind, data), sha256)
 
 
@@ -199,13 +197,13 @@ def _kind(data: Mapping[str, Any], source: str) -> tuple[str, str]:
             f"{source}: no 'schema_version' and not a known result. Known schema versions: "
             f"{', '.join(_known())}. {_HINT}"
         )
-    kind = kind_of(version) if isinstance(version, str) else None
-    if kind is None or kind == "report":
+    found = kind_of(version) if isinstance(version, str) else None
+    if found is None or found == "report":
         raise ConfigError(
             f"{source}: unknown schema_version {version!r}. Known: {', '.join(_known())}. Read it "
             f"with the pfungst version that wrote it, or upgrade pfungst."
         )
-    return kind, version
+    return found, version
 
 
 def _known() -> list[str]:

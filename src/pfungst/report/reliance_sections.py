@@ -172,6 +172,8 @@ def _shortcut_blocks(shortcuts: Sequence[ShortcutItems]) -> tuple[Block, ...]:
     )
     columns = ("dataset", "probe", "protocol", "items", "predicted", "solvable", "chance", "kappa", "p (kappa)")
     rules = "; ".join(
-        dict.fromkeys(f"solvable: share of {s.n_repeats} repeat(s) predicting it right > {s.min_share:g}" for s in shortcuts)
+        dict.fromkeys(
+            f"solvable: share of {s.n_repeats} repeat(s) predicting it right > {s.min_share:g}" for s in shortcuts
+        )
     )
     return (Table("The probe behind each split", columns, rows, text_columns=3, note=rules),)
