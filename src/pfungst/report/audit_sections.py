@@ -85,28 +85,9 @@ def summary_sections(summary: BenchmarkSummary) -> tuple[Section, ...]:
             note=methods_note([summary.gold_uniformity, summary.majority]),
         ),
     ]
-    lengths = (
-        ("question characters", summary.text_chars),
-        ("question words", summary.text_words),
-        ("option characters", summary.option_chars),
-    )
-    if any(stats.maximum for _, stats in lengths):
-        blocks.append(
-            Table(
-                "Lengths",
-                ("length", "mean", "median", "min", "max"),
-                tuple(
-                    (
-                        name,
-                        format_number(s.mean, 1),
-                        format_number(s.median, 1),
-                        format_number(s.minimum),
-                        format_number(s.maximum),
-                    )
-                    for name, s in lengths
-                ),
-            )
-        )
+    lengths = _length_table(summary)
+    if lengths is not None:
+        blocks.append(lengths)
     if summary.field_names:
         blocks.append(
             Table(
@@ -117,6 +98,31 @@ def summary_sections(summary: BenchmarkSummary) -> tuple[Section, ...]:
         )
     blocks += _rows_blocks(summary.benchmark.get("provenance") or {})
     return (Section("Gold answers", tuple(blocks), level=3),)
+
+
+def _length_table(summary: BenchmarkSummary) -> Table | None:
+    """Question and option lengths; None for a summary that holds none (written before they were recorded)."""
+    lengths = (
+        ("question characters", summary.text_chars),
+        ("question words", summary.text_words),
+        ("option characters", summary.option_chars),
+    )
+    if not any(stats.maximum for _, stats in lengths):
+        return None
+    return Table(
+        "Lengths",
+        ("length", "mean", "median", "min", "max"),
+        tuple(
+            (
+                name,
+                format_number(s.mean, 1),
+                format_number(s.median, 1),
+                format_number(s.minimum),
+                format_number(s.maximum),
+            )
+            for name, s in lengths
+        ),
+    )
 
 
 def _rows_blocks(provenance: Mapping[str, Any], shown: int = 10) -> list[Block]:

@@ -216,6 +216,8 @@ def _label(kind: str, result: Any) -> str:
     if kind == "stress-comparison" and isinstance(result, Mapping) and result.get("results"):
         benchmark = result["results"][0].get("benchmark")
     name = benchmark.get("name") if isinstance(benchmark, Mapping) else None
+    if kind == "reliance" and not isinstance(result, Mapping):
+        name = ", ".join(dict.fromkeys(model.dataset for model in result.models)) or None
     return f"{name} ({kind})" if name else f"({kind})"
 
 

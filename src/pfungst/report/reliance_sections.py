@@ -69,16 +69,15 @@ def _model_blocks(result: RelianceResult) -> tuple[Block, ...]:
     estimates = [
         e for m in models for e in (m.accuracy_solvable, m.accuracy_rest, m.difference, m.difference_within_label)
     ]
-    blocks: list[Block] = [
-        Table(
-            "Accuracy on the items the probe solves out of fold versus the rest",
-            columns,
-            rows,
-            text_columns=3,
-            note=methods_note(estimates),
-        )
-    ]
-    chance = tuple(
+    caption = "Accuracy on the items the probe solves out of fold versus the rest"
+    blocks: list[Block] = [Table(caption, columns, rows, text_columns=3, note=methods_note(estimates))]
+    if models:
+        blocks += [_chance_table(result), _difference_figure(result)]
+    return tuple(blocks)
+
+
+def _chance_table(result: RelianceResult) -> Table:
+    rows = tuple(
         (
             m.model,
             m.dataset,
@@ -88,38 +87,31 @@ def _model_blocks(result: RelianceResult) -> tuple[Block, ...]:
             format_number(m.n_unmatched_outcomes),
             format_number(m.n_unmatched_audit),
         )
-        for m in models
+        for m in result.models
     )
-    if chance:
-        blocks.append(
-            Table(
-                "Chance-corrected accuracy, and items left out",
-                (
-                    "model",
-                    "dataset",
-                    "solvable [CI]",
-                    "rest [CI]",
-                    "not predicted by the probe",
-                    "outcomes without audit",
-                    "audited without outcome",
-                ),
-                chance,
-                text_columns=2,
-            )
-        )
-        blocks.append(
-            Figure(
-                "intervals",
-                "Accuracy difference, solvable minus rest (95% intervals)",
-                {
-                    "labels": [f"{m.model} | {m.dataset}" for m in models],
-                    "estimates": [m.difference.to_dict() for m in models],
-                    "references": [[0.0, "no difference"]],
-                    "axis": "accuracy difference",
-                },
-            )
-        )
-    return tuple(blocks)
+    columns = (
+        "model",
+        "dataset",
+        "solvable [CI]",
+        "rest [CI]",
+        "not predicted by the probe",
+        "outcomes without audit",
+        "audited without outcome",
+    )
+    return Table("Chance-corrected accuracy, and items left out", columns, rows, text_columns=2)
+
+
+def _difference_figure(result: RelianceResult) -> Figure:
+    return Figure(
+        "intervals",
+        "Accuracy difference, solvable minus rest (95% intervals)",
+        {
+            "labels": [f"{m.model} | {m.dataset}" for m in result.models],
+            "estimates": [m.difference.to_dict() for m in result.models],
+            "references": [[0.0, "no difference"]],
+            "axis": "accuracy difference",
+        },
+    )
 
 
 def _family_blocks(families: Sequence[FamilyTest]) -> tuple[Block, ...]:
