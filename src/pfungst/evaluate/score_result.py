@@ -117,7 +117,10 @@ class ScoreResult:
             read_dataclass(Outcome, entry)  # checks each value's type; from_dict reads it as the run wrote it
         outcomes = tuple(Outcome.from_dict(dict(entry.data)) for entry in records)
         totals = ScoreTotals(
-            fields.estimate("accuracy"), fields.integer("n_items"), fields.integer("n_refused"), fields.integer("n_unparseable")
+            fields.estimate("accuracy"),
+            fields.integer("n_items"),
+            fields.integer("n_refused"),
+            fields.integer("n_unparseable"),
         )
         return cls(
             outcomes=outcomes,
