@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from pfungst.schema import SCHEMA_VERSIONS
+
 __all__ = [
     "ESTIMATE_COLUMNS",
     "MISSING",
@@ -180,7 +182,7 @@ class Report:
     sections: tuple[Section, ...]
     sources: tuple[dict[str, Any], ...]
     """One ``{"source", "kind", "schema_version", "sha256"}`` per input."""
-    schema_version: ClassVar[str] = "pfungst.report/1"
+    schema_version: ClassVar[str] = SCHEMA_VERSIONS["report"]
 
     @property
     def figures(self) -> tuple[Figure, ...]:

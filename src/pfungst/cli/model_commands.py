@@ -32,6 +32,7 @@ from pfungst.evaluate.score_result import ScoreResult
 from pfungst.models.registry import applicable_options
 from pfungst.report.console_blocks import render_to_console
 from pfungst.report.stress_console import render_ranks, render_stress
+from pfungst.schema import SCHEMA_VERSIONS
 from pfungst.stress.comparison import compare
 from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS, StressConfig
 from pfungst.stress.stress_result import StressResult
@@ -251,7 +252,7 @@ def _write_stress(results: list[StressResult], ranks: Any, json_path: Path | Non
             results[0].to_dict()
             if len(results) == 1
             else {
-                "schema_version": "pfungst.stress-comparison/1",
+                "schema_version": SCHEMA_VERSIONS["stress-comparison"],
                 "results": [r.to_dict() for r in results],
                 "rank_stability": ranks.to_dict(),
             }

@@ -11,10 +11,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from pfungst.blocks import Board, format_estimate, short_model
-from pfungst.report.loading import LoadedResult
+from pfungst.report.loading import LoadedResult, as_mapping
 
 __all__ = ["board", "headline"]
 
+_DICT_KINDS = ("stress", "stress-comparison", "rank-stability")
+"""Kinds rendered from their dict view until their renderers take objects."""
 _STATISTIC_NAMES = {"kappa": "Cohen's kappa", "chance_corrected_accuracy": "chance-corrected accuracy"}
 
 
@@ -27,7 +29,7 @@ def board(loaded: list[LoadedResult]) -> Board:
 
 
 def _rows(result: LoadedResult) -> list[tuple[str, str, str, str, str]]:
-    data = result.data
+    data: Any = as_mapping(result.data) if result.kind in _DICT_KINDS else result.data
     if result.kind == "audit":
         verdict = data.verdict
         status = "bad" if verdict.label == "predictable" else "warn" if verdict.signal_below_threshold else "good"
@@ -77,7 +79,7 @@ def _rows(result: LoadedResult) -> list[tuple[str, str, str, str, str]]:
 
 def headline(result: LoadedResult) -> str:
     """The one figure that sums a result up, with its interval."""
-    data = result.data
+    data: Any = as_mapping(result.data) if result.kind in _DICT_KINDS else result.data
     if result.kind == "audit":
         verdict = data.verdict
         statistic = _STATISTIC_NAMES.get(verdict.statistic, verdict.statistic.replace("_", " "))

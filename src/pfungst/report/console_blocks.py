@@ -1,27 +1,44 @@
-"""The console renderer of blocks: what ``inspect``, ``audit``, ``score`` and ``reliance`` print, with rich.
+"""Blocks (:mod:`pfungst.blocks`) on a rich console: the same tables, facts and texts that HTML and Markdown show.
 
-Generic: it lays out any :mod:`pfungst.blocks` tree (sections, text, facts, tables, the board), so each result type
-has one renderer (to blocks) for the console and the HTML, Markdown and JSON reports alike. Every string from the
-results goes through :func:`rich.markup.escape`; tables fold long cells instead of cutting them, so no name or
-number is lost in a narrow terminal or a log file; a table too wide even then prints one record per row.
+Any result that renders as blocks prints through :func:`render_blocks`, so it needs no console code of its own;
+:func:`render_to_console` prints a whole result object (what ``inspect``, ``audit``, ``score`` and ``reliance``
+show). Plots become text: a ``bars`` figure draws one bar per label (shares against 1, other values against the
+largest), an ``intervals`` figure is left out (its estimates are in the tables beside it). Every string is printed
+literally (markup escaped). No cell is ever cut: a table too wide for the console (a narrow terminal, a log file)
+prints one record per row instead.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
+from rich.padding import Padding
 from rich.table import Table as RichTable
 from rich.text import Text as RichText
 
-from pfungst.blocks import STATUSES, Block, Board, Facts, Section, Table, Text
+from pfungst.blocks import (
+    STATUSES,
+    Block,
+    Board,
+    Code,
+    Facts,
+    Figure,
+    Section,
+    Table,
+    Text,
+    format_estimate,
+    format_number,
+)
 from pfungst.report.document import result_sections
 
 __all__ = ["render_blocks", "render_sections", "render_to_console"]
 
-_TONES = {"bad": "bold red", "good": "bold green"}
+_BAR_WIDTH = 20
+"""Characters of the longest bar."""
 
 
 def render_to_console(result: Any, console: Console) -> None:
@@ -52,59 +69,111 @@ def render_sections(sections: Iterable[Section], console: Console) -> None:
         render_blocks(section.blocks, console)
 
 
-def render_blocks(blocks: Iterable[Block], console: Console) -> None:
-    """Text as paragraphs (coloured by tone), facts as label: value lines, tables and the board as tables; figures
-    and settings are left to the files (every figure's numbers are in a table)."""
+def render_blocks(blocks: Iterable[Block], console: Console, indent: int = 2) -> None:
+    """Print ``blocks`` in order, ``indent`` spaces in.
+
+    Example:
+        >>> import io
+        >>> console = Console(file=io.StringIO(), width=80)
+        >>> render_blocks([Facts((("items", "8"),)), Text("no bias found", tone="good")], console)
+        >>> print(console.file.getvalue(), end="")
+          items: 8
+          no bias found
+    """
+    pad = " " * indent
     for block in blocks:
         if isinstance(block, Text):
-            style = _TONES.get(block.tone)
-            console.print(RichText(block.text, style=style or ""), soft_wrap=False)
+            console.print(pad + escape(block.text), style="yellow" if block.tone == "bad" else None, highlight=False)
         elif isinstance(block, Facts):
             for label, value in block.pairs:
-                console.print(RichText.assemble((f"{label}: ", "dim"), value))
+                console.print(f"{pad}{escape(label)}: {escape(value)}", highlight=False)
         elif isinstance(block, Table):
-            if _width(block) <= console.width:
-                console.print(_table(block))
-            else:
-                _records(block, console)
-            if block.note:
-                console.print(RichText(f"method: {block.note}", style="dim"))
+            _render_table(block, console, indent)
         elif isinstance(block, Board):
-            console.print(_board(block))
+            _render_board(block, console, indent)
+        elif isinstance(block, Figure):
+            _render_figure(block, console, pad)
+        elif isinstance(block, Code):
+            if block.caption:
+                console.print(pad + escape(block.caption), highlight=False)
+            console.print(escape(block.text), highlight=False)
 
 
-def _table(block: Table) -> RichTable:
-    table = RichTable(title=escape(block.caption), title_justify="left", show_edge=False)
-    for number, column in enumerate(block.columns):
-        text = number < block.text_columns
-        table.add_column(escape(column), justify="left" if text else "right", overflow="fold")
-    for row in block.rows:
-        table.add_row(*(escape(cell) for cell in row))
-    return table
+def _render_table(table: Table, console: Console, indent: int) -> None:
+    """A table under its caption, text columns left and figure columns right, its methods note below (captions and
+    notes wrap within the indent)."""
+    if table.caption:
+        console.print(Padding(RichText(table.caption + ":"), (0, 0, 0, indent)))
+    if _width(table, indent) > console.width:
+        _render_records(table, console, " " * indent)
+    else:
+        _render_rows(table, console, indent)
+    if table.note:
+        console.print(Padding(RichText(f"({table.note})", style="dim"), (0, 0, 0, indent)))
 
 
-def _width(block: Table) -> int:
+def _render_rows(table: Table, console: Console, indent: int) -> None:
+    shown = RichTable(show_edge=False, box=None, padding=(0, 1, 0, indent))
+    for number, column in enumerate(table.columns):
+        shown.add_column(escape(column), justify="left" if number < table.text_columns else "right")
+    for row in table.rows:
+        shown.add_row(*(escape(cell) for cell in row))
+    console.print(shown)
+
+
+def _width(table: Table, indent: int) -> int:
     """The width the table needs with every cell whole (headers may wrap between words)."""
-    widths = [max((len(word) for word in column.split()), default=0) for column in block.columns]
-    for row in block.rows:
+    widths = [max((len(word) for word in column.split()), default=0) for column in table.columns]
+    for row in table.rows:
         widths = [max(width, len(cell)) for width, cell in zip(widths, row, strict=False)]
-    return sum(widths) + 3 * len(widths)
+    return indent + sum(widths) + 2 * len(widths)
 
 
-def _records(block: Table, console: Console) -> None:
+def _render_records(table: Table, console: Console, pad: str) -> None:
     """A table too wide for the console, one record per row: its first cell, then ``column: value`` lines."""
-    console.print(RichText(block.caption, style="italic"))
-    for row in block.rows:
-        console.print(RichText(row[0] if row else "", style="bold"))
-        for column, cell in zip(block.columns[1:], row[1:], strict=False):
-            console.print(RichText.assemble(("  " + column + ": ", "dim"), cell))
+    for row in table.rows:
+        console.print(RichText(pad + (row[0] if row else ""), style="bold"))
+        for column, cell in zip(table.columns[1:], row[1:], strict=False):
+            console.print(RichText.assemble((f"{pad}  {column}: ", "dim"), cell))
 
 
-def _board(block: Board) -> RichTable:
-    table = RichTable(title=escape(block.caption), title_justify="left", show_edge=False)
-    for column in block.columns:
-        table.add_column(escape(column), overflow="fold")
-    for status, cells in block.cells():
+def _render_board(board: Board, console: Console, indent: int) -> None:
+    """The board as a table whose status cell carries its symbol, word and colour (records when too wide)."""
+    rows = tuple(cells for _, cells in board.cells())
+    table = Table(board.caption, board.columns, rows, text_columns=len(board.columns))
+    console.print(Padding(RichText(board.caption + ":"), (0, 0, 0, indent)))
+    if _width(table, indent) > console.width:
+        _render_records(table, console, " " * indent)
+        return
+    shown = RichTable(show_edge=False, box=None, padding=(0, 1, 0, indent))
+    for column in board.columns:
+        shown.add_column(escape(column))
+    for status, cells in board.cells():
         colour = STATUSES[status][2]
-        table.add_row(f"[{colour}]{escape(cells[0])}[/{colour}]", *(escape(cell) for cell in cells[1:]))
-    return table
+        shown.add_row(RichText(cells[0], style=f"bold {colour}"), *(RichText(cell) for cell in cells[1:]))
+    console.print(shown)
+
+
+def _render_figure(figure: Figure, console: Console, pad: str) -> None:
+    """A ``bars`` figure as one text bar per label (a share against 1, other values against the largest); other
+    plots are left out."""
+    if figure.plot != "bars":
+        return
+    labels = [str(label) for label in figure.data.get("labels") or []]
+    estimates: list[Mapping[str, Any] | None] = list(figure.data.get("estimates") or [])
+    if not estimates:  # counts (a histogram) rather than estimates
+        estimates = [{"value": value} for value in figure.data.get("values") or []]
+    values = [_value(estimate) for estimate in estimates]
+    defined = [value for value in values if not math.isnan(value)]
+    top = 1.0 if all(0.0 <= value <= 1.0 for value in defined) else max(defined, default=0.0)
+    width = max((len(label) for label in labels), default=1)
+    console.print(f"{pad}{escape(figure.title)}:", highlight=False)
+    for label, estimate, value in zip(labels, estimates, values, strict=False):
+        bar = "" if math.isnan(value) or top <= 0 else "█" * round(max(value, 0.0) / top * _BAR_WIDTH)
+        figure_text = format_estimate(estimate) if estimate else format_number(value)
+        console.print(f"{pad}  {escape(f'{label:>{width}}')} {bar:<{_BAR_WIDTH}} {figure_text}", highlight=False)
+
+
+def _value(estimate: Mapping[str, Any] | None) -> float:
+    value = (estimate or {}).get("value")
+    return math.nan if value is None else float(value)

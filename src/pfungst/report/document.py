@@ -15,7 +15,7 @@ from typing import Any
 from pfungst.blocks import Facts, Report, Section, Table, format_number, short_model
 from pfungst.report.audit_sections import audit_sections, benchmark_facts, summary_sections
 from pfungst.report.board import board, headline
-from pfungst.report.loading import LoadedResult, as_result
+from pfungst.report.loading import LoadedResult, as_mapping, as_result
 from pfungst.report.provenance import provenance_sections
 from pfungst.report.reliance_sections import reliance_sections
 from pfungst.report.score_sections import score_sections
@@ -104,17 +104,19 @@ def _data_side(loaded: list[LoadedResult]) -> list[Section]:
 def _model_side(loaded: list[LoadedResult]) -> list[Section]:
     sections: list[Section] = []
     for result in loaded:
+        if result.kind in ("stress", "stress-comparison", "rank-stability"):
+            data = as_mapping(result.data)
         if result.kind == "stress":
-            sections += _stress_chapter(result.data, short_model(str(result.data.get("model"))))
+            sections += _stress_chapter(data, short_model(str(data.get("model"))))
         elif result.kind == "stress-comparison":
-            ranks = result.data["rank_stability"]
+            ranks = data["rank_stability"]
             names = list(ranks.get("models") or [])
-            for number, inner in enumerate(result.data["results"]):
-                name = names[number] if len(names) == len(result.data["results"]) else short_model(inner["model"])
+            for number, inner in enumerate(data["results"]):
+                name = names[number] if len(names) == len(data["results"]) else short_model(inner["model"])
                 sections += _stress_chapter(inner, name)
             sections += _ranks_chapter(ranks, _benchmark(result))
         elif result.kind == "rank-stability":
-            sections += _ranks_chapter(result.data, {})
+            sections += _ranks_chapter(data, {})
         elif result.kind == "score":
             benchmark = _benchmark(result)
             title = f"Model score: {short_model(result.data.model)} on {benchmark.get('name', '?')}"
@@ -145,7 +147,9 @@ def _ranks_chapter(data: Mapping[str, Any], benchmark: Mapping[str, Any]) -> lis
 
 def _benchmark(result: LoadedResult) -> Mapping[str, Any]:
     data = result.data
-    if not isinstance(data, Mapping):
+    if result.kind in ("stress", "stress-comparison", "rank-stability"):
+        data = as_mapping(data)
+    elif not isinstance(data, Mapping):
         return getattr(data, "benchmark", None) or {}
     if result.kind == "stress-comparison" and data.get("results"):
         return data["results"][0].get("benchmark") or {}
@@ -165,7 +169,7 @@ def _model_name(result: LoadedResult) -> str:
     if result.kind == "score":
         return short_model(result.data.model)
     if result.kind == "stress":
-        return short_model(str(result.data.get("model")))
+        return short_model(str(as_mapping(result.data).get("model")))
     if result.kind == "stress-comparison":
-        return ", ".join(str(m) for m in result.data["rank_stability"].get("models") or [])
+        return ", ".join(str(m) for m in as_mapping(result.data)["rank_stability"].get("models") or [])
     return ""

@@ -8,6 +8,7 @@ returns; they compute nothing. Kinds whose class cannot read its JSON yet stay c
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import math
 from collections.abc import Iterable, Mapping
@@ -19,7 +20,7 @@ from pfungst.errors import ConfigError, ReaderError
 from pfungst.registry import Registry
 from pfungst.schema import SCHEMA_VERSIONS, check_depth, kind_of
 
-__all__ = ["RESULT_CLASSES", "LoadedResult", "as_result", "load_result", "load_results", "read_result"]
+__all__ = ["RESULT_CLASSES", "LoadedResult", "as_mapping", "as_result", "load_result", "load_results", "read_result"]
 
 RESULT_CLASSES: Registry[Any] = Registry(
     "result kind",
@@ -149,6 +150,7 @@ def as_result(value: Any) -> LoadedResult:
     if isinstance(kind, str) and kind in RESULT_CLASSES and isinstance(value, RESULT_CLASSES.resolve(kind)):
         return LoadedResult(kind, SCHEMA_VERSIONS[kind], value, _label(kind, value))
     if isinstance(value, Mapping):
+        check_depth(value, "<dict>")
         return _checked(_plain(value), "<dict>", "", None)
     to_dict = getattr(value, "to_dict", None)
     if not callable(to_dict):
@@ -159,6 +161,12 @@ def as_result(value: Any) -> LoadedResult:
     return _checked(_plain(to_dict()), f"<{type(value).__name__}>", "", None)
 
 
+def as_mapping(data: Any) -> Mapping[str, Any]:
+    """The dict view of a result for the renderers that still read dicts (stress runs and comparisons): the data
+    itself if it is one, else the JSON view of its ``to_dict()``."""
+    return data if isinstance(data, Mapping) else _plain(data.to_dict())
+
+
 def _checked(data: Any, source: str, sha256: str, label: str | None) -> LoadedResult:
     """Find the kind of ``data`` and read it: typed where its class reads JSON, else a dict with its keys checked."""
     if not isinstance(data, Mapping):
@@ -167,7 +175,8 @@ def _checked(data: Any, source: str, sha256: str, label: str | None) -> LoadedRe
     kind, version = _kind(data, source)
     reader = getattr(RESULT_CLASSES.resolve(kind), "from_dict", None) if kind in RESULT_CLASSES else None
     if reader is not None:
-        typed = reader(data, source)
+        # from_dict(data, source) names the file in its errors; a reader without ``source`` still reads the data
+        typed = reader(data, source) if len(inspect.signature(reader).parameters) >= 2 else reader(data)
         return LoadedResult(kind, version, typed, label or _label(kind, typed), sha256)
     missing = [key for key in _DICT_KEYS[kind] if key not in data]
     if missing:

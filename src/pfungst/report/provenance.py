@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pfungst.blocks import Block, Code, Facts, Section, format_number
-from pfungst.report.loading import LoadedResult
+from pfungst.report.loading import LoadedResult, as_mapping
 
 __all__ = ["provenance_sections"]
 
@@ -23,8 +23,9 @@ def provenance_sections(loaded: list[LoadedResult]) -> list[Section]:
         ]
         sections.append(_section(f"{result.kind}: {result.source}", _record(result.data), pairs))
         if result.kind == "stress-comparison":
-            names = list(result.data["rank_stability"].get("models") or [])
-            for number, inner in enumerate(result.data["results"]):
+            comparison = as_mapping(result.data)
+            names = list(comparison["rank_stability"].get("models") or [])
+            for number, inner in enumerate(comparison["results"]):
                 name = names[number] if number < len(names) else str(number)
                 title = f"{result.source}: results[{number}] ({name})"
                 sections.append(_section(title, inner, [("model", str(inner.get("model")))]))
@@ -35,6 +36,8 @@ def _record(data: Any) -> Mapping[str, Any]:
     """The provenance fields of a result object (or dict): benchmark, environment, settings, seed."""
     if isinstance(data, Mapping):
         return data
+    if not hasattr(data, "environment"):  # a result object whose parts the renderers still read as a dict
+        return as_mapping(data)
     fields = ("benchmark", "environment", "settings", "seed")
     return {name: getattr(data, name) for name in fields if getattr(data, name, None) is not None}
 

@@ -5,6 +5,4 @@ A score prints through the generic block renderer (:func:`pfungst.report.console
 
 from __future__ import annotations
 
-from pfungst.blocks import short_model as _short_model
-
-__all__ = ["_short_model"]
+__all__: list[str] = []  # ``_short_model`` is imported by name by the stress console only
