@@ -5,4 +5,9 @@ A score prints through the generic block renderer (:func:`pfungst.report.console
 
 from __future__ import annotations
 
-__all__: list[str] = []  # ``_short_model`` is imported by name by the stress console only
+from pfungst.blocks import short_model
+
+__all__: list[str] = []
+
+_short_model = short_model
+""":func:`pfungst.blocks.short_model`, under the name the stress console imports."""
