@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pfungst.data.records import parse_json
 from pfungst.errors import ConfigError, ReaderError
 from pfungst.registry import Registry
 from pfungst.schema import SCHEMA_VERSIONS, check_depth, kind_of
@@ -108,13 +109,11 @@ def load_result(path: str | Path) -> LoadedResult:
     except OSError as exc:
         raise ConfigError(f"cannot read result file {path}: {exc.strerror or exc}. {_HINT}") from exc
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = parse_json(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise ReaderError(path, 0, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})", _HINT) from exc
     except json.JSONDecodeError as exc:
         raise ReaderError(path, exc.lineno, "", f"not valid JSON ({exc.msg}, column {exc.colno})", _HINT) from exc
-    except RecursionError as exc:
-        raise ReaderError(path, 0, "", "nested too deep for a result file", _HINT) from exc
     return _checked(data, str(path), hashlib.sha256(raw).hexdigest(), str(path))
 
 
