@@ -168,4 +168,12 @@ def _shortcut_blocks(shortcuts: Sequence[ShortcutItems]) -> tuple[Block, ...]:
             f"solvable: share of {s.n_repeats} repeat(s) predicting it right > {s.min_share:g}" for s in shortcuts
         )
     )
-    return (Table("The probe behind each split", columns, rows, text_columns=3, note=rules),)
+    lines = tuple(
+        Text(
+            f"{s.dataset}: probe {s.feature_set}, kappa {format_number(s.kappa)} (p {format_pvalue(s.kappa_pvalue)}), "
+            f"{s.n_solvable} of {s.n_predicted} predicted items solvable by the shortcut, chance "
+            f"{format_number(s.chance)}"
+        )
+        for s in shortcuts
+    )
+    return (Table("The probe behind each split", columns, rows, text_columns=3, note=rules), *lines)
