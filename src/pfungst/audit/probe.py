@@ -8,8 +8,10 @@ Two protocols (:class:`ProbeConfig`):
   shared by the inner split; supervised steps are not), the best is refitted on the whole training fold and
   predicts the held-out fold. Every item gets one out-of-fold prediction per repeat, so every score has a
   distribution over repeats and a bootstrap interval over items.
-- ``pacchiardi2024``: Pacchiardi et al. 2024's protocol, to reproduce their table: the items shuffled with seed 42,
-  one unstratified 60/20/20 train/validation/test split, n-grams with ``min_df=2`` and their raw-count TF and
+- ``pacchiardi2024``: Pacchiardi et al. 2024's protocol, to reproduce their table: the items in the order given
+  (:func:`~pfungst.audit.paper_protocol.paper_rows` puts a benchmark's items in the paper's order; ``audit`` does
+  so), their seed-42 ``DataFrame.sample`` shuffle and unstratified 60/20/20 train/validation/test split
+  (:func:`~pfungst.audit.paper_protocol.paper_split`), n-grams with ``min_df=2`` and their raw-count TF and
   presence (``paper_compatible=True``), ``SelectKBest(f_classif, k=min(20000, n_features))`` fitted on train, the
   three logistic regressions fitted on train and selected by validation accuracy, and the test-set
   chance-corrected accuracy that the paper calls "kappa". Only test items are predicted.
@@ -31,21 +33,19 @@ from typing import Any, Literal
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import RepeatedStratifiedKFold, ShuffleSplit, StratifiedShuffleSplit, train_test_split
+from sklearn.model_selection import RepeatedStratifiedKFold, ShuffleSplit, StratifiedShuffleSplit
 from threadpoolctl import threadpool_limits
 
 from pfungst.audit.classifiers import CLASSIFIERS, check_classifier_names, counting_convergence_warnings, top_features
 from pfungst.audit.feature_sets import FeatureSet
 from pfungst.audit.inputs import ItemInputs, OptionTable
+from pfungst.audit.paper_protocol import PAPER_MAX_ITER, PAPER_SEED, paper_split
 from pfungst.audit.probe_outcome import FoldChoice, ProbeOutcome, ScoreSettings, score_predictions
 from pfungst.audit.probe_tasks import Encoder, EncoderSettings, ItemTask, OptionTask, accepted_overrides, make_task
 from pfungst.errors import ConfigError, check_run_settings
 from pfungst.stats import cohen_kappa
 
 __all__ = ["PAPER_SEED", "ProbeConfig", "feasible_splits", "run_probe"]
-
-PAPER_SEED = 42
-"""The seed of Pacchiardi et al. 2024's shuffle."""
 
 Protocol = Literal["crossfit", "pacchiardi2024"]
 
@@ -60,7 +60,8 @@ class ProbeConfig:
     n_repeats: int = 2
     """Repeats of the cross-fitting with different fold assignments (crossfit only)."""
     seed: int = 0
-    """Seeds the folds, inner splits, liblinear, bootstrap and permutations (pacchiardi2024 shuffles with 42)."""
+    """Seeds the folds, inner splits, liblinear, bootstrap and permutations (pacchiardi2024 shuffles and splits with
+    42; its liblinear fits, which the paper left unseeded, take this seed)."""
     n_bootstrap: int = 1000
     n_permutations: int = 1000
     classifiers: tuple[str, ...] = tuple(CLASSIFIERS)
@@ -72,14 +73,10 @@ class ProbeConfig:
     scale_dense: bool = True
     """Standardise dense features (readability, option features) under crossfit; pacchiardi2024 never does."""
     max_iter: int = 1000
+    """Iteration limit of every fit under crossfit; pacchiardi2024 uses scikit-learn's default (100), as the paper
+    did, and does not warn when a fit stops there."""
     top_k: int = 10
     """Most predictive features reported per class."""
-    paper_split: Literal["permutation", "train_test_split"] = "train_test_split"
-    """pacchiardi2024 split: two chained ``train_test_split(random_state=42)`` calls (test 20%, then validation 25%
-    of the rest), or ``RandomState(42).permutation`` (what ``DataFrame.sample(frac=1, random_state=42)`` gives)
-    cut at 60% and 80%. Neither reproduces every reference cell: the split also depends on the order of the items
-    in the paper's merged data frame, which is not recorded (each model's log lists the items in another order).
-    ``train_test_split`` matched more cells in a search over item orders."""
     level: float = 0.95
     n_jobs: int = 1
     """Parallel (repeat, fold) fits with joblib."""
@@ -105,8 +102,6 @@ class ProbeConfig:
             raise ConfigError("validation_fraction and level must lie strictly between 0 and 1")
         if self.selection_metric not in ("kappa", "accuracy"):
             raise ConfigError(f"selection_metric must be 'kappa' or 'accuracy', not {self.selection_metric!r}")
-        if self.paper_split not in ("permutation", "train_test_split"):
-            raise ConfigError(f"paper_split must be 'permutation' or 'train_test_split', not {self.paper_split!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "classifiers": list(self.classifiers)}
@@ -118,6 +113,8 @@ class _FoldResult:
     predictions: np.ndarray
     choice: FoldChoice
     warnings: int
+    weights: tuple[Any, ...] | None = None
+    """Top features of the chosen model when the protocol reports those of its fitted model (pacchiardi2024)."""
 
 
 def run_probe(
@@ -258,17 +255,6 @@ def _score(y: np.ndarray, predictions: np.ndarray, metric: str) -> float:
     return cohen_kappa(y, predictions)
 
 
-def _paper_indices(n: int, how: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Pacchiardi et al.'s unstratified 60/20/20 train/validation/test split with seed 42."""
-    if how == "train_test_split":
-        rest, test = train_test_split(np.arange(n), test_size=0.2, random_state=PAPER_SEED)
-        train, val = train_test_split(rest, test_size=0.25, random_state=PAPER_SEED)
-        return train, val, test
-    order = np.random.RandomState(PAPER_SEED).permutation(n)
-    first, second = int(0.6 * n), int(0.8 * n)
-    return order[:first], order[first:second], order[second:]
-
-
 def _pacchiardi_split(
     task: ItemTask | OptionTask, feature_set: FeatureSet, settings: EncoderSettings, config: ProbeConfig
 ) -> _FoldResult:
@@ -276,7 +262,7 @@ def _pacchiardi_split(
     n = len(task.item_ids)
     if n < 5:
         raise ConfigError(f"{n} items are too few for a 60/20/20 split; the pacchiardi2024 protocol needs 5 or more")
-    train, val, test = _paper_indices(n, config.paper_split)
+    train, val, test = paper_split(n)
     warned = [0]
     with counting_convergence_warnings(lambda count: warned.__setitem__(0, count)):
         encoder = Encoder(feature_set, settings)
@@ -284,12 +270,13 @@ def _pacchiardi_split(
         val_block, test_block = task.encode(encoder, val, fit=False), task.encode(encoder, test, fit=False)
         models, scores = {}, {}
         for name in config.classifiers:
-            models[name] = task.fit(name, train_block, seed=config.seed, max_iter=config.max_iter)
+            models[name] = task.fit(name, train_block, seed=config.seed, max_iter=PAPER_MAX_ITER)
             scores[name] = _score(val_block.y, task.predict(models[name], val_block), "accuracy")
         best = max(config.classifiers, key=lambda name: scores[name])
         predictions = task.predict(models[best], test_block)
+        weights = top_features(models[best], encoder.feature_names(), task.class_names, config.top_k)
     choice = FoldChoice(0, 0, int(train.size), int(test.size), best, scores)
-    return _FoldResult(test, predictions, choice, warned[0])
+    return _FoldResult(test, predictions, choice, warned[0], weights)
 
 
 def _final_model(
@@ -319,8 +306,12 @@ def _outcome(
         predictions[result.choice.repeat, result.test] = result.predictions
     chosen = Counter(result.choice.classifier for result in folds)
     final = max(config.classifiers, key=lambda name: chosen.get(name, 0))
-    weights, final_warnings = _final_model(task, feature_set, settings, config, final)
     crossfit = config.protocol == "crossfit"
+    paper_weights = folds[0].weights
+    # The paper reports its one fitted model; cross-fitting refits the most chosen classifier on all items.
+    weights, final_warnings = (
+        (paper_weights, 0) if paper_weights is not None else _final_model(task, feature_set, settings, config, final)
+    )
     description = (
         f"out-of-fold, {config.n_splits}-fold cross-fitting x {config.n_repeats} repeats (mean over repeats)"
         if crossfit
@@ -342,7 +333,7 @@ def _outcome(
     scored = predictions >= 0
     share = np.where(scored[0], (predictions == task.y).sum(axis=0) / np.maximum(scored.sum(axis=0), 1), np.nan)
     n_warnings = sum(result.warnings for result in folds) + final_warnings
-    if n_warnings:
+    if n_warnings and crossfit:
         warnings.warn(
             f"feature set '{feature_set.name}': {n_warnings} classifier fit(s) stopped at max_iter="
             f"{config.max_iter} without converging; raise ProbeConfig.max_iter",

@@ -8,7 +8,8 @@
 - ``tfidf``: scikit-learn's ``TfidfTransformer`` defaults (smooth idf, l2-normalised rows).
 
 ``paper_compatible=True`` reproduces the published code, where ``tf`` ("simple_frequency") and ``presence`` both
-return raw counts; ``tfidf`` is the same either way.
+return raw counts, and accents are stripped (``strip_accents="unicode"``) before tokenising; ``tfidf`` weights
+the same either way.
 
 Word level uses scikit-learn's default token pattern (words of two or more word characters). GPT-2 level lower-cases
 first (as the paper did, unless ``lowercase=False``), tokenises with GPT-2's BPE and forms n-grams of tokens; a
@@ -31,7 +32,7 @@ from typing import Any, Literal
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
+from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer, strip_accents_unicode
 from sklearn.utils.validation import check_is_fitted
 
 from pfungst.audit.gpt2 import gpt2_symbols
@@ -48,12 +49,14 @@ _WEIGHTINGS = ("tf", "tfidf", "presence")
 class _Gpt2NgramAnalyzer:
     """CountVectorizer analyzer: a document's GPT-2 token n-grams (a class, not a lambda, so it pickles)."""
 
-    def __init__(self, ngram_range: tuple[int, int], lowercase: bool) -> None:
+    def __init__(self, ngram_range: tuple[int, int], lowercase: bool, strip_accents: bool = False) -> None:
         self.ngram_range = ngram_range
         self.lowercase = lowercase
+        self.strip_accents = strip_accents
 
     def __call__(self, document: str) -> list[str]:
-        tokens = gpt2_symbols(document.lower() if self.lowercase else document)
+        document = document.lower() if self.lowercase else document
+        tokens = gpt2_symbols(strip_accents_unicode(document) if self.strip_accents else document)
         low, high = self.ngram_range
         if (low, high) == (1, 1):
             return tokens
@@ -63,7 +66,10 @@ class _Gpt2NgramAnalyzer:
         return grams
 
     def __repr__(self) -> str:
-        return f"_Gpt2NgramAnalyzer(ngram_range={self.ngram_range}, lowercase={self.lowercase})"
+        return (
+            f"_Gpt2NgramAnalyzer(ngram_range={self.ngram_range}, lowercase={self.lowercase}, "
+            f"strip_accents={self.strip_accents})"
+        )
 
 
 def _as_texts(X: Any) -> list[str]:
@@ -89,7 +95,7 @@ class NgramFeatures(TransformerMixin, BaseEstimator):
         min_df: Keep n-grams occurring in at least this many training documents (int) or this fraction (float).
             The paper used 2.
         lowercase: Lower-case the text first (both levels).
-        paper_compatible: Reproduce the paper's code: ``tf`` and ``presence`` are raw counts.
+        paper_compatible: Reproduce the paper's code: ``tf`` and ``presence`` are raw counts; accents stripped.
         max_features: Keep only the most frequent n-grams (None: all).
 
     Attributes:
@@ -139,8 +145,10 @@ class NgramFeatures(TransformerMixin, BaseEstimator):
             "dtype": np.float64,
         }
         if self.level == "word":
-            return CountVectorizer(lowercase=self.lowercase, ngram_range=ngram_range, **common)
-        return CountVectorizer(analyzer=_Gpt2NgramAnalyzer(ngram_range, self.lowercase), lowercase=False, **common)
+            strip = "unicode" if self.paper_compatible else None
+            return CountVectorizer(lowercase=self.lowercase, ngram_range=ngram_range, strip_accents=strip, **common)
+        analyzer = _Gpt2NgramAnalyzer(ngram_range, self.lowercase, self.paper_compatible)
+        return CountVectorizer(analyzer=analyzer, lowercase=False, **common)
 
     def _make_weighter(self) -> TfidfTransformer | None:
         if self.weighting == "tfidf":
