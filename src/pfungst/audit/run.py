@@ -13,6 +13,7 @@ from pfungst.audit.cues import CueConfig, find_cues
 from pfungst.audit.feature_sets import PAPER_FEATURE_SETS, get_feature_set
 from pfungst.audit.heuristics import HeuristicConfig, run_heuristics
 from pfungst.audit.inputs import ItemInputs, OptionTable
+from pfungst.audit.paper_protocol import paper_rows
 from pfungst.audit.probe import ProbeConfig, feasible_splits, run_probe
 from pfungst.audit.probe_outcome import ProbeOutcome
 from pfungst.audit.result import AuditResult, Verdict
@@ -44,7 +45,8 @@ class AuditConfig:
 
     protocol: Protocol = "crossfit"
     """``crossfit``: stratified repeated cross-fitting, Cohen's kappa, intervals and permutation tests.
-    ``pacchiardi2024``: the paper's single 60/20/20 split and its chance-corrected accuracy, to reproduce its table."""
+    ``pacchiardi2024``: the paper's rows and order (:func:`~pfungst.audit.paper_protocol.paper_rows`, duplicated
+    texts dropped), its single 60/20/20 split and its chance-corrected accuracy, to reproduce its table."""
     feature_sets: tuple[str, ...] = ()
     """Feature sets to probe; empty means :func:`default_feature_sets` for the benchmark."""
     fields: tuple[str, ...] = ()
@@ -112,6 +114,8 @@ def audit(
     """
     config = override_settings(config or AuditConfig(), settings, "audit")
     config.validate()
+    if config.protocol == "pacchiardi2024":
+        benchmark = paper_rows(benchmark)  # the paper's rows in its order; the probes split them in that order
     if config.protocol == "crossfit":
         n_splits = feasible_splits([item.gold for item in benchmark], config.n_splits, f"benchmark '{benchmark.name}'")
         config = replace(config, n_splits=n_splits)

@@ -92,7 +92,7 @@ def audit_command(
         )
         config.validate()  # before reading data: a typo should not cost a load
         benchmark = load_benchmark(data, reader, map, on_error, strict)
-        if deduplicate or protocol == "pacchiardi2024":
+        if deduplicate and protocol != "pacchiardi2024":  # that protocol de-duplicates in the paper's order
             benchmark = benchmark.deduplicate()
         with progress_bar(quiet) as report:
             result = audit(benchmark, config, progress=report)

@@ -26,7 +26,8 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any, Literal
 
 import numpy as np
@@ -46,30 +47,52 @@ _LEVELS = ("word", "gpt2")
 _WEIGHTINGS = ("tf", "tfidf", "presence")
 
 
-class _Gpt2NgramAnalyzer:
-    """CountVectorizer analyzer: a document's GPT-2 token n-grams (a class, not a lambda, so it pickles)."""
+class _NgramAnalyzer:
+    """CountVectorizer analyzer: a document's word or GPT-2 token n-grams, cached by text (a class, so it pickles).
 
-    def __init__(self, ngram_range: tuple[int, int], lowercase: bool, strip_accents: bool = False) -> None:
+    Probes fit the same texts again and again (every fold, every feature set, every seed); the n-grams of a text
+    are computed once per setting and reused. The cache never changes a feature.
+    """
+
+    def __init__(self, level: Level, ngram_range: tuple[int, int], lowercase: bool, strip_accents: bool) -> None:
+        self.level = level
         self.ngram_range = ngram_range
         self.lowercase = lowercase
         self.strip_accents = strip_accents
 
     def __call__(self, document: str) -> list[str]:
-        document = document.lower() if self.lowercase else document
-        tokens = gpt2_symbols(strip_accents_unicode(document) if self.strip_accents else document)
-        low, high = self.ngram_range
-        if (low, high) == (1, 1):
-            return tokens
-        grams = list(tokens) if low == 1 else []
-        for n in range(max(low, 2), min(high, len(tokens)) + 1):
-            grams += [" ".join(tokens[start : start + n]) for start in range(len(tokens) - n + 1)]
-        return grams
+        return list(_document_grams(document, self.level, self.ngram_range, self.lowercase, self.strip_accents))
 
     def __repr__(self) -> str:
         return (
-            f"_Gpt2NgramAnalyzer(ngram_range={self.ngram_range}, lowercase={self.lowercase}, "
+            f"_NgramAnalyzer(level={self.level!r}, ngram_range={self.ngram_range}, lowercase={self.lowercase}, "
             f"strip_accents={self.strip_accents})"
         )
+
+
+@lru_cache(maxsize=8)
+def _word_analyzer(ngram_range: tuple[int, int], lowercase: bool, strip_accents: bool) -> Callable[[str], list[str]]:
+    """scikit-learn's own word analyzer (default token pattern) for these settings."""
+    strip = "unicode" if strip_accents else None
+    analyzer: Callable[[str], list[str]] = CountVectorizer(
+        lowercase=lowercase, ngram_range=ngram_range, strip_accents=strip
+    ).build_analyzer()
+    return analyzer
+
+
+@lru_cache(maxsize=1 << 17)
+def _document_grams(
+    document: str, level: Level, ngram_range: tuple[int, int], lowercase: bool, strip_accents: bool
+) -> tuple[str, ...]:
+    if level == "word":
+        return tuple(_word_analyzer(ngram_range, lowercase, strip_accents)(document))
+    document = document.lower() if lowercase else document
+    tokens = gpt2_symbols(strip_accents_unicode(document) if strip_accents else document)
+    low, high = ngram_range
+    grams = list(tokens) if low == 1 else []
+    for n in range(max(low, 2), min(high, len(tokens)) + 1):
+        grams += [" ".join(tokens[start : start + n]) for start in range(len(tokens) - n + 1)]
+    return tuple(grams)
 
 
 def _as_texts(X: Any) -> list[str]:
@@ -144,10 +167,7 @@ class NgramFeatures(TransformerMixin, BaseEstimator):
             "binary": binary,
             "dtype": np.float64,
         }
-        if self.level == "word":
-            strip = "unicode" if self.paper_compatible else None
-            return CountVectorizer(lowercase=self.lowercase, ngram_range=ngram_range, strip_accents=strip, **common)
-        analyzer = _Gpt2NgramAnalyzer(ngram_range, self.lowercase, self.paper_compatible)
+        analyzer = _NgramAnalyzer(self.level, ngram_range, self.lowercase, self.paper_compatible)
         return CountVectorizer(analyzer=analyzer, lowercase=False, **common)
 
     def _make_weighter(self) -> TfidfTransformer | None:
