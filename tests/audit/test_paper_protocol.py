@@ -55,8 +55,11 @@ def test_split_sizes_are_those_of_the_protocol_note() -> None:
 
 def _samples_file(path: Path, prompts: list[str]) -> Path:
     lines = [
-        {"input": [{"role": "system", "content": "Answer."}, {"role": "user", "content": p}], "ideal": "Yes."}
-        for p in prompts
+        {
+            "input": [{"role": "system", "content": "Answer."}, {"role": "user", "content": p}],
+            "ideal": ["No.", "Yes."][i % 2],
+        }
+        for i, p in enumerate(prompts)
     ]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path
@@ -73,6 +76,23 @@ def test_samples_lines_are_ordered_by_their_evals_ids_as_strings_and_deduplicate
     order = [int(paper_sample_id(item, benchmark).rsplit(".", 1)[1]) for item in rows]
     assert order == [0, 1, 10, 11, 3, 4, 5, 6, 7, 8, 9]
     assert len(rows) == 11 and rows.provenance.steps[-2].startswith("paper order")
+
+
+def test_audit_under_the_paper_protocol_takes_the_paper_rows(tmp_path: Path) -> None:
+    prompts = [f"question {i} about {'cats' if i % 2 else 'dogs'} and more" for i in range(30)]
+    prompts[20] = prompts[3]
+    benchmark = pfungst.load(_samples_file(tmp_path / "toy.jsonl", prompts))
+    result = pfungst.audit(
+        benchmark,
+        protocol="pacchiardi2024",
+        feature_sets=("1-grams_tf",),
+        n_bootstrap=10,
+        n_permutations=10,
+        heuristics=False,
+        cues=False,
+    )
+    assert result.best.item_ids == tuple(item.id for item in paper_rows(benchmark))
+    assert len(result.best.item_ids) == 29 and int(result.best.predicted.sum()) == paper_split(29)[2].size
 
 
 def test_evals_rows_come_in_string_order_of_the_sample_ids(shared_data: Path) -> None:
