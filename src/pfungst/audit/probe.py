@@ -13,8 +13,10 @@ Two protocols (:class:`ProbeConfig`):
   so), their seed-42 ``DataFrame.sample`` shuffle and unstratified 60/20/20 train/validation/test split
   (:func:`~pfungst.audit.paper_protocol.paper_split`), n-grams with ``min_df=2`` and their raw-count TF and
   presence (``paper_compatible=True``), ``SelectKBest(f_classif, k=min(20000, n_features))`` fitted on train, the
-  three logistic regressions fitted on train and selected by validation accuracy, and the test-set
-  chance-corrected accuracy that the paper calls "kappa". Only test items are predicted.
+  three logistic regressions fitted on train with scikit-learn's default ``max_iter=100`` (as their code) and
+  selected by validation accuracy, and the test-set chance-corrected accuracy that the paper calls "kappa". Only
+  test items are predicted; the top features are those of the chosen model as fitted on train. Their liblinear
+  (L1) fits were unseeded: here they take ``seed``, so a cell where L1 wins can be recomputed under other seeds.
 
 The permutation p-values test whether the (fixed) out-of-fold predictions are associated with the labels; they do
 not refit the classifiers on permuted labels. Cross-fitting already keeps every prediction out of sample, so
