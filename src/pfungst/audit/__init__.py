@@ -15,6 +15,7 @@ from pfungst.audit.fixing import FixResult, fix
 from pfungst.audit.heuristics import HeuristicConfig, HeuristicsReport, run_heuristics
 from pfungst.audit.inputs import ItemInputs, OptionTable
 from pfungst.audit.mitigate import AFLiteConfig, FilterResult, counterbalance, filter_predictable
+from pfungst.audit.paper_protocol import paper_rows, paper_split
 from pfungst.audit.probe import ProbeConfig, run_probe
 from pfungst.audit.probe_outcome import ProbeOutcome
 from pfungst.audit.result import SCHEMA_VERSION, AuditResult, Verdict
@@ -46,6 +47,8 @@ __all__ = [
     "find_cues",
     "fix",
     "get_feature_set",
+    "paper_rows",
+    "paper_split",
     "run_heuristics",
     "run_probe",
     "shuffled_copy",

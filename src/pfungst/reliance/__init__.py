@@ -12,6 +12,7 @@ is imported by name (``from pfungst.reliance import read_outcomes``).
 from pfungst.reliance.analysis import RelianceConfig, reliance
 from pfungst.reliance.families import VERSION_SEGMENT, family_of, family_tests
 from pfungst.reliance.outcomes import OUTCOME_FORMATS, ModelOutcomes, OutcomeRequest, OutcomesBuilder, read_outcomes
+from pfungst.reliance.paper import PaperDataset, PaperKappaTests, paper_kappa_tests
 from pfungst.reliance.result import SCHEMA_VERSION, FamilyTest, ModelReliance, RelianceResult
 from pfungst.reliance.shortcut import AuditInput, ShortcutItems, shortcut_items
 from pfungst.stats import detectable_difference
@@ -26,12 +27,15 @@ __all__ = [
     "ModelReliance",
     "OutcomeRequest",
     "OutcomesBuilder",
+    "PaperDataset",
+    "PaperKappaTests",
     "RelianceConfig",
     "RelianceResult",
     "ShortcutItems",
     "detectable_difference",
     "family_of",
     "family_tests",
+    "paper_kappa_tests",
     "read_outcomes",
     "reliance",
     "shortcut_items",

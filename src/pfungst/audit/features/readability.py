@@ -1,8 +1,10 @@
 """Readability and lexical-diversity features of each text: the paper's four, plus four more by default.
 
-Pacchiardi et al. 2024 ("readability_diversity_metrics") used Flesch reading ease, Gunning fog, SMOG and Yule's K;
-``paper_compatible=True`` gives exactly those four columns. By default four more follow: FORCAST grade, type-token
-ratio, mean sentence length and word count.
+``paper_compatible=True`` gives four columns: Flesch reading ease, Gunning fog, SMOG and Yule's K. By default four
+more follow: FORCAST grade, type-token ratio, mean sentence length and word count. Pacchiardi et al. 2024's own set
+("readability_diversity_metrics", their ``src/readability_diversity_metrics.py``) is nine measures on nltk's Punkt
+sentences and Treebank words with syllapy syllables (those above, a Scrabble score, and a Yule's K variant); it is
+not reproduced here, and their readability cells differ (README, "Reproducing Pacchiardi et al. 2024").
 
 The classic formulas come from textstat 0.7.3 (offline; it rounds its outputs, Flesch to 2 decimals, SMOG to 1).
 Words are textstat's: the text with punctuation removed, split on whitespace (``don't`` is one word, ``dont``).
