@@ -183,5 +183,6 @@ def test_configuration_errors_are_reported_before_fitting(seed: int) -> None:
     table = OptionTable.from_benchmark(make_synthetic("control", 60, seed=seed))
     with pytest.raises(ConfigError, match="pacchiardi2024 protocol is item-level only"):
         run_probe(get_feature_set("options"), table, ProbeConfig(protocol="pacchiardi2024"))
-    with pytest.raises(ConfigError, match="too few for 5-fold"):
-        run_probe(WORDS, inputs.subset(np.arange(8)))
+    one_per_class = np.array([int(np.flatnonzero(inputs.y == label)[0]) for label in np.unique(inputs.y)])
+    with pytest.raises(ConfigError, match="too few for cross-fitting: no class has more than 1 item"):
+        run_probe(WORDS, inputs.subset(one_per_class))
