@@ -26,7 +26,6 @@ Example:
 
 from __future__ import annotations
 
-import math
 import re
 import warnings
 from dataclasses import asdict, dataclass
@@ -41,6 +40,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 from pfungst.audit.inputs import item_texts
 from pfungst.data.benchmark import Benchmark, OptionKind
 from pfungst.errors import ConfigError
+from pfungst.serialization import to_jsonable
 from pfungst.stats import benjamini_hochberg, hypergeometric_pvalues, normal_pvalues, sign_test_pvalues
 
 __all__ = ["GOLD_OPTION", "Cue", "CueConfig", "CueTable", "find_cues", "tokenize"]
@@ -171,10 +171,6 @@ class CueTable:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys (NaN becomes None)."""
-
-        def clean(value: Any) -> Any:
-            return None if isinstance(value, float) and math.isnan(value) else value
-
         return {
             "benchmark": self.benchmark,
             "kind": self.kind,
@@ -182,7 +178,7 @@ class CueTable:
             "n_tested": self.n_tested,
             "method": self.method,
             "config": {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self.config).items()},
-            "cues": [{k: clean(v) for k, v in asdict(row).items()} for row in self.cues],
+            "cues": [to_jsonable(asdict(row)) for row in self.cues],
         }
 
 

@@ -10,8 +10,12 @@ from pfungst.audit.mitigate import AFLiteConfig, FilterResult, counterbalance, f
 from pfungst.audit.result import AuditResult
 from pfungst.audit.run import AuditConfig, Progress, audit
 from pfungst.data.benchmark import Benchmark
+from pfungst.serialization import check_outputs, write_csv
 
 __all__ = ["FixResult", "fix"]
+
+_WRITTEN = {"counterbalanced": "jsonl", "filtered": "jsonl", "predictability": "csv"}
+"""The files :func:`fix` writes, ``<benchmark>.<kind>.<suffix>`` in its folder."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,20 +50,23 @@ def fix(
     """Write a counterbalanced and a filtered copy of ``benchmark`` to ``out_dir`` and audit both with ``config``.
 
     The heuristics and cue tables are skipped in the re-audits (the probe table and verdict are what change).
+
+    Raises:
+        ConfigError: a file it would write is the benchmark's own file, or cannot be written (checked first).
     """
     out = Path(out_dir)
+    targets = {kind: out / f"{benchmark.name}.{kind}.{suffix}" for kind, suffix in _WRITTEN.items()}
+    check_outputs([benchmark.provenance.source], {f"fix ({kind})": path for kind, path in targets.items()})
     config = replace(config or AuditConfig(), heuristics=False, cues=False)
     aflite = aflite or AFLiteConfig(seed=config.seed)
     paths: dict[str, str] = {}
     balanced = balanced_audit = None
     if benchmark.option_kind == "per_item":
         balanced = counterbalance(benchmark, seed=config.seed)
-        paths["counterbalanced"] = str(balanced.save(out / f"{benchmark.name}.counterbalanced.jsonl"))
+        paths["counterbalanced"] = str(balanced.save(targets["counterbalanced"]))
         balanced_audit = audit(balanced.with_name(f"{benchmark.name} (counterbalanced)"), config, progress=progress)
     filtered = filter_predictable(benchmark, config=aflite)
-    paths["filtered"] = str(filtered.benchmark.save(out / f"{benchmark.name}.filtered.jsonl"))
-    predictability = out / f"{benchmark.name}.predictability.csv"
-    filtered.to_frame().to_csv(predictability, index=False)
-    paths["predictability"] = str(predictability)
+    paths["filtered"] = str(filtered.benchmark.save(targets["filtered"]))
+    paths["predictability"] = str(write_csv(targets["predictability"], filtered.to_frame()))
     filtered_audit = audit(filtered.benchmark.with_name(f"{benchmark.name} (filtered)"), config, progress=progress)
     return FixResult(balanced, balanced_audit, filtered, filtered_audit, paths)

@@ -24,6 +24,7 @@ import pandas as pd
 
 from pfungst.audit.classifiers import FeatureWeight
 from pfungst.schema import Fields, read_dataclass
+from pfungst.serialization import to_jsonable
 from pfungst.stats import (
     ConfidenceInterval,
     Estimate,
@@ -309,13 +310,13 @@ class ProbeOutcome:
             "folds": [fold.to_dict() for fold in self.folds],
             "final_classifier": self.final_classifier,
             "top_features": [weight.to_dict() for weight in self.top_features],
-            "settings": _json_safe(self.settings),
+            "settings": to_jsonable(self.settings),
             "convergence_warnings": self.convergence_warnings,
             "seconds": self.seconds,
         }
         if items:
             frame = self.to_frame()
-            result["items"] = _json_safe(frame.astype(object).where(frame.notna(), None).to_dict(orient="records"))
+            result["items"] = to_jsonable(frame.astype(object).where(frame.notna(), None).to_dict(orient="records"))
         return result
 
     def __repr__(self) -> str:
@@ -325,15 +326,3 @@ class ProbeOutcome:
             f"ProbeOutcome({self.feature_set!r}, {self.protocol}, kappa={k.value:.3f}{interval}, "
             f"p={k.pvalue:.3g}, accuracy={self.accuracy.value:.3f}, n={k.n})"
         )
-
-
-def _json_safe(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(key): _json_safe(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_safe(item) for item in value]
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value

@@ -5,7 +5,6 @@ Schema changes that alter a field's meaning bump :data:`SCHEMA_VERSION`.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from pfungst.audit.heuristics import HeuristicsReport
 from pfungst.audit.probe_outcome import ProbeOutcome
 from pfungst.audit.result_reading import read_cues, read_heuristics
 from pfungst.schema import SCHEMA_VERSIONS, Fields
+from pfungst.serialization import write_json
 from pfungst.stats import Estimate
 
 __all__ = ["SCHEMA_VERSION", "AuditResult", "Verdict"]
@@ -206,21 +206,8 @@ class AuditResult:
         }
 
     def save_json(self, path: str | Path, items: bool = False) -> Path:
-        """Write :meth:`to_dict` as JSON (NaN as null); returns the path."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(_nan_to_none(self.to_dict(items=items)), indent=2, ensure_ascii=False) + "\n")
-        return path
+        """Write :meth:`to_dict` as JSON (NaN as null; atomically, folders created); returns the path."""
+        return write_json(path, self.to_dict(items=items))
 
     def __repr__(self) -> str:
         return f"AuditResult({self.benchmark['name']!r}, {self.verdict.explanation})"
-
-
-def _nan_to_none(value: Any) -> Any:
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _nan_to_none(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_nan_to_none(v) for v in value]
-    return value

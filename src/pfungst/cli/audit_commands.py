@@ -26,6 +26,7 @@ from pfungst.cli.common import (
     write_json,
 )
 from pfungst.report.console_blocks import render_to_console
+from pfungst.serialization import check_outputs, write_csv
 
 __all__ = ["RENAMED", "audit_command"]
 
@@ -78,6 +79,7 @@ def audit_command(
 ) -> None:
     """Can the benchmark be answered from surface features alone? Probes, heuristics, cues, and a verdict."""
     with user_errors():
+        check_outputs([data], {"--json": json_path, "--items": items_path}, folders={"--fix": fix_dir})
         config = AuditConfig(
             protocol=protocol,  # type: ignore[arg-type]  # validated by AuditConfig.validate
             feature_sets=tuple(feature_set or ()),
@@ -100,8 +102,7 @@ def audit_command(
         render_to_console(result, out)
         write_json(json_path, lambda path: result.save_json(path, items=True))
         if items_path:
-            result.to_frame().to_csv(items_path, index=False)
-            console.print(f"wrote {escape(str(items_path))}")
+            console.print(f"wrote {escape(str(write_csv(items_path, result.to_frame())))}")
         if fix_dir:
             with progress_bar(quiet) as report:
                 fixed = fix(benchmark, fix_dir, config, progress=report)

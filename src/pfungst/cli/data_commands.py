@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -42,6 +41,7 @@ from pfungst.report.audit_console import render_demo_verdicts
 from pfungst.report.console import render_readers
 from pfungst.report.console_blocks import render_to_console
 from pfungst.report.stress_console import render_stress
+from pfungst.serialization import check_outputs
 from pfungst.stress.stress_config import PERTURBATIONS
 
 __all__ = ["demo", "formats", "inspect"]
@@ -138,12 +138,10 @@ def inspect(
 ) -> None:
     """Summarise a benchmark: items, options, label and gold-position histograms, lengths, duplicates, provenance."""
     with user_errors():
+        check_outputs([data], {"--json": json_path})
         summary = summarize(load_benchmark(data, reader, map, on_error, strict))
         render_to_console(summary, results_console(json_path))
-        write_json(
-            json_path,
-            lambda path: path.write_text(json.dumps(summary.to_dict(), indent=2, ensure_ascii=False) + "\n"),
-        )
+        write_json(json_path, summary.save_json)
 
 
 @app.command()
@@ -161,6 +159,7 @@ def demo(
     """The built-in job: generate benchmarks with planted artifacts, summarise and audit each, stress the embedded
     model on one of them, write the results."""
     with user_errors():
+        check_outputs([], {}, folders={"--out": out})
         with progress_bar(quiet) as report:
             result = run_demo(out, seed=seed, n_items=items, stress_items=stress_items, progress=report)
         for name, summary in result.summaries.items():

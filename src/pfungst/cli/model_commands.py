@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
@@ -10,6 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
+from pfungst import serialization
 from pfungst.cli.common import (
     READER_RENAMED,
     MapOption,
@@ -33,6 +33,7 @@ from pfungst.models.registry import applicable_options
 from pfungst.report.console_blocks import render_to_console
 from pfungst.report.stress_console import render_ranks, render_stress
 from pfungst.schema import SCHEMA_VERSIONS
+from pfungst.serialization import check_outputs
 from pfungst.stress.comparison import compare
 from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS, StressConfig
 from pfungst.stress.stress_result import StressResult
@@ -97,6 +98,7 @@ def score_command(
 ) -> None:
     """Score a benchmark with a language model: accuracy with its Wilson interval against chance, per-item results."""
     with user_errors():
+        check_outputs([data, cache], {"--out": out, "--json": json_path})
         config = ScoreConfig(
             rule=rule,
             prompt=prompt,
@@ -182,6 +184,9 @@ def stress_command(
 ) -> None:
     """How much of a model's score is option order, option IDs, format and scoring rule?"""
     with user_errors():
+        check_outputs(
+            [data, cache, instructions_file], {"--json": json_path, **_items_paths(items_path, len(model or ()))}
+        )
         config = StressConfig(
             rule=rule,
             rules=tuple(r.strip() for r in rules.split(",") if r.strip()),
@@ -223,6 +228,15 @@ def _model_options(threads: int | None, timeout: float | None, retries: int | No
     return options
 
 
+def _items_paths(items_path: Path | None, n_models: int) -> dict[str, Path]:
+    """Where ``--items`` puts each model's outcomes: the path itself, or ``items-1.jsonl``, ... for several models."""
+    if items_path is None:
+        return {}
+    if n_models < 2:
+        return {"--items": items_path}
+    return {f"--items (model {i})": items_path.with_stem(f"{items_path.stem}-{i}") for i in range(1, n_models + 1)}
+
+
 def _permutations(value: str) -> int | None:
     if value.strip().lower() == "all":
         return None
@@ -244,8 +258,7 @@ def _instructions(texts: list[str] | None, path: Path | None) -> tuple[str, ...]
 
 def _write_stress(results: list[StressResult], ranks: Any, json_path: Path | None, items_path: Path | None) -> None:
     if items_path:
-        for index, result in enumerate(results, start=1):
-            path = items_path if len(results) == 1 else items_path.with_stem(f"{items_path.stem}-{index}")
+        for result, path in zip(results, _items_paths(items_path, len(results)).values(), strict=True):
             console.print(f"wrote {escape(str(result.save_items(path)))}")
     if json_path:
         data: dict[str, Any] = (
@@ -257,4 +270,4 @@ def _write_stress(results: list[StressResult], ranks: Any, json_path: Path | Non
                 "rank_stability": ranks.to_dict(),
             }
         )
-        write_json(json_path, lambda path: path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n"))
+        write_json(json_path, lambda path: serialization.write_json(path, data))

@@ -15,6 +15,7 @@ from pfungst.reliance import RelianceConfig, read_outcomes, reliance
 from pfungst.report.console_blocks import render_to_console
 from pfungst.report.loading import load_results
 from pfungst.report.output import write_report
+from pfungst.serialization import check_outputs
 
 __all__ = ["reliance_command", "report_command"]
 
@@ -65,6 +66,7 @@ def reliance_command(
 ) -> None:
     """Do models do better on the items a surface-feature shortcut solves? Per model, per family, with BH."""
     with user_errors():
+        check_outputs([*audits, *outcomes, families], {"--json": json_path})
         config = RelianceConfig(
             families=_families(families) if families else None,
             feature_set=feature_set,
@@ -116,6 +118,7 @@ def report_command(
 ) -> None:
     """Render result files as one report: every figure with its interval, the provenance of each file."""
     with user_errors():
+        check_outputs(results, {"--out": out}, folders={"--plots": plots})
         written = write_report(load_results(results), out, title=title, plots=plots, plot_format=plot_format)
         extra = f" and {len(written) - 1} plots in {escape(str(plots))}" if plots else ""
         stdout.print(f"wrote {escape(str(written[0]))}{extra}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -12,6 +11,7 @@ from typing import Any, Literal, overload
 import pandas as pd
 
 from pfungst.data.item import Item
+from pfungst.serialization import write_jsonl
 
 __all__ = ["Benchmark", "OptionKind", "Provenance", "Rejection"]
 
@@ -199,16 +199,9 @@ class Benchmark(Sequence[Item]):
         }
 
     def save(self, path: str | Path) -> Path:
-        """Write the items as native ``pfungst`` JSONL (one :meth:`Item.to_dict` per line); returns the path."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("w", encoding="utf-8") as handle:
-            for item in self.items:
-                record = item.to_dict()
-                if self.option_kind == "shared_labels":
-                    record["label_set"] = list(self.labels)
-                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-        return path
+        """Write the items as native ``pfungst`` JSONL (one :meth:`Item.to_dict` a line), atomically; returns it."""
+        labels = {"label_set": list(self.labels)} if self.option_kind == "shared_labels" else {}
+        return write_jsonl(path, ({**item.to_dict(), **labels} for item in self.items))
 
     def _derive(self, items: tuple[Item, ...], step: str) -> Benchmark:
         provenance = replace(self.provenance, steps=(*self.provenance.steps, step))

@@ -11,12 +11,14 @@ import string
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pandas as pd
 
 from pfungst.data.benchmark import Benchmark
 from pfungst.schema import SCHEMA_VERSIONS, Fields
+from pfungst.serialization import write_json
 from pfungst.stats import Estimate, chisquare_test, wilson_interval
 
 __all__ = ["BenchmarkSummary", "LengthStats", "summarize"]
@@ -113,6 +115,10 @@ class BenchmarkSummary:
         rows = [("gold", key, count) for key, count in self.gold_counts.items()]
         rows += [("options_per_item", key, count) for key, count in self.benchmark.get("option_counts", {}).items()]
         return pd.DataFrame(rows, columns=["histogram", "key", "count"])
+
+    def save_json(self, path: str | Path) -> Path:
+        """Write :meth:`to_dict` as JSON to ``path`` (atomically, folders created) and return it."""
+        return write_json(path, self.to_dict())
 
     def __repr__(self) -> str:
         return f"BenchmarkSummary(name={self.benchmark.get('name')!r}, items={self.benchmark.get('n_items')})"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pfungst.evaluate.scoring.base import Status
+from pfungst.serialization import to_jsonable
 
 __all__ = ["Outcome"]
 
@@ -99,7 +100,7 @@ class Outcome:
             "chosen_position": self.chosen_position,
             "correct": self.correct,
             "status": self.status,
-            "scores": [score if math.isfinite(score) else None for score in self.scores],
+            "scores": to_jsonable(self.scores),
             "text": self.text,
             "n_tokens": list(self.n_tokens),
         }

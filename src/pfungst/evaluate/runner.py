@@ -30,6 +30,7 @@ from pfungst.evaluate.score_result import ScoreResult
 from pfungst.evaluate.scoring import ScoringRule, get_scoring_rule
 from pfungst.evaluate.variants import Presentation
 from pfungst.models.protocol import LanguageModel
+from pfungst.serialization import to_jsonable
 
 __all__ = ["ScoreConfig", "cache_location", "default_cache_path", "renamed_prompt", "score_benchmark"]
 
@@ -185,22 +186,13 @@ def score_benchmark(
 def _settings(config: ScoreConfig, rule: ScoringRule, prompt_format: PromptFormat) -> dict[str, Any]:
     return {
         "rule": rule.name,
-        "rule_params": {key: _json_safe(value) for key, value in vars(rule).items()},
+        "rule_params": to_jsonable(vars(rule), default=repr),  # a parameter JSON cannot hold is kept as its repr
         "format": _format_name(config),
         "format_params": prompt_format.to_dict(),
         "arrangement": "identity",
         "limit": config.limit,
         "chunk_size": config.chunk_size,
     }
-
-
-def _json_safe(value: Any) -> Any:
-    """A scoring rule's parameter as JSON: scalars as they are, sequences as lists, anything else by ``repr``."""
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    if isinstance(value, tuple | list):
-        return [_json_safe(element) for element in value]
-    return repr(value)
 
 
 def _format_name(config: ScoreConfig) -> str:

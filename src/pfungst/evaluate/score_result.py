@@ -6,24 +6,22 @@ Schema changes that alter a field's meaning bump :data:`SCHEMA_VERSION`.
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pandas as pd
 
-from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.schema import SCHEMA_VERSIONS, Fields, read_dataclass
+from pfungst.serialization import write_json, write_records
 from pfungst.stats import Estimate, wilson_interval
 
-__all__ = ["SCHEMA_VERSION", "ScoreCounts", "ScoreResult", "ScoreTotals", "accuracy_estimate", "write_records"]
+__all__ = ["SCHEMA_VERSION", "ScoreCounts", "ScoreResult", "ScoreTotals", "accuracy_estimate"]
 
 SCHEMA_VERSION = SCHEMA_VERSIONS["score"]
-_ITEM_SUFFIXES = (".jsonl", ".parquet")
 
 
 @dataclass(frozen=True)
@@ -196,10 +194,8 @@ class ScoreResult:
         return data
 
     def save_json(self, path: str | Path, items: bool = False) -> Path:
-        """Write :meth:`to_dict` as JSON to ``path`` and return it."""
-        path = Path(path)
-        path.write_text(json.dumps(self.to_dict(items=items), indent=2, ensure_ascii=False) + "\n")
-        return path
+        """Write :meth:`to_dict` as JSON to ``path`` (atomically, folders created) and return it."""
+        return write_json(path, self.to_dict(items=items))
 
     def save_items(self, path: str | Path) -> Path:
         """Write the per-item records to ``path``: JSON Lines for ``.jsonl``, Parquet for ``.parquet``.
@@ -216,28 +212,3 @@ class ScoreResult:
             f"ScoreResult(rule={self.rule!r}, n={self.n_items}, accuracy={self.accuracy.value:.3f}{interval}, "
             f"chance={self.accuracy.baseline:.3f})"
         )
-
-
-def write_records(
-    path: str | Path, rows: Sequence[dict[str, Any]], frame: Callable[[], pd.DataFrame], name: str
-) -> Path:
-    """Write per-item ``rows`` to ``path``: one JSON object per line for ``.jsonl``, ``frame()`` as Parquet for
-    ``.parquet``.
-
-    Raises:
-        ConfigError: another suffix (the message suggests ``<name>.jsonl``).
-    """
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in _ITEM_SUFFIXES:
-        raise ConfigError(
-            f"cannot write per-item {name} to {path}: the suffix {path.suffix!r} is not one of "
-            f"{list(_ITEM_SUFFIXES)}. Name the file {name}.jsonl or {name}.parquet."
-        )
-    if suffix == ".parquet":
-        frame().to_parquet(path, index=False)
-    else:
-        with path.open("w", encoding="utf-8") as handle:
-            for row in rows:
-                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    return path

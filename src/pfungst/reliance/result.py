@@ -6,7 +6,6 @@ Schema changes that alter a field's meaning bump :data:`SCHEMA_VERSION`.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,15 +16,12 @@ import pandas as pd
 
 from pfungst.reliance.shortcut import ShortcutItems
 from pfungst.schema import SCHEMA_VERSIONS, Fields, read_dataclass
+from pfungst.serialization import to_jsonable, write_json
 from pfungst.stats import Estimate
 
 __all__ = ["SCHEMA_VERSION", "FamilyTest", "ModelReliance", "RelianceResult"]
 
 SCHEMA_VERSION = SCHEMA_VERSIONS["reliance"]
-
-
-def _clean(value: float) -> float | None:
-    return None if isinstance(value, float) and math.isnan(value) else value
 
 
 @dataclass(frozen=True)
@@ -137,14 +133,14 @@ class FamilyTest:
             "datasets": list(self.datasets),
             "n_pairs": self.n_pairs,
             "test": self.test.to_dict(),
-            "sd_difference": _clean(self.sd_difference),
-            "detectable_difference": _clean(self.detectable_difference),
-            "qvalue": _clean(self.qvalue),
+            "sd_difference": to_jsonable(self.sd_difference),
+            "detectable_difference": to_jsonable(self.detectable_difference),
+            "qvalue": to_jsonable(self.qvalue),
             "rejected": self.rejected,
             "within_label": self.within_label.to_dict(),
-            "qvalue_within_label": _clean(self.qvalue_within_label),
+            "qvalue_within_label": to_jsonable(self.qvalue_within_label),
             "rejected_within_label": self.rejected_within_label,
-            "detectable_within_label": _clean(self.detectable_within_label),
+            "detectable_within_label": to_jsonable(self.detectable_within_label),
             "note": self.note,
             "alpha": self.alpha,
             "power": self.power,
@@ -287,11 +283,8 @@ class RelianceResult:
         }
 
     def save_json(self, path: str | Path) -> Path:
-        """Write :meth:`to_dict` as JSON to ``path`` (folders created) and return it."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n")
-        return path
+        """Write :meth:`to_dict` as JSON to ``path`` (atomically, folders created) and return it."""
+        return write_json(path, self.to_dict())
 
     def __repr__(self) -> str:
         rejected = sum(f.rejected for f in self.families)

@@ -18,6 +18,7 @@ import jinja2
 
 from pfungst.blocks import Figure
 from pfungst.report.document import build_report
+from pfungst.serialization import atomic_write
 
 __all__ = ["render_html", "write_html"]
 
@@ -78,13 +79,13 @@ def render_html(results: Iterable[Any], *, title: str | None = None, plots: bool
 
 
 def write_html(results: Iterable[Any], path: str | Path, *, title: str | None = None, plots: bool = True) -> Path:
-    """Write :func:`render_html` to ``path`` (UTF-8; parent folders created) and return the path.
+    """Write :func:`render_html` to ``path`` (UTF-8, atomically; parent folders created) and return the path.
 
     Raises:
         ConfigError: as :func:`render_html`.
     """
     path = Path(path)
     page = render_html(results, title=title, plots=plots)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page, encoding="utf-8")
+    with atomic_write(path) as handle:
+        handle.write(page)
     return path

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +19,7 @@ from pfungst.data.records import parse_json
 from pfungst.errors import ConfigError, ReaderError
 from pfungst.registry import Registry
 from pfungst.schema import SCHEMA_VERSIONS, check_depth, kind_of
+from pfungst.serialization import to_jsonable
 
 __all__ = ["RESULT_CLASSES", "LoadedResult", "as_mapping", "as_result", "load_result", "load_results", "read_result"]
 
@@ -150,20 +150,20 @@ def as_result(value: Any) -> LoadedResult:
         return LoadedResult(kind, SCHEMA_VERSIONS[kind], value, _label(kind, value))
     if isinstance(value, Mapping):
         check_depth(value, "<dict>")
-        return _checked(_plain(value), "<dict>", "", None)
+        return _checked(to_jsonable(value, default=str), "<dict>", "", None)
     to_dict = getattr(value, "to_dict", None)
     if not callable(to_dict):
         raise ConfigError(
             f"cannot report on <{type(value).__name__}>: expected a result object with to_dict(), a result dict or "
             f"a path to result JSON"
         )
-    return _checked(_plain(to_dict()), f"<{type(value).__name__}>", "", None)
+    return _checked(to_jsonable(to_dict(), default=str), f"<{type(value).__name__}>", "", None)
 
 
 def as_mapping(data: Any) -> Mapping[str, Any]:
     """The dict view of a result for the renderers that still read dicts (stress runs and comparisons): the data
     itself if it is one, else the JSON view of its ``to_dict()``."""
-    return data if isinstance(data, Mapping) else _plain(data.to_dict())
+    return data if isinstance(data, Mapping) else to_jsonable(data.to_dict(), default=str)
 
 
 def _checked(data: Any, source: str, sha256: str, label: str | None) -> LoadedResult:
@@ -227,18 +227,3 @@ def _label(kind: str, result: Any) -> str:
     if kind == "reliance" and not isinstance(result, Mapping):
         name = ", ".join(dict.fromkeys(model.dataset for model in result.models)) or None
     return f"{name} ({kind})" if name else f"({kind})"
-
-
-def _plain(value: Any) -> Any:
-    """A JSON round trip's view of ``value``: dicts, lists, str, int, float, bool, None (NaN becomes None)."""
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if isinstance(value, Mapping):
-        return {str(key): _plain(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(item) for item in value]
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    if hasattr(value, "item"):  # numpy scalars
-        return _plain(value.item())
-    return str(value)

@@ -5,7 +5,6 @@ What ``pfungst report RESULTS... -o report.html`` calls; the Python API does the
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -17,6 +16,7 @@ from pfungst.report.html import write_html
 from pfungst.report.loading import as_result
 from pfungst.report.markdown import render_markdown
 from pfungst.report.plots import FORMATS, write_plots
+from pfungst.serialization import atomic_write, write_json
 
 __all__ = ["REPORT_SUFFIXES", "write_report"]
 
@@ -74,7 +74,7 @@ def write_report(
         relative = [os.path.relpath(figure, path.parent) for figure in figures]
         text = render_markdown(loaded, title=title, figure_paths=relative)
     else:
-        text = json.dumps(build_report(loaded, title=title).to_dict(), indent=2, ensure_ascii=False) + "\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+        return (write_json(path, build_report(loaded, title=title).to_dict()), *figures)
+    with atomic_write(path) as handle:
+        handle.write(text)
     return (path, *figures)

@@ -18,6 +18,7 @@ from pfungst.blocks import Figure, Report
 from pfungst.errors import ConfigError
 from pfungst.registry import Registry
 from pfungst.report.document import build_report
+from pfungst.serialization import atomic_write
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -186,7 +187,8 @@ def write_plots(
     paths = []
     for number, (chapter, figure) in enumerate(_figures(build_report(results, title=title)), start=1):
         path = folder / f"{number:02d}-{_slug(chapter, 30)}-{_slug(figure.title, 40)}.{fmt}"
-        path.write_bytes(figure_bytes(figure, fmt))
+        with atomic_write(path, binary=True) as handle:
+            handle.write(figure_bytes(figure, fmt))
         paths.append(path)
     return tuple(paths)
 

@@ -6,7 +6,6 @@ Schema changes that alter a field's meaning bump :data:`SCHEMA_VERSION`.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,8 @@ import pandas as pd
 
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
-from pfungst.evaluate.score_result import ScoreCounts, write_records
+from pfungst.evaluate.score_result import ScoreCounts
+from pfungst.serialization import to_jsonable, write_json, write_records
 from pfungst.stats import Estimate
 from pfungst.stress.metrics import VariantAccuracy
 
@@ -67,8 +67,8 @@ class PerturbationCost:
             "perturbation": self.perturbation,
             "questions": self.questions,
             "requests": self.requests,
-            "passes_ratio": _finite(self.passes_ratio),
-            "requests_ratio": _finite(self.requests_ratio),
+            "passes_ratio": to_jsonable(self.passes_ratio),
+            "requests_ratio": to_jsonable(self.requests_ratio),
         }
 
 
@@ -160,10 +160,8 @@ class StressResult:
         return data
 
     def save_json(self, path: str | Path, items: bool = False) -> Path:
-        """Write :meth:`to_dict` as JSON to ``path`` and return it."""
-        path = Path(path)
-        path.write_text(json.dumps(self.to_dict(items=items), indent=2, ensure_ascii=False) + "\n")
-        return path
+        """Write :meth:`to_dict` as JSON to ``path`` (atomically, folders created) and return it."""
+        return write_json(path, self.to_dict(items=items))
 
     def save_items(self, path: str | Path) -> Path:
         """Write every outcome to ``path``: JSON Lines for ``.jsonl``, Parquet for ``.parquet``.
@@ -203,7 +201,3 @@ def read_outcomes(path: str | Path) -> tuple[Outcome, ...]:
             except (ValueError, TypeError) as exc:
                 raise ConfigError(f"{path}:{number}: not an outcome line ({exc})") from exc
     return tuple(outcomes)
-
-
-def _finite(value: float) -> float | None:
-    return value if math.isfinite(value) else None

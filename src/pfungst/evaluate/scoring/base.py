@@ -15,6 +15,7 @@ from pfungst.errors import ConfigError, ResponseInvalid
 from pfungst.evaluate.arrangement import ArrangedItem
 from pfungst.evaluate.formats import RenderedPrompt
 from pfungst.models.requests import Request, Result
+from pfungst.serialization import to_jsonable
 
 __all__ = ["Decision", "ScoringRule", "Status", "check_results", "check_rendered"]
 
@@ -87,8 +88,8 @@ class Decision:
         return {
             "position": self.position,
             "original": self.original,
-            "scores": [_json_float(score) for score in self.scores],
-            "original_scores": [_json_float(score) for score in self.original_scores],
+            "scores": to_jsonable(self.scores),
+            "original_scores": to_jsonable(self.original_scores),
             "status": self.status,
             "text": self.text,
         }
@@ -140,7 +141,3 @@ def check_results(results: Sequence[Result], kind: type[_R], expected: int, rule
     if wrong:
         raise ResponseInvalid(f"scoring rule '{rule}' expected {kind.__name__} results, got {wrong}")
     return list(results)  # type: ignore[arg-type]
-
-
-def _json_float(value: float) -> float | None:
-    return value if math.isfinite(value) else None
