@@ -11,7 +11,7 @@ SOURCE = Path(pfungst.__file__).parent
 
 # Stages from left to right; a module may import only its own stage, stages to its left, and the shared modules.
 STAGES = ["data", "audit", "models", "evaluate", "stress", "reliance", "report", "demo", "cli"]
-SHARED = {"errors", "stats", "environment", "registry", "blocks", "deprecation", "schema"}
+SHARED = {"errors", "stats", "environment", "registry", "blocks", "deprecation", "schema", "serialization"}
 """Shared modules and packages (``stats/``): every stage may import them, and they import no stage."""
 
 
