@@ -1,0 +1,207 @@
+"""The one serializer: plain JSON values, the bytes results have always been written as, and atomic files."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pfungst
+from pfungst.data import Benchmark, Item, make_synthetic
+from pfungst.data.summary import summarize
+from pfungst.errors import ConfigError
+from pfungst.serialization import atomic_write, check_outputs, to_jsonable, write_json, write_jsonl, write_records
+from tests.evaluate.fakes import ScriptedModel, by_continuation
+
+SOURCE = Path(pfungst.__file__).parents[1]
+
+
+@dataclass(frozen=True)
+class _Plain:
+    name: str
+    ratio: float
+
+
+@dataclass(frozen=True)
+class _WithToDict:
+    value: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"shown": self.value}
+
+
+def _old_json(data: Any) -> str:
+    """How every result was written before the one serializer: NaN as null, then ``json.dumps`` (indent 2)."""
+
+    def nan_to_none(value: Any) -> Any:
+        if isinstance(value, float) and math.isnan(value):
+            return None
+        if isinstance(value, dict):
+            return {k: nan_to_none(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [nan_to_none(v) for v in value]
+        return value
+
+    return json.dumps(nan_to_none(data), indent=2, ensure_ascii=False) + "\n"
+
+
+def _benchmark() -> Benchmark:
+    items = tuple(
+        Item(f"q{i}", f"Frage {i}: welche? é 漢", tuple(f"Option {i}-{k} ß" for k in range(2 + i % 3)), i % 2)
+        for i in range(12)
+    )
+    return Benchmark("tößy", items)
+
+
+def test_to_jsonable_gives_plain_values_with_nan_and_infinity_as_null() -> None:
+    value = {
+        "tuple": (1, 2.5, float("nan")),
+        "inf": [float("inf"), -math.inf],
+        "numpy": [np.int64(3), np.float32(0.5), np.bool_(True), np.float64("nan")],
+        "array": np.array([[1, 2], [3, 4]]),
+        "path": Path("a") / "b.json",
+        "plain": _Plain("x", float("inf")),
+        "own": _WithToDict(float("nan")),
+        1: "int key",
+        None: "none key",
+    }
+    assert to_jsonable(value) == {
+        "tuple": [1, 2.5, None],
+        "inf": [None, None],
+        "numpy": [3, 0.5, True, None],
+        "array": [[1, 2], [3, 4]],
+        "path": str(Path("a") / "b.json"),
+        "plain": {"name": "x", "ratio": None},
+        "own": {"shown": None},
+        "1": "int key",
+        "null": "none key",
+    }
+    assert list(to_jsonable({"b": 1, "a": 2})) == ["b", "a"]  # key order kept
+
+
+def test_to_jsonable_refuses_what_json_cannot_hold_unless_given_a_default() -> None:
+    with pytest.raises(TypeError, match="cannot write a object as JSON"):
+        to_jsonable({"x": object()})
+    assert to_jsonable({"x": {1, 2}}, default=repr) == {"x": "{1, 2}"}
+
+
+def test_score_stress_audit_and_summary_json_are_byte_for_byte_what_they_were(tmp_path: Path) -> None:
+    """The bytes of today's ``save_json`` (indent 2, UTF-8 unescaped, key order, final newline) are kept."""
+    model = ScriptedModel(loglikelihood_script=by_continuation({"Option 1-1 ß": float("-inf")}))
+    score = pfungst.score(_benchmark(), model, rule="cloze-raw", cache=False)
+    stress = pfungst.stress(_benchmark(), ScriptedModel(), perturbations=("cyclic", "pride"), cache=False)
+    audit = pfungst.audit(
+        make_synthetic("gold-position", n_items=60, seed=1), n_bootstrap=20, n_permutations=20, n_repeats=1, n_splits=3
+    )
+    for name, result in (("score", score), ("stress", stress), ("audit", audit)):
+        written = result.save_json(tmp_path / f"{name}.json", items=True).read_text(encoding="utf-8")
+        assert written == _old_json(result.to_dict(items=True)), name
+    assert "tößy" in (tmp_path / "score.json").read_text(encoding="utf-8")
+    assert '"scores": [\n' in (tmp_path / "score.json").read_text() and "null" in (tmp_path / "score.json").read_text()
+    summary = summarize(_benchmark())
+    assert summary.save_json(tmp_path / "summary.json").read_text(encoding="utf-8") == _old_json(summary.to_dict())
+
+
+def test_records_are_json_lines_or_parquet_and_nothing_else(tmp_path: Path) -> None:
+    rows = [{"id": "q1", "scores": (0.5, float("-inf"))}, {"id": "q2", "scores": (np.float64(1.0), 2.0)}]
+    frame = pd.DataFrame({"id": ["q1", "q2"]})
+    lines = write_records(tmp_path / "r.jsonl", rows, lambda: frame).read_text().splitlines()
+    assert lines == ['{"id": "q1", "scores": [0.5, null]}', '{"id": "q2", "scores": [1.0, 2.0]}']
+    assert list(pd.read_parquet(write_records(tmp_path / "r.parquet", rows, lambda: frame))["id"]) == ["q1", "q2"]
+    with pytest.raises(ConfigError, match=r"suffix '.csv' is not one of \['.jsonl', '.parquet'\]. Name the file"):
+        write_records(tmp_path / "r.csv", rows, lambda: frame, "outcomes")
+
+
+def test_a_writer_failing_midway_leaves_the_old_file_and_no_temporary_file(tmp_path: Path) -> None:
+    target = tmp_path / "result.jsonl"
+    target.write_text("previous run\n")
+
+    def rows() -> Any:
+        yield {"id": "q1"}
+        raise RuntimeError("killed midway")
+
+    with pytest.raises(RuntimeError, match="killed midway"):
+        write_jsonl(target, rows())
+    assert target.read_text() == "previous run\n"
+    assert [path.name for path in tmp_path.iterdir()] == ["result.jsonl"]
+
+
+def test_a_full_disk_leaves_the_old_file_and_names_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "result.json"
+    target.write_text("{}\n")
+
+    def no_space(descriptor: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", no_space)
+    with pytest.raises(ConfigError, match=r"cannot write .*result\.json: No space left on device"):
+        write_json(target, {"value": 1})
+    assert target.read_text() == "{}\n"
+    assert [path.name for path in tmp_path.iterdir()] == ["result.json"]
+
+
+def test_a_process_killed_while_writing_leaves_the_previous_file_intact(tmp_path: Path) -> None:
+    """A real ``kill -9`` in the middle of a write: the old bytes stay, the half-written text never shows."""
+    target = tmp_path / "result.json"
+    target.write_text("old\n")
+    child = (
+        "import sys, time\n"
+        "from pfungst.serialization import atomic_write\n"
+        "with atomic_write(sys.argv[1]) as handle:\n"
+        "    handle.write('half of the new'); handle.flush()\n"
+        "    print('writing', flush=True); time.sleep(60)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SOURCE), os.environ.get("PYTHONPATH", "")])}
+    process = subprocess.Popen([sys.executable, "-c", child, str(target)], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert process.stdout is not None and process.stdout.readline().strip() == "writing"
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+    finally:
+        process.kill()
+    assert target.read_text() == "old\n"
+    assert [path.read_text() for path in tmp_path.glob(".result.json.*.tmp")] == ["half of the new"]
+
+
+def test_a_symbolic_link_is_written_through_and_new_files_get_the_usual_permissions(tmp_path: Path) -> None:
+    real = tmp_path / "real.json"
+    real.write_text("{}\n")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    write_json(link, [1])
+    assert link.is_symlink() and real.read_text() == "[\n  1\n]\n"
+    umask = os.umask(0o022)
+    os.umask(umask)
+    fresh = write_json(tmp_path / "new" / "fresh.json", {})
+    assert fresh.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_check_outputs_names_the_option_and_passes_standard_output(tmp_path: Path) -> None:
+    data = tmp_path / "data.jsonl"
+    data.write_text("x\n")
+    check_outputs([data], {"--json": "-", "--items": None, "--out": tmp_path / "out.jsonl"})
+    with pytest.raises(ConfigError, match=r"^--out .*data\.jsonl: this is the input .*data\.jsonl; writing there"):
+        check_outputs([data], {"--out": tmp_path / "." / "data.jsonl"})
+    hard = tmp_path / "hard.jsonl"
+    os.link(data, hard)
+    with pytest.raises(ConfigError, match="this is the input"):
+        check_outputs([data], {"--json": hard})
+
+
+def test_atomic_write_writes_bytes_and_text_as_given(tmp_path: Path) -> None:
+    with atomic_write(tmp_path / "b.bin", binary=True) as handle:
+        handle.write(b"\x00\x01")
+    with atomic_write(tmp_path / "t.txt") as handle:
+        handle.write("line\nänd\n")
+    assert (tmp_path / "b.bin").read_bytes() == b"\x00\x01"
+    assert (tmp_path / "t.txt").read_bytes() == "line\nänd\n".encode()
