@@ -10,6 +10,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from pfungst.serialization import to_jsonable
+
 __all__ = ["ConfidenceInterval", "Estimate"]
 
 
@@ -24,8 +26,8 @@ class ConfidenceInterval:
     def to_dict(self) -> dict[str, float | None]:
         """A JSON-safe dict (a NaN bound, from an interval without data, becomes None)."""
         return {
-            "low": None if math.isnan(self.low) else self.low,
-            "high": None if math.isnan(self.high) else self.high,
+            "low": to_jsonable(self.low),
+            "high": to_jsonable(self.high),
             "level": self.level,
         }
 
@@ -49,15 +51,11 @@ class Estimate:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict (NaN becomes None)."""
-
-        def clean(x: float) -> float | None:
-            return None if isinstance(x, float) and math.isnan(x) else x
-
         return {
-            "value": clean(self.value),
+            "value": to_jsonable(self.value),
             "ci": self.ci.to_dict() if self.ci else None,
-            "pvalue": clean(self.pvalue),
-            "baseline": clean(self.baseline),
+            "pvalue": to_jsonable(self.pvalue),
+            "baseline": to_jsonable(self.baseline),
             "method": self.method,
             "n": self.n,
         }

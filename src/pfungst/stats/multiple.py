@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike
 from scipy import stats as _scipy_stats
 
 from pfungst.errors import ConfigError
+from pfungst.serialization import to_jsonable
 
 __all__ = ["BHResult", "benjamini_hochberg", "bonferroni_level", "bonferroni_pvalue"]
 
@@ -57,8 +58,8 @@ class BHResult:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys."""
         return {
-            "pvalues": [_clean(p) for p in self.pvalues],
-            "qvalues": [_clean(q) for q in self.qvalues],
+            "pvalues": to_jsonable(self.pvalues),
+            "qvalues": to_jsonable(self.qvalues),
             "rejected": list(self.rejected),
             "alpha": self.alpha,
             "n_rejected": self.n_rejected,
@@ -73,10 +74,6 @@ class BHResult:
 
     def __repr__(self) -> str:
         return f"BHResult({self.n_rejected} of {len(self.pvalues)} rejected at FDR {self.alpha})"
-
-
-def _clean(value: float) -> float | None:
-    return None if math.isnan(value) else value
 
 
 def benjamini_hochberg(
