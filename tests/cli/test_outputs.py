@@ -43,7 +43,7 @@ def data(tmp_path: Path) -> Path:
 def summary(tmp_path: Path, data: Path) -> Path:
     """A result file (``inspect --json``) to give ``report`` and ``reliance``."""
     path = tmp_path / "summary.json"
-    result = runner.invoke(app, ["inspect", str(data), "-f", "jsonl", "--json", str(path)])
+    result = runner.invoke(app, ["inspect", str(data), "--reader", "jsonl", "--json", str(path)])
     assert result.exit_code == 0, result.output
     return path
 
@@ -62,7 +62,7 @@ def _refused(result: Result, message: str) -> None:
 def _overwrite_case(command: str, option: str) -> Callable[[Path], list[str]]:
     """The arguments of ``pfungst <command> DATA <option> DATA`` (plus what the command needs to start)."""
     extra = {"score": ["--model", NO_MODEL], "stress": ["--model", NO_MODEL]}.get(command, [])
-    return lambda path: [command, str(path), "-f", "jsonl", *extra, option, str(path)]
+    return lambda path: [command, str(path), "--reader", "jsonl", *extra, option, str(path)]
 
 
 @pytest.mark.parametrize(
@@ -84,7 +84,7 @@ def test_an_output_that_is_the_input_is_refused_before_any_work(data: Path, comm
 
 
 def test_audit_fix_into_the_input_file_is_refused(data: Path) -> None:
-    result = runner.invoke(app, ["audit", str(data), "-f", "jsonl", "--fix", str(data)])
+    result = runner.invoke(app, ["audit", str(data), "--reader", "jsonl", "--fix", str(data)])
     _refused(result, f"--fix {data}: this is the input {data}")
     assert data.read_text() == ITEMS
 
@@ -124,21 +124,21 @@ def test_the_same_file_by_another_name_is_the_input_too(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "sub").mkdir()
     for output in (str(link), f"./{data.name}", f"sub/../{data.name}"):
-        result = runner.invoke(app, ["inspect", data.name, "-f", "jsonl", "--json", output])
+        result = runner.invoke(app, ["inspect", data.name, "--reader", "jsonl", "--json", output])
         _refused(result, f"--json {Path(output)}: this is the input {data.name}")
     assert data.read_text() == ITEMS and link.is_symlink()
 
 
 def test_a_missing_output_folder_is_created(tmp_path: Path, data: Path) -> None:
     out = tmp_path / "new" / "folder" / "summary.json"
-    result = runner.invoke(app, ["inspect", str(data), "-f", "jsonl", "--json", str(out)])
+    result = runner.invoke(app, ["inspect", str(data), "--reader", "jsonl", "--json", str(out)])
     assert result.exit_code == 0, result.output
     assert json.loads(out.read_text())["benchmark"]["n_items"] == 3
 
 
 def test_score_creates_a_missing_output_folder_before_loading_the_model(tmp_path: Path, data: Path) -> None:
     out = tmp_path / "results" / "score.json"
-    result = runner.invoke(app, ["score", str(data), "-f", "jsonl", "--model", NO_MODEL, "--json", str(out)])
+    result = runner.invoke(app, ["score", str(data), "--reader", "jsonl", "--model", NO_MODEL, "--json", str(out)])
     assert result.exit_code == 2 and NO_MODEL in result.output  # the model fails after the folder was made
     assert out.parent.is_dir() and not out.exists()
 
@@ -146,7 +146,7 @@ def test_score_creates_a_missing_output_folder_before_loading_the_model(tmp_path
 def test_an_output_onto_a_directory_is_refused(tmp_path: Path, data: Path) -> None:
     folder = tmp_path / "results"
     folder.mkdir()
-    result = runner.invoke(app, ["score", str(data), "-f", "jsonl", "--model", NO_MODEL, "--json", str(folder)])
+    result = runner.invoke(app, ["score", str(data), "--reader", "jsonl", "--model", NO_MODEL, "--json", str(folder)])
     _refused(result, f"--json {folder}: this is a directory. Give a file name")
 
 
@@ -154,7 +154,7 @@ def test_an_output_under_a_file_is_refused(tmp_path: Path, data: Path) -> None:
     blocker = tmp_path / "notes.txt"
     blocker.write_text("keep me")
     out = blocker / "score.jsonl"
-    result = runner.invoke(app, ["score", str(data), "-f", "jsonl", "--model", NO_MODEL, "--out", str(out)])
+    result = runner.invoke(app, ["score", str(data), "--reader", "jsonl", "--model", NO_MODEL, "--out", str(out)])
     _refused(result, f"--out {out}: {blocker} is a file, not a folder.")
     assert blocker.read_text() == "keep me"
 
@@ -172,7 +172,7 @@ def test_an_output_in_a_read_only_folder_is_refused(
         )
     out = folder / "score.json"
     try:
-        result = runner.invoke(app, ["score", str(data), "-f", "jsonl", "--model", NO_MODEL, "--json", str(out)])
+        result = runner.invoke(app, ["score", str(data), "--reader", "jsonl", "--model", NO_MODEL, "--json", str(out)])
     finally:
         folder.chmod(0o755)
     _refused(result, f"--json {out}: the folder {folder} is not writable.")
@@ -181,7 +181,7 @@ def test_an_output_in_a_read_only_folder_is_refused(
 
 def test_two_outputs_on_one_path_are_refused(tmp_path: Path, data: Path) -> None:
     out = tmp_path / "both.jsonl"
-    args = ["score", str(data), "-f", "jsonl", "--model", NO_MODEL, "--out", str(out), "--json", str(out)]
+    args = ["score", str(data), "--reader", "jsonl", "--model", NO_MODEL, "--out", str(out), "--json", str(out)]
     _refused(runner.invoke(app, args), f"--json {out}: --out writes there too.")
 
 
