@@ -169,6 +169,8 @@ def test_a_process_killed_while_writing_leaves_the_previous_file_intact(tmp_path
         process.wait(timeout=10)
     finally:
         process.kill()
+        if process.stdout is not None:
+            process.stdout.close()
     assert target.read_text() == "old\n"
     assert [path.read_text() for path in tmp_path.glob(".result.json.*.tmp")] == ["half of the new"]
 
