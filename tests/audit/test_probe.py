@@ -8,11 +8,13 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 
 from pfungst.audit.feature_sets import FeatureSet, get_feature_set
 from pfungst.audit.inputs import ItemInputs, OptionTable
 from pfungst.audit.probe import ProbeConfig, run_probe
 from pfungst.audit.probe_outcome import ProbeOutcome
+from pfungst.audit.probe_tasks import Encoder, EncoderSettings
 from pfungst.data.synthetic import make_synthetic
 from pfungst.errors import ConfigError
 
@@ -125,6 +127,14 @@ def test_term_frequency_is_not_regularised_to_a_constant(seed: int) -> None:
     assert run_probe(tf, inputs, fixed).kappa.value < 0.1 < 0.3 < run_probe(presence, inputs, fixed).kappa.value
     fair = [run_probe(fs, inputs, replace(FAST, seed=seed)).kappa.value for fs in (tf, presence)]
     assert fair[0] > 0.3 and abs(fair[0] - fair[1]) < 0.05
+
+
+def test_sparse_features_are_scaled_without_densifying() -> None:
+    texts = ["a short text", "a much longer text with many more words in it", "text"]
+    encoder = Encoder(get_feature_set("1-grams_tf"), EncoderSettings({}, scale_sparse=True))
+    X = encoder.fit_transform(texts, None)
+    assert sp.issparse(X) and np.isclose(abs(X).max(axis=0).toarray(), 1.0).all()
+    assert sp.issparse(encoder.transform(["many more words"]))
 
 
 def _long_texts_with_a_cue(seed: int, n_items: int = 200, length: int = 40) -> ItemInputs:
