@@ -8,11 +8,13 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 
 from pfungst.audit.feature_sets import FeatureSet, get_feature_set
 from pfungst.audit.inputs import ItemInputs, OptionTable
 from pfungst.audit.probe import ProbeConfig, run_probe
 from pfungst.audit.probe_outcome import ProbeOutcome
+from pfungst.audit.probe_tasks import Encoder, EncoderSettings
 from pfungst.data.synthetic import make_synthetic
 from pfungst.errors import ConfigError
 
@@ -98,10 +100,64 @@ def test_every_item_gets_an_out_of_fold_prediction_in_every_repeat(seed: int) ->
     assert len(outcome.per_repeat) == 3 and len(outcome.folds) == 12
     assert all(fold.n_train + fold.n_test == 200 for fold in outcome.folds)
     assert set(np.round(outcome.share_correct * 3).astype(int)) <= {0, 1, 2, 3}
-    assert {fold.classifier for fold in outcome.folds} <= set(config.classifiers)
+    assert {fold.classifier for fold in outcome.folds} <= {spec.name for spec in config.candidates()}
     repeat_accuracy = np.mean([score.accuracy for score in outcome.per_repeat])
     assert outcome.accuracy.value == pytest.approx(repeat_accuracy)
     assert outcome.accuracy.value == pytest.approx(outcome.share_correct.mean())
+
+
+def test_crossfit_chooses_c_per_fold_from_the_grid_and_records_it(seed: int) -> None:
+    outcome = run_probe(WORDS, _hypotheses(seed, 200), replace(FAST, seed=seed, c_grid=(0.01, 1.0)))
+    grid = {spec.name for spec in ProbeConfig(c_grid=(0.01, 1.0)).candidates()}
+    assert grid == {"l2_C0.01", "l2_C1", "l1_C0.01", "l1_C1"}
+    folds = outcome.to_dict()["folds"]
+    assert len(folds) == 10 and all(fold["C"] in (0.01, 1.0) and fold["penalty"] in ("l1", "l2") for fold in folds)
+    assert all(len(fold["validation_scores"]) == 4 for fold in folds)
+    assert all(fold["classifier"] == f"{fold['penalty']}_C{fold['C']:g}" for fold in folds)
+    assert outcome.classifier_summary.startswith(outcome.final_classifier)
+    assert outcome.settings["scale_sparse"] is True
+
+
+def test_term_frequency_is_not_regularised_to_a_constant(seed: int) -> None:
+    """At a fixed C of 1, rows of term frequencies (summing to 1) predict only the majority label on short texts;
+    scaled and with C chosen on validation data, they find the planted word as presence does."""
+    inputs = _long_texts_with_a_cue(seed)
+    fixed = replace(FAST, seed=seed, c_grid=(), scale_sparse=False)
+    tf, presence = get_feature_set("1-grams_tf"), get_feature_set("1-grams_presence")
+    assert run_probe(tf, inputs, fixed).kappa.value < 0.1 < 0.3 < run_probe(presence, inputs, fixed).kappa.value
+    fair = [run_probe(fs, inputs, replace(FAST, seed=seed)).kappa.value for fs in (tf, presence)]
+    assert fair[0] > 0.3 and abs(fair[0] - fair[1]) < 0.05
+
+
+def test_sparse_features_are_scaled_without_densifying() -> None:
+    texts = ["a short text", "a much longer text with many more words in it", "text"]
+    encoder = Encoder(get_feature_set("1-grams_tf"), EncoderSettings({}, scale_sparse=True))
+    X = encoder.fit_transform(texts, None)
+    assert sp.issparse(X) and np.isclose(abs(X).max(axis=0).toarray(), 1.0).all()
+    assert sp.issparse(encoder.transform(["many more words"]))
+
+
+def _long_texts_with_a_cue(seed: int, n_items: int = 200, length: int = 40) -> ItemInputs:
+    """Texts of ``length`` random words; the word ``cue`` is in 70% of the class-1 texts and 10% of the others."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n_items)
+    vocabulary = np.array([f"w{j}" for j in range(300)])
+    texts = []
+    for label in y:
+        words = list(rng.choice(vocabulary, length))
+        if rng.random() < (0.7 if label else 0.1):
+            words[rng.integers(length)] = "cue"
+        texts.append(" ".join(words))
+    ids = tuple(f"t{i}" for i in range(n_items))
+    return ItemInputs(ids, tuple(texts), y, ("no", "yes"), np.full(n_items, 2))
+
+
+def test_pacchiardi_protocol_keeps_the_papers_fixed_grid_unscaled(seed: int) -> None:
+    config = replace(FAST, protocol="pacchiardi2024", seed=seed)
+    assert [spec.name for spec in config.candidates()] == ["l2_C1", "l1_C1", "l1_C0.1"]
+    outcome = run_probe(get_feature_set("1-grams_tf"), _hypotheses(seed, 150), config)
+    assert outcome.folds[0].C in (1.0, 0.1) and outcome.folds[0].classifier in ("l2_C1", "l1_C1", "l1_C0.1")
+    assert outcome.settings["scale_sparse"] is False
 
 
 def test_crossfit_is_deterministic_and_parallel_folds_give_the_same_outcome(seed: int) -> None:

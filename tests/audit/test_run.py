@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import pfungst
-from pfungst.audit import AuditConfig, shuffled_copy
+from pfungst.audit import AuditConfig, AuditResult, shuffled_copy
+from pfungst.data.benchmark import Benchmark
+from pfungst.data.item import Item
 from pfungst.data.synthetic import make_synthetic
 
 FAST = AuditConfig(n_bootstrap=300, n_permutations=300, cues=False, heuristics=False)
@@ -48,22 +51,54 @@ def test_mnli_hypothesis_only_beats_the_majority_class(shared_data: Path, seed: 
     assert best.kappa.ci is not None and best.kappa.ci.low > 0.1 and best.kappa.pvalue < 0.01
 
 
-@pytest.mark.parametrize(
-    ("path", "fields", "feature_sets"),
-    [
-        ("mnli/dev_matched.tsv", ("hypothesis",), ("1-grams_tfidf", "readability")),
-        ("pacchiardi/causal_judgment/gpt-4-0613.jsonl", (), ("1-grams_presence", "2-grams_tfidf_gpt2")),
-        ("arc/ARC-Challenge-Test.jsonl", (), ("options", "options_1-grams_presence")),
-        # 2 to 13 options per item: chance must be the mean of 1/K per item, not 1/13.
-        ("truthfulqa/mc_task.json", (), ("1-grams_presence",)),
-    ],
-)
+AUDITED = [
+    ("mnli/dev_matched.tsv", ("hypothesis",), ("1-grams_tfidf", "readability")),
+    ("pacchiardi/causal_judgment/gpt-4-0613.jsonl", (), ("1-grams_presence", "2-grams_tfidf_gpt2")),
+    ("arc/ARC-Challenge-Test.jsonl", (), ("options", "options_1-grams_presence")),
+    # 2 to 13 options per item: chance must be the mean of 1/K per item, not 1/13.
+    ("truthfulqa/mc_task.json", (), ("1-grams_presence",)),
+]
+"""Real benchmarks audited end to end (their first 1,500 items): path, fields, feature sets."""
+
+
+@pytest.mark.parametrize(("path", "fields", "feature_sets"), AUDITED)
 def test_label_shuffled_real_data_gives_no_evidence(
     shared_data: Path, path: str, fields: tuple[str, ...], feature_sets: tuple[str, ...], seed: int
 ) -> None:
     benchmark = pfungst.load(shared_data / path)[:1500]
     result = pfungst.audit(shuffled_copy(benchmark, seed), FAST, fields=fields, feature_sets=feature_sets, seed=seed)
     assert result.verdict.label == "no evidence", result.verdict.explanation
+    _assert_point_inside_interval(result)
+
+
+@pytest.mark.parametrize(("path", "fields", "feature_sets"), AUDITED)
+def test_the_verdicts_point_lies_inside_its_interval_on_real_data(
+    shared_data: Path, path: str, fields: tuple[str, ...], feature_sets: tuple[str, ...], seed: int
+) -> None:
+    benchmark = pfungst.load(shared_data / path)[:1500]
+    _assert_point_inside_interval(pfungst.audit(benchmark, FAST, fields=fields, feature_sets=feature_sets, seed=seed))
+
+
+def _assert_point_inside_interval(result: AuditResult) -> None:
+    estimate = result.verdict.estimate
+    assert estimate.ci is not None and estimate.ci.low <= estimate.value <= estimate.ci.high, result.verdict.explanation
+    assert estimate.value == pytest.approx(getattr(result.best, result.verdict.statistic).value)
+
+
+def test_the_papers_protocol_does_not_call_a_constant_majority_guess_predictable(seed: int) -> None:
+    """80% of the labels are "yes" and the texts are random: the paper's chance-corrected accuracy of a majority
+    guess is 0.6, far above the threshold; Cohen's kappa, which the verdict reads, is 0."""
+    rng = np.random.default_rng(seed)
+    labels = ("no", "yes")
+    items = tuple(
+        Item(f"r{i}", " ".join(rng.choice([f"w{j}" for j in range(500)], 12)), labels, int(rng.random() < 0.8))
+        for i in range(300)
+    )
+    benchmark = Benchmark("imbalanced", items, "shared_labels", labels)
+    result = pfungst.audit(benchmark, FAST, protocol="pacchiardi2024", feature_sets=("1-grams_presence",), seed=seed)
+    assert result.best.chance_corrected_accuracy.value > 0.4  # the paper's figure, kept as theirs
+    assert result.verdict.statistic == "kappa" and result.verdict.label == "no evidence"
+    assert "Cohen's kappa, not the paper's chance-corrected accuracy" in result.verdict.explanation
 
 
 def test_result_records_seed_settings_versions_and_per_item_predictions(tmp_path: Path) -> None:

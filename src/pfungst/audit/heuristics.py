@@ -18,7 +18,10 @@ al. 2024's chance-corrected accuracy ``(acc - c) / (1 - c)``, with ``c`` the mea
   of the premise words). Each is reported as counts and rates per gold label, and as a predictor "entailment where
   it holds", scored only on the items where it holds (its ``coverage``); its accuracy's baseline is the entailment
   rate of the whole benchmark. Its kappa is 0 by construction (a constant prediction). The *constituent* heuristic
-  needs a parser and is not implemented.
+  (the hypothesis is a complete subtree of the premise's constituency parse) is not offered: no maintained
+  constituency parser installs from PyPI and runs without downloading a model (benepar and stanza download theirs
+  at run time; spaCy parses dependencies, and its English pipelines are not on PyPI), and no parse-free test is
+  McCoy et al.'s definition (a contiguous run of words, ``subsequence``, is necessary but not sufficient).
 
 Example:
     >>> from pfungst.data.synthetic import make_synthetic
@@ -325,7 +328,8 @@ def _cross_fitted_mode(gold: np.ndarray, sizes: np.ndarray, width: int, config: 
 def hans_heuristics(
     benchmark: Benchmark, *, config: HeuristicConfig | None = None
 ) -> tuple[tuple[HansCount, ...], tuple[HeuristicResult, ...]]:
-    """McCoy et al. 2019's lexical-overlap and subsequence heuristics: counts per label, and scored as predictors.
+    """McCoy et al. 2019's lexical-overlap and subsequence heuristics: counts per label, and scored as predictors
+    (their constituent heuristic needs a constituency parser: the module docstring says why it is not offered).
 
     Raises:
         ConfigError: the items are not NLI-shaped (no ``premise`` / ``hypothesis`` fields, or no ``entailment``

@@ -3,8 +3,9 @@
 Two protocols (:class:`ProbeConfig`):
 
 - ``crossfit`` (default): seeded ``RepeatedStratifiedKFold`` (option level: stratified by gold position). In each
-  training fold the feature set is fitted on the training items only; the classifier grid is compared on an
-  inner stratified validation split of the training fold (the feature transformer, which never sees labels, is
+  training fold the feature set is fitted on the training items only (and scaled: see
+  :mod:`~pfungst.audit.probe_tasks`); the classifier grid (each penalty with every ``C`` of ``c_grid``) is compared
+  on an inner stratified validation split of the training fold (the feature transformer, which never sees labels, is
   shared by the inner split; supervised steps are not), the best is refitted on the whole training fold and
   predicts the held-out fold. Every item gets one out-of-fold prediction per repeat, so every score has a
   distribution over repeats and a bootstrap interval over items.
@@ -29,21 +30,37 @@ import time
 import warnings
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import RepeatedStratifiedKFold, ShuffleSplit, StratifiedShuffleSplit
+from sklearn.model_selection import RepeatedStratifiedKFold
 from threadpoolctl import threadpool_limits
 
-from pfungst.audit.classifiers import CLASSIFIERS, check_classifier_names, counting_convergence_warnings, top_features
+from pfungst.audit.classifiers import (
+    CLASSIFIERS,
+    DEFAULT_C_GRID,
+    ClassifierSpec,
+    candidate_grid,
+    counting_convergence_warnings,
+    top_features,
+)
 from pfungst.audit.feature_sets import FeatureSet
 from pfungst.audit.inputs import ItemInputs, OptionTable
 from pfungst.audit.paper_protocol import PAPER_MAX_ITER, PAPER_SEED, paper_split
 from pfungst.audit.probe_outcome import FoldChoice, ProbeOutcome, ScoreSettings, score_predictions
-from pfungst.audit.probe_tasks import Encoder, EncoderSettings, ItemTask, OptionTask, accepted_overrides, make_task
+from pfungst.audit.probe_tasks import (
+    Encoder,
+    EncoderSettings,
+    ItemTask,
+    OptionTask,
+    accepted_overrides,
+    fit_final_model,
+    inner_split,
+    make_task,
+)
 from pfungst.errors import ConfigError, check_run_settings
 from pfungst.stats import cohen_kappa
 
@@ -67,7 +84,13 @@ class ProbeConfig:
     n_bootstrap: int = 1000
     n_permutations: int = 1000
     classifiers: tuple[str, ...] = tuple(CLASSIFIERS)
-    """Names from :data:`~pfungst.audit.classifiers.CLASSIFIERS`; ties in validation go to the earlier name."""
+    """Names from :data:`~pfungst.audit.classifiers.CLASSIFIERS`; ties in validation go to the earlier name. Under
+    crossfit only their penalties count: each is tried with every ``C`` of ``c_grid``."""
+    c_grid: tuple[float, ...] = DEFAULT_C_GRID
+    """Inverse regularisation strengths tried per penalty under crossfit (empty: the classifiers' own ``C``);
+    pacchiardi2024 always uses the paper's fixed entries."""
+    scale_sparse: bool = True
+    """Divide sparse n-gram columns by their largest absolute value under crossfit; pacchiardi2024 never does."""
     validation_fraction: float = 0.25
     """Share of each training fold held out to choose the classifier (crossfit)."""
     selection_metric: Literal["kappa", "accuracy"] = "kappa"
@@ -87,7 +110,7 @@ class ProbeConfig:
         """Raise :class:`ConfigError` for an invalid setting, before any fitting."""
         if self.protocol not in ("crossfit", "pacchiardi2024"):
             raise ConfigError(f"Unknown protocol '{self.protocol}'. Available: crossfit, pacchiardi2024")
-        check_classifier_names(self.classifiers)
+        self.candidates()  # raises for an unknown name or a C that is not a positive number
         if self.n_splits < 2 or self.n_repeats < 1:
             raise ConfigError(
                 f"crossfit needs n_splits >= 2 and n_repeats >= 1, not {self.n_splits} and {self.n_repeats}"
@@ -105,8 +128,12 @@ class ProbeConfig:
         if self.selection_metric not in ("kappa", "accuracy"):
             raise ConfigError(f"selection_metric must be 'kappa' or 'accuracy', not {self.selection_metric!r}")
 
+    def candidates(self) -> tuple[ClassifierSpec, ...]:
+        """The classifiers compared on validation data: the C grid under crossfit, the fixed entries otherwise."""
+        return candidate_grid(self.classifiers, self.c_grid if self.protocol == "crossfit" else ())
+
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "classifiers": list(self.classifiers)}
+        return {**asdict(self), "classifiers": list(self.classifiers), "c_grid": list(self.c_grid)}
 
 
 @dataclass(frozen=True)
@@ -157,7 +184,7 @@ def run_probe(
     # over folds (n_jobs) and feature sets instead.
     with threadpool_limits(limits=1, user_api="blas"):
         if config.protocol == "crossfit":
-            settings = EncoderSettings({}, scale_dense=config.scale_dense)
+            settings = EncoderSettings({}, scale_dense=config.scale_dense, scale_sparse=config.scale_sparse)
             folds = _crossfit(task, feature_set, settings, config)
         else:
             overrides = accepted_overrides(feature_set, {"min_df": 2, "paper_compatible": True})
@@ -227,28 +254,18 @@ def _crossfit_fold(
         train_block = task.encode(encoder, train, fit=True)
         test_block = task.encode(encoder, test, fit=False)
         inner_seed = int(np.random.SeedSequence([config.seed, repeat, fold]).generate_state(1)[0])
-        inner_train, inner_val = _inner_split(train_block.y, config.validation_fraction, inner_seed)
+        inner_train, inner_val = inner_split(train_block.y, config.validation_fraction, inner_seed)
         fit_block, val_block = train_block.take(inner_train), train_block.take(inner_val)
-        scores = {}
-        for name in config.classifiers:
-            model = task.fit(name, fit_block, seed=config.seed, max_iter=config.max_iter)
+        scores, candidates = {}, {spec.name: spec for spec in config.candidates()}
+        for name, spec in candidates.items():
+            model = task.fit(spec, fit_block, seed=config.seed, max_iter=config.max_iter)
             scores[name] = _score(val_block.y, task.predict(model, val_block), config.selection_metric)
-        best = max(config.classifiers, key=lambda name: scores[name])
-        model = task.fit(best, train_block, seed=config.seed, max_iter=config.max_iter)
+        best = max(candidates, key=lambda name: scores[name])
+        model = task.fit(candidates[best], train_block, seed=config.seed, max_iter=config.max_iter)
         predictions = task.predict(model, test_block)
-    choice = FoldChoice(repeat, fold, int(train.size), int(test.size), best, scores)
+    spec = candidates[best]
+    choice = FoldChoice(repeat, fold, int(train.size), int(test.size), best, scores, spec.penalty, spec.C)
     return _FoldResult(np.sort(test), predictions, choice, warned[0])
-
-
-def _inner_split(y: np.ndarray, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """A validation split of a training fold, stratified when every class has at least two items."""
-    _, counts = np.unique(y, return_counts=True)
-    stratified = counts.min() >= 2 and round(fraction * y.size) >= counts.size
-    splitter = (StratifiedShuffleSplit if stratified else ShuffleSplit)(
-        n_splits=1, test_size=fraction, random_state=seed
-    )
-    inner_train, inner_val = next(splitter.split(np.zeros(y.size), y))
-    return np.sort(inner_train), np.sort(inner_val)
 
 
 def _score(y: np.ndarray, predictions: np.ndarray, metric: str) -> float:
@@ -281,19 +298,6 @@ def _pacchiardi_split(
     return _FoldResult(test, predictions, choice, warned[0], weights)
 
 
-def _final_model(
-    task: ItemTask | OptionTask, feature_set: FeatureSet, settings: EncoderSettings, config: ProbeConfig, name: str
-) -> tuple[Any, int]:
-    """The most predictive features of ``name`` fitted on all items, and the convergence warnings it raised."""
-    warned = [0]
-    with counting_convergence_warnings(lambda count: warned.__setitem__(0, count)):
-        encoder = Encoder(feature_set, settings)
-        block = task.encode(encoder, np.arange(len(task.item_ids)), fit=True)
-        model = task.fit(name, block, seed=config.seed, max_iter=config.max_iter)
-        weights = top_features(model, encoder.feature_names(), task.class_names, config.top_k)
-    return weights, warned[0]
-
-
 def _outcome(
     task: ItemTask | OptionTask,
     feature_set: FeatureSet,
@@ -307,12 +311,22 @@ def _outcome(
     for result in folds:
         predictions[result.choice.repeat, result.test] = result.predictions
     chosen = Counter(result.choice.classifier for result in folds)
-    final = max(config.classifiers, key=lambda name: chosen.get(name, 0))
+    candidates = {spec.name: spec for spec in config.candidates()}
+    final = max(candidates, key=lambda name: chosen.get(name, 0))
     crossfit = config.protocol == "crossfit"
     paper_weights = folds[0].weights
     # The paper reports its one fitted model; cross-fitting refits the most chosen classifier on all items.
     weights, final_warnings = (
-        (paper_weights, 0) if paper_weights is not None else _final_model(task, feature_set, settings, config, final)
+        (paper_weights, 0)
+        if paper_weights is not None
+        else fit_final_model(
+            task,
+            Encoder(feature_set, settings),
+            candidates[final],
+            seed=config.seed,
+            max_iter=config.max_iter,
+            top_k=config.top_k,
+        )
     )
     description = (
         f"out-of-fold, {config.n_splits}-fold cross-fitting x {config.n_repeats} repeats (mean over repeats)"
@@ -352,7 +366,7 @@ def _outcome(
         chance_corrected_accuracy=scores.chance_corrected_accuracy,
         majority_baseline=scores.majority_baseline,
         per_repeat=scores.per_repeat,
-        folds=tuple(result.choice for result in folds),
+        folds=tuple(_with_penalty_and_C(result.choice, candidates) for result in folds),
         final_classifier=final,
         top_features=weights,
         item_ids=tuple(task.item_ids),
@@ -365,9 +379,17 @@ def _outcome(
             "chance": task.chance,
             "overrides": dict(settings.overrides),
             "scale_dense": settings.scale_dense,
+            "scale_sparse": settings.scale_sparse,
             "select_k": settings.select_k,
-            "classifiers": [CLASSIFIERS.resolve(c).spec() for c in config.classifiers],
+            "classifiers": [spec.spec() for spec in candidates.values()],
         },
         convergence_warnings=n_warnings,
         seconds=time.perf_counter() - started,
+        predictions=predictions,
     )
+
+
+def _with_penalty_and_C(choice: FoldChoice, candidates: dict[str, ClassifierSpec]) -> FoldChoice:
+    """``choice`` with the chosen classifier's penalty and ``C`` filled in where the fit left them out."""
+    spec = candidates[choice.classifier]
+    return choice if choice.penalty else replace(choice, penalty=spec.penalty, C=spec.C)

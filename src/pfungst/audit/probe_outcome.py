@@ -16,6 +16,7 @@ Statistics (see :func:`score_predictions`):
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -63,6 +64,10 @@ class FoldChoice:
     classifier: str
     validation_scores: dict[str, float] = field(default_factory=dict)
     """Validation score (the selection metric) of every classifier of the grid."""
+    penalty: str = ""
+    """The chosen classifier's penalty, ``l1`` or ``l2``."""
+    C: float = math.nan
+    """The chosen classifier's inverse regularisation strength (from the C grid under crossfit)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "validation_scores": dict(self.validation_scores)}
@@ -216,6 +221,15 @@ class ProbeOutcome:
     file_counts: tuple[int, int] = (-1, -1)
     """``(n_items, n_predicted)`` as read from a result file written without per-item records (then the per-item
     arrays are empty); ``(-1, -1)`` when the arrays are held."""
+    predictions: np.ndarray | None = None
+    """Per repeat and item ``(n_repeats, n_items)``, the predicted class index (-1: not predicted); the verdict
+    bootstraps its repeat-averaged statistic. Not part of :meth:`to_dict` (``prediction`` is its first row)."""
+
+    @property
+    def classifier_summary(self) -> str:
+        """Which classifier (penalty and ``C``) won how many folds, most often first: ``l2_C10 x6, l2_C1 x4``."""
+        counts = Counter(fold.classifier for fold in self.folds)
+        return ", ".join(f"{name} x{count}" for name, count in counts.most_common()) or self.final_classifier
 
     @property
     def predicted(self) -> np.ndarray:
@@ -309,6 +323,7 @@ class ProbeOutcome:
             "per_repeat": [score.to_dict() for score in self.per_repeat],
             "folds": [fold.to_dict() for fold in self.folds],
             "final_classifier": self.final_classifier,
+            "classifier_summary": self.classifier_summary,
             "top_features": [weight.to_dict() for weight in self.top_features],
             "settings": to_jsonable(self.settings),
             "convergence_warnings": self.convergence_warnings,

@@ -1,7 +1,9 @@
 """What the probe fits on: item-level texts or option-level rows, encoded by a feature set fitted on training items.
 
-An :class:`Encoder` is the feature set's transformer, then (for dense output such as readability scores) a
-``StandardScaler`` so that one ``C`` means the same for every feature, then (pacchiardi2024 protocol only)
+An :class:`Encoder` is the feature set's transformer, then (crossfit protocol) a scaler so that one ``C`` means the
+same for every feature: ``StandardScaler`` for dense output such as readability scores, ``MaxAbsScaler`` for sparse
+n-grams (each column divided by its largest absolute value: sparsity kept, presence columns unchanged, term
+frequencies and TF-IDF weights brought to the same 0..1 range), then (pacchiardi2024 protocol only)
 ``SelectKBest(f_classif)``. It is fitted on training items only. :class:`ItemTask` and :class:`OptionTask` give
 the two input kinds one interface: encode items, take a subset of encoded items, fit a grid classifier, predict one
 class (item level) or one option position (option level) per item.
@@ -17,13 +19,31 @@ from typing import Any, Literal
 import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_selection import SelectKBest, f_classif
-from sklearn.preprocessing import StandardScaler
+from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
+from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 
-from pfungst.audit.classifiers import fit_item_classifier, make_choice_model
+from pfungst.audit.classifiers import (
+    ClassifierSpec,
+    FeatureWeight,
+    counting_convergence_warnings,
+    fit_item_classifier,
+    make_choice_model,
+    top_features,
+)
 from pfungst.audit.feature_sets import FeatureSet
 from pfungst.audit.inputs import ItemInputs, OptionTable
 
-__all__ = ["Block", "Encoder", "EncoderSettings", "ItemTask", "OptionTask", "accepted_overrides", "make_task"]
+__all__ = [
+    "Block",
+    "Encoder",
+    "EncoderSettings",
+    "ItemTask",
+    "OptionTask",
+    "accepted_overrides",
+    "fit_final_model",
+    "inner_split",
+    "make_task",
+]
 
 
 @dataclass(frozen=True)
@@ -34,7 +54,9 @@ class EncoderSettings:
     """Keyword arguments for ``feature_set.make`` (only those the transformer accepts)."""
     scale_dense: bool = True
     """Standardise dense feature matrices (readability) unless the transformer has its own ``standardize``
-    parameter (option features); sparse n-grams are left as they are."""
+    parameter (option features)."""
+    scale_sparse: bool = False
+    """Divide each column of a sparse feature matrix (n-grams) by its largest absolute value (``MaxAbsScaler``)."""
     select_k: int = 0
     """Keep the ``min(select_k, n_features)`` best features by ANOVA F (0: keep all)."""
 
@@ -51,7 +73,7 @@ class Encoder:
     def __init__(self, feature_set: FeatureSet, settings: EncoderSettings) -> None:
         self.transformer = feature_set.make(**settings.overrides)
         self.settings = settings
-        self.scaler: StandardScaler | None = None
+        self.scaler: StandardScaler | MaxAbsScaler | None = None
         self.selector: SelectKBest | None = None
 
     def fit_transform(self, raw: Any, y: np.ndarray | None) -> Any:
@@ -60,6 +82,9 @@ class Encoder:
         # A transformer with a ``standardize`` parameter (option features) scales its own columns.
         if self.settings.scale_dense and not sp.issparse(X) and "standardize" not in self.transformer.get_params():
             self.scaler = StandardScaler()
+            X = self.scaler.fit_transform(X)
+        elif self.settings.scale_sparse and sp.issparse(X):
+            self.scaler = MaxAbsScaler()
             X = self.scaler.fit_transform(X)
         if self.settings.select_k and y is not None:
             self.selector = SelectKBest(f_classif, k=min(self.settings.select_k, X.shape[1]))
@@ -126,7 +151,7 @@ class ItemTask:
         X = encoder.fit_transform(raw, y) if fit else encoder.transform(raw)
         return Block(X, y)
 
-    def fit(self, name: str, block: Block, *, seed: int, max_iter: int) -> Any:
+    def fit(self, name: ClassifierSpec | str, block: Block, *, seed: int, max_iter: int) -> Any:
         return fit_item_classifier(name, block.X, block.y, n_classes=self.n_classes, seed=seed, max_iter=max_iter)
 
     def predict(self, model: Any, block: Block) -> np.ndarray:
@@ -155,7 +180,7 @@ class OptionTask:
         X = encoder.fit_transform(frame, is_gold.astype(int)) if fit else encoder.transform(frame)
         return Block(X, self.y[items], frame["item"].to_numpy(dtype=int), is_gold)
 
-    def fit(self, name: str, block: Block, *, seed: int, max_iter: int) -> Any:
+    def fit(self, name: ClassifierSpec | str, block: Block, *, seed: int, max_iter: int) -> Any:
         del seed  # the conditional logit is deterministic
         rows, is_gold = _option_rows(block)
         return make_choice_model(name, max_iter=max_iter).fit(block.X, is_gold, rows)
@@ -180,3 +205,33 @@ def make_task(inputs: ItemInputs | OptionTable) -> ItemTask | OptionTask:
     if isinstance(inputs, OptionTable):
         return OptionTask(inputs)
     return ItemTask(inputs)
+
+
+def fit_final_model(
+    task: ItemTask | OptionTask,
+    encoder: Encoder,
+    classifier: ClassifierSpec | str,
+    *,
+    seed: int,
+    max_iter: int,
+    top_k: int,
+) -> tuple[tuple[FeatureWeight, ...], int]:
+    """Fit ``encoder`` and ``classifier`` on all items: the ``top_k`` most predictive features per class, and how many
+    fits stopped without converging."""
+    warned = [0]
+    with counting_convergence_warnings(lambda count: warned.__setitem__(0, count)):
+        block = task.encode(encoder, np.arange(len(task.item_ids)), fit=True)
+        model = task.fit(classifier, block, seed=seed, max_iter=max_iter)
+        weights = top_features(model, encoder.feature_names(), task.class_names, top_k)
+    return weights, warned[0]
+
+
+def inner_split(y: np.ndarray, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A validation split of a training fold, stratified when every class has at least two items."""
+    _, counts = np.unique(y, return_counts=True)
+    stratified = counts.min() >= 2 and round(fraction * y.size) >= counts.size
+    splitter = (StratifiedShuffleSplit if stratified else ShuffleSplit)(
+        n_splits=1, test_size=fraction, random_state=seed
+    )
+    inner_train, inner_val = next(splitter.split(np.zeros(y.size), y))
+    return np.sort(inner_train), np.sort(inner_val)

@@ -35,13 +35,15 @@ class Verdict:
     feature_set: str
     """The feature set with the highest point estimate."""
     statistic: str
-    """``kappa`` (Cohen's, the default) or ``chance_corrected_accuracy`` (pacchiardi2024)."""
+    """``kappa`` (Cohen's: shared labels, under both protocols) or ``chance_corrected_accuracy`` (per-item choices)."""
     estimate: Estimate
     """The statistic with a simultaneous interval: Bonferroni over the feature sets tried, so that picking the best
     of several does not inflate the evidence."""
     threshold: float
     """The lower bound must exceed this for "predictable"."""
     n_feature_sets: int
+    note: str = ""
+    """Why this statistic, where the protocol's own headline differs (pacchiardi2024); appended to the explanation."""
 
     @property
     def explanation(self) -> str:
@@ -56,7 +58,7 @@ class Verdict:
         )
         if self.label == "no evidence" and self.signal_below_threshold:
             text += " (a signal is present, since the interval excludes 0, but it is smaller than the threshold)"
-        return text
+        return f"{text}; {self.note}" if self.note else text
 
     @property
     def signal_below_threshold(self) -> bool:
@@ -81,6 +83,7 @@ class Verdict:
             estimate=fields.estimate("estimate"),
             threshold=fields.number("threshold"),
             n_feature_sets=fields.integer("n_feature_sets"),
+            note=fields.string("note") if fields.has("note") else "",
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -91,6 +94,7 @@ class Verdict:
             "estimate": self.estimate.to_dict(),
             "threshold": self.threshold,
             "n_feature_sets": self.n_feature_sets,
+            "note": self.note,
             "signal_below_threshold": self.signal_below_threshold,
             "explanation": self.explanation,
         }

@@ -199,7 +199,7 @@ def _probe_blocks(result: AuditResult) -> tuple[Block, ...]:
             (
                 f"{probe.feature_set}{marker}",
                 probe.level,
-                probe.final_classifier,
+                probe.classifier_summary,
                 format_estimate(probe.kappa),
                 format_pvalue(probe.kappa.pvalue),
                 format_estimate(probe.chance_corrected_accuracy),
