@@ -43,6 +43,9 @@ def benchmark_facts(benchmark: Mapping[str, Any]) -> Facts:
         (('benchmark', 'toy'), ('items', '4'))
     """
     pairs = [("benchmark", str(benchmark.get("name", "?"))), ("items", format_number(benchmark.get("n_items")))]
+    provenance = benchmark.get("provenance")
+    if isinstance(provenance, Mapping) and provenance.get("format"):
+        pairs.append(("read as", str(provenance["format"])))
     if benchmark.get("option_kind"):
         pairs.append(("options", str(benchmark["option_kind"]).replace("_", " ")))
     if benchmark.get("labels"):
