@@ -35,24 +35,20 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import KFold
 
-from pfungst.audit.cues import tokenize
+from pfungst.audit.hans import HansCount, hans_heuristics, is_nli_shaped
+from pfungst.audit.heuristic_scoring import HeuristicConfig, HeuristicResult, score_predictions
 from pfungst.data.benchmark import Benchmark
 from pfungst.errors import ConfigError
 from pfungst.stats import (
     ConfidenceInterval,
     Estimate,
-    binomial_pvalue,
-    bootstrap_interval,
     chisquare_test,
-    cohen_kappa,
-    permutation_pvalue,
-    wilson_interval,
 )
 
 __all__ = [
@@ -68,93 +64,6 @@ __all__ = [
     "run_heuristics",
     "shortest_option",
 ]
-
-ABSTAIN = -1
-
-
-@dataclass(frozen=True)
-class HeuristicConfig:
-    """Settings shared by every heuristic."""
-
-    seed: int = 0
-    """Seed of tie-breaking, fold assignment, bootstrap and permutations."""
-    length_unit: Literal["characters", "words"] = "characters"
-    """How option length is measured for longest / shortest option."""
-    n_splits: int = 5
-    """Folds for cross-fitting the most frequent gold position or label."""
-    n_resamples: int = 1000
-    """Bootstrap resamples for the kappa interval."""
-    n_permutations: int = 1000
-    """Permutations for the kappa p-value."""
-    level: float = 0.95
-    """Confidence level of every interval."""
-
-    def __post_init__(self) -> None:
-        if self.length_unit not in ("characters", "words"):
-            raise ConfigError(f"length_unit must be 'characters' or 'words', not {self.length_unit!r}")
-        if self.n_splits < 2:
-            raise ConfigError(f"n_splits must be at least 2 for cross-fitting, not {self.n_splits}")
-
-
-@dataclass(frozen=True)
-class HeuristicResult:
-    """A heuristic's per-item predictions and how good they are."""
-
-    name: str
-    """Short name (``longest_option``, ``hans_lexical_overlap``, ...)."""
-    description: str
-    """What it predicts, in words."""
-    item_ids: tuple[str, ...]
-    """Item ids, in benchmark order."""
-    gold: tuple[int, ...]
-    """Gold option index per item."""
-    predictions: tuple[int, ...]
-    """Predicted option index per item; -1 where the heuristic abstains."""
-    accuracy: Estimate
-    """Share right among the items it predicts for (Wilson interval; binomial test against ``baseline``)."""
-    kappa: Estimate
-    """Cohen's kappa on those items (bootstrap interval; permutation p-value)."""
-    chance_corrected_accuracy: Estimate
-    """``(acc - c) / (1 - c)``, Pacchiardi et al.'s "kappa" (interval from the Wilson interval's ends)."""
-    coverage: float
-    """Share of items it predicts for (1 unless it abstains)."""
-    tie_rate: float
-    """Share of items where its rule tied and a random choice decided (0 where ties cannot arise)."""
-    file_n_items: int = -1
-    """Items, as read from a result file (which holds no per-item rows); -1 when the rows are held."""
-
-    @property
-    def n_items(self) -> int:
-        """Items the heuristic was run on."""
-        return self.file_n_items if self.file_n_items >= 0 else len(self.item_ids)
-
-    def __repr__(self) -> str:
-        return (
-            f"{type(self).__name__}(name={self.name!r}, accuracy={self.accuracy.value:.3f}, "
-            f"kappa={self.kappa.value:.3f}, coverage={self.coverage:.3f})"
-        )
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per item: item_id, prediction (-1 = abstains), gold, correct (NA where it abstains)."""
-        predictions, gold = np.array(self.predictions), np.array(self.gold)
-        correct = pd.array(predictions == gold, dtype="boolean")
-        correct[predictions == ABSTAIN] = pd.NA
-        return pd.DataFrame(
-            {"item_id": list(self.item_ids), "prediction": predictions, "gold": gold, "correct": correct}
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe summary (no per-item rows; see :meth:`to_frame`)."""
-        return {
-            "name": self.name,
-            "description": self.description,
-            "n_items": self.n_items,
-            "accuracy": self.accuracy.to_dict(),
-            "kappa": self.kappa.to_dict(),
-            "chance_corrected_accuracy": self.chance_corrected_accuracy.to_dict(),
-            "coverage": self.coverage,
-            "tie_rate": self.tie_rate,
-        }
 
 
 @dataclass(frozen=True, repr=False)
@@ -175,22 +84,6 @@ class GoldPositionResult(HeuristicResult):
             "position_counts": list(self.position_counts),
             "expected_counts": list(self.expected_counts),
         }
-
-
-@dataclass(frozen=True)
-class HansCount:
-    """How often a HANS heuristic holds among the items of one gold label."""
-
-    heuristic: str
-    """``lexical_overlap`` or ``subsequence``."""
-    label: str
-    """The gold label."""
-    holds: int
-    """Items with this label where the heuristic holds."""
-    total: int
-    """Items with this label."""
-    rate: float
-    """``holds / total``."""
 
 
 @dataclass(frozen=True)
@@ -265,7 +158,9 @@ def _length_heuristic(
         ties += len(candidates) > 1
         predictions.append(int(rng.choice(candidates)) if len(candidates) > 1 else candidates[0])
     description = f"the option with the {name.split('_')[0]} text (in {config.length_unit}), ties at random"
-    return _score(benchmark, name, description, np.array(predictions), config, tie_rate=ties / len(benchmark))
+    return score_predictions(
+        benchmark, name, description, np.array(predictions), config, tie_rate=ties / len(benchmark)
+    )
 
 
 def gold_position(benchmark: Benchmark, *, config: HeuristicConfig | None = None) -> GoldPositionResult:
@@ -278,7 +173,7 @@ def gold_position(benchmark: Benchmark, *, config: HeuristicConfig | None = None
     observed = np.bincount(gold, minlength=int(sizes.max()))
     expected = np.array([np.sum(1.0 / sizes[sizes > p]) for p in range(int(sizes.max()))])
     uniformity = chisquare_test(observed.tolist(), expected.tolist(), "uniform gold positions")
-    base = _score(
+    base = score_predictions(
         benchmark,
         "gold_position",
         "the position most often gold in the other folds (cross-fitted)",
@@ -302,7 +197,7 @@ def majority_label(benchmark: Benchmark, *, config: HeuristicConfig | None = Non
     gold = np.array([item.gold for item in benchmark])
     sizes = np.full(len(gold), len(benchmark.labels))
     predictions = _cross_fitted_mode(gold, sizes, len(benchmark.labels), config)
-    return _score(
+    return score_predictions(
         benchmark,
         "majority_label",
         "the label most frequent in the other folds (cross-fitted)",
@@ -325,67 +220,6 @@ def _cross_fitted_mode(gold: np.ndarray, sizes: np.ndarray, width: int, config: 
     return predictions
 
 
-def hans_heuristics(
-    benchmark: Benchmark, *, config: HeuristicConfig | None = None
-) -> tuple[tuple[HansCount, ...], tuple[HeuristicResult, ...]]:
-    """McCoy et al. 2019's lexical-overlap and subsequence heuristics: counts per label, and scored as predictors
-    (their constituent heuristic needs a constituency parser: the module docstring says why it is not offered).
-
-    Raises:
-        ConfigError: the items are not NLI-shaped (no ``premise`` / ``hypothesis`` fields, or no ``entailment``
-            label).
-    """
-    config = config or HeuristicConfig()
-    if not _is_nli_shaped(benchmark):
-        raise ConfigError(
-            "HANS heuristics need NLI-shaped items: shared labels including 'entailment' and fields "
-            "'premise' and 'hypothesis' on every item"
-        )
-    holds: dict[str, list[bool]] = {"lexical_overlap": [], "subsequence": []}
-    for item in benchmark:
-        premise = tokenize(item.fields["premise"], expand_negations=False)
-        hypothesis = tokenize(item.fields["hypothesis"], expand_negations=False)
-        holds["lexical_overlap"].append(bool(hypothesis) and set(hypothesis) <= set(premise))
-        holds["subsequence"].append(_is_contiguous_run(hypothesis, premise))
-    gold = np.array([item.gold for item in benchmark])
-    entailment = benchmark.labels.index("entailment")
-    counts, predictors = [], []
-    for name, flags in holds.items():
-        mask = np.array(flags)
-        for index, label in enumerate(benchmark.labels):
-            total = int(np.sum(gold == index))
-            hits = int(np.sum(mask & (gold == index)))
-            counts.append(HansCount(name, label, hits, total, hits / total if total else math.nan))
-        predictions = np.where(mask, entailment, ABSTAIN)
-        description = f"'entailment' where {name.replace('_', ' ')} holds (scored only there)"
-        predictors.append(
-            _score(
-                benchmark,
-                f"hans_{name}",
-                description,
-                predictions,
-                config,
-                tie_rate=0.0,
-                baseline=float(np.mean(gold == entailment)),
-            )
-        )
-    return tuple(counts), tuple(predictors)
-
-
-def _is_contiguous_run(needle: list[str], haystack: list[str]) -> bool:
-    width = len(needle)
-    return width > 0 and any(haystack[i : i + width] == needle for i in range(len(haystack) - width + 1))
-
-
-def _is_nli_shaped(benchmark: Benchmark) -> bool:
-    return (
-        benchmark.option_kind == "shared_labels"
-        and "entailment" in benchmark.labels
-        and len(benchmark) > 0
-        and all("premise" in item.fields and "hypothesis" in item.fields for item in benchmark)
-    )
-
-
 def run_heuristics(benchmark: Benchmark, *, config: HeuristicConfig | None = None) -> HeuristicsReport:
     """Every zero-training baseline that applies: length and position for per-item choices; majority label and,
     for NLI-shaped items, HANS heuristics for shared labels."""
@@ -399,7 +233,7 @@ def run_heuristics(benchmark: Benchmark, *, config: HeuristicConfig | None = Non
         )
     else:
         results = (majority_label(benchmark, config=config),)
-        if _is_nli_shaped(benchmark):
+        if is_nli_shaped(benchmark):
             hans_counts, predictors = hans_heuristics(benchmark, config=config)
             results += predictors
     return HeuristicsReport(benchmark.name, results, hans_counts, config)
@@ -413,88 +247,3 @@ def _require_per_item(benchmark: Benchmark, name: str) -> None:
         )
     if len(benchmark) == 0:
         raise ConfigError(f"{name} needs at least one item; the benchmark {benchmark.name!r} is empty")
-
-
-def _score(
-    benchmark: Benchmark,
-    name: str,
-    description: str,
-    predictions: np.ndarray,
-    config: HeuristicConfig,
-    *,
-    tie_rate: float,
-    baseline: float = math.nan,
-) -> HeuristicResult:
-    """Accuracy, kappa and chance-corrected accuracy of ``predictions`` on the items it does not abstain on."""
-    gold = np.array([item.gold for item in benchmark])
-    covered = predictions != ABSTAIN
-    true, pred = gold[covered], predictions[covered]
-    n, right = int(covered.sum()), int(np.sum(true == pred))
-    if benchmark.option_kind == "per_item":
-        chance = (
-            float(np.mean([1 / item.n_options for item, c in zip(benchmark, covered, strict=True) if c]))
-            if n
-            else math.nan
-        )
-    else:
-        chance = 1 / len(benchmark.labels)
-    if math.isnan(baseline):
-        baseline = chance if benchmark.option_kind == "per_item" else float(np.mean(gold == np.bincount(gold).argmax()))
-    ci = wilson_interval(right, n, config.level)
-    pvalue = binomial_pvalue(right, n, baseline, "greater")
-    accuracy = Estimate(
-        right / n if n else math.nan,
-        "accuracy; Wilson interval; one-sided binomial test against the baseline",
-        n,
-        ci,
-        pvalue,
-        baseline,
-    )
-    corrected = Estimate(
-        _rescale(accuracy.value, chance),
-        "chance-corrected accuracy (acc - c) / (1 - c), c = mean 1/K "
-        "(Pacchiardi et al. 2024); interval from the Wilson interval",
-        n,
-        ConfidenceInterval(_rescale(ci.low, chance), _rescale(ci.high, chance), config.level),
-        baseline=0.0,
-    )
-    return HeuristicResult(
-        name,
-        description,
-        tuple(item.id for item in benchmark),
-        tuple(int(g) for g in gold),
-        tuple(int(p) for p in predictions),
-        accuracy,
-        _kappa(true, pred, config),
-        corrected,
-        n / len(benchmark),
-        tie_rate,
-    )
-
-
-def _rescale(accuracy: float, chance: float) -> float:
-    return (accuracy - chance) / (1 - chance) if chance < 1 else math.nan
-
-
-def _kappa(true: np.ndarray, pred: np.ndarray, config: HeuristicConfig) -> Estimate:
-    if true.size == 0:
-        return Estimate(math.nan, "Cohen's kappa (no items scored)", 0)
-    interval = bootstrap_interval(
-        lambda idx: cohen_kappa(true[idx], pred[idx]),
-        true.size,
-        n_resamples=config.n_resamples,
-        seed=config.seed,
-        level=config.level,
-    )
-    pvalue = permutation_pvalue(
-        true, pred, cohen_kappa, n_permutations=config.n_permutations, seed=config.seed, alternative="greater"
-    )
-    return Estimate(
-        cohen_kappa(true, pred),
-        "Cohen's kappa (chance from label and prediction marginals); "
-        "percentile bootstrap interval; one-sided permutation p-value",
-        true.size,
-        interval,
-        pvalue,
-        baseline=0.0,
-    )
