@@ -29,7 +29,6 @@ from __future__ import annotations
 import time
 import warnings
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
@@ -48,9 +47,10 @@ from pfungst.audit.classifiers import (
     top_features,
 )
 from pfungst.audit.feature_sets import FeatureSet
+from pfungst.audit.folds import feasible_splits
 from pfungst.audit.inputs import ItemInputs, OptionTable
 from pfungst.audit.paper_protocol import PAPER_MAX_ITER, PAPER_SEED, paper_split
-from pfungst.audit.probe_outcome import FoldChoice, ProbeOutcome, ScoreSettings, score_predictions
+from pfungst.audit.probe_outcome import FoldChoice, ProbeOutcome, Scores, ScoreSettings, score_predictions
 from pfungst.audit.probe_tasks import (
     Encoder,
     EncoderSettings,
@@ -64,7 +64,7 @@ from pfungst.audit.probe_tasks import (
 from pfungst.errors import ConfigError, check_run_settings
 from pfungst.stats import cohen_kappa
 
-__all__ = ["PAPER_SEED", "ProbeConfig", "feasible_splits", "run_probe"]
+__all__ = ["PAPER_SEED", "ProbeConfig", "run_probe"]
 
 Protocol = Literal["crossfit", "pacchiardi2024"]
 
@@ -207,36 +207,6 @@ def _crossfit(
     )
 
 
-def feasible_splits(labels: Sequence[Any] | np.ndarray, n_splits: int, what: str, *, warn_rare: bool = True) -> int:
-    """``n_splits``, or fewer (with a warning naming ``what``) when no class has as many members as folds; a class
-    rarer than the folds is allowed (stratification then cannot put it in every fold) and warned about once.
-
-    Raises:
-        ConfigError: no class has 2 members: no cross-fitting is possible (the message says what it needs).
-    """
-    counts = np.unique(np.asarray(labels), return_counts=True)[1]
-    largest, rarest = (int(counts.max()), int(counts.min())) if len(counts) else (0, 0)
-    if largest < 2:
-        raise ConfigError(
-            f"{len(labels)} items are too few for cross-fitting: no class has more than {largest} item(s); it takes "
-            f"a class with at least 2 items ({n_splits} for {n_splits}-fold cross-fitting)"
-        )
-    folds = min(n_splits, largest)
-    if folds < n_splits:
-        warnings.warn(
-            f"{what}: no class has {n_splits} items, as {n_splits}-fold cross-fitting needs; cross-fitting with "
-            f"{folds} folds instead (add items, or lower --splits)",
-            stacklevel=2,
-        )
-    if warn_rare and rarest < folds:
-        warnings.warn(
-            f"{what}: the rarest class has only {rarest} item(s), fewer than the {folds} folds, so some folds "
-            "cannot hold it; its figures rest on very few items",
-            stacklevel=2,
-        )
-    return folds
-
-
 def _crossfit_fold(
     task: ItemTask | OptionTask,
     feature_set: FeatureSet,
@@ -313,43 +283,12 @@ def _outcome(
     chosen = Counter(result.choice.classifier for result in folds)
     candidates = {spec.name: spec for spec in config.candidates()}
     final = max(candidates, key=lambda name: chosen.get(name, 0))
-    crossfit = config.protocol == "crossfit"
-    paper_weights = folds[0].weights
-    # The paper reports its one fitted model; cross-fitting refits the most chosen classifier on all items.
-    weights, final_warnings = (
-        (paper_weights, 0)
-        if paper_weights is not None
-        else fit_final_model(
-            task,
-            Encoder(feature_set, settings),
-            candidates[final],
-            seed=config.seed,
-            max_iter=config.max_iter,
-            top_k=config.top_k,
-        )
-    )
-    description = (
-        f"out-of-fold, {config.n_splits}-fold cross-fitting x {config.n_repeats} repeats (mean over repeats)"
-        if crossfit
-        else "pacchiardi2024: one unstratified 60/20/20 split (seed 42), test items only"
-    )
-    scores = score_predictions(
-        task.y,
-        predictions,
-        ScoreSettings(
-            n_classes=1.0 / task.chance,
-            seed=config.seed,
-            n_bootstrap=config.n_bootstrap,
-            n_permutations=config.n_permutations,
-            level=config.level,
-            accuracy_interval="bootstrap" if crossfit else "wilson",
-            description=description,
-        ),
-    )
+    weights, final_warnings = _final_weights(task, feature_set, settings, config, folds, candidates[final])
+    scores = _scores(task, config, predictions)
     scored = predictions >= 0
     share = np.where(scored[0], (predictions == task.y).sum(axis=0) / np.maximum(scored.sum(axis=0), 1), np.nan)
     n_warnings = sum(result.warnings for result in folds) + final_warnings
-    if n_warnings and crossfit:
+    if n_warnings and config.protocol == "crossfit":
         warnings.warn(
             f"feature set '{feature_set.name}': {n_warnings} classifier fit(s) stopped at max_iter="
             f"{config.max_iter} without converging; raise ProbeConfig.max_iter",
@@ -373,20 +312,70 @@ def _outcome(
         gold=task.y.copy(),
         prediction=predictions[0],
         share_correct=share,
-        settings={
-            "config": config.to_dict(),
-            "feature_set": feature_set.spec(),
-            "chance": task.chance,
-            "overrides": dict(settings.overrides),
-            "scale_dense": settings.scale_dense,
-            "scale_sparse": settings.scale_sparse,
-            "select_k": settings.select_k,
-            "classifiers": [spec.spec() for spec in candidates.values()],
-        },
+        settings=_probe_settings(task, feature_set, settings, config, candidates),
         convergence_warnings=n_warnings,
         seconds=time.perf_counter() - started,
         predictions=predictions,
     )
+
+
+def _scores(task: ItemTask | OptionTask, config: ProbeConfig, predictions: np.ndarray) -> Scores:
+    """The probe's estimates from its per-repeat predictions, described by the protocol that made them."""
+    crossfit = config.protocol == "crossfit"
+    description = (
+        f"out-of-fold, {config.n_splits}-fold cross-fitting x {config.n_repeats} repeats (mean over repeats)"
+        if crossfit
+        else "pacchiardi2024: one unstratified 60/20/20 split (seed 42), test items only"
+    )
+    return score_predictions(
+        task.y,
+        predictions,
+        ScoreSettings(
+            n_classes=1.0 / task.chance,
+            seed=config.seed,
+            n_bootstrap=config.n_bootstrap,
+            n_permutations=config.n_permutations,
+            level=config.level,
+            accuracy_interval="bootstrap" if crossfit else "wilson",
+            description=description,
+        ),
+    )
+
+
+def _final_weights(
+    task: ItemTask | OptionTask,
+    feature_set: FeatureSet,
+    settings: EncoderSettings,
+    config: ProbeConfig,
+    folds: list[_FoldResult],
+    final: ClassifierSpec,
+) -> tuple[Any, int]:
+    """The top features and the convergence warnings of the reported model: the paper reports its one fitted
+    model; cross-fitting refits the most chosen classifier on all items."""
+    if folds[0].weights is not None:
+        return folds[0].weights, 0
+    encoder = Encoder(feature_set, settings)
+    return fit_final_model(task, encoder, final, seed=config.seed, max_iter=config.max_iter, top_k=config.top_k)
+
+
+def _probe_settings(
+    task: ItemTask | OptionTask,
+    feature_set: FeatureSet,
+    settings: EncoderSettings,
+    config: ProbeConfig,
+    candidates: dict[str, ClassifierSpec],
+) -> dict[str, Any]:
+    """Everything that made the probe, for its result's provenance."""
+    return {
+        "config": config.to_dict(),
+        "feature_set": feature_set.spec(),
+        "chance": task.chance,
+        "overrides": dict(settings.overrides),
+        "scale_dense": settings.scale_dense,
+        "scale_sparse": settings.scale_sparse,
+        "select_k": settings.select_k,
+        "classifiers": [spec.spec() for spec in candidates.values()],
+    }
 
 
 def _with_penalty_and_C(choice: FoldChoice, candidates: dict[str, ClassifierSpec]) -> FoldChoice:

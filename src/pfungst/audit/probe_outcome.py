@@ -108,21 +108,66 @@ def score_predictions(y: np.ndarray, predictions: np.ndarray, settings: ScoreSet
     correct = preds == truth
     n, k = int(truth.size), settings.n_classes
     majority = majority_baseline(truth)
-    per_repeat = (
-        tuple(
-            RepeatScore(
-                r,
-                float(correct[r].mean()),
-                cohen_kappa(truth, preds[r]),
-                chance_corrected_accuracy(float(correct[r].mean()), k),
-            )
-            for r in range(preds.shape[0])
-        )
-        if n
-        else ()
-    )
+    per_repeat = _per_repeat(truth, preds, k)
     accuracy = float(correct.mean()) if n else math.nan
     kappa = float(np.mean([s.kappa for s in per_repeat])) if n else math.nan
+    pvalue, accuracy_ci, kappa_ci = _tests_and_intervals(truth, preds, settings)
+    how = f"{settings.description}; " if settings.description else ""
+    test = f"permutation p-value ({settings.n_permutations} label shuffles against fixed predictions)"
+    corrected = Estimate(
+        chance_corrected_accuracy(accuracy, k) if n else math.nan,
+        f"{how}chance-corrected accuracy (acc - 1/K) / (1 - 1/K), K = {k:g} (Pacchiardi et al. 2024's 'kappa'; "
+        "ignores label imbalance); interval mapped from the accuracy interval",
+        n,
+        ConfidenceInterval(
+            chance_corrected_accuracy(accuracy_ci.low, k),
+            chance_corrected_accuracy(accuracy_ci.high, k),
+            settings.level,
+        ),
+        pvalue,
+        chance_corrected_accuracy(majority, k) if n else math.nan,
+    )
+    return Scores(
+        accuracy=Estimate(
+            accuracy, f"{how}accuracy; {settings.accuracy_interval} interval; {test}", n, accuracy_ci, pvalue, majority
+        ),
+        kappa=Estimate(
+            kappa, f"{how}Cohen's kappa; percentile bootstrap interval over items; {test}", n, kappa_ci, pvalue, 0.0
+        ),
+        chance_corrected_accuracy=corrected,
+        majority_baseline=Estimate(
+            majority,
+            "share of the most frequent class among the scored items; wilson",
+            n,
+            wilson_interval(round(majority * n), n, settings.level) if n else None,
+            baseline=1.0 / k,
+        ),
+        per_repeat=per_repeat,
+    )
+
+
+def _per_repeat(truth: np.ndarray, preds: np.ndarray, k: float) -> tuple[RepeatScore, ...]:
+    """Accuracy, kappa and chance-corrected accuracy of each repeat's predictions (none without scored items)."""
+    if not truth.size:
+        return ()
+    correct = preds == truth
+    return tuple(
+        RepeatScore(
+            r,
+            float(correct[r].mean()),
+            cohen_kappa(truth, preds[r]),
+            chance_corrected_accuracy(float(correct[r].mean()), k),
+        )
+        for r in range(preds.shape[0])
+    )
+
+
+def _tests_and_intervals(
+    truth: np.ndarray, preds: np.ndarray, settings: ScoreSettings
+) -> tuple[float, ConfidenceInterval, ConfidenceInterval]:
+    """The permutation p-value of the repeat-averaged kappa, and the accuracy and kappa intervals (one seeded
+    stream for the permutations, one for both bootstraps, which then resample the same items)."""
+    n, correct = int(truth.size), preds == truth
     seeds = np.random.SeedSequence(settings.seed).spawn(2)
     pvalue = (
         permutation_pvalue(truth, preds, _mean_kappa, n_permutations=settings.n_permutations, seed=seeds[0])
@@ -146,37 +191,7 @@ def score_predictions(y: np.ndarray, predictions: np.ndarray, settings: ScoreSet
         seed=seeds[1],
         level=settings.level,
     )
-    how = f"{settings.description}; " if settings.description else ""
-    test = f"permutation p-value ({settings.n_permutations} label shuffles against fixed predictions)"
-    return Scores(
-        accuracy=Estimate(
-            accuracy, f"{how}accuracy; {settings.accuracy_interval} interval; {test}", n, accuracy_ci, pvalue, majority
-        ),
-        kappa=Estimate(
-            kappa, f"{how}Cohen's kappa; percentile bootstrap interval over items; {test}", n, kappa_ci, pvalue, 0.0
-        ),
-        chance_corrected_accuracy=Estimate(
-            chance_corrected_accuracy(accuracy, k) if n else math.nan,
-            f"{how}chance-corrected accuracy (acc - 1/K) / (1 - 1/K), K = {k:g} (Pacchiardi et al. 2024's 'kappa'; "
-            "ignores label imbalance); interval mapped from the accuracy interval",
-            n,
-            ConfidenceInterval(
-                chance_corrected_accuracy(accuracy_ci.low, k),
-                chance_corrected_accuracy(accuracy_ci.high, k),
-                settings.level,
-            ),
-            pvalue,
-            chance_corrected_accuracy(majority, k) if n else math.nan,
-        ),
-        majority_baseline=Estimate(
-            majority,
-            "share of the most frequent class among the scored items; wilson",
-            n,
-            wilson_interval(round(majority * n), n, settings.level) if n else None,
-            baseline=1.0 / k,
-        ),
-        per_repeat=per_repeat,
-    )
+    return pvalue, accuracy_ci, kappa_ci
 
 
 def _mean_kappa(truth: np.ndarray, preds: np.ndarray) -> float:
