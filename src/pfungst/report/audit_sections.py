@@ -193,39 +193,46 @@ def audit_sections(result: AuditResult) -> tuple[Section, ...]:
     return tuple(sections)
 
 
+_PROBE_COLUMNS = (
+    "feature set",
+    "level",
+    "classifier",
+    "kappa [CI]",
+    "p (kappa)",
+    "chance-corrected accuracy [CI]",
+    "accuracy [CI]",
+    "majority baseline [CI]",
+    "items",
+)
+
+
 def _probe_blocks(result: AuditResult) -> tuple[Block, ...]:
     verdict, probes = result.verdict, result.probes
-    rows = []
-    for probe in probes:
-        marker = " (best)" if probe.feature_set == verdict.feature_set else ""
-        rows.append(
-            (
-                f"{probe.feature_set}{marker}",
-                probe.level,
-                probe.classifier_summary,
-                format_estimate(probe.kappa),
-                format_pvalue(probe.kappa.pvalue),
-                format_estimate(probe.chance_corrected_accuracy),
-                format_estimate(probe.accuracy),
-                format_estimate(probe.majority_baseline),
-                format_number(probe.n_items),
-            )
+    rows = tuple(
+        (
+            probe.feature_set + (" (best)" if probe.feature_set == verdict.feature_set else ""),
+            probe.level,
+            probe.classifier_summary,
+            format_estimate(probe.kappa),
+            format_pvalue(probe.kappa.pvalue),
+            format_estimate(probe.chance_corrected_accuracy),
+            format_estimate(probe.accuracy),
+            format_estimate(probe.majority_baseline),
+            format_number(probe.n_items),
         )
-    columns = (
-        "feature set",
-        "level",
-        "classifier",
-        "kappa [CI]",
-        "p (kappa)",
-        "chance-corrected accuracy [CI]",
-        "accuracy [CI]",
-        "majority baseline [CI]",
-        "items",
+        for probe in probes
     )
     note = methods_note([e for p in probes for e in (p.kappa, p.chance_corrected_accuracy, p.accuracy)])
+    caption = "Probes: one classifier per feature set, out-of-fold predictions for every item"
+    return Table(caption, _PROBE_COLUMNS, rows, text_columns=3, note=note), _probe_figure(result)
+
+
+def _probe_figure(result: AuditResult) -> Figure:
+    """The verdict's statistic per feature set with its interval, against chance and the verdict's threshold."""
+    verdict, probes = result.verdict, result.probes
     name = _STATISTIC_NAMES.get(verdict.statistic, verdict.statistic)
     estimates = [getattr(p, verdict.statistic, None) for p in probes]
-    figure = Figure(
+    return Figure(
         "intervals",
         f"{name} per feature set (out-of-fold, 95% intervals)",
         {
@@ -234,16 +241,6 @@ def _probe_blocks(result: AuditResult) -> tuple[Block, ...]:
             "references": [[0.0, "chance"], [verdict.threshold, "verdict threshold"]],
             "axis": name,
         },
-    )
-    return (
-        Table(
-            "Probes: one classifier per feature set, out-of-fold predictions for every item",
-            columns,
-            tuple(rows),
-            text_columns=3,
-            note=note,
-        ),
-        figure,
     )
 
 

@@ -267,34 +267,25 @@ def _scan(path: Path, builder: BenchmarkBuilder) -> _Log:
             events[kind][sample_id] = (record.line, data)
     if spec is None:
         raise builder.error(1, "spec", "the log has no spec line", "Is this an OpenAI evals record log?")
+    return _Log(model=_model(spec), task=_task(spec, path), samples=_pair(events, builder))
+
+
+def _pair(events: dict[str, dict[str, tuple[int, dict[str, Any]]]], builder: BenchmarkBuilder) -> list[_Sample]:
+    """Each sampling event with its match event, in log order; an orphan of either kind goes through the error
+    policy."""
     samples = []
+    orphan = "the {} event for {!r} has no {} event"
     for sample_id, (line, sampling) in events["sampling"].items():
         if sample_id not in events["match"]:
-            _fail(
-                builder,
-                line,
-                builder.error(
-                    line,
-                    "sample_id",
-                    f"the sampling event for {sample_id!r} has no match event",
-                    "The log is truncated or was edited",
-                ),
-            )
+            message = orphan.format("sampling", sample_id, "match")
+            _fail(builder, line, builder.error(line, "sample_id", message, "The log is truncated or was edited"))
             continue
         match_line, match = events["match"].pop(sample_id)
         samples.append(_Sample(sample_id, line, sampling, match, match_line))
     for sample_id, (line, _) in events["match"].items():
-        _fail(
-            builder,
-            line,
-            builder.error(
-                line,
-                "sample_id",
-                f"the match event for {sample_id!r} has no sampling event",
-                "The log is truncated or was edited",
-            ),
-        )
-    return _Log(model=_model(spec), task=_task(spec, path), samples=samples)
+        message = orphan.format("match", sample_id, "sampling")
+        _fail(builder, line, builder.error(line, "sample_id", message, "The log is truncated or was edited"))
+    return samples
 
 
 def _fail(builder: BenchmarkBuilder, line: int, error: ReaderError) -> None:
