@@ -25,7 +25,7 @@ from pfungst.errors import ConfigError
 from pfungst.models.protocol import LanguageModel
 from pfungst.report.html import write_html
 from pfungst.stats import Estimate
-from pfungst.stress.metrics import AnswerMoved
+from pfungst.stress.metrics import MovedAnswerAccuracy
 from pfungst.stress.pride import PrideResult
 from pfungst.stress.stress_config import StressConfig
 from pfungst.stress.stress_result import StressResult
@@ -185,7 +185,7 @@ def _conclude(result: StressResult, benchmark: Benchmark, model: str | LanguageM
         f"answers A for {picks_a}."
     )
     try:
-        moved: AnswerMoved = result.analysis("answer-moved")
+        moved: MovedAnswerAccuracy = result.analysis("answer-moved")
         pride: PrideResult = result.analysis("pride")
     except KeyError:
         return first, "The answer-moved and PriDe analyses could not be computed (see the stress warnings)."

@@ -10,7 +10,7 @@ import pytest
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.stress.metrics import (
-    answer_moved,
+    moved_answer_accuracy,
     circular_metrics,
     paired_difference,
     selection_bias,
@@ -321,7 +321,7 @@ def slots(model: object, n_items: int = 5) -> list[Outcome]:
 
 
 def test_first_position_model_is_right_only_in_slot_a(seed: int) -> None:
-    result = answer_moved(slots(lambda item, slot: 0), seed=seed)
+    result = moved_answer_accuracy(slots(lambda item, slot: 0), seed=seed)
     assert result.slots == ("A", "B", "C", "D")
     assert [estimate.value for estimate in result.per_slot] == [1.0, 0.0, 0.0, 0.0]
     assert [estimate.baseline for estimate in result.per_slot] == [0.25] * 4
@@ -332,23 +332,23 @@ def test_first_position_model_is_right_only_in_slot_a(seed: int) -> None:
 
 
 def test_perfect_model_has_no_gap(seed: int) -> None:
-    result = answer_moved(slots(lambda item, slot: slot), seed=seed)
+    result = moved_answer_accuracy(slots(lambda item, slot: slot), seed=seed)
     assert (result.gap.value, result.worst_case.value) == (0.0, 1.0)
     assert result.worst_case.baseline == pytest.approx(0.25**4)
 
 
 def test_model_failing_slot_d_on_some_items(seed: int) -> None:
     # Items 0-1 of 4 are answered at A when the gold sits at D; all else right.
-    result = answer_moved(slots(lambda item, slot: 0 if slot == 3 and item < 2 else slot, n_items=4), seed=seed)
+    result = moved_answer_accuracy(slots(lambda item, slot: 0 if slot == 3 and item < 2 else slot, n_items=4), seed=seed)
     assert [estimate.value for estimate in result.per_slot] == [1.0, 1.0, 1.0, 0.5]
     assert result.gap.value == 0.5
     assert result.worst_case.value == 0.5
 
 
-def test_answer_moved_rejects_shuffled_labels(seed: int) -> None:
+def test_moved_answer_accuracy_rejects_shuffled_labels(seed: int) -> None:
     outcomes = [make("q1", (0, 1), 0, 0, labels=("A", "B")), make("q2", (0, 1), 0, 0, labels=("B", "A"))]
     with pytest.raises(ConfigError, match="position 1 labelled both 'A' and 'B'"):
-        answer_moved(outcomes, seed=seed)
+        moved_answer_accuracy(outcomes, seed=seed)
 
 
 # --- paired difference --------------------------------------------------------------------------------------------

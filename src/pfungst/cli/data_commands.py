@@ -42,7 +42,7 @@ from pfungst.report.console import render_readers
 from pfungst.report.console_blocks import render_to_console
 from pfungst.report.stress_console import render_stress
 from pfungst.serialization import check_outputs
-from pfungst.stress.stress_config import PERTURBATIONS
+from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
 
 __all__ = ["demo", "formats", "inspect"]
 
@@ -87,7 +87,7 @@ def _prompt_rows() -> list[tuple[str, str]]:
 
 
 def _perturbation_rows() -> list[tuple[str, str]]:
-    return list(PERTURBATIONS.items())
+    return [(name, get_perturbation(name).description) for name in PERTURBATIONS]
 
 
 def _rule_rows() -> list[tuple[str, str]]:

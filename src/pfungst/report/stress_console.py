@@ -1,13 +1,12 @@
 """Console rendering of a stress run and of a leaderboard's rank stability. Renders result objects; computes nothing.
 
-Every figure, interval, baseline and test comes from the result. Each analysis is drawn by the renderer registered
-for its result's type in :data:`_RENDERERS`; an analysis of any other type is printed field by field from its
-``to_dict()``, so a new analysis shows up (plainly) before it has a renderer of its own.
+Every figure, interval, baseline and test comes from the result. Each analysis prints the blocks its result renders
+to (the same tables and facts as the HTML and Markdown reports) through :func:`~pfungst.report.console_blocks.
+render_blocks`; a result without ``blocks()`` is shown field by field from its ``to_dict()``.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -17,24 +16,16 @@ from rich.markup import escape
 from rich.table import Table
 
 from pfungst.report.audit_console import _interval, _p
-from pfungst.report.console import _estimate_line
+from pfungst.report.console_blocks import render_blocks
 from pfungst.report.score_console import _short_model
-from pfungst.stats import Estimate
-from pfungst.stress.metrics import AnswerMoved, CircularMetrics, PairedDifference, SelectionBias, VariantAccuracy
-from pfungst.stress.multiprompt import MultiPromptStats
-from pfungst.stress.pride import PrideResult
+from pfungst.stress.metrics import VariantAccuracy
 from pfungst.stress.ranks import ModelRank, RankStability
-from pfungst.stress.spread import FormatAccuracy, FormatSpread, SpreadSearch
 from pfungst.stress.stress_result import StressResult
 
 __all__ = ["render_ranks", "render_stress"]
 
 _COLLAPSE_ABOVE = 6
 """A perturbation with more variants than this is shown as one row: the least and the most accurate variant."""
-_BAR_WIDTH = 20
-"""Characters of a recall bar at recall 1."""
-_GENERIC_WIDTH = 80
-"""Characters of one field's JSON shown for an analysis without a renderer."""
 
 
 def render_stress(result: StressResult, console: Console) -> None:
@@ -61,7 +52,7 @@ def render_stress(result: StressResult, console: Console) -> None:
         console.print(_accuracy_table(result.accuracies, result.settings))
     for analysis in result.analyses:
         console.print(f"[bold]{escape(analysis.name)}[/bold] ({escape(analysis.subject)})")
-        _RENDERERS.get(type(analysis.value), _render_generic)(analysis.value, console)
+        render_blocks(analysis.blocks(), console)
     if result.costs:
         console.print(_cost_table(result))
     counts = result.counts
@@ -141,178 +132,6 @@ def _span(values: Sequence[Any], show: Callable[[Any], str]) -> str:
 
 def _number(value: float) -> str:
     return "-" if math.isnan(value) else f"{value:.3f}"
-
-
-def _estimate_table(rows: Sequence[tuple[str, Estimate]], baseline: str = "chance") -> Table:
-    """One row per figure: value [interval], the baseline it must beat and its p-value (each when any has one), n."""
-    table = Table(show_edge=False, box=None, padding=(0, 1, 0, 2))
-    table.add_column("")
-    table.add_column("value [CI]", justify="right")
-    compared = any(not math.isnan(estimate.baseline) for _, estimate in rows)
-    if compared:
-        table.add_column(baseline, justify="right")
-    table.add_column("n", justify="right")
-    tested = any(not math.isnan(estimate.pvalue) for _, estimate in rows)
-    if tested:
-        table.add_column("p", justify="right")
-    for label, estimate in rows:
-        table.add_row(
-            escape(label),
-            _interval(estimate),
-            *([_number(estimate.baseline)] if compared else []),
-            str(estimate.n),
-            *([_p(estimate.pvalue)] if tested else []),
-        )
-    return table
-
-
-def _render_selection_bias(bias: SelectionBias, console: Console) -> None:
-    width = max((len(name) for name in bias.ids), default=1)
-    console.print(f"  recall per {bias.by} (share of items with the gold there that chose it):")
-    for name, recall in zip(bias.ids, bias.recalls, strict=True):
-        shown = escape(f"{name:>{width}}")
-        if math.isnan(recall.value):
-            console.print(f"    {shown} {'':<{_BAR_WIDTH}} n/a (no gold here)")
-            continue
-        bar = "█" * round(recall.value * _BAR_WIDTH)
-        console.print(
-            f"    {shown} {bar:<{_BAR_WIDTH}} {_interval(recall)}, chance {_number(recall.baseline)}, n={recall.n}"
-        )
-    rstd, ci = bias.rstd, bias.rstd.ci
-    interval = f" [{ci.low:.1f}, {ci.high:.1f}]" if ci is not None and not math.isnan(ci.low) else ""
-    console.print(f"  RStd {rstd.value:.1f}{interval} (0 = no {bias.by} bias; n={rstd.n} items)")
-    chosen = ", ".join(f"{escape(name)} {count}" for name, count in zip(bias.ids, bias.predicted, strict=True))
-    expected = _span([round(count, 2) for count in bias.expected], lambda value: f"{value:g}")
-    uniformity = bias.uniformity
-    test = "" if math.isnan(uniformity.value) else f"; chi-squared {uniformity.value:.2f}, p {_p(uniformity.pvalue)}"
-    console.print(f"  chosen {bias.by}s: {chosen} (uniform choice expects {expected} each){test}")
-    if bias.predicted and max(bias.predicted) > 0:
-        top = escape(bias.ids[bias.predicted.index(max(bias.predicted))])
-        console.print(_estimate_line(f"  share choosing the favourite ({top})", bias.top_share))
-    if bias.n_unanswered:
-        console.print(f"  {bias.n_unanswered} items unanswered (they count as not chosen)")
-
-
-def _render_circular(metrics: CircularMetrics, console: Console) -> None:
-    fewest, most = metrics.arrangements
-    arrangements = str(fewest) if fewest == most else f"{fewest}-{most}"
-    console.print(f"  {arrangements} arrangements per item, {metrics.n_items} items")
-    console.print(
-        _estimate_table(
-            [
-                ("plain (original order)", metrics.plain),
-                ("mean over arrangements", metrics.mean),
-                ("circular (right in every one)", metrics.circular),
-                ("consistency (same answer in all)", metrics.consistency),
-                ("fluctuation (answer moved)", metrics.fluctuation),
-            ]
-        )
-    )
-
-
-def _render_answer_moved(moved: AnswerMoved, console: Console) -> None:
-    rows = [(f"gold in slot {slot}", estimate) for slot, estimate in zip(moved.slots, moved.per_slot, strict=True)]
-    rows += [("gap (best - worst slot)", moved.gap), ("right in every slot", moved.worst_case)]
-    console.print(_estimate_table(rows, baseline="baseline"))
-    console.print(f"  {moved.n_items} items")
-
-
-def _render_paired(paired: PairedDifference, console: Console) -> None:
-    console.print(
-        _estimate_table(
-            [
-                (f"accuracy, {paired.first}", paired.first_accuracy),
-                (f"accuracy, {paired.second}", paired.second_accuracy),
-                ("difference", paired.difference),
-            ],
-            baseline="baseline",
-        )
-    )
-    only_first, only_second = paired.n_discordant
-    console.print(
-        f"  p: exact McNemar test; {only_first} items right only with {escape(paired.first)}, "
-        f"{only_second} only with {escape(paired.second)}, of {paired.n_items}"
-    )
-
-
-def _render_pride(result: PrideResult, console: Console) -> None:
-    console.print(
-        _estimate_table(
-            [
-                ("plain accuracy", result.plain),
-                ("debiased, all items", result.debiased),
-                ("debiased, the rest (one pass each)", result.debiased_rest),
-            ]
-        )
-    )
-    for k, prior in result.prior.by_n_options.items():
-        shares = ", ".join(f"{position + 1} {share:.3f}" for position, share in enumerate(prior))
-        console.print(f"  prior over positions, K={k} ({result.prior.n_items.get(k, 0)} items): {shares}")
-    console.print(
-        f"  {result.passes} passes against {result.plain_passes} plain: cost x{result.cost_ratio:.2f}; "
-        f"prior from {len(result.estimation_items)} items ({result.fraction:.0%})"
-    )
-
-
-def _format_line(label: str, entry: FormatAccuracy) -> str:
-    return f"  {label} {escape(entry.format)}: {_interval(entry.accuracy)} (n={entry.n})"
-
-
-def _render_format_spread(spread: FormatSpread, console: Console) -> None:
-    if spread.formats:
-        console.print(_format_line("best", spread.formats[0]))
-        console.print(_format_line("worst", spread.formats[-1]))
-    console.print(_estimate_line("  spread (best - worst)", spread.spread) + f" over {spread.n_formats} formats")
-
-
-def _render_spread_search(search: SpreadSearch, console: Console) -> None:
-    console.print(_format_line("best", search.best))
-    console.print(_format_line("worst", search.worst))
-    console.print(
-        _estimate_line("  spread (best - worst)", search.spread)
-        + f"; {search.evaluations} item evaluations of a budget of {search.budget}"
-    )
-
-
-def _render_multiprompt(stats: MultiPromptStats, console: Console) -> None:
-    console.print(
-        _estimate_table(
-            [
-                ("MaxP (best prompt)", stats.maxp),
-                ("AvgP (mean over prompts)", stats.avgp),
-                ("CPS", stats.cps),
-                ("spread (best - worst)", stats.spread),
-            ],
-            baseline="baseline",
-        )
-    )
-    console.print(f"  {len(stats.prompts)} prompts, {stats.n_items} items")
-
-
-def _render_generic(value: Any, console: Console) -> None:
-    """Any other result: each top-level field of its ``to_dict()`` as (shortened) JSON."""
-    to_dict = getattr(value, "to_dict", None)
-    if not callable(to_dict):
-        console.print(f"  {escape(repr(value))}")
-        return
-    for key, field in to_dict().items():
-        text = json.dumps(field, default=str, ensure_ascii=False)
-        if len(text) > _GENERIC_WIDTH:
-            text = text[: _GENERIC_WIDTH - 3] + "..."
-        console.print(f"  {escape(str(key))}: {escape(text)}", highlight=False)
-
-
-_RENDERERS: dict[type, Callable[[Any, Console], None]] = {
-    SelectionBias: _render_selection_bias,
-    CircularMetrics: _render_circular,
-    AnswerMoved: _render_answer_moved,
-    PairedDifference: _render_paired,
-    PrideResult: _render_pride,
-    FormatSpread: _render_format_spread,
-    SpreadSearch: _render_spread_search,
-    MultiPromptStats: _render_multiprompt,
-}
-"""Result type of an analysis -> what prints it (below its name and subject)."""
 
 
 def _cost_table(result: StressResult) -> Table:

@@ -1,8 +1,8 @@
 """Report sections of the model side: a stress run, a leaderboard's rank stability, a score run.
 
-Each function takes a result dict and returns level-3 :class:`~pfungst.blocks.Section` objects. The analyses
-of a stress run are drawn by the builder registered for their ``kind`` in :data:`ANALYSES`
-(:mod:`~pfungst.report.analysis_sections`); any other kind is shown field by field. Nothing is computed here.
+Each function takes a result dict and returns level-3 :class:`~pfungst.blocks.Section` objects. Each analysis of a
+stress run is read back as its typed result (:meth:`~pfungst.stress.analysis.Analysis.from_dict`) and drawn by that
+result's own ``blocks()``; a kind no installed perturbation knows is shown field by field. Nothing is computed here.
 """
 
 from __future__ import annotations
@@ -23,10 +23,9 @@ from pfungst.blocks import (
     format_estimate,
     format_number,
     format_pvalue,
-    generic_blocks,
     methods_note,
 )
-from pfungst.report.analysis_sections import ANALYSES, analysis_title
+from pfungst.stress.analysis import Analysis
 
 __all__ = ["rank_sections", "score_sections", "stress_sections"]
 
@@ -47,9 +46,9 @@ def stress_sections(data: Mapping[str, Any]) -> tuple[Section, ...]:
         ['Accuracy per perturbation, variant, scoring rule and format']
     """
     sections = [Section("Accuracy per perturbation, variant, scoring rule and format", _accuracy_blocks(data), level=3)]
-    for analysis in data.get("analyses") or []:
-        build = ANALYSES.get(str(analysis.get("kind")), _generic_analysis)
-        sections.append(Section(analysis_title(analysis), build(analysis.get("result") or {}), level=3))
+    for entry in data.get("analyses") or []:
+        analysis = Analysis.from_dict(entry)
+        sections.append(Section(analysis.title, analysis.blocks(), level=3))
     tail = _run_blocks(data)
     if tail:
         sections.append(Section("Cost and requests", tail, level=3))
@@ -268,10 +267,6 @@ def _run_blocks(data: Mapping[str, Any]) -> tuple[Block, ...]:
         )
     blocks.extend(Text(f"warning: {warning}", tone="bad") for warning in data.get("warnings") or [])
     return tuple(blocks)
-
-
-def _generic_analysis(result: Mapping[str, Any]) -> tuple[Block, ...]:
-    return generic_blocks(result)
 
 
 def _rank_facts(data: Mapping[str, Any]) -> Facts:

@@ -11,13 +11,13 @@ by name (``from pfungst.stress import StressConfig``, ``import pfungst.stress.pr
 
 from pfungst.stress.comparison import compare, correctness_by_variant
 from pfungst.stress.metrics import (
-    AnswerMoved,
     CircularMetrics,
+    MovedAnswerAccuracy,
     PairedDifference,
     SelectionBias,
     VariantAccuracy,
-    answer_moved,
     circular_metrics,
+    moved_answer_accuracy,
     paired_difference,
     selection_bias,
     variant_accuracies,
@@ -26,7 +26,9 @@ from pfungst.stress.multiprompt import MultiPromptStats, combined_performance_sc
 from pfungst.stress.pride import PrideResult, Prior, choose_estimation_items, debias, estimate_prior, run_pride
 from pfungst.stress.ranks import RankStability, rank_stability
 from pfungst.stress.spread import FormatSpread, SpreadSearch, format_spread, search_spread
-from pfungst.stress.stress_config import BUILTIN_INSTRUCTIONS, DEFAULT_PERTURBATIONS, PERTURBATIONS, StressConfig
+from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
+from pfungst.stress.perturbations.base import Perturbation
+from pfungst.stress.stress_config import BUILTIN_INSTRUCTIONS, DEFAULT_PERTURBATIONS, StressConfig
 from pfungst.stress.stress_result import Analysis, PerturbationCost, StressResult, read_outcomes
 from pfungst.stress.suite import stress
 
@@ -35,11 +37,12 @@ __all__ = [
     "DEFAULT_PERTURBATIONS",
     "PERTURBATIONS",
     "Analysis",
-    "AnswerMoved",
+    "MovedAnswerAccuracy",
     "CircularMetrics",
     "FormatSpread",
     "MultiPromptStats",
     "PairedDifference",
+    "Perturbation",
     "PerturbationCost",
     "PrideResult",
     "Prior",
@@ -49,7 +52,7 @@ __all__ = [
     "StressConfig",
     "StressResult",
     "VariantAccuracy",
-    "answer_moved",
+    "moved_answer_accuracy",
     "choose_estimation_items",
     "circular_metrics",
     "combined_performance_score",
@@ -58,6 +61,7 @@ __all__ = [
     "debias",
     "estimate_prior",
     "format_spread",
+    "get_perturbation",
     "multiprompt_stats",
     "paired_difference",
     "run_pride",

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
+from pfungst.stress.pride_result import PrideResult
 from pfungst.stress.ranks import RankStability, rank_stability
 from pfungst.stress.stress_result import StressResult
 
@@ -39,8 +40,8 @@ def correctness_by_variant(result: StressResult) -> dict[str, dict[str, bool]]:
             circular[outcome.item_id] = circular.get(outcome.item_id, True) and outcome.correct
         table["circular"] = circular
     for analysis in result.analyses:
-        if analysis.name == "pride":
-            table["pride"] = {o.item_id: o.correct for o in analysis.value.outcomes}
+        if isinstance(analysis.result, PrideResult):
+            table["pride"] = {o.item_id: o.correct for o in analysis.result.outcomes}
     return table
 
 

@@ -13,17 +13,19 @@ same items; :func:`combined_performance_score` from a list of accuracies (a publ
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
+from pfungst.blocks import Block, Figure, Table, format_estimate, methods_note
 from pfungst.errors import ConfigError, ReaderError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.stats import ConfidenceInterval, Estimate, bootstrap_interval, wilson_interval
+from pfungst.stress.estimates import estimate_from_dict, estimates_from_dicts, estimates_table
 from pfungst.stress.spread import correctness_table
 
 __all__ = [
@@ -38,6 +40,11 @@ __all__ = [
 @dataclass(frozen=True)
 class MultiPromptStats:
     """MaxP, AvgP, CPS and the spread over prompts answered on the same items."""
+
+    KIND: ClassVar[str] = "pfungst.multiprompt"
+    """The result's kind in JSON (stable across renames of the class)."""
+    TITLE: ClassVar[str] = "Instruction paraphrases"
+    """The result's heading in reports."""
 
     prompts: tuple[str, ...]
     """The prompts, in first-seen order."""
@@ -65,6 +72,40 @@ class MultiPromptStats:
             "spread": self.spread.to_dict(),
             "n_items": self.n_items,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MultiPromptStats:
+        """The result that :meth:`to_dict` wrote."""
+        return cls(
+            prompts=tuple(str(prompt) for prompt in data["prompts"]),
+            accuracies=estimates_from_dicts(data["accuracies"]),
+            maxp=estimate_from_dict(data["maxp"]),
+            avgp=estimate_from_dict(data["avgp"]),
+            cps=estimate_from_dict(data["cps"]),
+            spread=estimate_from_dict(data["spread"]),
+            n_items=int(data["n_items"]),
+        )
+
+    def blocks(self) -> tuple[Block, ...]:
+        """MaxP, AvgP, CPS and spread; accuracy per prompt as a table and a plot."""
+        named = [
+            ("MaxP (best prompt)", self.maxp),
+            ("AvgP (mean over prompts)", self.avgp),
+            ("CPS", self.cps),
+            ("spread (best - worst)", self.spread),
+        ]
+        accuracies = [accuracy.to_dict() for accuracy in self.accuracies]
+        rows = tuple((prompt, format_estimate(a)) for prompt, a in zip(self.prompts, accuracies, strict=False))
+        figure = Figure(
+            "intervals",
+            "Accuracy per instruction",
+            {"labels": list(self.prompts), "estimates": accuracies, "axis": "accuracy"},
+        )
+        return (
+            estimates_table("Over prompts", named),
+            Table("Accuracy per prompt", ("prompt", "accuracy [CI]"), rows, note=methods_note(accuracies)),
+            figure,
+        )
 
 
 def combined_performance_score(accuracies: Sequence[float]) -> tuple[float, float, float]:

@@ -12,87 +12,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
 import numpy as np
 
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.stats import Estimate, wilson_interval
+from pfungst.stress.pride_result import PrideResult, Prior
 
 __all__ = ["Prior", "PrideResult", "choose_estimation_items", "debias", "estimate_prior", "run_pride"]
-
-
-@dataclass(frozen=True)
-class Prior:
-    """The model's prior over option IDs (arranged positions), one per option count."""
-
-    by_n_options: Mapping[int, tuple[float, ...]]
-    """Option count K -> prior probability of each of the K positions (sums to 1)."""
-    n_items: Mapping[int, int]
-    """Option count K -> how many estimation items the prior was averaged over."""
-
-    def for_options(self, n_options: int) -> tuple[float, ...]:
-        """The prior for items with ``n_options`` options.
-
-        Raises:
-            ConfigError: No estimation item had that many options.
-        """
-        if n_options not in self.by_n_options:
-            raise ConfigError(
-                f"no prior for items with {n_options} options; priors exist for {sorted(self.by_n_options)} options. "
-                f"Add estimation items with {n_options} options."
-            )
-        return self.by_n_options[n_options]
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict with stable keys (option counts as strings)."""
-        return {
-            "by_n_options": {str(k): list(prior) for k, prior in sorted(self.by_n_options.items())},
-            "n_items": {str(k): n for k, n in sorted(self.n_items.items())},
-        }
-
-
-@dataclass(frozen=True)
-class PrideResult:
-    """PriDe applied to a benchmark: the estimated prior, the debiased answers and what it cost."""
-
-    prior: Prior
-    """The prior estimated on the estimation items."""
-    fraction: float
-    """Share of items used to estimate the prior (the paper's K%)."""
-    estimation_items: tuple[str, ...]
-    """Ids of the items scored in every cyclic arrangement."""
-    outcomes: tuple[Outcome, ...]
-    """One debiased outcome per item, in the order of the plain outcomes."""
-    plain: Estimate
-    """Accuracy of the plain pass over all items (Wilson interval; baseline: chance)."""
-    debiased: Estimate
-    """Accuracy after debiasing, all items."""
-    debiased_rest: Estimate
-    """Accuracy after debiasing, items outside the estimation set only (debiased from one pass)."""
-    passes: int
-    """Arrangements scored: every arrangement of the estimation items plus one per other item."""
-    plain_passes: int
-    """Arrangements a plain evaluation scores: one per item."""
-    cost_ratio: float
-    """``passes / plain_passes``: the extra inference PriDe costs."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict with stable keys."""
-        return {
-            "prior": self.prior.to_dict(),
-            "fraction": self.fraction,
-            "estimation_items": list(self.estimation_items),
-            "outcomes": [outcome.to_dict() for outcome in self.outcomes],
-            "plain": self.plain.to_dict(),
-            "debiased": self.debiased.to_dict(),
-            "debiased_rest": self.debiased_rest.to_dict(),
-            "passes": self.passes,
-            "plain_passes": self.plain_passes,
-            "cost_ratio": self.cost_ratio,
-        }
 
 
 def estimate_prior(outcomes: Sequence[Outcome]) -> Prior:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.stats import ConfidenceInterval, Estimate, bootstrap_interval, wilson_interval
+from pfungst.stress.spread_result import FormatAccuracy, FormatSpread, SpreadSearch
 
 __all__ = [
     "CorrectnessTable",
@@ -39,85 +40,6 @@ class CorrectnessTable(NamedTuple):
     """The items, in first-seen order; every prompt answered each of them once."""
     correct: np.ndarray
     """Boolean matrix, one row per name and one column per item."""
-
-
-@dataclass(frozen=True)
-class FormatAccuracy:
-    """The accuracy of one prompt format."""
-
-    format: str
-    """The format's name."""
-    accuracy: Estimate
-    """Share of its items answered correctly, with a Wilson interval."""
-    n: int
-    """Items it was asked."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict with stable keys."""
-        return {"format": self.format, "accuracy": self.accuracy.to_dict(), "n": self.n}
-
-
-@dataclass(frozen=True)
-class FormatSpread:
-    """Accuracy per format on the same items, and the spread between the best and the worst."""
-
-    formats: tuple[FormatAccuracy, ...]
-    """One entry per format, best first (ties by name)."""
-    spread: Estimate
-    """Best minus worst accuracy, with a paired bootstrap interval over items. The observed maximum of noisy
-    accuracies is biased upwards, so on few items the spread overstates the true one."""
-    best: str
-    """The format with the highest accuracy."""
-    worst: str
-    """The format with the lowest accuracy."""
-    n_formats: int
-    """How many formats were compared."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict with stable keys."""
-        return {
-            "formats": [entry.to_dict() for entry in self.formats],
-            "spread": self.spread.to_dict(),
-            "best": self.best,
-            "worst": self.worst,
-            "n_formats": self.n_formats,
-        }
-
-
-@dataclass(frozen=True)
-class SpreadSearch:
-    """The outcome of a budgeted Thompson-sampling search for the best and the worst format."""
-
-    best: FormatAccuracy
-    """The format judged best, with the accuracy of the items it was asked."""
-    worst: FormatAccuracy
-    """The format judged worst, likewise."""
-    spread: Estimate
-    """Best minus worst observed accuracy. Its interval, (best low - worst high, best high - worst low) from the two
-    Wilson intervals, is conservative: it covers at least at ``level`` when both intervals do."""
-    budget: int
-    """Item evaluations allowed."""
-    evaluations: int
-    """Item evaluations spent (at most ``budget``)."""
-    pulls: dict[str, tuple[int, int]]
-    """Per format: (items answered correctly, items asked)."""
-    history: tuple[tuple[str, int, int], ...]
-    """Every pull in order: (format, items asked, items answered correctly)."""
-    seed: int
-    """Seed of the sampling and of the item order."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict with stable keys."""
-        return {
-            "best": self.best.to_dict(),
-            "worst": self.worst.to_dict(),
-            "spread": self.spread.to_dict(),
-            "budget": self.budget,
-            "evaluations": self.evaluations,
-            "pulls": {name: list(counts) for name, counts in self.pulls.items()},
-            "history": [list(entry) for entry in self.history],
-            "seed": self.seed,
-        }
 
 
 def correctness_table(outcomes: Sequence[Outcome], *, by: str = "format") -> CorrectnessTable:

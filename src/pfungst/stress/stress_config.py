@@ -11,23 +11,9 @@ from pfungst.errors import ConfigError, check_run_settings, unknown_name_message
 from pfungst.evaluate.formats import PromptFormat, get_format
 from pfungst.evaluate.runner import cache_location, renamed_prompt
 from pfungst.evaluate.scoring import SCORING_RULES, ScoringRule, get_scoring_rule
+from pfungst.stress.perturbations import PERTURBATIONS
 
 __all__ = ["BUILTIN_INSTRUCTIONS", "DEFAULT_PERTURBATIONS", "PERTURBATIONS", "StressConfig"]
-
-PERTURBATIONS: dict[str, str] = {
-    "identity": "the items as given (always run): accuracy, per-ID recall, RStd, predicted-ID distribution",
-    "cyclic": "every cyclic rotation of the options: circular accuracy, consistency, fluctuation (n passes)",
-    "permutations": "all n! orders or a seeded sample of them (--permutations): the same metrics over all orders",
-    "answer-moved": "the gold option moved to each slot (answer-moving attack): accuracy per slot, worst case",
-    "ids-shuffled": "the option labels shuffled, order kept: per-label versus per-position bias",
-    "top2": "the model's top two options adjacent versus at the two ends (Pezeshkpour & Hruschka 2024)",
-    "pride": "PriDe debiasing: ID prior from cyclic passes on a K% sample, one debiased pass for the rest",
-    "rules": "every scoring rule in --rules on the plain items: accuracy and selection bias per rule",
-    "formats": "formats sampled from the format grammar: accuracy per format, format spread (Sclar et al. 2024)",
-    "spread-search": "Thompson-sampling search for the best and worst format under a budget of evaluations",
-    "instructions": "instruction paraphrases: MaxP, AvgP, CPS and spread (Mizrahi et al. 2024)",
-}
-"""Perturbation name -> what it runs and reports; ``pfungst formats`` lists them."""
 
 DEFAULT_PERTURBATIONS = (
     "identity",
@@ -67,7 +53,8 @@ class StressConfig:
     """The base prompt format (a built-in name or a :class:`PromptFormat`); the format grammar and the instruction
     paraphrases vary it."""
     perturbations: tuple[str, ...] = DEFAULT_PERTURBATIONS
-    """Which perturbations to run (:data:`PERTURBATIONS`); ``identity`` is always added."""
+    """Which perturbations to run (:data:`~pfungst.stress.perturbations.PERTURBATIONS`, installed plugins included);
+    ``identity`` is always added."""
     rules: tuple[str, ...] = _PROBABILITY_RULES
     """The scoring rules compared by ``rules`` (add ``generate`` to include generate-then-parse)."""
     permutations: int | None = 6
@@ -115,8 +102,7 @@ class StressConfig:
             ConfigError: an unknown perturbation or rule, or a count, fraction or level out of range.
         """
         for name in self.perturbations:
-            if name not in PERTURBATIONS:
-                raise ConfigError(unknown_name_message("perturbation", name, PERTURBATIONS))
+            PERTURBATIONS.check(name)
         for name in self.rules:
             if name not in SCORING_RULES:
                 raise ConfigError(unknown_name_message("scoring rule", name, SCORING_RULES))
@@ -138,7 +124,8 @@ class StressConfig:
 
     @property
     def run(self) -> tuple[str, ...]:
-        """The perturbations that run, in :data:`PERTURBATIONS` order, ``identity`` first."""
+        """The perturbations that run, in the order of :data:`~pfungst.stress.perturbations.PERTURBATIONS`,
+        ``identity`` first."""
         wanted = {"identity", *self.perturbations}
         return tuple(name for name in PERTURBATIONS if name in wanted)
 

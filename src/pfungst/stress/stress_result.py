@@ -6,9 +6,10 @@ Schema changes that alter a field's meaning bump :data:`SCHEMA_VERSION`.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, overload
 
 import pandas as pd
 
@@ -17,33 +18,17 @@ from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import ScoreCounts
 from pfungst.serialization import to_jsonable, write_json, write_records
 from pfungst.stats import Estimate
+from pfungst.stress.analysis import Analysis
+from pfungst.stress.estimates import number
 from pfungst.stress.metrics import VariantAccuracy
 
 __all__ = ["SCHEMA_VERSION", "Analysis", "PerturbationCost", "StressResult", "read_outcomes"]
 
 SCHEMA_VERSION = "pfungst.stress/1"
+"""The layout of :meth:`StressResult.to_dict`: analyses carry typed keys and a stable result ``kind``; files written
+before that (class names as kinds, keys only in the subject's words) have the same version and are read alike."""
 
-
-@dataclass(frozen=True)
-class Analysis:
-    """One analysis of a perturbation's outcomes: a named result object with ``to_dict()``."""
-
-    name: str
-    """What was computed: ``selection-bias``, ``circular``, ``answer-moved``, ``top2``, ``pride``, ..."""
-    subject: str
-    """Which outcomes it rests on, in words: ``letter, identity``, ``letter, ids shuffled, by label``."""
-    value: Any
-    """The result object (:class:`~pfungst.stress.metrics.SelectionBias`, :class:`~pfungst.stress.pride.PrideResult`,
-    ...)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict: name, subject, the result's kind and its ``to_dict()``."""
-        return {
-            "name": self.name,
-            "subject": self.subject,
-            "kind": type(self.value).__name__,
-            "result": self.value.to_dict(),
-        }
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -70,6 +55,17 @@ class PerturbationCost:
             "passes_ratio": to_jsonable(self.passes_ratio),
             "requests_ratio": to_jsonable(self.requests_ratio),
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PerturbationCost:
+        """The entry that :meth:`to_dict` wrote."""
+        return cls(
+            perturbation=str(data["perturbation"]),
+            questions=int(data["questions"]),
+            requests=int(data["requests"]),
+            passes_ratio=number(data["passes_ratio"]),
+            requests_ratio=number(data["requests_ratio"]),
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,20 +98,43 @@ class StressResult:
 
     @property
     def n_items(self) -> int:
-        """How many items were stressed."""
+        """How many items were stressed (the benchmark's count when the result was read without its outcomes)."""
+        if not self.outcomes:
+            return int(self.benchmark.get("n_items", 0))
         return len({outcome.item_id for outcome in self.outcomes})
 
-    def analysis(self, name: str, subject: str | None = None) -> Any:
-        """The first analysis called ``name`` (and about ``subject``, if given).
+    @overload
+    def analysis(self, kind: type[R], subject: str | None = None, **keys: str | None) -> R: ...
+
+    @overload
+    def analysis(self, kind: str, subject: str | None = None, **keys: str | None) -> Any: ...
+
+    def analysis(self, kind: str | type[Any], subject: str | None = None, **keys: str | None) -> Any:
+        """The result of the first analysis of ``kind`` with the given keys.
+
+        Args:
+            kind: A result class (``SelectionBias``, typed), a kind (``pfungst.selection-bias``) or its short name
+                (``selection-bias``).
+            subject: The analysis's subject in words (``letter, identity, by position``), if given.
+            keys: ``perturbation``, ``rule``, ``variant``, ``by`` (``position`` or ``label``).
+
+        Example:
+            ``result.analysis(SelectionBias, perturbation="ids-shuffled", by="label").rstd``
 
         Raises:
             KeyError: no such analysis; the message lists those present.
         """
+        unknown = set(keys) - {"perturbation", "rule", "variant", "by"}
+        if unknown:
+            raise TypeError(f"analysis() got unknown keys {sorted(unknown)}; use perturbation, rule, variant, by")
         for analysis in self.analyses:
-            if analysis.name == name and (subject is None or analysis.subject == subject):
-                return analysis.value
-        present = sorted({f"{a.name} ({a.subject})" for a in self.analyses})
-        raise KeyError(f"no analysis {name!r}{'' if subject is None else f' about {subject!r}'}; present: {present}")
+            if analysis.matches(kind, subject, **keys):
+                return analysis.result
+        wanted = kind.__name__ if isinstance(kind, type) else kind
+        about = "" if subject is None else f" about {subject!r}"
+        given = "".join(f", {key}={value!r}" for key, value in keys.items() if value is not None)
+        present = "; ".join(analysis.describe() for analysis in self.analyses) or "none"
+        raise KeyError(f"no analysis {wanted!r}{about}{given}; present: {present}")
 
     @property
     def accuracy(self) -> Estimate:
@@ -158,6 +177,31 @@ class StressResult:
         if items:
             data["outcomes"] = [outcome.to_dict() for outcome in self.outcomes]
         return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> StressResult:
+        """The result that :meth:`to_dict` wrote (with its outcomes if it was written with ``items=True``), every
+        analysis as its typed result; files of the first ``pfungst.stress/1`` layout are read too.
+
+        Raises:
+            ConfigError: not a stress result.
+        """
+        version = data.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise ConfigError(f"expected a stress result ({SCHEMA_VERSION}), got schema_version {version!r}")
+        return cls(
+            model=str(data["model"]),
+            accuracies=tuple(VariantAccuracy.from_dict(entry) for entry in data["accuracies"]),
+            analyses=tuple(Analysis.from_dict(entry) for entry in data["analyses"]),
+            costs=tuple(PerturbationCost.from_dict(entry) for entry in data["costs"]),
+            outcomes=tuple(Outcome.from_dict(entry) for entry in data.get("outcomes", ())),
+            counts=ScoreCounts(**data["counts"]),
+            warnings=tuple(str(warning) for warning in data["warnings"]),
+            benchmark=dict(data["benchmark"]),
+            settings=dict(data["settings"]),
+            seed=int(data["seed"]),
+            environment=dict(data["environment"]),
+        )
 
     def save_json(self, path: str | Path, items: bool = False) -> Path:
         """Write :meth:`to_dict` as JSON to ``path`` (atomically, folders created) and return it."""

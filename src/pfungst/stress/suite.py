@@ -1,11 +1,11 @@
 """Stress a model on a benchmark: ask the same questions in every way that should not matter, and measure how much
 the answers move (``pfungst stress``, ``pfungst.stress``).
 
-The run has three stages, all through one persistent cache: (1) every perturbation that needs nothing but the items
-(identity, rotations, orders, moved answers, shuffled IDs, PriDe's estimation passes, scoring rules, formats,
-instructions) is planned up front, checked, de-duplicated and asked; (2) the top-two placement, which needs the plain
-pass's scores; (3) the budgeted format search, which decides what to ask from what it has seen. Analyses are then
-computed from the outcomes alone (:mod:`pfungst.stress.analyses`).
+The run asks every perturbation (:data:`~pfungst.stress.perturbations.PERTURBATIONS`) for its cells by stage, all
+through one persistent cache: (1) the first pass, every perturbation that needs nothing but the items, planned up
+front, checked, de-duplicated and asked together; (2) those planned from the first pass's outcomes (the top-two
+placement); (3) adaptive ones that ask as they go (the budgeted format search). Each perturbation then analyses the
+outcomes into typed results (:class:`~pfungst.stress.perturbations.base.Findings`).
 """
 
 from __future__ import annotations
@@ -18,44 +18,19 @@ from dataclasses import replace
 from typing import Any
 
 from pfungst.data.benchmark import Benchmark
-from pfungst.data.item import Item
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, override_settings
-from pfungst.evaluate.engine import Cell, Plan, Progress, ask_plans, count_requests, open_cached, plan_cell
+from pfungst.evaluate.engine import Plan, Progress, ask_plans, count_requests, open_cached, plan_cell
 from pfungst.evaluate.formats import FormatGrammar, PromptFormat
-from pfungst.evaluate.outcome import Outcome
-from pfungst.evaluate.scoring import ScoringRule
-from pfungst.evaluate.variants import (
-    Cyclic,
-    Identity,
-    MovedAnswer,
-    Permutations,
-    ShuffledIds,
-    TopTwo,
-    Variant,
-)
-from pfungst.models.cache import CachedModel
 from pfungst.models.protocol import LanguageModel
-from pfungst.stress.analyses import analyse, pride_items
-from pfungst.stress.spread import SpreadSearch, search_spread
+from pfungst.stress.costs import plan_costs
+from pfungst.stress.metrics import variant_accuracies
+from pfungst.stress.perturbations import get_perturbation
+from pfungst.stress.perturbations.base import FIRST_PASS, Asked, Findings, Perturbation, StressRun
 from pfungst.stress.stress_config import BUILTIN_INSTRUCTIONS, StressConfig
 from pfungst.stress.stress_result import StressResult
 
 __all__ = ["stress"]
-
-
-@dataclasses.dataclass(frozen=True)
-class _Run:
-    """Everything a stress run decided before its first model call."""
-
-    config: StressConfig
-    benchmark: Benchmark
-    rule: ScoringRule
-    base: PromptFormat
-    formats: dict[str, PromptFormat]
-    paraphrases: dict[str, PromptFormat]
-    search_formats: dict[str, PromptFormat]
-    estimation_items: tuple[str, ...]
 
 
 def stress(
@@ -83,31 +58,34 @@ def stress(
     """
     config = override_settings(config or StressConfig(), settings, "stress")
     run = _prepare(benchmark, config)
-    cells = _first_stage(run)
-    plans = [plan_cell(cell) for cell in cells]
+    perturbations = [get_perturbation(name) for name in config.run]
+    first = [p for p in perturbations if p.stage <= FIRST_PASS]
+    first_plans = [plan_cell(cell) for cell in _first_pass(run, first)]
     report = progress or (lambda step, done, total: None)
     with open_cached(model, config.cache_path(), config.model_options) as cached:
         start, before = time.perf_counter(), replace(cached.stats)
-        outcomes = list(ask_plans(cached, plans, chunk_size=config.chunk_size, progress=report, step="stressing"))
-        if "top2" in config.run and config.rule_scores_options:
-            top2_plans = [plan_cell(cell) for cell in _top2_cells(run, outcomes)]
-            outcomes += ask_plans(cached, top2_plans, chunk_size=config.chunk_size, progress=report, step="top-2")
-            plans += top2_plans
-        search = None
-        if "spread-search" in config.run:
-            search, searched = _search(run, cached, report)
-            plans += searched
-        counts = count_requests(plans, before, cached.stats, time.perf_counter() - start)
+
+        def ask(plans: Sequence[Plan], step: str | None) -> tuple[Any, ...]:
+            shown = report if step is not None else None
+            return ask_plans(cached, plans, chunk_size=config.chunk_size, progress=shown, step=step or "asking")
+
+        asked = Asked(ask, report)
+        asked.ask_plans(first_plans, step="stressing")
+        for perturbation in sorted((p for p in perturbations if p.stage > FIRST_PASS), key=lambda p: p.stage):
+            cells = perturbation.plan(run, asked)
+            if cells:
+                asked.ask(cells, step=perturbation.name)
+        counts = count_requests(asked.plans, before, cached.stats, time.perf_counter() - start)
         fingerprint = cached.fingerprint
-    analyses, accuracies, costs, warnings = analyse(outcomes, plans, run.config, run.estimation_items, search)
+    findings = [perturbation.analyse(run, asked) for perturbation in perturbations]
     return StressResult(
         model=fingerprint,
-        accuracies=accuracies,
-        analyses=analyses,
-        costs=costs,
-        outcomes=tuple(outcomes),
+        accuracies=variant_accuracies([*asked.outcomes, *_derived(findings)], level=config.level),
+        analyses=tuple(analysis for found in findings for analysis in found.analyses),
+        costs=plan_costs(asked.plans, config.run) + tuple(cost for found in findings for cost in found.costs),
+        outcomes=tuple(asked.outcomes),
         counts=counts,
-        warnings=warnings,
+        warnings=tuple(warning for found in findings for warning in found.warnings),
         benchmark=run.benchmark.to_dict(),
         settings={**config.to_dict(), "formats": _describe(run)},
         seed=config.seed,
@@ -115,7 +93,7 @@ def stress(
     )
 
 
-def _prepare(benchmark: Benchmark, config: StressConfig) -> _Run:
+def _prepare(benchmark: Benchmark, config: StressConfig) -> StressRun:
     """Validate the settings and fix every random choice that does not depend on the model."""
     config.validate()
     rule, base = config.main_rule(), config.base_format()
@@ -142,141 +120,25 @@ def _prepare(benchmark: Benchmark, config: StressConfig) -> _Run:
     paraphrases = {
         f"paraphrase {index}": dataclasses.replace(base, instruction=text) for index, text in enumerate(texts)
     }
-    wants_pride = "pride" in config.run and config.rule_scores_options
-    estimation = pride_items(list(benchmark), config) if wants_pride else ()
-    return _Run(config, benchmark, rule, base, formats, paraphrases, search_formats, estimation)
+    return StressRun(config, benchmark, rule, base, formats, paraphrases, search_formats)
 
 
-def _first_stage(run: _Run) -> list[Cell]:
-    """Every question that depends on nothing but the items, one perturbation after another."""
-    config, name = run.config, run.config.format_name
-    variants: list[Variant] = [Identity()]
-    if "cyclic" in config.run:
-        variants.append(Cyclic())
-    if "permutations" in config.run:
-        variants.append(Permutations(config.permutations))
-    if "answer-moved" in config.run:
-        variants.append(MovedAnswer())
-    if "ids-shuffled" in config.run:
-        variants.append(ShuffledIds())
-    cells = [
-        cell
-        for item in run.benchmark
-        for variant in variants
-        for cell in _cells(item, variant, variant.name, run.rule, run.base, name, config.seed)
-    ]
-    if run.estimation_items and "cyclic" not in config.run:
-        chosen = set(run.estimation_items)
-        cells += [
-            cell
-            for item in run.benchmark
-            if item.id in chosen
-            for cell in _cells(item, Cyclic(), "pride-estimate", run.rule, run.base, name, config.seed)
-        ]
-    if "rules" in config.run:
-        cells += [
-            cell
-            for rule in config.compared_rules()
-            for item in run.benchmark
-            for cell in _cells(item, Identity(), "rules", rule, run.base, name, config.seed, rule.name)
-        ]
-    for perturbation, formats in (("formats", run.formats), ("instructions", run.paraphrases)):
-        if perturbation in config.run:
-            cells += [
-                cell
-                for format_name, prompt_format in formats.items()
-                for item in run.benchmark
-                for cell in _cells(
-                    item, Identity(), perturbation, run.rule, prompt_format, format_name, config.seed, format_name
-                )
-            ]
-    return cells
+def _first_pass(run: StressRun, perturbations: Sequence[Perturbation]) -> list[Any]:
+    """The first pass's cells: the by-item perturbations' interleaved item by item (each item in every arrangement
+    before the next), then the others' in registry order. Nothing has been asked yet."""
+    nothing = Asked(lambda plans, step: (), lambda step, done, total: None)
+    position = {item.id: index for index, item in enumerate(run.benchmark)}
+    by_item = [cell for p in perturbations if p.stage < FIRST_PASS for cell in p.plan(run, nothing)]
+    by_item.sort(key=lambda cell: position[cell.presentation.arranged.item.id])
+    return by_item + [cell for p in perturbations if p.stage == FIRST_PASS for cell in p.plan(run, nothing)]
 
 
-def _cells(
-    item: Item,
-    variant: Variant,
-    perturbation: str,
-    rule: ScoringRule,
-    prompt_format: PromptFormat,
-    format_name: str,
-    seed: int,
-    label: str = "",
-) -> list[Cell]:
-    """The cells of one item under one variant; ``label`` renames the variant (``letter``, ``format 3``).
-
-    Raises:
-        ConfigError: the format has too few labels for the item (the message names the item).
-    """
-    try:
-        labels = prompt_format.labels(item.n_options)
-    except ConfigError as exc:
-        raise ConfigError(f"item '{item.id}': {exc}") from exc
-    presentations = variant.present(item, labels, seed)
-    if label:
-        presentations = tuple(replace(p, variant=label) for p in presentations)
-    return [Cell(p, perturbation, rule, prompt_format, format_name) for p in presentations]
+def _derived(findings: Sequence[Findings]) -> list[Any]:
+    """The outcomes the analyses derived (PriDe's debiased answers), reported as variants."""
+    return [outcome for found in findings for outcome in found.outcomes]
 
 
-def _top2_cells(run: _Run, outcomes: Sequence[Outcome]) -> list[Cell]:
-    """Top-two placements from the plain pass's scores (items it could not rank are left out)."""
-    top = {
-        o.item_id: _top_two(o)
-        for o in outcomes
-        if o.perturbation == "identity" and o.status == "ok" and o.n_options >= 3
-    }
-    variant = TopTwo(top)
-    return [
-        cell
-        for item in run.benchmark
-        if item.id in top
-        for cell in _cells(item, variant, "top2", run.rule, run.base, run.config.format_name, run.config.seed)
-    ]
-
-
-def _top_two(outcome: Outcome) -> tuple[int, int]:
-    ranked = sorted(range(outcome.n_options), key=lambda p: (-outcome.scores[p], p))
-    return outcome.order[ranked[0]], outcome.order[ranked[1]]
-
-
-def _search(run: _Run, cached: CachedModel, progress: Progress) -> tuple[SpreadSearch, list[Plan]]:
-    """Sclar et al.'s budgeted search over the search formats; returns the search and the plans it asked."""
-    items, asked = list(run.benchmark), []
-
-    def ask_format(format_name: str, indices: Sequence[int]) -> list[bool]:
-        prompt_format = run.search_formats[format_name]
-        cells = [
-            cell
-            for index in indices
-            for cell in _cells(
-                items[index],
-                Identity(),
-                "spread-search",
-                run.rule,
-                prompt_format,
-                format_name,
-                run.config.seed,
-                format_name,
-            )
-        ]
-        plans = [plan_cell(cell) for cell in cells]
-        asked.extend(plans)
-        progress("format search", len(asked), run.config.spread_budget)
-        return [o.correct for o in ask_plans(cached, plans, chunk_size=run.config.chunk_size)]
-
-    budget = min(run.config.spread_budget, len(items) * len(run.search_formats))
-    search = search_spread(
-        list(run.search_formats),
-        len(items),
-        ask_format,
-        budget=budget,
-        batch=min(10, max(1, budget // 20)),
-        seed=run.config.seed,
-    )
-    return search, asked
-
-
-def _describe(run: _Run) -> dict[str, Any]:
+def _describe(run: StressRun) -> dict[str, Any]:
     """Every format used, by name, as its fields (instructions and examples included)."""
     described = {}
     for formats in (run.formats, run.paraphrases, run.search_formats):

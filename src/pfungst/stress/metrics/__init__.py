@@ -5,17 +5,22 @@ over items otherwise, with an explicit seed), the baseline it must beat, and a p
 """
 
 from pfungst.stress.metrics.accuracy import VariantAccuracy, proportion_estimate, variant_accuracies
-from pfungst.stress.metrics.arrangement_effects import AnswerMoved, PairedDifference, answer_moved, paired_difference
+from pfungst.stress.metrics.arrangement_effects import (
+    MovedAnswerAccuracy,
+    PairedDifference,
+    moved_answer_accuracy,
+    paired_difference,
+)
 from pfungst.stress.metrics.circular import CircularMetrics, circular_metrics
 from pfungst.stress.metrics.id_bias import SelectionBias, selection_bias
 
 __all__ = [
-    "AnswerMoved",
+    "MovedAnswerAccuracy",
     "CircularMetrics",
     "PairedDifference",
     "SelectionBias",
     "VariantAccuracy",
-    "answer_moved",
+    "moved_answer_accuracy",
     "circular_metrics",
     "paired_difference",
     "proportion_estimate",

@@ -7,13 +7,14 @@ the chance rate it must beat (the mean of ``1 / K`` over its items).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import accuracy_estimate
 from pfungst.stats import Estimate, wilson_interval
+from pfungst.stress.estimates import estimate_from_dict
 
 __all__ = ["VariantAccuracy", "proportion_estimate", "variant_accuracies"]
 
@@ -69,6 +70,18 @@ class VariantAccuracy:
             "accuracy": self.accuracy.to_dict(),
             "n_unanswered": self.n_unanswered,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> VariantAccuracy:
+        """The entry that :meth:`to_dict` wrote."""
+        return cls(
+            perturbation=str(data["perturbation"]),
+            variant=str(data["variant"]),
+            rule=str(data["rule"]),
+            format=str(data["format"]),
+            accuracy=estimate_from_dict(data["accuracy"]),
+            n_unanswered=int(data["n_unanswered"]),
+        )
 
     def __repr__(self) -> str:
         return (

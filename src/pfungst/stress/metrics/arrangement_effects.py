@@ -1,6 +1,6 @@
 """What moving the options does to accuracy: the answer-moving attack and paired comparisons of two arrangements.
 
-:func:`answer_moved` reads the ``answer-moved`` perturbation (the gold option put in each slot in turn): a model
+:func:`moved_answer_accuracy` reads the ``answer-moved`` perturbation (the gold option put in each slot in turn): a model
 that reads content is as accurate in every slot. :func:`paired_difference` compares two variants on the same items,
 for example the top-2 options adjacent versus at the ends (Pezeshkpour & Hruschka 2024), or plain versus debiased
 scoring, with a paired bootstrap interval and an exact McNemar test.
@@ -8,25 +8,32 @@ scoring, with a paired bootstrap interval and an exact McNemar test.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from pfungst.blocks import Block, Facts, Figure, format_number
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import accuracy_estimate
 from pfungst.stats import Estimate, bootstrap_interval, discordant_counts, paired_bootstrap_difference
+from pfungst.stress.estimates import estimate_from_dict, estimates_from_dicts, estimates_table, shared_baseline
 from pfungst.stress.metrics.accuracy import proportion_estimate
 from pfungst.stress.metrics.grouping import group_by_item
 
-__all__ = ["AnswerMoved", "PairedDifference", "answer_moved", "paired_difference"]
+__all__ = ["MovedAnswerAccuracy", "PairedDifference", "moved_answer_accuracy", "paired_difference"]
 
 
 @dataclass(frozen=True)
-class AnswerMoved:
+class MovedAnswerAccuracy:
     """Accuracy with the gold option moved to each slot, and how far the best and worst slots lie apart."""
+
+    KIND: ClassVar[str] = "pfungst.answer-moved"
+    """The result's kind in JSON (stable across renames of the class)."""
+    TITLE: ClassVar[str] = "Gold answer moved to each slot"
+    """The result's heading in reports."""
 
     slots: tuple[str, ...]
     """The label of each slot the gold was moved to, in position order (``"A"``, ``"B"``, ...)."""
@@ -51,15 +58,47 @@ class AnswerMoved:
             "n_items": self.n_items,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MovedAnswerAccuracy:
+        """The result that :meth:`to_dict` wrote."""
+        return cls(
+            slots=tuple(str(slot) for slot in data["slots"]),
+            per_slot=estimates_from_dicts(data["per_slot"]),
+            gap=estimate_from_dict(data["gap"]),
+            worst_case=estimate_from_dict(data["worst_case"]),
+            n_items=int(data["n_items"]),
+        )
+
+    def blocks(self) -> tuple[Block, ...]:
+        """Accuracy per gold slot, the gap and the worst case; accuracy per slot as bars."""
+        named = [(f"gold in slot {slot}", estimate) for slot, estimate in zip(self.slots, self.per_slot, strict=False)]
+        named += [("gap (best - worst slot)", self.gap), ("right in every slot", self.worst_case)]
+        figure = Figure(
+            "bars",
+            "Accuracy with the gold answer in each slot",
+            {
+                "labels": list(self.slots),
+                "estimates": [estimate.to_dict() for estimate in self.per_slot],
+                "references": shared_baseline(self.per_slot),
+                "axis": "accuracy",
+            },
+        )
+        return estimates_table("Accuracy per gold slot", named), figure
+
     def __repr__(self) -> str:
         pairs = zip(self.slots, self.per_slot, strict=True)
         accuracies = ", ".join(f"{slot}={estimate.value:.3f}" for slot, estimate in pairs)
-        return f"AnswerMoved({accuracies}; gap={self.gap.value:.3f}, n_items={self.n_items})"
+        return f"MovedAnswerAccuracy({accuracies}; gap={self.gap.value:.3f}, n_items={self.n_items})"
 
 
 @dataclass(frozen=True)
 class PairedDifference:
     """Accuracy of two variants on the same items and their difference, tested with McNemar's exact test."""
+
+    KIND: ClassVar[str] = "pfungst.paired-difference"
+    """The result's kind in JSON (stable across renames of the class)."""
+    TITLE: ClassVar[str] = "Paired difference"
+    """The result's heading in reports."""
 
     first: str
     """Name of the first variant."""
@@ -89,6 +128,36 @@ class PairedDifference:
             "n_items": self.n_items,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PairedDifference:
+        """The result that :meth:`to_dict` wrote."""
+        only_first, only_second = (int(count) for count in data["n_discordant"])
+        return cls(
+            first=str(data["first"]),
+            second=str(data["second"]),
+            first_accuracy=estimate_from_dict(data["first_accuracy"]),
+            second_accuracy=estimate_from_dict(data["second_accuracy"]),
+            difference=estimate_from_dict(data["difference"]),
+            n_discordant=(only_first, only_second),
+            n_items=int(data["n_items"]),
+        )
+
+    def blocks(self) -> tuple[Block, ...]:
+        """Both accuracies and their difference; the discordant items."""
+        named = [
+            (f"accuracy, {self.first}", self.first_accuracy),
+            (f"accuracy, {self.second}", self.second_accuracy),
+            (f"difference ({self.first} - {self.second})", self.difference),
+        ]
+        facts = Facts(
+            (
+                (f"right only under {self.first}", format_number(self.n_discordant[0])),
+                (f"right only under {self.second}", format_number(self.n_discordant[1])),
+                ("items", format_number(self.n_items)),
+            )
+        )
+        return estimates_table("Paired accuracies", named), facts
+
     def __repr__(self) -> str:
         return (
             f"PairedDifference({self.first} - {self.second} = {self.difference.value:+.3f}, "
@@ -96,9 +165,9 @@ class PairedDifference:
         )
 
 
-def answer_moved(
+def moved_answer_accuracy(
     outcomes: Sequence[Outcome], *, seed: int, n_bootstrap: int = 1000, level: float = 0.95
-) -> AnswerMoved:
+) -> MovedAnswerAccuracy:
     """Per-slot accuracy, the best-minus-worst gap and worst-case accuracy of the answer-moving attack.
 
     Args:
@@ -116,7 +185,7 @@ def answer_moved(
         ...     return Outcome(item_id="q1", perturbation="answer-moved", variant=f"slot {gold_position}",
         ...                    rule="letter", format="mmlu", order=order, labels=("A", "B"), gold=0,
         ...                    chosen=order[0], chosen_position=0, status="ok", scores=(0.0, -1.0))
-        >>> moved = answer_moved([answer(0), answer(1)], seed=0)
+        >>> moved = moved_answer_accuracy([answer(0), answer(1)], seed=0)
         >>> moved.slots, [slot.value for slot in moved.per_slot], moved.gap.value, moved.worst_case.value
         (('A', 'B'), [1.0, 0.0], 1.0, 0.0)
     """
@@ -156,11 +225,11 @@ def answer_moved(
         baseline=worst_chance,
         level=level,
     )
-    return AnswerMoved(slots=slots, per_slot=per_slot, gap=gap, worst_case=worst_case, n_items=n)
+    return MovedAnswerAccuracy(slots=slots, per_slot=per_slot, gap=gap, worst_case=worst_case, n_items=n)
 
 
 def _group(outcomes: Sequence[Outcome]) -> dict[str, list[Outcome]]:
-    return group_by_item(outcomes, "answer_moved", "the answer-moved outcomes")
+    return group_by_item(outcomes, "moved_answer_accuracy", "the answer-moved outcomes")
 
 
 def _slots(outcomes: Sequence[Outcome]) -> tuple[list[int], tuple[str, ...]]:
@@ -169,7 +238,7 @@ def _slots(outcomes: Sequence[Outcome]) -> tuple[list[int], tuple[str, ...]]:
         position, label = outcome.gold_position, outcome.gold_label
         if labels.setdefault(position, label) != label:
             raise ConfigError(
-                f"answer_moved found position {position + 1} labelled both '{labels[position]}' and '{label}' "
+                f"moved_answer_accuracy found position {position + 1} labelled both '{labels[position]}' and '{label}' "
                 f"(item '{outcome.item_id}'). Pass outcomes whose labels do not vary, e.g. not ids-shuffled ones."
             )
     positions = sorted(labels)

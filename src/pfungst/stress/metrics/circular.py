@@ -9,15 +9,17 @@ the answer moves away from the one given in the original order.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from pfungst.blocks import Block, Facts, Figure, format_number
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.stats import Estimate, bootstrap_interval
+from pfungst.stress.estimates import estimate_from_dict, estimates_table
 from pfungst.stress.metrics.accuracy import proportion_estimate
 from pfungst.stress.metrics.grouping import group_by_item
 
@@ -27,6 +29,11 @@ __all__ = ["CircularMetrics", "circular_metrics"]
 @dataclass(frozen=True)
 class CircularMetrics:
     """Accuracy and stability of answers across arrangements of the same items (one rule and format)."""
+
+    KIND: ClassVar[str] = "pfungst.circular"
+    """The result's kind in JSON (stable across renames of the class)."""
+    TITLE: ClassVar[str] = "Circular versus plain"
+    """The result's heading in reports."""
 
     arrangements: tuple[int, int]
     """Fewest and most arrangements asked per item (equal when every item had the same number)."""
@@ -59,6 +66,42 @@ class CircularMetrics:
             "fluctuation": self.fluctuation.to_dict(),
             "n_items": self.n_items,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CircularMetrics:
+        """The result that :meth:`to_dict` wrote."""
+        fewest, most = (int(count) for count in data["arrangements"])
+        return cls(
+            arrangements=(fewest, most),
+            plain=estimate_from_dict(data["plain"]),
+            mean=estimate_from_dict(data["mean"]),
+            circular=estimate_from_dict(data["circular"]),
+            consistency=estimate_from_dict(data["consistency"]),
+            fluctuation=estimate_from_dict(data["fluctuation"]),
+            n_items=int(data["n_items"]),
+        )
+
+    def blocks(self) -> tuple[Block, ...]:
+        """Arrangements per item; plain, mean, circular accuracy, consistency and fluctuation; plain against circular."""
+        named = [
+            ("plain (as published)", self.plain),
+            ("mean over arrangements", self.mean),
+            ("circular (right in every arrangement)", self.circular),
+            ("consistency (same answer in every arrangement)", self.consistency),
+            ("fluctuation (share of changed answers)", self.fluctuation),
+        ]
+        arrangements = ", ".join(str(count) for count in self.arrangements)
+        facts = Facts((("arrangements per item", arrangements or "n/a"), ("items", format_number(self.n_items))))
+        figure = Figure(
+            "intervals",
+            "Plain versus circular accuracy",
+            {
+                "labels": ["plain", "mean over arrangements", "circular"],
+                "estimates": [self.plain.to_dict(), self.mean.to_dict(), self.circular.to_dict()],
+                "axis": "accuracy",
+            },
+        )
+        return facts, estimates_table("Circular evaluation", named), figure
 
     def __repr__(self) -> str:
         return (

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
 
+from pfungst.blocks import Block, Facts, Figure, Table, format_estimate, format_number, format_pvalue, methods_note
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.stats import Estimate, bootstrap_interval, chisquare_test
+from pfungst.stress.estimates import estimate_from_dict, estimates_from_dicts, shared_baseline
 from pfungst.stress.metrics.accuracy import proportion_estimate
 
 __all__ = ["SelectionBias", "selection_bias"]
@@ -29,6 +31,11 @@ _BY = ("position", "label")
 @dataclass(frozen=True)
 class SelectionBias:
     """How unevenly a model chooses among answer IDs (positions or labels), with its test against uniform choice."""
+
+    KIND: ClassVar[str] = "pfungst.selection-bias"
+    """The result's kind in JSON (stable across renames of the class)."""
+    TITLE: ClassVar[str] = "Selection bias"
+    """The result's heading in reports."""
 
     by: Literal["position", "label"]
     """What an ID is: an arranged position or the label text shown there."""
@@ -64,6 +71,61 @@ class SelectionBias:
             "top_share": self.top_share.to_dict(),
             "n_unanswered": self.n_unanswered,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SelectionBias:
+        """The result that :meth:`to_dict` wrote."""
+        by = str(data["by"])
+        if by not in _BY:
+            raise ValueError(f"selection bias 'by' must be one of {_BY}, got {by!r}")
+        return cls(
+            by="label" if by == "label" else "position",
+            ids=tuple(str(name) for name in data["ids"]),
+            recalls=estimates_from_dicts(data["recalls"]),
+            rstd=estimate_from_dict(data["rstd"]),
+            predicted=tuple(int(count) for count in data["predicted"]),
+            expected=tuple(float(count) for count in data["expected"]),
+            uniformity=estimate_from_dict(data["uniformity"]),
+            top_share=estimate_from_dict(data["top_share"]),
+            n_unanswered=int(data["n_unanswered"]),
+        )
+
+    def blocks(self) -> tuple[Block, ...]:
+        """RStd, the favourite's share and the uniformity test; recall per ID as a table and as bars."""
+        recalls = [recall.to_dict() for recall in self.recalls]
+        uniformity, top = self.uniformity.to_dict(), self.top_share.to_dict()
+        facts = Facts(
+            (
+                ("RStd (std of recalls x 100)", format_estimate(self.rstd.to_dict(), 1)),
+                ("top share", f"{format_estimate(top)}, chance {format_number(top.get('baseline'))}"),
+                (
+                    "choices uniform",
+                    f"chi-squared {format_number(uniformity.get('value'), 2)}, "
+                    f"p {format_pvalue(uniformity.get('pvalue'))}",
+                ),
+                ("unanswered", format_number(self.n_unanswered)),
+            )
+        )
+        rows = tuple(
+            (
+                name,
+                format_estimate(recall),
+                format_number(recall.get("baseline")),
+                format_number(self.predicted[k] if k < len(self.predicted) else None),
+                format_number(self.expected[k] if k < len(self.expected) else None, 1),
+                format_number(recall.get("n")),
+            )
+            for k, (name, recall) in enumerate(zip(self.ids, recalls, strict=False))
+        )
+        table = Table(
+            f"Recall per {self.by} (share of the items whose gold is there that the model answered right)",
+            (self.by, "recall [CI]", "chance", "chosen", "expected", "items"),
+            rows,
+            note=methods_note([*recalls, self.rstd.to_dict(), top, uniformity]),
+        )
+        data = {"labels": list(self.ids), "estimates": recalls, "references": shared_baseline(self.recalls)}
+        figure = Figure("bars", f"Recall per {self.by} (95% intervals)", {**data, "axis": "recall"})
+        return facts, table, figure
 
     def __repr__(self) -> str:
         return (

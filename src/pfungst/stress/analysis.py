@@ -1,0 +1,222 @@
+"""One analysis of a stress run: a typed result, keyed by the perturbation, rule, variant and grouping it rests on.
+
+Each result type says what it is (``KIND``, a stable string written to JSON, so renaming a class breaks no file),
+how it is headed (``TITLE``), how it is written and read (``to_dict``, ``from_dict``) and how it renders
+(``blocks()``: :mod:`pfungst.blocks` blocks that HTML, Markdown and the console lay out alike). A file written
+before kinds existed names the result by its class name; :data:`_LEGACY_KINDS` reads those too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+from pfungst.blocks import Block, generic_blocks
+from pfungst.stress.metrics import CircularMetrics, MovedAnswerAccuracy, PairedDifference, SelectionBias
+from pfungst.stress.multiprompt import MultiPromptStats
+from pfungst.stress.pride_result import PrideResult
+from pfungst.stress.spread_result import FormatSpread, SpreadSearch
+
+__all__ = ["Analysis", "AnalysisResult", "UnknownResult", "result_type"]
+
+
+@runtime_checkable
+class AnalysisResult(Protocol):
+    """What an analysis found; its class also has ``from_dict(data)``, the inverse of ``to_dict``."""
+
+    KIND: ClassVar[str]
+    """A stable name for the JSON (``"pfungst.selection-bias"``); a plugin prefixes its own package name."""
+    TITLE: ClassVar[str]
+    """The heading in reports (``"Selection bias"``)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict with stable keys."""
+        ...
+
+    def blocks(self) -> tuple[Block, ...]:
+        """How the result renders: tables, facts, plots and text, every figure read from the result."""
+        ...
+
+
+@dataclass(frozen=True)
+class UnknownResult:
+    """A result whose kind no installed perturbation reads (a file from a plugin that is not installed): its dict
+    kept as written, shown field by field."""
+
+    kind: str
+    """The kind the file gave."""
+    data: Mapping[str, Any]
+    """The result as written."""
+    TITLE: ClassVar[str] = ""
+
+    @property
+    def KIND(self) -> str:  # noqa: N802 - the protocol's name for the kind
+        """The kind the file gave."""
+        return self.kind
+
+    def to_dict(self) -> dict[str, Any]:
+        """The dict as read."""
+        return dict(self.data)
+
+    def blocks(self) -> tuple[Block, ...]:
+        """Every field, as :func:`~pfungst.blocks.generic_blocks` shows it."""
+        return generic_blocks(self.data)
+
+
+_BUILTIN: tuple[type[Any], ...] = (
+    SelectionBias,
+    CircularMetrics,
+    MovedAnswerAccuracy,
+    PairedDifference,
+    PrideResult,
+    FormatSpread,
+    SpreadSearch,
+    MultiPromptStats,
+)
+_LEGACY_KINDS = {
+    "SelectionBias": SelectionBias,
+    "CircularMetrics": CircularMetrics,
+    "AnswerMoved": MovedAnswerAccuracy,
+    "PairedDifference": PairedDifference,
+    "PrideResult": PrideResult,
+    "FormatSpread": FormatSpread,
+    "SpreadSearch": SpreadSearch,
+    "MultiPromptStats": MultiPromptStats,
+}
+"""The class names that ``pfungst.stress/1`` files written before result kinds existed give as ``kind``."""
+
+
+def result_type(kind: str) -> type[Any] | None:
+    """The result class of ``kind``: a built-in one, an old file's class name, or one an installed perturbation
+    lists in its ``results``; None when none is known."""
+    for cls in _BUILTIN:
+        if kind == cls.KIND:
+            return cls
+    if kind in _LEGACY_KINDS:
+        return _LEGACY_KINDS[kind]
+    from pfungst.stress.perturbations import PERTURBATIONS  # the registry imports this module's users
+
+    for name in PERTURBATIONS:
+        for cls in getattr(PERTURBATIONS.resolve(name), "results", ()):
+            if kind == cls.KIND:
+                return cls  # type: ignore[no-any-return]
+    return None
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """One analysis: what was found, and the outcomes it rests on as typed keys (perturbation, rule, variant, and
+    the result's ``by`` grouping where it has one)."""
+
+    perturbation: str
+    """The perturbation whose outcomes it rests on (``identity``, ``ids-shuffled``, ``pride``, ``rules``, ...)."""
+    rule: str
+    """The scoring rule of those outcomes."""
+    result: AnalysisResult
+    """What was found (:class:`~pfungst.stress.metrics.SelectionBias`, :class:`~pfungst.stress.pride.PrideResult`,
+    ...)."""
+    variant: str = ""
+    """The one variant of the perturbation it rests on (``debiased``); empty when it rests on all of them."""
+    subject: str = ""
+    """The same keys in words, for headings (``letter, ids shuffled, by label``)."""
+
+    @property
+    def kind(self) -> str:
+        """The result's kind (``pfungst.selection-bias``; the class name of a result that has no ``KIND``)."""
+        return str(getattr(self.result, "KIND", type(self.result).__name__))
+
+    @property
+    def name(self) -> str:
+        """The kind without the ``pfungst.`` prefix (``selection-bias``)."""
+        return self.kind.removeprefix("pfungst.")
+
+    @property
+    def by(self) -> str:
+        """What the result groups answers by (``position`` or ``label``); empty when it does not group."""
+        return str(getattr(self.result, "by", ""))
+
+    @property
+    def title(self) -> str:
+        """A heading: the result's title and the subject (``Selection bias (letter, identity, by position)``)."""
+        title = getattr(self.result, "TITLE", "") or self.name
+        return f"{title} ({self.subject})" if self.subject else title
+
+    def matches(self, kind: str | type[Any] | None = None, subject: str | None = None, **keys: str | None) -> bool:
+        """Whether this analysis is of ``kind`` (a kind, its short name or a result class), about ``subject``, and
+        has every key given (``perturbation``, ``rule``, ``variant``, ``by``); None matches anything."""
+        if isinstance(kind, type) and not isinstance(self.result, kind):
+            return False
+        if isinstance(kind, str) and kind not in (self.kind, self.name):
+            return False
+        if subject is not None and subject != self.subject:
+            return False
+        return all(value is None or getattr(self, key) == value for key, value in keys.items())
+
+    def blocks(self) -> tuple[Block, ...]:
+        """The result's blocks (a result without ``blocks()`` is shown field by field)."""
+        render = getattr(self.result, "blocks", None)
+        return tuple(render()) if callable(render) else generic_blocks(self.result.to_dict())
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict: the keys, the heading's subject, the result's kind and its ``to_dict()``."""
+        return {
+            "name": self.name,
+            "subject": self.subject,
+            "kind": self.kind,
+            "perturbation": self.perturbation,
+            "rule": self.rule,
+            "variant": self.variant,
+            "by": self.by,
+            "result": self.result.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Analysis:
+        """The analysis that :meth:`to_dict` wrote; an old file's keys are read from its subject, and a result of an
+        unknown kind is kept as an :class:`UnknownResult`."""
+        kind, raw = str(data["kind"]), data.get("result") or {}
+        found = result_type(kind)
+        result = found.from_dict(raw) if found is not None else UnknownResult(kind, dict(raw))
+        subject = str(data.get("subject", ""))
+        if "perturbation" in data:
+            perturbation, rule, variant = str(data["perturbation"]), str(data["rule"]), str(data.get("variant", ""))
+        else:
+            perturbation, rule, variant = _legacy_keys(str(data.get("name", "")), subject)
+        return cls(perturbation, rule, result, variant, subject)
+
+    def describe(self) -> str:
+        """The kind and keys in one line: ``selection-bias (perturbation=ids-shuffled, rule=letter, by=label)``."""
+        keys = {"perturbation": self.perturbation, "rule": self.rule, "variant": self.variant, "by": self.by}
+        return f"{self.name} ({', '.join(f'{key}={value}' for key, value in keys.items() if value)})"
+
+    def __repr__(self) -> str:
+        return f"Analysis({self.describe()})"
+
+
+_LEGACY_SUBJECTS: tuple[tuple[str, str, str, str], ...] = (
+    ("circular", "cyclic rotations", "cyclic", ""),
+    ("circular", "permutations", "permutations", ""),
+    ("answer-moved", "", "answer-moved", ""),
+    ("selection-bias", "identity,", "identity", ""),
+    ("selection-bias", "ids shuffled", "ids-shuffled", ""),
+    ("selection-bias", "PriDe debiased", "pride", "debiased"),
+    ("selection-bias", "rules", "rules", ""),
+    ("paired-difference", "ids shuffled", "ids-shuffled", ""),
+    ("paired-difference", "top two", "top2", ""),
+    ("pride", "", "pride", ""),
+    ("format-spread", "", "formats", ""),
+    ("spread-search", "", "spread-search", ""),
+    ("multiprompt", "", "instructions", ""),
+)
+"""(name, words in the subject, perturbation, variant) of the analyses that ``pfungst.stress/1`` files written
+before analyses had keys describe in words."""
+
+
+def _legacy_keys(name: str, subject: str) -> tuple[str, str, str]:
+    """Perturbation, rule and variant of an analysis from a file that gave only its name and subject."""
+    rule = subject.split(",")[0].strip()
+    for known, words, perturbation, variant in _LEGACY_SUBJECTS:
+        if name == known and words in subject:
+            return perturbation, rule, variant
+    return name, rule, ""

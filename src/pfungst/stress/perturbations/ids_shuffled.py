@@ -1,0 +1,43 @@
+"""``ids-shuffled``: the option labels shuffled, the order kept, which tells label bias from position bias."""
+
+from __future__ import annotations
+
+from pfungst.evaluate.engine import Cell
+from pfungst.evaluate.variants import ShuffledIds
+from pfungst.stress.metrics import PairedDifference, SelectionBias, paired_difference, selection_bias
+from pfungst.stress.perturbations.base import BY_ITEM, Asked, Findings, FindingsBuilder, StressRun
+
+__all__ = ["IdsShuffledPerturbation"]
+
+
+class IdsShuffledPerturbation:
+    """Each item under a seeded shuffle of its labels: selection bias by label and by position, and accuracy
+    against the plain pass."""
+
+    name = "ids-shuffled"
+    description = "the option labels shuffled, order kept: per-label versus per-position bias"
+    stage = BY_ITEM
+    results = (SelectionBias, PairedDifference)
+
+    def plan(self, run: StressRun, asked: Asked) -> list[Cell]:
+        """One cell per item."""
+        return [cell for item in run.benchmark for cell in run.cells(item, ShuffledIds(), self.name)]
+
+    def analyse(self, run: StressRun, asked: Asked) -> Findings:
+        """Selection bias by label and by position; paired accuracy against the plain pass."""
+        rule, found = run.config.rule, FindingsBuilder(self.name, run.config.rule)
+        shuffled, plain = asked.of(self.name), asked.of("identity")
+        if not shuffled:
+            return found.findings()
+        for by in ("label", "position"):
+            found.add(
+                SelectionBias,
+                f"{rule}, ids shuffled, by {by}",
+                lambda by=by: selection_bias(shuffled, by=by, **run.estimation),  # type: ignore[misc]
+            )
+        found.add(
+            PairedDifference,
+            f"{rule}, identity versus ids shuffled",
+            lambda: paired_difference(plain, shuffled, names=("identity", "ids shuffled"), **run.estimation),
+        )
+        return found.findings()

@@ -1,0 +1,43 @@
+"""``instructions``: the base format under instruction paraphrases: MaxP, AvgP, CPS and spread (Mizrahi et al.
+2024)."""
+
+from __future__ import annotations
+
+from pfungst.evaluate.engine import Cell
+from pfungst.evaluate.variants import Identity
+from pfungst.stress.multiprompt import MultiPromptStats, multiprompt_stats
+from pfungst.stress.perturbations.base import FIRST_PASS, Asked, Findings, FindingsBuilder, StressRun
+
+__all__ = ["InstructionsPerturbation"]
+
+
+class InstructionsPerturbation:
+    """Every item under every instruction paraphrase (the variant is ``paraphrase N``): multi-prompt statistics."""
+
+    name = "instructions"
+    description = "instruction paraphrases: MaxP, AvgP, CPS and spread (Mizrahi et al. 2024)"
+    stage = FIRST_PASS
+    results = (MultiPromptStats,)
+
+    def plan(self, run: StressRun, asked: Asked) -> list[Cell]:
+        """Paraphrase after paraphrase, every item."""
+        return [
+            cell
+            for format_name, prompt_format in run.paraphrases.items()
+            for item in run.benchmark
+            for cell in run.cells(
+                item, Identity(), self.name, prompt_format=prompt_format, format_name=format_name, label=format_name
+            )
+        ]
+
+    def analyse(self, run: StressRun, asked: Asked) -> Findings:
+        """MaxP, AvgP, CPS and the spread over the paraphrases."""
+        found = FindingsBuilder(self.name, run.config.rule)
+        outcomes = asked.of(self.name)
+        if outcomes:
+            found.add(
+                MultiPromptStats,
+                f"{run.config.rule}, instruction paraphrases",
+                lambda: multiprompt_stats(outcomes, by="format", **run.estimation),
+            )
+        return found.findings()

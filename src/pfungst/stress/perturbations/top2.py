@@ -1,0 +1,63 @@
+"""``top2``: the model's two favourite options next to each other versus at the two ends (Pezeshkpour & Hruschka
+2024); planned from the plain pass's scores."""
+
+from __future__ import annotations
+
+from pfungst.evaluate.engine import Cell
+from pfungst.evaluate.outcome import Outcome
+from pfungst.evaluate.variants import TopTwo
+from pfungst.stress.metrics import PairedDifference, paired_difference
+from pfungst.stress.perturbations.base import (
+    AFTER_FIRST_PASS,
+    Asked,
+    Findings,
+    FindingsBuilder,
+    StressRun,
+    scores_warning,
+)
+
+__all__ = ["TopTwoPerturbation"]
+
+
+class TopTwoPerturbation:
+    """Each item with at least three options, its plain pass's first and second choice placed adjacent (positions 1
+    and 2) and at the ends: accuracy of both and their paired difference."""
+
+    name = "top2"
+    description = "the model's top two options adjacent versus at the two ends (Pezeshkpour & Hruschka 2024)"
+    stage = AFTER_FIRST_PASS
+    results = (PairedDifference,)
+
+    def plan(self, run: StressRun, asked: Asked) -> list[Cell]:
+        """Both placements of every item the plain pass ranked (none under a rule without option scores)."""
+        if not run.config.rule_scores_options:
+            return []
+        top = {o.item_id: _top_two(o) for o in asked.of("identity") if o.status == "ok" and o.n_options >= 3}
+        variant = TopTwo(top)
+        return [cell for item in run.benchmark if item.id in top for cell in run.cells(item, variant, self.name)]
+
+    def analyse(self, run: StressRun, asked: Asked) -> Findings:
+        """Accuracy adjacent versus at the ends, paired by item."""
+        found = FindingsBuilder(self.name, run.config.rule)
+        if not run.config.rule_scores_options:
+            found.warnings.append(scores_warning(self.name, run.config.rule))
+            return found.findings()
+        outcomes = asked.of(self.name)
+        if outcomes:
+            found.add(
+                PairedDifference,
+                f"{run.config.rule}, top two adjacent versus at the ends",
+                lambda: paired_difference(
+                    [o for o in outcomes if o.variant == "adjacent"],
+                    [o for o in outcomes if o.variant == "ends"],
+                    names=("adjacent", "ends"),
+                    **run.estimation,
+                ),
+            )
+        return found.findings()
+
+
+def _top_two(outcome: Outcome) -> tuple[int, int]:
+    """The original indices of the outcome's two highest-scored options (ties to the earlier position)."""
+    ranked = sorted(range(outcome.n_options), key=lambda p: (-outcome.scores[p], p))
+    return outcome.order[ranked[0]], outcome.order[ranked[1]]
