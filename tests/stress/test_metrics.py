@@ -10,8 +10,8 @@ import pytest
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.stress.metrics import (
-    moved_answer_accuracy,
     circular_metrics,
+    moved_answer_accuracy,
     paired_difference,
     selection_bias,
     variant_accuracies,
@@ -339,7 +339,9 @@ def test_perfect_model_has_no_gap(seed: int) -> None:
 
 def test_model_failing_slot_d_on_some_items(seed: int) -> None:
     # Items 0-1 of 4 are answered at A when the gold sits at D; all else right.
-    result = moved_answer_accuracy(slots(lambda item, slot: 0 if slot == 3 and item < 2 else slot, n_items=4), seed=seed)
+    result = moved_answer_accuracy(
+        slots(lambda item, slot: 0 if slot == 3 and item < 2 else slot, n_items=4), seed=seed
+    )
     assert [estimate.value for estimate in result.per_slot] == [1.0, 1.0, 1.0, 0.5]
     assert result.gap.value == 0.5
     assert result.worst_case.value == 0.5

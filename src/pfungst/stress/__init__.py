@@ -23,11 +23,11 @@ from pfungst.stress.metrics import (
     variant_accuracies,
 )
 from pfungst.stress.multiprompt import MultiPromptStats, combined_performance_score, multiprompt_stats
+from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
+from pfungst.stress.perturbations.base import Perturbation
 from pfungst.stress.pride import PrideResult, Prior, choose_estimation_items, debias, estimate_prior, run_pride
 from pfungst.stress.ranks import RankStability, rank_stability
 from pfungst.stress.spread import FormatSpread, SpreadSearch, format_spread, search_spread
-from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
-from pfungst.stress.perturbations.base import Perturbation
 from pfungst.stress.stress_config import BUILTIN_INSTRUCTIONS, DEFAULT_PERTURBATIONS, StressConfig
 from pfungst.stress.stress_result import Analysis, PerturbationCost, StressResult, read_outcomes
 from pfungst.stress.suite import stress

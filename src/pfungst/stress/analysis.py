@@ -23,12 +23,18 @@ __all__ = ["Analysis", "AnalysisResult", "UnknownResult", "result_type"]
 
 @runtime_checkable
 class AnalysisResult(Protocol):
-    """What an analysis found; its class also has ``from_dict(data)``, the inverse of ``to_dict``."""
+    """What an analysis found; its class also has ``from_dict(data)``, the inverse of ``to_dict``, and gives
+    ``KIND`` and ``TITLE`` as class constants."""
 
-    KIND: ClassVar[str]
-    """A stable name for the JSON (``"pfungst.selection-bias"``); a plugin prefixes its own package name."""
-    TITLE: ClassVar[str]
-    """The heading in reports (``"Selection bias"``)."""
+    @property
+    def KIND(self) -> str:  # noqa: N802 - a constant of the result's class
+        """A stable name for the JSON (``"pfungst.selection-bias"``); a plugin prefixes its own package name."""
+        ...
+
+    @property
+    def TITLE(self) -> str:  # noqa: N802 - a constant of the result's class
+        """The heading in reports (``"Selection bias"``)."""
+        ...
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys."""
@@ -100,7 +106,7 @@ def result_type(kind: str) -> type[Any] | None:
     for name in PERTURBATIONS:
         for cls in getattr(PERTURBATIONS.resolve(name), "results", ()):
             if kind == cls.KIND:
-                return cls  # type: ignore[no-any-return]
+                return cls
     return None
 
 

@@ -1,8 +1,8 @@
 """What moving the options does to accuracy: the answer-moving attack and paired comparisons of two arrangements.
 
-:func:`moved_answer_accuracy` reads the ``answer-moved`` perturbation (the gold option put in each slot in turn): a model
-that reads content is as accurate in every slot. :func:`paired_difference` compares two variants on the same items,
-for example the top-2 options adjacent versus at the ends (Pezeshkpour & Hruschka 2024), or plain versus debiased
+:func:`moved_answer_accuracy` reads the ``answer-moved`` perturbation (the gold option put in each slot in turn): a
+model that reads content is as accurate in every slot. :func:`paired_difference` compares two variants on the same
+items, for example the top-2 options adjacent versus at the ends (Pezeshkpour & Hruschka 2024), or plain versus debiased
 scoring, with a paired bootstrap interval and an exact McNemar test.
 """
 

@@ -82,7 +82,7 @@ class CircularMetrics:
         )
 
     def blocks(self) -> tuple[Block, ...]:
-        """Arrangements per item; plain, mean, circular accuracy, consistency and fluctuation; plain against circular."""
+        """Arrangements per item; plain, mean and circular accuracy, consistency, fluctuation; a plot of the three."""
         named = [
             ("plain (as published)", self.plain),
             ("mean over arrangements", self.mean),

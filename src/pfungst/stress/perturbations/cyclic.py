@@ -1,4 +1,5 @@
-"""``cyclic``: Every cyclic rotation of each item's options (n per item): circular accuracy, consistency, fluctuation."""
+"""``cyclic``: every cyclic rotation of each item's options (n per item): circular accuracy, consistency,
+fluctuation."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``permutations``: All orders of each item's options, or a seeded sample of them: the metrics of cyclic over those orders."""
+"""``permutations``: all orders of each item's options, or a seeded sample of them: the metrics of ``cyclic``
+over those orders."""
 
 from __future__ import annotations
 

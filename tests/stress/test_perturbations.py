@@ -1,0 +1,226 @@
+"""The perturbation registry and protocol: every built-in runs through it, a plugin's perturbation works end to end
+through the same path, and a stress result read back from its JSON is the result that was written."""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+from collections.abc import Iterator
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+import pfungst
+from pfungst.cli import app
+from pfungst.data import Benchmark, Item
+from pfungst.errors import ConfigError
+from pfungst.report.stress_console import render_stress
+from pfungst.report.stress_sections import stress_sections
+from pfungst.stress.comparison import compare
+from pfungst.stress.metrics import CircularMetrics, MovedAnswerAccuracy, PairedDifference, SelectionBias
+from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
+from pfungst.stress.perturbations.base import Perturbation
+from pfungst.stress.pride_result import PrideResult
+from pfungst.stress.rank_result import RankStability
+from pfungst.stress.spread_result import SpreadSearch
+from pfungst.stress.stress_config import StressConfig
+from pfungst.stress.stress_result import StressResult
+from tests.evaluate.fakes import ScriptedModel
+from tests.stress.plugin_perturbation import ReversedAccuracy
+
+BUILTIN = (
+    "identity",
+    "cyclic",
+    "permutations",
+    "answer-moved",
+    "ids-shuffled",
+    "top2",
+    "pride",
+    "rules",
+    "formats",
+    "spread-search",
+    "instructions",
+)
+SMALL = {"cache": False, "n_bootstrap": 50, "n_formats": 3, "n_search_formats": 4, "spread_budget": 40}
+
+
+def _benchmark() -> Benchmark:
+    """Twelve items, the right option at every position, two of them with five options."""
+    items = []
+    for i in range(12):
+        n = 5 if i >= 10 else 4
+        gold = i % n
+        options = [f"wrong {i}-{k}" for k in range(n)]
+        options[gold] = "right"
+        items.append(Item(f"q{i}", f"Question {i}: which one is right?", tuple(options), gold))
+    return Benchmark("toy", tuple(items))
+
+
+def _model() -> ScriptedModel:
+    """Prefers label A, knows the answer a little; the continuation 'right' is likelier in cloze scoring."""
+    return ScriptedModel(
+        next_token_script=lambda context, label: (
+            (-0.3 if label.strip() == "A" else -3.0) + (1.5 if f"\n{label.strip()}. right\n" in context else 0.0)
+        ),
+        loglikelihood_script=lambda context, continuation: (
+            -len(continuation) / 4 + (2.0 if "right" in continuation else 0)
+        ),
+    )
+
+
+@pytest.fixture(scope="module")
+def everything() -> StressResult:
+    return pfungst.stress(_benchmark(), _model(), perturbations=BUILTIN, pride_fraction=0.2, **SMALL)
+
+
+def test_the_registry_lists_every_builtin_perturbation_in_run_order() -> None:
+    assert tuple(PERTURBATIONS) == BUILTIN
+    for name in BUILTIN:
+        perturbation = get_perturbation(name)
+        assert isinstance(perturbation, Perturbation) and perturbation.name == name and perturbation.description
+
+
+def test_an_unknown_perturbation_is_refused_with_close_matches() -> None:
+    with pytest.raises(ConfigError, match="Unknown perturbation 'cyclik'. Did you mean: cyclic"):
+        StressConfig(perturbations=("cyclik",)).validate()
+
+
+def test_pfungst_formats_lists_each_perturbation_with_its_description() -> None:
+    result = CliRunner().invoke(app, ["formats", "--what", "perturbations"])
+    assert result.exit_code == 0, result.output
+    for name in BUILTIN:
+        assert name in result.output
+    assert get_perturbation("top2").description[:40] in " ".join(result.output.split())
+
+
+def test_every_perturbation_reports_its_analyses_under_typed_keys(everything: StressResult) -> None:
+    keys = [(a.name, a.perturbation, a.rule, a.variant, a.by) for a in everything.analyses]
+    assert len(keys) == len(set(keys)) == 18  # ids-shuffled 3, pride 2, rules 5 (one per rule), the others 1
+    assert {a.perturbation for a in everything.analyses} == set(BUILTIN)
+    by_label = everything.analysis(SelectionBias, perturbation="ids-shuffled", by="label")
+    assert by_label.by == "label" and by_label.ids[0] == "A"
+    assert everything.analysis("pfungst.circular", perturbation="permutations").arrangements == (6, 6)
+    debiased = everything.analysis(SelectionBias, perturbation="pride", variant="debiased")
+    assert debiased is everything.analysis("selection-bias", "letter, PriDe debiased, by position")
+    assert isinstance(everything.analysis(PairedDifference, perturbation="top2"), PairedDifference)
+    pmi = everything.analysis(SelectionBias, perturbation="rules", rule="pmi")
+    assert pmi.rstd.n == 12
+    with pytest.raises(KeyError, match="no analysis 'SelectionBias', perturbation='formats'"):
+        everything.analysis(SelectionBias, perturbation="formats")
+
+
+def test_the_json_gives_each_analysis_a_stable_kind_and_its_keys(everything: StressResult) -> None:
+    entry = everything.to_dict()["analyses"][4]
+    assert entry["kind"] == "pfungst.selection-bias" and entry["name"] == "selection-bias"
+    assert (entry["perturbation"], entry["rule"], entry["variant"], entry["by"]) == (
+        "ids-shuffled",
+        "letter",
+        "",
+        "label",
+    )
+    assert entry["subject"] == "letter, ids shuffled, by label"
+
+
+def test_a_result_read_from_its_json_is_the_result_written(everything: StressResult, tmp_path: Path) -> None:
+    path = everything.save_json(tmp_path / "stress.json", items=True)
+    again = StressResult.from_dict(json.loads(path.read_text()))
+    assert again.to_dict(items=True) == everything.to_dict(items=True)
+    assert again.outcomes == everything.outcomes
+    assert [type(a.result) for a in again.analyses] == [type(a.result) for a in everything.analyses]
+    assert again.analysis(PrideResult).outcomes == everything.analysis(PrideResult).outcomes
+    assert again.analysis(SpreadSearch).history == everything.analysis(SpreadSearch).history
+    assert again.analysis(MovedAnswerAccuracy).slots == ("A", "B", "C", "D", "E")
+    assert [s.to_dict() for s in stress_sections(again.to_dict())] == [
+        s.to_dict() for s in stress_sections(everything.to_dict())
+    ]
+
+
+def test_a_result_read_without_its_outcomes_keeps_its_figures(everything: StressResult) -> None:
+    again = StressResult.from_dict(everything.to_dict())
+    assert again.outcomes == () and again.n_items == 12
+    assert again.to_dict() == everything.to_dict()
+
+
+def _first_layout(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` as files of the first ``pfungst.stress/1`` layout had it: class names as kinds, no keys."""
+    old = copy.deepcopy(data)
+    classes = {
+        "pfungst.selection-bias": "SelectionBias",
+        "pfungst.circular": "CircularMetrics",
+        "pfungst.answer-moved": "AnswerMoved",
+        "pfungst.paired-difference": "PairedDifference",
+        "pfungst.pride": "PrideResult",
+        "pfungst.format-spread": "FormatSpread",
+        "pfungst.spread-search": "SpreadSearch",
+        "pfungst.multiprompt": "MultiPromptStats",
+    }
+    for entry in old["analyses"]:
+        entry["kind"] = classes[entry["kind"]]
+        for key in ("perturbation", "rule", "variant", "by"):
+            del entry[key]
+    return old
+
+
+def test_files_of_the_first_layout_are_read_with_their_keys(everything: StressResult) -> None:
+    again = StressResult.from_dict(_first_layout(everything.to_dict(items=True)))
+    assert again.to_dict(items=True) == everything.to_dict(items=True)
+    assert isinstance(again.analysis(CircularMetrics, perturbation="cyclic"), CircularMetrics)
+
+
+def test_a_result_of_an_unknown_kind_is_kept_and_shown_field_by_field(everything: StressResult) -> None:
+    data = everything.to_dict()
+    data["analyses"][0] = {**data["analyses"][0], "kind": "elsewhere.mystery", "result": {"verdict": "odd"}}
+    again = StressResult.from_dict(data)
+    assert again.to_dict()["analyses"][0]["result"] == {"verdict": "odd"}
+    sections = stress_sections(again.to_dict())
+    assert sections[1].blocks[0].rows[0][:2] == ("verdict", "odd")  # type: ignore[union-attr]
+
+
+def test_a_comparison_read_from_its_json_is_the_comparison_written(everything: StressResult) -> None:
+    other = pfungst.stress(_benchmark(), ScriptedModel(), perturbations=("cyclic", "pride"), **SMALL)
+    ranks = compare([everything, other], names=["a", "b"], n_bootstrap=50)
+    again = RankStability.from_dict(json.loads(json.dumps(ranks.to_dict())))
+    assert again.to_dict() == ranks.to_dict()
+    assert again.rank_of("a", "pride").rank == ranks.rank_of("a", "pride").rank
+
+
+@pytest.fixture
+def plugin(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The perturbation of tests/stress/plugin_perturbation.py, installed as an entry point."""
+    point = metadata.EntryPoint(
+        "reversed", "tests.stress.plugin_perturbation:ReversedPerturbation", "pfungst.perturbations"
+    )
+    real = metadata.entry_points
+
+    def entry_points(**selection: Any) -> Any:
+        return [point] if selection.get("group") == "pfungst.perturbations" else real(**selection)
+
+    monkeypatch.setattr(metadata, "entry_points", entry_points)
+    PERTURBATIONS.refresh()
+    yield
+    monkeypatch.undo()
+    PERTURBATIONS.refresh()
+
+
+@pytest.mark.usefixtures("plugin")
+def test_a_plugin_perturbation_runs_end_to_end_through_the_same_path() -> None:
+    assert PERTURBATIONS.is_plugin("reversed")
+    result = pfungst.stress(_benchmark(), _model(), perturbations=("cyclic", "reversed"), **SMALL)
+    reversed_outcomes = [o for o in result.outcomes if o.perturbation == "reversed"]
+    assert len(reversed_outcomes) == 12 and reversed_outcomes[0].order == (3, 2, 1, 0)
+    found = result.analysis(ReversedAccuracy)
+    assert found.n_items == 12 and found.accuracy.value == result.accuracy("reversed").accuracy.value
+    assert [c.perturbation for c in result.costs] == ["identity", "cyclic", "reversed"]
+    assert StressResult.from_dict(result.to_dict(items=True)).to_dict(items=True) == result.to_dict(items=True)
+    titles = [section.title for section in stress_sections(result.to_dict())]
+    assert "Options reversed (letter, options reversed)" in titles
+    console = Console(file=io.StringIO(), width=100)
+    render_stress(result, console)
+    assert "accuracy reversed: " + f"{found.accuracy.value:.3f}" in console.file.getvalue()  # type: ignore[attr-defined]
+    listed = CliRunner().invoke(app, ["formats", "--what", "perturbations"])
+    assert "reversed" in listed.output and "the options in reverse order" in listed.output
