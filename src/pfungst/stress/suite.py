@@ -20,8 +20,9 @@ from typing import Any
 from pfungst.data.benchmark import Benchmark
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, override_settings
-from pfungst.evaluate.engine import Plan, Progress, ask_plans, count_requests, open_cached, plan_cell
+from pfungst.evaluate.engine import Cell, Plan, Progress, ask_plans, count_requests, open_cached, plan_cell
 from pfungst.evaluate.formats import FormatGrammar, PromptFormat
+from pfungst.evaluate.outcome import Outcome
 from pfungst.models.protocol import LanguageModel
 from pfungst.stress.costs import plan_costs
 from pfungst.stress.metrics import variant_accuracies
@@ -65,7 +66,7 @@ def stress(
     with open_cached(model, config.cache_path(), config.model_options) as cached:
         start, before = time.perf_counter(), replace(cached.stats)
 
-        def ask(plans: Sequence[Plan], step: str | None) -> tuple[Any, ...]:
+        def ask(plans: Sequence[Plan], step: str | None) -> tuple[Outcome, ...]:
             shown = report if step is not None else None
             return ask_plans(cached, plans, chunk_size=config.chunk_size, progress=shown, step=step or "asking")
 
@@ -123,7 +124,7 @@ def _prepare(benchmark: Benchmark, config: StressConfig) -> StressRun:
     return StressRun(config, benchmark, rule, base, formats, paraphrases, search_formats)
 
 
-def _first_pass(run: StressRun, perturbations: Sequence[Perturbation]) -> list[Any]:
+def _first_pass(run: StressRun, perturbations: Sequence[Perturbation]) -> list[Cell]:
     """The first pass's cells: the by-item perturbations' interleaved item by item (each item in every arrangement
     before the next), then the others' in registry order. Nothing has been asked yet."""
     nothing = Asked(lambda plans, step: (), lambda step, done, total: None)
@@ -133,7 +134,7 @@ def _first_pass(run: StressRun, perturbations: Sequence[Perturbation]) -> list[A
     return by_item + [cell for p in perturbations if p.stage == FIRST_PASS for cell in p.plan(run, nothing)]
 
 
-def _derived(findings: Sequence[Findings]) -> list[Any]:
+def _derived(findings: Sequence[Findings]) -> list[Outcome]:
     """The outcomes the analyses derived (PriDe's debiased answers), reported as variants."""
     return [outcome for found in findings for outcome in found.outcomes]
 
