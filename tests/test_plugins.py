@@ -1,8 +1,8 @@
 """A third-party package extends pfungst through entry points: the example plugin, installed for real with pip.
 
 ``tests/fixtures/pfungst_plugin_example`` declares a reader (``qa-text``), two feature sets (``text-length``, a
-transformer class, and ``text-length-words``, a FeatureSet), a scoring rule (``cloze-word``) and a backend
-(``char-counter``, which prefers the shortest text). pip installs it into a temporary folder (never the shared
+transformer class, and ``text-length-words``, a FeatureSet), a scoring rule (``cloze-word``), a backend
+(``char-counter``, which prefers the shortest text) and a perturbation (``reversed``, the options in reverse order). pip installs it into a temporary folder (never the shared
 environment); that folder goes on ``sys.path`` for the in-process checks and on ``PYTHONPATH`` for a fresh ``pfungst``
 process. Every part must be listed by ``pfungst formats`` as coming from the plugin and work end to end.
 """
@@ -27,10 +27,11 @@ from pfungst.data.readers import READERS
 from pfungst.evaluate.scoring import SCORING_RULES
 from pfungst.models.registry import MODELS
 from pfungst.registry import Registry
+from pfungst.stress.perturbations import PERTURBATIONS
 
 PLUGIN = Path(__file__).resolve().parent / "fixtures" / "pfungst_plugin_example"
 DISTRIBUTION = "pfungst-plugin-example"
-REGISTRIES: tuple[Registry[object], ...] = (READERS, FEATURE_SETS, SCORING_RULES, MODELS)
+REGISTRIES: tuple[Registry[object], ...] = (READERS, FEATURE_SETS, SCORING_RULES, MODELS, PERTURBATIONS)
 """Every registry the plugin extends."""
 
 runner = CliRunner()
@@ -100,6 +101,7 @@ def _cli(*args: str) -> str:
         ("feature-sets", ["text-length", "text-length-words"]),
         ("rules", ["cloze-word"]),
         ("models", ["char-counter"]),
+        ("perturbations", ["reversed"]),
     ],
 )
 def test_formats_lists_each_plugin_part_with_its_package(installed: Path, what: str, names: list[str]) -> None:
@@ -163,11 +165,23 @@ def test_score_with_the_plugin_backend_and_rule_in_a_fresh_process(installed: Pa
     assert (result["settings"]["rule"], result["model"]) == ("cloze-word", "char-counter:cost=1.0")
 
 
+def test_stress_with_the_plugin_perturbation_backend_and_rule(installed: Path, animals: Path) -> None:
+    # cloze-word under char-counter picks the shortest option wherever it is shown: right on the 30 "ox" items.
+    benchmark = pfungst.load(animals)
+    result = pfungst.stress(benchmark, "char-counter", rule="cloze-word", perturbations=("reversed",), cache=False)
+    reversed_outcomes = [o for o in result.outcomes if o.perturbation == "reversed"]
+    assert len(reversed_outcomes) == 40 and {o.order for o in reversed_outcomes} == {(2, 1, 0)}
+    found = result.analysis("pfungst-plugin.reversed")
+    assert found.accuracy.value == result.accuracy("reversed").accuracy.value == 0.75
+    assert [cost.perturbation for cost in result.costs] == ["identity", "reversed"]
+    assert type(result.from_dict(result.to_dict()).analysis("pfungst-plugin.reversed")) is type(found)
+
+
 def test_without_the_plugin_its_names_are_unknown_again(installed: Path) -> None:
     sys.path.remove(str(installed))
     try:
         _forget_plugin()
-        assert "qa-text" not in READERS and "char-counter" not in MODELS
+        assert "qa-text" not in READERS and "char-counter" not in MODELS and "reversed" not in PERTURBATIONS
     finally:
         sys.path.insert(0, str(installed))
         _forget_plugin()

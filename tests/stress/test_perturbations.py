@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import io
 import json
+import sys
 from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
@@ -31,7 +32,6 @@ from pfungst.stress.spread_result import SpreadSearch
 from pfungst.stress.stress_config import StressConfig
 from pfungst.stress.stress_result import StressResult
 from tests.evaluate.fakes import ScriptedModel
-from tests.stress.plugin_perturbation import ReversedAccuracy
 
 BUILTIN = (
     "identity",
@@ -189,11 +189,16 @@ def test_a_comparison_read_from_its_json_is_the_comparison_written(everything: S
     assert again.rank_of("a", "pride").rank == ranks.rank_of("a", "pride").rank
 
 
+PLUGIN = Path(__file__).resolve().parents[1] / "fixtures" / "pfungst_plugin_example"
+
+
 @pytest.fixture
 def plugin(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The perturbation of tests/stress/plugin_perturbation.py, installed as an entry point."""
+    """The example plugin's perturbation registered by an entry point, without installing the package
+    (``tests/test_plugins.py`` installs it with pip)."""
+    monkeypatch.syspath_prepend(str(PLUGIN))
     point = metadata.EntryPoint(
-        "reversed", "tests.stress.plugin_perturbation:ReversedPerturbation", "pfungst.perturbations"
+        "reversed", "pfungst_plugin_example.perturbation:ReversedPerturbation", "pfungst.perturbations"
     )
     real = metadata.entry_points
 
@@ -204,6 +209,8 @@ def plugin(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     PERTURBATIONS.refresh()
     yield
     monkeypatch.undo()
+    for name in [name for name in sys.modules if name.split(".")[0] == "pfungst_plugin_example"]:
+        del sys.modules[name]
     PERTURBATIONS.refresh()
 
 
@@ -213,7 +220,7 @@ def test_a_plugin_perturbation_runs_end_to_end_through_the_same_path() -> None:
     result = pfungst.stress(_benchmark(), _model(), perturbations=("cyclic", "reversed"), **SMALL)
     reversed_outcomes = [o for o in result.outcomes if o.perturbation == "reversed"]
     assert len(reversed_outcomes) == 12 and reversed_outcomes[0].order == (3, 2, 1, 0)
-    found = result.analysis(ReversedAccuracy)
+    found = result.analysis("pfungst-plugin.reversed")
     assert found.n_items == 12 and found.accuracy.value == result.accuracy("reversed").accuracy.value
     assert [c.perturbation for c in result.costs] == ["identity", "cyclic", "reversed"]
     assert StressResult.from_dict(result.to_dict(items=True)).to_dict(items=True) == result.to_dict(items=True)

@@ -87,7 +87,7 @@ def _prompt_rows() -> list[tuple[str, str]]:
 
 
 def _perturbation_rows() -> list[tuple[str, str]]:
-    return [(name, get_perturbation(name).description) for name in PERTURBATIONS]
+    return [(name, get_perturbation(name).description + _origin(PERTURBATIONS, name)) for name in PERTURBATIONS]
 
 
 def _rule_rows() -> list[tuple[str, str]]:
