@@ -2,9 +2,10 @@
 
 ``tests/fixtures/pfungst_plugin_example`` declares a reader (``qa-text``), two feature sets (``text-length``, a
 transformer class, and ``text-length-words``, a FeatureSet), a scoring rule (``cloze-word``), a backend
-(``char-counter``, which prefers the shortest text) and a perturbation (``reversed``, the options in reverse order). pip installs it into a temporary folder (never the shared
-environment); that folder goes on ``sys.path`` for the in-process checks and on ``PYTHONPATH`` for a fresh ``pfungst``
-process. Every part must be listed by ``pfungst formats`` as coming from the plugin and work end to end.
+(``char-counter``, which prefers the shortest text) and a perturbation (``reversed``, the options in reverse order).
+pip installs it into a temporary folder (never the shared environment); that folder goes on ``sys.path`` for the
+in-process checks and on ``PYTHONPATH`` for a fresh ``pfungst`` process. Every part must be listed by
+``pfungst formats`` as coming from the plugin and work end to end.
 """
 
 from __future__ import annotations
