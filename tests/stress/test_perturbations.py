@@ -22,7 +22,7 @@ from pfungst.data import Benchmark, Item
 from pfungst.errors import ConfigError
 from pfungst.report.stress_console import render_stress
 from pfungst.report.stress_sections import stress_sections
-from pfungst.stress.comparison import compare
+from pfungst.stress.comparison import StressComparison, compare
 from pfungst.stress.metrics import CircularMetrics, MovedAnswerAccuracy, PairedDifference, SelectionBias
 from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
 from pfungst.stress.perturbations.base import Perturbation
@@ -187,6 +187,12 @@ def test_a_comparison_read_from_its_json_is_the_comparison_written(everything: S
     again = RankStability.from_dict(json.loads(json.dumps(ranks.to_dict())))
     assert again.to_dict() == ranks.to_dict()
     assert again.rank_of("a", "pride").rank == ranks.rank_of("a", "pride").rank
+    both = StressComparison((everything, other), ranks)
+    read = StressComparison.from_dict(json.loads(json.dumps(both.to_dict(items=True))))
+    assert read.to_dict(items=True) == both.to_dict(items=True)
+    assert read.results[1].outcomes == other.outcomes and isinstance(read.rank_stability, RankStability)
+    with pytest.raises(ConfigError, match="expected a stress comparison"):
+        StressComparison.from_dict(everything.to_dict())
 
 
 PLUGIN = Path(__file__).resolve().parents[1] / "fixtures" / "pfungst_plugin_example"

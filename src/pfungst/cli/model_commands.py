@@ -32,9 +32,8 @@ from pfungst.evaluate.score_result import ScoreResult
 from pfungst.models.registry import applicable_options
 from pfungst.report.console_blocks import render_to_console
 from pfungst.report.stress_console import render_ranks, render_stress
-from pfungst.schema import SCHEMA_VERSIONS
 from pfungst.serialization import check_outputs
-from pfungst.stress.comparison import compare
+from pfungst.stress.comparison import StressComparison, compare
 from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS, StressConfig
 from pfungst.stress.stress_result import StressResult
 from pfungst.stress.suite import stress
@@ -262,12 +261,6 @@ def _write_stress(results: list[StressResult], ranks: Any, json_path: Path | Non
             console.print(f"wrote {escape(str(result.save_items(path)))}")
     if json_path:
         data: dict[str, Any] = (
-            results[0].to_dict()
-            if len(results) == 1
-            else {
-                "schema_version": SCHEMA_VERSIONS["stress-comparison"],
-                "results": [r.to_dict() for r in results],
-                "rank_stability": ranks.to_dict(),
-            }
+            results[0].to_dict() if len(results) == 1 else StressComparison(tuple(results), ranks).to_dict()
         )
         write_json(json_path, lambda path: serialization.write_json(path, data))

@@ -9,7 +9,7 @@ variants, :class:`~pfungst.evaluate.Outcome`) is :mod:`pfungst.evaluate`.
 by name (``from pfungst.stress import StressConfig``, ``import pfungst.stress.pride as pride``).
 """
 
-from pfungst.stress.comparison import compare, correctness_by_variant
+from pfungst.stress.comparison import StressComparison, compare, correctness_by_variant
 from pfungst.stress.metrics import (
     CircularMetrics,
     MovedAnswerAccuracy,
@@ -49,6 +49,7 @@ __all__ = [
     "RankStability",
     "SelectionBias",
     "SpreadSearch",
+    "StressComparison",
     "StressConfig",
     "StressResult",
     "VariantAccuracy",

@@ -9,7 +9,9 @@ Circular evaluation (right under every rotation) and PriDe's debiased answers ar
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
@@ -17,7 +19,10 @@ from pfungst.stress.pride_result import PrideResult
 from pfungst.stress.ranks import RankStability, rank_stability
 from pfungst.stress.stress_result import StressResult
 
-__all__ = ["compare", "correctness_by_variant"]
+__all__ = ["COMPARISON_SCHEMA_VERSION", "StressComparison", "compare", "correctness_by_variant"]
+
+COMPARISON_SCHEMA_VERSION = "pfungst.stress-comparison/1"
+"""The layout of :meth:`StressComparison.to_dict` (``pfungst stress`` with several models, ``--json``)."""
 
 _ROTATIONS = "cyclic"
 
@@ -79,6 +84,45 @@ def compare(
         name: {variant: table[variant] for variant in shared} for name, table in zip(names, tables, strict=True)
     }
     return rank_stability(correctness, seed=seed, n_bootstrap=n_bootstrap, level=level)
+
+
+@dataclass(frozen=True, eq=False)
+class StressComparison:
+    """Several models stressed on the same items: each model's stress result and the rank stability between them."""
+
+    results: tuple[StressResult, ...]
+    """One stress result per model, in input order."""
+    rank_stability: RankStability
+    """Leaderboard places per variant and how much they agree (:func:`compare`)."""
+    schema_version: str = COMPARISON_SCHEMA_VERSION
+
+    def to_dict(self, items: bool = False) -> dict[str, Any]:
+        """A JSON-safe dict with stable keys; ``items=True`` adds every result's outcomes."""
+        return {
+            "schema_version": self.schema_version,
+            "results": [result.to_dict(items=items) for result in self.results],
+            "rank_stability": self.rank_stability.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> StressComparison:
+        """The comparison that :meth:`to_dict` wrote, every result and analysis typed.
+
+        Raises:
+            ConfigError: not a stress comparison.
+        """
+        version = data.get("schema_version")
+        if version != COMPARISON_SCHEMA_VERSION:
+            raise ConfigError(
+                f"expected a stress comparison ({COMPARISON_SCHEMA_VERSION}), got schema_version {version!r}"
+            )
+        return cls(
+            results=tuple(StressResult.from_dict(result) for result in data["results"]),
+            rank_stability=RankStability.from_dict(data["rank_stability"]),
+        )
+
+    def __repr__(self) -> str:
+        return f"StressComparison({len(self.results)} results, {self.rank_stability!r})"
 
 
 def _same_items(table: dict[str, dict[str, bool]], first: dict[str, dict[str, bool]], variant: str) -> bool:
