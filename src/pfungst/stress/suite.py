@@ -127,11 +127,18 @@ def _prepare(benchmark: Benchmark, config: StressConfig) -> StressRun:
 def _first_pass(run: StressRun, perturbations: Sequence[Perturbation]) -> list[Cell]:
     """The first pass's cells: the by-item perturbations' interleaved item by item (each item in every arrangement
     before the next), then the others' in registry order. Nothing has been asked yet."""
-    nothing = Asked(lambda plans, step: (), lambda step, done, total: None)
+    nothing = Asked(_cannot_ask, lambda step, done, total: None)
     position = {item.id: index for index, item in enumerate(run.benchmark)}
     by_item = [cell for p in perturbations if p.stage < FIRST_PASS for cell in p.plan(run, nothing)]
     by_item.sort(key=lambda cell: position[cell.presentation.arranged.item.id])
     return by_item + [cell for p in perturbations if p.stage == FIRST_PASS for cell in p.plan(run, nothing)]
+
+
+def _cannot_ask(plans: Sequence[Plan], step: str | None) -> tuple[Outcome, ...]:
+    raise ConfigError(
+        "a first-pass perturbation (stage BY_ITEM or FIRST_PASS) asked the model while planning; "
+        "give it stage AFTER_FIRST_PASS or ADAPTIVE to plan from answers"
+    )
 
 
 def _derived(findings: Sequence[Findings]) -> list[Outcome]:
