@@ -173,7 +173,7 @@ def test_stress_with_the_plugin_perturbation_backend_and_rule(installed: Path, a
     reversed_outcomes = [o for o in result.outcomes if o.perturbation == "reversed"]
     assert len(reversed_outcomes) == 40 and {o.order for o in reversed_outcomes} == {(2, 1, 0)}
     found = result.analysis("pfungst-plugin.reversed")
-    assert found.accuracy.value == result.accuracy("reversed").accuracy.value == 0.75
+    assert found.accuracy.value == result.accuracy_of("reversed").accuracy.value == 0.75
     assert [cost.perturbation for cost in result.costs] == ["identity", "reversed"]
     assert type(result.from_dict(result.to_dict()).analysis("pfungst-plugin.reversed")) is type(found)
 

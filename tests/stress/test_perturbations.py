@@ -227,7 +227,7 @@ def test_a_plugin_perturbation_runs_end_to_end_through_the_same_path() -> None:
     reversed_outcomes = [o for o in result.outcomes if o.perturbation == "reversed"]
     assert len(reversed_outcomes) == 12 and reversed_outcomes[0].order == (3, 2, 1, 0)
     found = result.analysis("pfungst-plugin.reversed")
-    assert found.n_items == 12 and found.accuracy.value == result.accuracy("reversed").accuracy.value
+    assert found.n_items == 12 and found.accuracy.value == result.accuracy_of("reversed").accuracy.value
     assert [c.perturbation for c in result.costs] == ["identity", "cyclic", "reversed"]
     assert StressResult.from_dict(result.to_dict(items=True)).to_dict(items=True) == result.to_dict(items=True)
     titles = [section.title for section in stress_sections(result.to_dict())]

@@ -13,15 +13,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pfungst.errors import ConfigError
+from pfungst.errors import ConfigError, ReaderError
 from pfungst.evaluate.outcome import Outcome
+from pfungst.schema import SCHEMA_VERSIONS
 from pfungst.stress.pride_result import PrideResult
 from pfungst.stress.ranks import RankStability, rank_stability
 from pfungst.stress.stress_result import StressResult
 
 __all__ = ["COMPARISON_SCHEMA_VERSION", "StressComparison", "compare", "correctness_by_variant"]
 
-COMPARISON_SCHEMA_VERSION = "pfungst.stress-comparison/1"
+COMPARISON_SCHEMA_VERSION = SCHEMA_VERSIONS["stress-comparison"]
 """The layout of :meth:`StressComparison.to_dict` (``pfungst stress`` with several models, ``--json``)."""
 
 _ROTATIONS = "cyclic"
@@ -105,21 +106,29 @@ class StressComparison:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> StressComparison:
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> StressComparison:
         """The comparison that :meth:`to_dict` wrote, every result and analysis typed.
 
         Raises:
             ConfigError: not a stress comparison.
+            ReaderError: a key missing or a value of the wrong type (the message names ``source``).
         """
         version = data.get("schema_version")
         if version != COMPARISON_SCHEMA_VERSION:
             raise ConfigError(
-                f"expected a stress comparison ({COMPARISON_SCHEMA_VERSION}), got schema_version {version!r}"
+                f"{source}: expected a stress comparison ({COMPARISON_SCHEMA_VERSION}), got schema_version {version!r}"
             )
-        return cls(
-            results=tuple(StressResult.from_dict(result) for result in data["results"]),
-            rank_stability=RankStability.from_dict(data["rank_stability"]),
+        results = tuple(
+            StressResult.from_dict(result, f"{source}: results[{number}]")
+            for number, result in enumerate(data.get("results") or ())
         )
+        try:
+            ranks = RankStability.from_dict(data["rank_stability"])
+        except KeyError as exc:
+            raise ReaderError(source, 0, f"rank_stability.{exc.args[0]}", "missing") from exc
+        except (TypeError, ValueError) as exc:
+            raise ReaderError(source, 0, "rank_stability", f"not a rank stability ({exc})") from exc
+        return cls(results=results, rank_stability=ranks)
 
     def __repr__(self) -> str:
         return f"StressComparison({len(self.results)} results, {self.rank_stability!r})"

@@ -13,9 +13,10 @@ from typing import Any, TypeVar, overload
 
 import pandas as pd
 
-from pfungst.errors import ConfigError
+from pfungst.errors import ConfigError, ReaderError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import ScoreCounts
+from pfungst.schema import SCHEMA_VERSIONS
 from pfungst.serialization import to_jsonable, write_json, write_records
 from pfungst.stats import Estimate
 from pfungst.stress.analysis import Analysis
@@ -24,11 +25,12 @@ from pfungst.stress.metrics import VariantAccuracy
 
 __all__ = ["SCHEMA_VERSION", "Analysis", "PerturbationCost", "StressResult", "read_outcomes"]
 
-SCHEMA_VERSION = "pfungst.stress/1"
+SCHEMA_VERSION = SCHEMA_VERSIONS["stress"]
 """The layout of :meth:`StressResult.to_dict`: analyses carry typed keys and a stable result ``kind``; files written
 before that (class names as kinds, keys only in the subject's words) have the same version and are read alike."""
 
 R = TypeVar("R")
+_HINT = "Pass a stress result that pfungst stress wrote with --json, unchanged."
 
 
 @dataclass(frozen=True)
@@ -179,29 +181,35 @@ class StressResult:
         return data
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> StressResult:
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> StressResult:
         """The result that :meth:`to_dict` wrote (with its outcomes if it was written with ``items=True``), every
         analysis as its typed result; files of the first ``pfungst.stress/1`` layout are read too.
 
         Raises:
             ConfigError: not a stress result.
+            ReaderError: a key missing or a value of the wrong type (the message names ``source`` and the key).
         """
         version = data.get("schema_version")
         if version != SCHEMA_VERSION:
-            raise ConfigError(f"expected a stress result ({SCHEMA_VERSION}), got schema_version {version!r}")
-        return cls(
-            model=str(data["model"]),
-            accuracies=tuple(VariantAccuracy.from_dict(entry) for entry in data["accuracies"]),
-            analyses=tuple(Analysis.from_dict(entry) for entry in data["analyses"]),
-            costs=tuple(PerturbationCost.from_dict(entry) for entry in data["costs"]),
-            outcomes=tuple(Outcome.from_dict(entry) for entry in data.get("outcomes", ())),
-            counts=ScoreCounts(**data["counts"]),
-            warnings=tuple(str(warning) for warning in data["warnings"]),
-            benchmark=dict(data["benchmark"]),
-            settings=dict(data["settings"]),
-            seed=int(data["seed"]),
-            environment=dict(data["environment"]),
-        )
+            raise ConfigError(f"{source}: expected a stress result ({SCHEMA_VERSION}), got schema_version {version!r}")
+        try:
+            return cls(
+                model=str(data["model"]),
+                accuracies=tuple(VariantAccuracy.from_dict(entry) for entry in data["accuracies"]),
+                analyses=tuple(Analysis.from_dict(entry) for entry in data["analyses"]),
+                costs=tuple(PerturbationCost.from_dict(entry) for entry in data["costs"]),
+                outcomes=tuple(Outcome.from_dict(entry) for entry in data.get("outcomes", ())),
+                counts=ScoreCounts(**data["counts"]),
+                warnings=tuple(str(warning) for warning in data["warnings"]),
+                benchmark=dict(data["benchmark"]),
+                settings=dict(data["settings"]),
+                seed=int(data["seed"]),
+                environment=dict(data["environment"]),
+            )
+        except KeyError as exc:
+            raise ReaderError(source, 0, str(exc.args[0]), "missing", _HINT) from exc
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise ReaderError(source, 0, "", f"not a stress result as pfungst writes it ({exc})", _HINT) from exc
 
     def save_json(self, path: str | Path, items: bool = False) -> Path:
         """Write :meth:`to_dict` as JSON to ``path`` (atomically, folders created) and return it."""
