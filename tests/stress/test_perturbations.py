@@ -237,3 +237,26 @@ def test_a_plugin_perturbation_runs_end_to_end_through_the_same_path() -> None:
     assert "accuracy reversed: " + f"{found.accuracy.value:.3f}" in console.file.getvalue()  # type: ignore[attr-defined]
     listed = CliRunner().invoke(app, ["formats", "--what", "perturbations"])
     assert "reversed" in listed.output and "the options in reverse order" in listed.output
+
+
+def test_read_result_gives_the_typed_stress_result_and_comparison(everything: StressResult, tmp_path: Path) -> None:
+    from pfungst.report.loading import read_result
+
+    path = everything.save_json(tmp_path / "stress.json", items=True)
+    read = read_result(path)
+    assert isinstance(read, StressResult) and read.to_dict(items=True) == everything.to_dict(items=True)
+    assert isinstance(read.analysis(SelectionBias, perturbation="identity"), SelectionBias)
+    ranks = compare([everything, everything], names=["a", "b"], n_bootstrap=20)
+    both = tmp_path / "both.json"
+    both.write_text(json.dumps(StressComparison((everything, everything), ranks).to_dict()))
+    comparison = read_result(both)
+    assert isinstance(comparison, StressComparison) and comparison.rank_stability.models == ("a", "b")
+
+
+def test_a_malformed_stress_file_names_the_missing_key(everything: StressResult) -> None:
+    from pfungst.errors import ReaderError
+
+    data = everything.to_dict()
+    del data["costs"]
+    with pytest.raises(ReaderError, match="stress.json: field 'costs': missing"):
+        StressResult.from_dict(data, "stress.json")

@@ -30,6 +30,7 @@ RESULT_CLASSES: Registry[Any] = Registry(
         "audit": "pfungst.audit.result:AuditResult",
         "score": "pfungst.evaluate.score_result:ScoreResult",
         "stress": "pfungst.stress.stress_result:StressResult",
+        "stress-comparison": "pfungst.stress.comparison:StressComparison",
         "reliance": "pfungst.reliance.result:RelianceResult",
     },
     group=None,
