@@ -21,7 +21,7 @@ from pfungst.evaluate.engine import Cell, Plan, Progress, plan_cell
 from pfungst.evaluate.formats import PromptFormat
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.scoring import ScoringRule
-from pfungst.evaluate.variants import Variant
+from pfungst.evaluate.variants import Identity, Variant
 from pfungst.stress.analysis import Analysis, AnalysisResult
 from pfungst.stress.stress_result import PerturbationCost
 
@@ -104,6 +104,20 @@ class StressRun:
             presentations = tuple(dataclasses.replace(p, variant=label) for p in presentations)
         name = self.config.format_name if format_name is None else format_name
         return [Cell(p, perturbation, rule or self.rule, prompt_format, name) for p in presentations]
+
+    def format_cells(
+        self, perturbation: str, formats: Mapping[str, PromptFormat], items: Sequence[Item] | None = None
+    ) -> list[Cell]:
+        """Each item (every item unless given) as given in each of ``formats``, format after format; the variant
+        and the format are named by the format's name (``format 3``, ``paraphrase 2``)."""
+        return [
+            cell
+            for format_name, prompt_format in formats.items()
+            for item in (self.benchmark if items is None else items)
+            for cell in self.cells(
+                item, Identity(), perturbation, prompt_format=prompt_format, format_name=format_name, label=format_name
+            )
+        ]
 
 
 class Asked:

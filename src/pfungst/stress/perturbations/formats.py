@@ -4,7 +4,6 @@ al. 2024)."""
 from __future__ import annotations
 
 from pfungst.evaluate.engine import Cell
-from pfungst.evaluate.variants import Identity
 from pfungst.stress.perturbations.base import FIRST_PASS, Asked, Findings, FindingsBuilder, StressRun
 from pfungst.stress.spread import FormatSpread, format_spread
 
@@ -21,14 +20,7 @@ class FormatsPerturbation:
 
     def plan(self, run: StressRun, asked: Asked) -> list[Cell]:
         """Format after format, every item."""
-        return [
-            cell
-            for format_name, prompt_format in run.formats.items()
-            for item in run.benchmark
-            for cell in run.cells(
-                item, Identity(), self.name, prompt_format=prompt_format, format_name=format_name, label=format_name
-            )
-        ]
+        return run.format_cells(self.name, run.formats)
 
     def analyse(self, run: StressRun, asked: Asked) -> Findings:
         """Accuracy per format, best minus worst."""

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from pfungst.evaluate.engine import Cell
-from pfungst.evaluate.variants import Identity
 from pfungst.stress.multiprompt import MultiPromptStats, multiprompt_stats
 from pfungst.stress.perturbations.base import FIRST_PASS, Asked, Findings, FindingsBuilder, StressRun
 
@@ -21,14 +20,7 @@ class InstructionsPerturbation:
 
     def plan(self, run: StressRun, asked: Asked) -> list[Cell]:
         """Paraphrase after paraphrase, every item."""
-        return [
-            cell
-            for format_name, prompt_format in run.paraphrases.items()
-            for item in run.benchmark
-            for cell in run.cells(
-                item, Identity(), self.name, prompt_format=prompt_format, format_name=format_name, label=format_name
-            )
-        ]
+        return run.format_cells(self.name, run.paraphrases)
 
     def analyse(self, run: StressRun, asked: Asked) -> Findings:
         """MaxP, AvgP, CPS and the spread over the paraphrases."""

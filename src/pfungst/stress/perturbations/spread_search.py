@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from pfungst.evaluate.engine import Cell
-from pfungst.evaluate.variants import Identity
 from pfungst.stress.perturbations.base import ADAPTIVE, Asked, Findings, FindingsBuilder, StressRun
 from pfungst.stress.spread import SpreadSearch, search_spread
 
@@ -54,19 +53,9 @@ class SpreadSearchPerturbation:
 
 def _cells(run: StressRun, format_name: str, indices: Sequence[int]) -> list[Cell]:
     """The plain cells of the items at ``indices`` in one search format."""
-    items, prompt_format = list(run.benchmark), run.search_formats[format_name]
-    return [
-        cell
-        for index in indices
-        for cell in run.cells(
-            items[index],
-            Identity(),
-            SpreadSearchPerturbation.name,
-            prompt_format=prompt_format,
-            format_name=format_name,
-            label=format_name,
-        )
-    ]
+    items = list(run.benchmark)
+    chosen = [items[index] for index in indices]
+    return run.format_cells(SpreadSearchPerturbation.name, {format_name: run.search_formats[format_name]}, chosen)
 
 
 def _search(run: StressRun, ask_format: Callable[[str, Sequence[int]], list[bool]]) -> SpreadSearch:
