@@ -74,3 +74,17 @@ def test_readability_paper_compatible_uses_the_paper_measures() -> None:
 def test_a_single_string_is_refused() -> None:
     with pytest.raises(ConfigError, match="not a single string"):
         PaperReadabilityFeatures().fit(TEXT)
+
+
+def test_the_paper_protocol_warns_when_the_extra_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pfungst.audit.feature_sets import get_feature_set
+    from pfungst.audit.features import readability
+    from pfungst.audit.inputs import ItemInputs
+    from pfungst.audit.probe import ProbeConfig, run_probe
+    from pfungst.data.synthetic import make_synthetic
+
+    monkeypatch.setattr(readability, "paper_readability_available", lambda: False)
+    inputs = ItemInputs.from_benchmark(make_synthetic("cue-word", 60), fields=("hypothesis",))
+    config = ProbeConfig(protocol="pacchiardi2024", n_bootstrap=1, n_permutations=1)
+    with pytest.warns(UserWarning, match="falling back to pfungst's own four textstat measures"):
+        run_probe(get_feature_set("readability"), inputs, config)
