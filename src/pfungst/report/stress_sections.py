@@ -65,26 +65,7 @@ def rank_sections(data: Mapping[str, Any]) -> tuple[Section, ...]:
         ['Rank stability']
     """
     ranks = data.get("ranks") or []
-    rows = tuple(
-        (
-            str(r.get("variant")),
-            str(r.get("model")),
-            format_estimate(r.get("accuracy")),
-            f"{format_number(r.get('rank'), 1)} {_rank_interval(r.get('rank_ci'))}",
-        )
-        for r in ranks
-    )
-    blocks: list[Block] = [
-        _rank_facts(data),
-        Table(
-            f"Places per variant (1 = most accurate; rank intervals from {format_number(data.get('n_bootstrap'))} "
-            f"bootstrap resamples)",
-            ("variant", "model", "accuracy [CI]", "rank [CI]"),
-            rows,
-            text_columns=2,
-            note=methods_note([r.get("accuracy") for r in ranks]),
-        ),
-    ]
+    blocks: list[Block] = [_rank_facts(data), _places_table(data, ranks)]
     if ranks:
         blocks.append(
             Figure(
@@ -99,39 +80,64 @@ def rank_sections(data: Mapping[str, Any]) -> tuple[Section, ...]:
         )
     taus = data.get("taus") or []
     if taus:
-        blocks.append(
-            Table(
-                "Rank agreement between variants (Kendall's tau-b)",
-                ("variant A", "variant B", "tau", "p", "models"),
-                tuple(
-                    (str(t.get("variant_a")), str(t.get("variant_b")), *_tau_cells(t.get("tau") or {})) for t in taus
-                ),
-                text_columns=2,
-                note=methods_note([t.get("tau") for t in taus]),
-            )
-        )
+        blocks.append(_tau_table(taus))
     pairs = data.get("pairwise") or []
     if pairs:
-        blocks.append(
-            Table(
-                "Paired accuracy differences (first minus second)",
-                ("variant", "first", "second", "difference [CI]", "p", "items"),
-                tuple(
-                    (
-                        str(p.get("variant")),
-                        str(p.get("first")),
-                        str(p.get("second")),
-                        format_estimate(p.get("difference")),
-                        format_pvalue((p.get("difference") or {}).get("pvalue")),
-                        format_number((p.get("difference") or {}).get("n")),
-                    )
-                    for p in pairs
-                ),
-                text_columns=3,
-                note=methods_note([p.get("difference") for p in pairs]),
-            )
-        )
+        blocks.append(_pairwise_table(pairs))
     return (Section("Rank stability", tuple(blocks), level=3),)
+
+
+def _places_table(data: Mapping[str, Any], ranks: Sequence[Mapping[str, Any]]) -> Table:
+    """The places of every model per variant, with the accuracy and rank intervals."""
+    rows = tuple(
+        (
+            str(r.get("variant")),
+            str(r.get("model")),
+            format_estimate(r.get("accuracy")),
+            f"{format_number(r.get('rank'), 1)} {_rank_interval(r.get('rank_ci'))}",
+        )
+        for r in ranks
+    )
+    return Table(
+        f"Places per variant (1 = most accurate; rank intervals from {format_number(data.get('n_bootstrap'))} "
+        f"bootstrap resamples)",
+        ("variant", "model", "accuracy [CI]", "rank [CI]"),
+        rows,
+        text_columns=2,
+        note=methods_note([r.get("accuracy") for r in ranks]),
+    )
+
+
+def _tau_table(taus: Sequence[Mapping[str, Any]]) -> Table:
+    """Kendall's tau-b between the rankings of every pair of variants."""
+    return Table(
+        "Rank agreement between variants (Kendall's tau-b)",
+        ("variant A", "variant B", "tau", "p", "models"),
+        tuple((str(t.get("variant_a")), str(t.get("variant_b")), *_tau_cells(t.get("tau") or {})) for t in taus),
+        text_columns=2,
+        note=methods_note([t.get("tau") for t in taus]),
+    )
+
+
+def _pairwise_table(pairs: Sequence[Mapping[str, Any]]) -> Table:
+    """Paired accuracy differences between models within a variant."""
+    return Table(
+        "Paired accuracy differences (first minus second)",
+        ("variant", "first", "second", "difference [CI]", "p", "items"),
+        tuple(
+            (
+                str(p.get("variant")),
+                str(p.get("first")),
+                str(p.get("second")),
+                format_estimate(p.get("difference")),
+                format_pvalue((p.get("difference") or {}).get("pvalue")),
+                format_number((p.get("difference") or {}).get("n")),
+            )
+            for p in pairs
+        ),
+        text_columns=3,
+        note=methods_note([p.get("difference") for p in pairs]),
+    )
 
 
 def score_sections(data: Mapping[str, Any]) -> tuple[Section, ...]:
