@@ -7,15 +7,18 @@ gold in range, duplicate options reported, duplicate ids renamed, nothing droppe
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pfungst.data.benchmark import Benchmark, OptionKind, Provenance, Rejection
 from pfungst.data.item import Item
 from pfungst.errors import ConfigError, ReaderError
+
+if TYPE_CHECKING:
+    from pfungst.data.records import Record
 
 __all__ = ["BenchmarkBuilder", "ReadOptions", "file_sha256"]
 
@@ -118,6 +121,18 @@ class BenchmarkBuilder:
             self._rejected.append(Rejection(line=error.line or line, field=error.field, reason=str(error)))
         finally:
             self._file = self.path
+
+    def add_records(self, records: Iterable[Record], add: Callable[..., None], *extra: Any) -> None:
+        """Pass every record's JSON object to ``add(builder, line, data, *extra)``, one counted :meth:`row` each.
+
+        A record that is not a JSON object (an element of a JSON list) is an error naming its line.
+        """
+        for record in records:
+            with self.row(record.line):
+                data = record.data()
+                if not isinstance(data, dict):
+                    raise self.error(record.line, "(json)", f"expected a JSON object, found a {type(data).__name__}")
+                add(self, record.line, data, *extra)
 
     def reject(self, line: int, field: str, reason: str) -> None:
         """Record a row the reader skips by rule (not an error), e.g. SNLI's ``-`` gold label."""

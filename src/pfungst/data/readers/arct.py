@@ -46,9 +46,7 @@ class ArctReader:
         """Read one ARCT TSV file; raises :class:`~pfungst.errors.ReaderError` naming file, line and column."""
         options.check_keys(self.name, [])
         builder = BenchmarkBuilder(path, self.name, options)
-        for record in iter_csv(path, delimiter="\t"):
-            with builder.row(record.line):
-                _add_row(builder, record.line, record.data())
+        builder.add_records(iter_csv(path, delimiter="\t"), _add_row)
         return builder.build(f"arct-{path.stem}")
 
 

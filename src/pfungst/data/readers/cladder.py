@@ -41,15 +41,11 @@ class CLadderReader:
         """Read one CLadder JSON file; raises :class:`~pfungst.errors.ReaderError` naming record line and key."""
         options.check_keys(self.name, [])
         builder = BenchmarkBuilder(path, self.name, options, labels=_LABELS)
-        for record in iter_json_array(path):
-            with builder.row(record.line):
-                _add(builder, record.line, record.data())
+        builder.add_records(iter_json_array(path), _add)
         return builder.build(f"cladder-{path.stem}")
 
 
-def _add(builder: BenchmarkBuilder, line: int, data: Any) -> None:
-    if not isinstance(data, dict):
-        raise builder.error(line, "(json)", f"expected a JSON object, found a {type(data).__name__}")
+def _add(builder: BenchmarkBuilder, line: int, data: dict[str, Any]) -> None:
     given_info = builder.string(line, data, "given_info", allow_empty=True, hint=_HINT)
     question = builder.string(line, data, "question", hint=_HINT)
     answer = builder.string(line, data, "answer", hint=_HINT).strip()

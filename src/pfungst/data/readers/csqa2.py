@@ -41,9 +41,7 @@ class CommonsenseQa2Reader:
     def read(self, path: Path, options: ReadOptions) -> Benchmark:
         options.check_keys(self.name, [])
         builder = BenchmarkBuilder(path, self.name, options, labels=_LABELS)
-        for record in iter_jsonl(path):
-            with builder.row(record.line):
-                _add(builder, record.line, record.data())
+        builder.add_records(iter_jsonl(path), _add)
         name = path.name.removesuffix(".gz").removesuffix(".json").removesuffix(".jsonl")
         return builder.build(name)
 

@@ -56,9 +56,7 @@ class KindsOfReasoningReader:
     def read(self, path: Path, options: ReadOptions) -> Benchmark:
         options.check_keys(self.name, [])
         builder = BenchmarkBuilder(path, self.name, options, labels=())
-        for record in iter_jsonl(path):
-            with builder.row(record.line):
-                _add(builder, record.line, record.data())
+        builder.add_records(iter_jsonl(path), _add)
         return builder.build(path.name.split(".")[0])
 
 

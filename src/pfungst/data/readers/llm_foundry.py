@@ -43,9 +43,7 @@ class LlmFoundryReader:
     def read(self, path: Path, options: ReadOptions) -> Benchmark:
         options.check_keys(self.name, [])
         builder = BenchmarkBuilder(path, self.name, options)
-        for record in iter_jsonl(path):
-            with builder.row(record.line):
-                _add(builder, record.line, record.data(), path.stem)
+        builder.add_records(iter_jsonl(path), _add, path.stem)
         return builder.build(path.stem)
 
 

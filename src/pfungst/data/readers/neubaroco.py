@@ -64,9 +64,7 @@ class NeuBarocoReader:
         nli = _layout(_header(path)) != "mc"
         builder = BenchmarkBuilder(path, self.name, options, labels=_LABELS if nli else None)
         add = _add_nli if nli else _add_mc
-        for record in iter_csv(path, delimiter="\t"):
-            with builder.row(record.line):
-                add(builder, record.line, record.data(), language)
+        builder.add_records(iter_csv(path, delimiter="\t"), add, language)
         return builder.build(f"neubaroco-{'nli' if nli else 'mc'}-{language}")
 
 

@@ -63,9 +63,7 @@ class _NliReader:
         """Read one NLI file (JSON lines or TSV); raises :class:`~pfungst.errors.ReaderError` naming the field."""
         options.check_keys(self.name, [])
         builder = BenchmarkBuilder(path, self.name, options, labels=LABELS)
-        for record in _records(path):
-            with builder.row(record.line):
-                _add_row(builder, record.line, record.data())
+        builder.add_records(_records(path), _add_row)
         stem = Path(path.name.removesuffix(".gz")).stem
         return builder.build(stem if stem.lower().startswith(("snli", "mnli", "multinli")) else f"{self.name}-{stem}")
 

@@ -43,15 +43,11 @@ class ProntoQaReader:
         """Read one ProntoQA JSON file; raises :class:`~pfungst.errors.ReaderError` naming record line and key."""
         options.check_keys(self.name, [])
         builder = BenchmarkBuilder(path, self.name, options, labels=_LABELS)
-        for record in iter_json_array(path):
-            with builder.row(record.line):
-                _add(builder, record.line, record.data())
+        builder.add_records(iter_json_array(path), _add)
         return builder.build(f"prontoqa-{path.stem}")
 
 
-def _add(builder: BenchmarkBuilder, line: int, data: Any) -> None:
-    if not isinstance(data, dict):
-        raise builder.error(line, "(json)", f"expected a JSON object, found a {type(data).__name__}")
+def _add(builder: BenchmarkBuilder, line: int, data: dict[str, Any]) -> None:
     context = builder.string(line, data, "context")
     question = builder.string(line, data, "question")
     options = data.get("options")
