@@ -115,6 +115,11 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
         """A :class:`ReaderError` at ``key`` of this object (for checks beyond types)."""
         return self._error(key, reason)
 
+    def check_schema(self, version: str) -> None:
+        """Raise a :class:`ReaderError` at ``schema_version`` unless it is ``version`` (a file of another schema)."""
+        if self.string("schema_version") != version:
+            raise self._error("schema_version", f"expected {version!r}")
+
     def has(self, key: str) -> bool:
         """Whether ``key`` is present and not null."""
         return self.data.get(key) is not None

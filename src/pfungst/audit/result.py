@@ -129,8 +129,7 @@ class AuditResult:
                 field (``audit.json: field 'probes[3].kappa.value': expected a number, found 'zero point five'``).
         """
         fields = Fields(data, source)
-        if fields.string("schema_version") != SCHEMA_VERSION:
-            raise fields.error("schema_version", f"expected {SCHEMA_VERSION!r}")
+        fields.check_schema(SCHEMA_VERSION)
         verdict = Verdict.from_fields(fields.sub("verdict"))
         probes = tuple(ProbeOutcome.from_fields(entry) for entry in fields.records("probes"))
         if verdict.feature_set not in {probe.feature_set for probe in probes}:

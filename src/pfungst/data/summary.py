@@ -83,8 +83,8 @@ class BenchmarkSummary:
             True
         """
         fields = Fields(data, source)
-        if fields.has("schema_version") and fields.string("schema_version") != SCHEMA_VERSIONS[cls.KIND]:
-            raise fields.error("schema_version", f"expected {SCHEMA_VERSIONS[cls.KIND]!r}")
+        if fields.has("schema_version"):
+            fields.check_schema(SCHEMA_VERSIONS[cls.KIND])
         empty = LengthStats.of([])
         return cls(
             benchmark=fields.benchmark(),

@@ -107,8 +107,7 @@ class ScoreResult:
             ReaderError: a value of the wrong type, a missing key or another schema, naming ``source`` and the field.
         """
         fields = Fields(data, source)
-        if fields.string("schema_version") != SCHEMA_VERSION:
-            raise fields.error("schema_version", f"expected {SCHEMA_VERSION!r}")
+        fields.check_schema(SCHEMA_VERSION)
         fields.sub("settings").string("rule")
         records = fields.records("items") if fields.has("items") else []
         for entry in records:

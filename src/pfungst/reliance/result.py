@@ -185,8 +185,7 @@ class RelianceResult:
             ReaderError: a value of the wrong type, a missing key or another schema, naming ``source`` and the field.
         """
         fields = Fields(data, source)
-        if fields.string("schema_version") != SCHEMA_VERSION:
-            raise fields.error("schema_version", f"expected {SCHEMA_VERSION!r}")
+        fields.check_schema(SCHEMA_VERSION)
         return cls(
             models=tuple(read_dataclass(ModelReliance, entry) for entry in fields.records("models")),
             families=tuple(read_dataclass(FamilyTest, entry) for entry in fields.records("families")),

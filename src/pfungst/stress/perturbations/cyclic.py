@@ -8,7 +8,7 @@ from pfungst.evaluate.variants import Cyclic
 from pfungst.stress.metrics import CircularMetrics, circular_metrics
 from pfungst.stress.perturbations.base import BY_ITEM, Asked, Findings, FindingsBuilder, StressRun
 
-__all__ = ["CyclicPerturbation"]
+__all__ = ["CyclicPerturbation", "circular_findings"]
 
 
 class CyclicPerturbation:
@@ -25,12 +25,20 @@ class CyclicPerturbation:
 
     def analyse(self, run: StressRun, asked: Asked) -> Findings:
         """Circular accuracy, consistency and fluctuation over the arrangements."""
-        found = FindingsBuilder(self.name, run.config.rule)
-        outcomes = asked.of(self.name)
-        if outcomes:
-            found.add(
-                CircularMetrics,
-                f"{run.config.rule}, cyclic rotations",
-                lambda: circular_metrics(outcomes, **run.estimation),
-            )
-        return found.findings()
+        return circular_findings(self.name, run, asked, "cyclic rotations")
+
+
+def circular_findings(name: str, run: StressRun, asked: Asked, arrangements: str) -> Findings:
+    """Circular accuracy, consistency and fluctuation of perturbation ``name``'s outcomes (none when it asked none).
+
+    ``arrangements`` names the orders in the result's subject (``"cyclic rotations"``, ``"permutations"``).
+    """
+    found = FindingsBuilder(name, run.config.rule)
+    outcomes = asked.of(name)
+    if outcomes:
+        found.add(
+            CircularMetrics,
+            f"{run.config.rule}, {arrangements}",
+            lambda: circular_metrics(outcomes, **run.estimation),
+        )
+    return found.findings()

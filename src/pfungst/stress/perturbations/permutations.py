@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pfungst.evaluate.engine import Cell
 from pfungst.evaluate.variants import Permutations
-from pfungst.stress.metrics import CircularMetrics, circular_metrics
-from pfungst.stress.perturbations.base import BY_ITEM, Asked, Findings, FindingsBuilder, StressRun
+from pfungst.stress.metrics import CircularMetrics
+from pfungst.stress.perturbations.base import BY_ITEM, Asked, Findings, StressRun
+from pfungst.stress.perturbations.cyclic import circular_findings
 
 __all__ = ["PermutationsPerturbation"]
 
@@ -27,12 +28,4 @@ class PermutationsPerturbation:
 
     def analyse(self, run: StressRun, asked: Asked) -> Findings:
         """Circular accuracy, consistency and fluctuation over the arrangements."""
-        found = FindingsBuilder(self.name, run.config.rule)
-        outcomes = asked.of(self.name)
-        if outcomes:
-            found.add(
-                CircularMetrics,
-                f"{run.config.rule}, permutations",
-                lambda: circular_metrics(outcomes, **run.estimation),
-            )
-        return found.findings()
+        return circular_findings(self.name, run, asked, "permutations")
