@@ -6,17 +6,23 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 from rich.markup import escape
 
 from pfungst.audit.fixing import fix
 from pfungst.audit.run import AuditConfig, audit
 from pfungst.cli.common import (
     READER_RENAMED,
+    DataArgument,
     MapOption,
+    NBootstrapOption,
     OnErrorOption,
+    QuietOption,
     ReaderOption,
+    SeedOption,
     StrictOption,
     app,
+    config_from_options,
     console,
     load_benchmark,
     progress_bar,
@@ -25,6 +31,7 @@ from pfungst.cli.common import (
     user_errors,
     write_json,
 )
+from pfungst.data.benchmark import Benchmark
 from pfungst.report.console_blocks import render_to_console
 from pfungst.serialization import check_outputs, write_csv
 
@@ -41,56 +48,55 @@ RENAMED = {
 """Old option names -> the AuditConfig field names they now match, kept for one release."""
 
 
+_Protocol = Annotated[
+    str,
+    typer.Option(
+        help="crossfit (default: stratified repeated cross-fitting, Cohen's kappa, intervals) or pacchiardi2024 "
+        "(the paper's exact protocol)."
+    ),
+]
+_FeatureSets = Annotated[
+    list[str] | None,
+    typer.Option("--feature-set", help="Feature set to probe, repeatable: feature_sets (default: all that apply)."),
+]
+_Fields = Annotated[str, typer.Option(help="Partial-input baseline: comma-separated named fields, e.g. hypothesis.")]
+_Fix = Annotated[
+    Path | None, typer.Option("--fix", help="Write counterbalanced and filtered copies here and audit them.")
+]
+
+
 @app.command("audit", cls=renamed_options(RENAMED))
 def audit_command(
-    data: Annotated[Path, typer.Argument(help="Benchmark file or directory.")],
+    data: DataArgument,
     reader: ReaderOption = None,
     map: MapOption = None,
     on_error: OnErrorOption = "raise",
     strict: StrictOption = False,
-    protocol: Annotated[
-        str,
-        typer.Option(
-            help="crossfit (default: stratified repeated cross-fitting, Cohen's kappa, intervals) or pacchiardi2024 "
-            "(the paper's exact protocol)."
-        ),
-    ] = "crossfit",
-    feature_set: Annotated[
-        list[str] | None,
-        typer.Option("--feature-set", help="Feature set to probe, repeatable: feature_sets (default: all that apply)."),
-    ] = None,
-    fields: Annotated[
-        str, typer.Option(help="Partial-input baseline: comma-separated named fields, e.g. hypothesis.")
-    ] = "",
-    seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
+    protocol: _Protocol = "crossfit",
+    feature_set: _FeatureSets = None,
+    fields: _Fields = "",
+    seed: SeedOption = 0,
     n_repeats: Annotated[int, typer.Option(help="Repeats of the cross-fitting.")] = 2,
     n_splits: Annotated[int, typer.Option(help="Folds of the cross-fitting.")] = 5,
-    n_bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples per interval.")] = 1000,
+    n_bootstrap: NBootstrapOption = 1000,
     n_permutations: Annotated[int, typer.Option(help="Permutations per p-value.")] = 1000,
     threshold: Annotated[float, typer.Option(help="Verdict threshold on the interval's lower bound.")] = 0.2,
     deduplicate: Annotated[bool, typer.Option(help="Drop repeated texts first (the paper did).")] = False,
     n_jobs: Annotated[int, typer.Option(help="Parallel folds (joblib).")] = 1,
     json_path: Annotated[Path | None, typer.Option("--json", help="Write the result as JSON ('-': stdout).")] = None,
     items_path: Annotated[Path | None, typer.Option("--items", help="Write per-item predictions as CSV.")] = None,
-    fix_dir: Annotated[
-        Path | None, typer.Option("--fix", help="Write counterbalanced and filtered copies here and audit them.")
-    ] = None,
-    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    fix_dir: _Fix = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Can the benchmark be answered from surface features alone? Probes, heuristics, cues, and a verdict."""
+    options = locals()  # every option by name: AuditConfig's fields are named after them
     with user_errors():
         check_outputs([data], {"--json": json_path, "--items": items_path}, folders={"--fix": fix_dir})
-        config = AuditConfig(
-            protocol=protocol,  # type: ignore[arg-type]  # validated by AuditConfig.validate
+        config = config_from_options(
+            AuditConfig,
+            options,
             feature_sets=tuple(feature_set or ()),
             fields=tuple(f.strip() for f in fields.split(",") if f.strip()),
-            seed=seed,
-            n_repeats=n_repeats,
-            n_splits=n_splits,
-            n_bootstrap=n_bootstrap,
-            n_permutations=n_permutations,
-            threshold=threshold,
-            n_jobs=n_jobs,
         )
         config.validate()  # before reading data: a typo should not cost a load
         benchmark = load_benchmark(data, reader, map, on_error, strict)
@@ -104,9 +110,14 @@ def audit_command(
         if items_path:
             console.print(f"wrote {escape(str(write_csv(items_path, result.to_frame())))}")
         if fix_dir:
-            with progress_bar(quiet) as report:
-                fixed = fix(benchmark, fix_dir, config, progress=report)
-            for audited in (fixed.counterbalanced_audit, fixed.filtered_audit):
-                if audited is not None:
-                    render_to_console(audited, out)
-            console.print("wrote " + ", ".join(escape(p) for p in fixed.paths.values()))
+            _fix_and_audit(benchmark, fix_dir, config, quiet, out)
+
+
+def _fix_and_audit(benchmark: Benchmark, fix_dir: Path, config: AuditConfig, quiet: bool, out: Console) -> None:
+    """Write the counterbalanced and filtered copies to ``fix_dir``, audit them and print their audits."""
+    with progress_bar(quiet) as report:
+        fixed = fix(benchmark, fix_dir, config, progress=report)
+    for audited in (fixed.counterbalanced_audit, fixed.filtered_audit):
+        if audited is not None:
+            render_to_console(audited, out)
+    console.print("wrote " + ", ".join(escape(p) for p in fixed.paths.values()))

@@ -8,11 +8,12 @@ tables move to stderr, so stdout stays one valid JSON document.
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -26,12 +27,17 @@ from pfungst.errors import ConfigError, PfungstError
 
 __all__ = [
     "READER_RENAMED",
+    "DataArgument",
     "MapOption",
+    "NBootstrapOption",
     "OnErrorOption",
+    "QuietOption",
     "ReaderOption",
+    "SeedOption",
     "StrictOption",
     "app",
     "check_suffix",
+    "config_from_options",
     "console",
     "load_benchmark",
     "parse_mapping",
@@ -73,6 +79,23 @@ OnErrorOption = Annotated[
     str, typer.Option("--on-error", help="raise: stop at the first malformed row; skip: reject it, count it, go on.")
 ]
 StrictOption = Annotated[bool, typer.Option("--strict", help="Also stop on warnings (duplicate options).")]
+DataArgument = Annotated[Path, typer.Argument(help="Benchmark file or directory.")]
+QuietOption = Annotated[bool, typer.Option(help="No progress bar.")]
+SeedOption = Annotated[int, typer.Option(help="Seed of every random choice.")]
+NBootstrapOption = Annotated[int, typer.Option(help="Bootstrap resamples per interval.")]
+
+_Config = TypeVar("_Config")
+
+
+def config_from_options(cls: type[_Config], options: Mapping[str, Any], **converted: Any) -> _Config:
+    """Build the config dataclass ``cls`` from a command's options, whose names match its fields.
+
+    Each field takes the same-named option, or its value in ``converted`` (an option whose command-line form
+    differs: a comma-separated list, a file, a default); options that name no field are left out.
+    """
+    names = {field.name for field in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    same = {name: value for name, value in options.items() if name in names and name not in converted}
+    return cls(**same, **converted)
 
 
 @contextmanager

@@ -7,17 +7,23 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 from rich.markup import escape
 
 from pfungst import serialization
 from pfungst.cli.common import (
     READER_RENAMED,
+    DataArgument,
     MapOption,
+    NBootstrapOption,
     OnErrorOption,
+    QuietOption,
     ReaderOption,
+    SeedOption,
     StrictOption,
     app,
     check_suffix,
+    config_from_options,
     console,
     load_benchmark,
     progress_bar,
@@ -26,6 +32,7 @@ from pfungst.cli.common import (
     user_errors,
     write_json,
 )
+from pfungst.data.benchmark import Benchmark
 from pfungst.errors import ConfigError
 from pfungst.evaluate.runner import ScoreConfig, score_benchmark
 from pfungst.evaluate.score_result import ScoreResult
@@ -34,6 +41,7 @@ from pfungst.report.console_blocks import render_to_console
 from pfungst.report.stress_console import render_ranks, render_stress
 from pfungst.serialization import check_outputs
 from pfungst.stress.comparison import StressComparison, compare
+from pfungst.stress.rank_result import RankStability
 from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS, StressConfig
 from pfungst.stress.stress_result import StressResult
 from pfungst.stress.suite import stress
@@ -56,44 +64,73 @@ TimeoutOption = Annotated[
 RetriesOption = Annotated[
     int | None, typer.Option(help="Retries of a failed request to a model server (openai: models; default 8).")
 ]
+_ScoreChunkSize = Annotated[int, typer.Option(help="Items per batch sent to the model and committed to the cache.")]
+_ScoreModel = Annotated[
+    str, typer.Option(help="smollm2 (embedded, default), gemma3-270m, a .gguf path, or openai:<base_url>#<model>.")
+]
+_ScoreRule = Annotated[
+    str, typer.Option(help="Scoring rule: letter, cloze-raw, cloze-token, cloze-byte, pmi or generate.")
+]
+_ScorePrompt = Annotated[str, typer.Option(help="Prompt format: mmlu, plain or chatml-letter (see `pfungst formats`).")]
+_ScoreCache = Annotated[
+    Path | None,
+    typer.Option(
+        help="SQLite cache file (default: $PFUNGST_CACHE or ~/.cache/pfungst/cache.sqlite); a rerun resumes from it."
+    ),
+]
+_ScoreOut = Annotated[Path | None, typer.Option("--out", "-o", help="Write per-item results here: .jsonl or .parquet.")]
+_ScoreThreads = Annotated[int | None, typer.Option(help="CPU threads for a llama.cpp model (default: its choice).")]
+_StressModels = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Model, repeatable to compare ranks: smollm2 (default), "
+        "gemma3-270m, a .gguf path, openai:<base_url>#<model>."
+    ),
+]
+_StressRules = Annotated[str, typer.Option(help="Comma-separated rules compared by the 'rules' perturbation.")]
+_StressPrompt = Annotated[
+    str, typer.Option(help="Base prompt format: mmlu, plain or chatml-letter (see `pfungst formats`).")
+]
+_Perturbations = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--perturbation",
+        "-p",
+        help="Perturbation to run, repeatable (default: all but permutations and "
+        "spread-search; see `pfungst formats`).",
+    ),
+]
+_Permutations = Annotated[str, typer.Option(help="Orders per item for 'permutations': a number or 'all'.")]
+_Instructions = Annotated[list[str] | None, typer.Option(help="An instruction paraphrase of your own, repeatable.")]
+_InstructionsFile = Annotated[Path | None, typer.Option(help="A file of instruction paraphrases, one per line.")]
+_StressItems = Annotated[
+    Path | None,
+    typer.Option(
+        "--items", help="Write every outcome here: .jsonl or .parquet (one file per model, numbered, when several)."
+    ),
+]
 
 
 @app.command("score", cls=renamed_options(SCORE_RENAMED))
 def score_command(
-    data: Annotated[Path, typer.Argument(help="Benchmark file or directory.")],
+    data: DataArgument,
     reader: ReaderOption = None,
     map: MapOption = None,
     on_error: OnErrorOption = "raise",
     strict: StrictOption = False,
-    model: Annotated[
-        str, typer.Option(help="smollm2 (embedded, default), gemma3-270m, a .gguf path, or openai:<base_url>#<model>.")
-    ] = "smollm2",
-    rule: Annotated[
-        str, typer.Option(help="Scoring rule: letter, cloze-raw, cloze-token, cloze-byte, pmi or generate.")
-    ] = "cloze-raw",
-    prompt: Annotated[
-        str, typer.Option(help="Prompt format: mmlu, plain or chatml-letter (see `pfungst formats`).")
-    ] = "mmlu",
+    model: _ScoreModel = "smollm2",
+    rule: _ScoreRule = "cloze-raw",
+    prompt: _ScorePrompt = "mmlu",
     limit: Annotated[int | None, typer.Option(help="Score only the first N items.")] = None,
-    cache: Annotated[
-        Path | None,
-        typer.Option(
-            help="SQLite cache file (default: $PFUNGST_CACHE or "
-            "~/.cache/pfungst/cache.sqlite); a rerun resumes from it."
-        ),
-    ] = None,
-    out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Write per-item results here: .jsonl or .parquet.")
-    ] = None,
+    cache: _ScoreCache = None,
+    out: _ScoreOut = None,
     json_path: Annotated[Path | None, typer.Option("--json", help="Write the summary as JSON ('-': stdout).")] = None,
     seed: Annotated[int, typer.Option(help="Seed (sampled generation).")] = 0,
-    threads: Annotated[
-        int | None, typer.Option(help="CPU threads for a llama.cpp model (default: its choice).")
-    ] = None,
-    chunk_size: Annotated[int, typer.Option(help="Items per batch sent to the model and committed to the cache.")] = 16,
+    threads: _ScoreThreads = None,
+    chunk_size: _ScoreChunkSize = 16,
     timeout: TimeoutOption = None,
     retries: RetriesOption = None,
-    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Score a benchmark with a language model: accuracy with its Wilson interval against chance, per-item results."""
     with user_errors():
@@ -124,100 +161,79 @@ def _write_score(result: ScoreResult, out: Path | None, json_path: Path | None) 
 
 @app.command("stress", cls=renamed_options(STRESS_RENAMED))
 def stress_command(
-    data: Annotated[Path, typer.Argument(help="Benchmark file or directory.")],
+    data: DataArgument,
     reader: ReaderOption = None,
     map: MapOption = None,
     on_error: OnErrorOption = "raise",
     strict: StrictOption = False,
-    model: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Model, repeatable to compare ranks: smollm2 (default), "
-            "gemma3-270m, a .gguf path, openai:<base_url>#<model>."
-        ),
-    ] = None,
+    model: _StressModels = None,
     rule: Annotated[str, typer.Option(help="Scoring rule of the arrangement perturbations.")] = "letter",
-    rules: Annotated[
-        str, typer.Option(help="Comma-separated rules compared by the 'rules' perturbation.")
-    ] = "letter,cloze-raw,cloze-token,cloze-byte,pmi",
-    prompt: Annotated[
-        str, typer.Option(help="Base prompt format: mmlu, plain or chatml-letter (see `pfungst formats`).")
-    ] = "mmlu",
-    perturbation: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--perturbation",
-            "-p",
-            help="Perturbation to run, repeatable (default: all but permutations and "
-            "spread-search; see `pfungst formats`).",
-        ),
-    ] = None,
-    permutations: Annotated[str, typer.Option(help="Orders per item for 'permutations': a number or 'all'.")] = "6",
+    rules: _StressRules = "letter,cloze-raw,cloze-token,cloze-byte,pmi",
+    prompt: _StressPrompt = "mmlu",
+    perturbation: _Perturbations = None,
+    permutations: _Permutations = "6",
     n_formats: Annotated[int, typer.Option(help="Formats for 'formats' (base + sampled).")] = 8,
     n_search_formats: Annotated[int, typer.Option(help="Formats searched by 'spread-search'.")] = 24,
     spread_budget: Annotated[int, typer.Option(help="Item evaluations 'spread-search' may spend.")] = 400,
-    instruction: Annotated[
-        list[str] | None, typer.Option(help="An instruction paraphrase of your own, repeatable.")
-    ] = None,
-    instructions_file: Annotated[
-        Path | None, typer.Option(help="A file of instruction paraphrases, one per line.")
-    ] = None,
+    instruction: _Instructions = None,
+    instructions_file: _InstructionsFile = None,
     pride_fraction: Annotated[float, typer.Option(help="Share of items estimating PriDe's prior.")] = 0.05,
     limit: Annotated[int | None, typer.Option(help="Use only the first N items.")] = None,
     sample: Annotated[int | None, typer.Option(help="Use a seeded random sample of N items.")] = None,
     cache: Annotated[Path | None, typer.Option(help="SQLite cache file; a rerun resumes from it.")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
-    n_bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples per interval.")] = 1000,
+    seed: SeedOption = 0,
+    n_bootstrap: NBootstrapOption = 1000,
     threads: Annotated[int | None, typer.Option(help="CPU threads for a llama.cpp model.")] = None,
     chunk_size: Annotated[int, typer.Option(help="Questions per batch sent to the model.")] = 16,
     timeout: TimeoutOption = None,
     retries: RetriesOption = None,
     json_path: Annotated[Path | None, typer.Option("--json", help="Write the result(s) as JSON ('-': stdout).")] = None,
-    items_path: Annotated[
-        Path | None,
-        typer.Option(
-            "--items", help="Write every outcome here: .jsonl or .parquet (one file per model, numbered, when several)."
-        ),
-    ] = None,
-    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    items_path: _StressItems = None,
+    quiet: QuietOption = False,
 ) -> None:
     """How much of a model's score is option order, option IDs, format and scoring rule?"""
+    options = locals()  # every option by name: StressConfig's fields are named after them
     with user_errors():
         check_outputs(
             [data, cache, instructions_file], {"--json": json_path, **_items_paths(items_path, len(model or ()))}
         )
-        config = StressConfig(
-            rule=rule,
-            rules=tuple(r.strip() for r in rules.split(",") if r.strip()),
-            prompt=prompt,
-            perturbations=tuple(perturbation) if perturbation else DEFAULT_PERTURBATIONS,
-            permutations=_permutations(permutations),
-            n_formats=n_formats,
-            n_search_formats=n_search_formats,
-            spread_budget=spread_budget,
-            instructions=_instructions(instruction, instructions_file),
-            pride_fraction=pride_fraction,
-            limit=limit,
-            sample=sample,
-            cache=cache or True,
-            seed=seed,
-            n_bootstrap=n_bootstrap,
-            chunk_size=chunk_size,
-            model_options=_model_options(threads, timeout, retries),
-        )
+        config = _stress_config(options)
         config.validate()
         check_suffix(items_path)
         benchmark = load_benchmark(data, reader, map, on_error, strict)
-        results, out = [], results_console(json_path)
-        for spec in model or ["smollm2"]:
-            with progress_bar(quiet) as report:
-                options = applicable_options(spec, config.model_options)
-                results.append(stress(benchmark, spec, replace(config, model_options=options), progress=report))
-            render_stress(results[-1], out)
-        ranks = compare(results, names=model, seed=seed, n_bootstrap=n_bootstrap) if len(results) > 1 else None
-        if ranks is not None:
-            render_ranks(ranks, out)
+        results, ranks = _run_stress(benchmark, model, config, quiet, results_console(json_path))
         _write_stress(results, ranks, json_path, items_path)
+
+
+def _stress_config(options: dict[str, Any]) -> StressConfig:
+    """The run's settings: each option of the same name, and those whose command-line form differs, converted."""
+    return config_from_options(
+        StressConfig,
+        options,
+        rules=tuple(r.strip() for r in options["rules"].split(",") if r.strip()),
+        perturbations=tuple(options["perturbation"]) if options["perturbation"] else DEFAULT_PERTURBATIONS,
+        permutations=_permutations(options["permutations"]),
+        instructions=_instructions(options["instruction"], options["instructions_file"]),
+        cache=options["cache"] or True,
+        model_options=_model_options(options["threads"], options["timeout"], options["retries"]),
+    )
+
+
+def _run_stress(
+    benchmark: Benchmark, models: list[str] | None, config: StressConfig, quiet: bool, out: Console
+) -> tuple[list[StressResult], RankStability | None]:
+    """Stress each model in turn (printing each result), then compare their ranks when there are several."""
+    results = []
+    for spec in models or ["smollm2"]:
+        with progress_bar(quiet) as report:
+            options = applicable_options(spec, config.model_options)
+            results.append(stress(benchmark, spec, replace(config, model_options=options), progress=report))
+        render_stress(results[-1], out)
+    if len(results) < 2:
+        return results, None
+    ranks = compare(results, names=models, seed=config.seed, n_bootstrap=config.n_bootstrap)
+    render_ranks(ranks, out)
+    return results, ranks
 
 
 def _model_options(threads: int | None, timeout: float | None, retries: int | None) -> dict[str, Any]:

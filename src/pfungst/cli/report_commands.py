@@ -20,45 +20,51 @@ from pfungst.serialization import check_outputs
 __all__ = ["reliance_command", "report_command"]
 
 
+_Audits = Annotated[
+    list[Path],
+    typer.Argument(help="Audit JSON files written by `pfungst audit --json` (with their per-item predictions)."),
+]
+_Outcomes = Annotated[
+    list[Path],
+    typer.Option(
+        "--outcomes",
+        help="Per-item model outcomes, repeatable: a file or "
+        "a folder (evals logs, pfungst score/stress files, lm-eval "
+        "samples, HELM runs, CSV).",
+    ),
+]
+_OutcomeFormat = Annotated[
+    str | None,
+    typer.Option(help="Force the outcome format: openai-evals, pfungst-score, pfungst-stress, lm-eval, helm, csv."),
+]
+_Dataset = Annotated[
+    str | None,
+    typer.Option(help="Dataset name for outcome files that do not name one (must match an audit's benchmark name)."),
+]
+_Metric = Annotated[str | None, typer.Option(help="lm-eval / HELM metric read as correctness (acc, exact_match).")]
+_Variant = Annotated[
+    str | None, typer.Option(help="Stress outcomes: which variant ('cyclic: shift 1'); default identity.")
+]
+_Families = Annotated[
+    Path | None,
+    typer.Option(help="CSV with columns model,family; default: the model name without its date or version suffix."),
+]
+_FeatureSet = Annotated[
+    str | None, typer.Option(help="The probe whose predictions define solvable items (default: the audit's best).")
+]
+
+
 @app.command("reliance")
 def reliance_command(
-    audits: Annotated[
-        list[Path],
-        typer.Argument(help="Audit JSON files written by `pfungst audit --json` (with their per-item predictions)."),
-    ],
-    outcomes: Annotated[
-        list[Path],
-        typer.Option(
-            "--outcomes",
-            help="Per-item model outcomes, repeatable: a file or "
-            "a folder (evals logs, pfungst score/stress files, lm-eval "
-            "samples, HELM runs, CSV).",
-        ),
-    ],
-    outcome_format: Annotated[
-        str | None,
-        typer.Option(help="Force the outcome format: openai-evals, pfungst-score, pfungst-stress, lm-eval, helm, csv."),
-    ] = None,
+    audits: _Audits,
+    outcomes: _Outcomes,
+    outcome_format: _OutcomeFormat = None,
     model: Annotated[str | None, typer.Option(help="Model name for outcome files that do not name one.")] = None,
-    dataset: Annotated[
-        str | None,
-        typer.Option(
-            help="Dataset name for outcome files that do not name one (must match an audit's benchmark name)."
-        ),
-    ] = None,
-    metric: Annotated[
-        str | None, typer.Option(help="lm-eval / HELM metric read as correctness (acc, exact_match).")
-    ] = None,
-    variant: Annotated[
-        str | None, typer.Option(help="Stress outcomes: which variant ('cyclic: shift 1'); default identity.")
-    ] = None,
-    families: Annotated[
-        Path | None,
-        typer.Option(help="CSV with columns model,family; default: the model name without its date or version suffix."),
-    ] = None,
-    feature_set: Annotated[
-        str | None, typer.Option(help="The probe whose predictions define solvable items (default: the audit's best).")
-    ] = None,
+    dataset: _Dataset = None,
+    metric: _Metric = None,
+    variant: _Variant = None,
+    families: _Families = None,
+    feature_set: _FeatureSet = None,
     test: Annotated[str, typer.Option(help="Per-model test: fisher (exact) or permutation.")] = "fisher",
     alpha: Annotated[float, typer.Option(help="Level of the Benjamini-Hochberg procedure.")] = 0.05,
     seed: Annotated[int, typer.Option(help="Seed of the permutation test.")] = 0,
