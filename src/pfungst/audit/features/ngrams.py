@@ -36,6 +36,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer, strip_accents_unicode
 from sklearn.utils.validation import check_is_fitted
 
+from pfungst.audit.features.texts import as_texts
 from pfungst.audit.gpt2 import gpt2_symbols
 from pfungst.errors import ConfigError
 
@@ -96,16 +97,7 @@ def _document_grams(
 
 
 def _as_texts(X: Any) -> list[str]:
-    """The documents of ``X`` as a list of strings; a bare string is refused (it is not a sequence of texts)."""
-    if isinstance(X, str | bytes):
-        raise ConfigError(
-            "n-gram features take a sequence of texts (one per item), not a single string; wrap it in a list"
-        )
-    texts = list(X)
-    wrong = next((index for index, text in enumerate(texts) if not isinstance(text, str)), None)
-    if wrong is not None:
-        raise ConfigError(f"n-gram features take strings; document {wrong} is {type(texts[wrong]).__name__}")
-    return texts
+    return as_texts(X, "n-gram", "document")
 
 
 class NgramFeatures(TransformerMixin, BaseEstimator):

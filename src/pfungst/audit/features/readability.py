@@ -45,7 +45,7 @@ from pfungst.audit.features.paper_readability import (
     PaperReadabilityFeatures,
     paper_readability_available,
 )
-from pfungst.errors import ConfigError
+from pfungst.audit.features.texts import as_texts
 
 __all__ = ["EXTRA_FEATURES", "PAPER_FEATURES", "ReadabilityFeatures", "yules_k"]
 
@@ -152,12 +152,4 @@ class ReadabilityFeatures(TransformerMixin, BaseEstimator):
 
 
 def _as_texts(X: Any) -> list[str]:
-    if isinstance(X, str | bytes):
-        raise ConfigError(
-            "readability features take a sequence of texts (one per item), not a single string; wrap it in a list"
-        )
-    texts = list(X)
-    wrong = next((index for index, text in enumerate(texts) if not isinstance(text, str)), None)
-    if wrong is not None:
-        raise ConfigError(f"readability features take strings; text {wrong} is {type(texts[wrong]).__name__}")
-    return texts
+    return as_texts(X, "readability", "text")
