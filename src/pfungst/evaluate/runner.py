@@ -32,7 +32,7 @@ from pfungst.evaluate.variants import Presentation
 from pfungst.models.protocol import LanguageModel
 from pfungst.serialization import to_jsonable
 
-__all__ = ["ScoreConfig", "cache_location", "default_cache_path", "renamed_prompt", "score_benchmark"]
+__all__ = ["ScoreConfig", "cache_location", "default_cache_path", "apply_renamed_prompt", "score_benchmark"]
 
 _CACHE_ENV = "PFUNGST_CACHE"
 _MEMORY = ":memory:"
@@ -84,9 +84,7 @@ class ScoreConfig:
     always None once the config is built)."""
 
     def __post_init__(self) -> None:
-        if self.format is not None:
-            object.__setattr__(self, "prompt", renamed_prompt(self.format, "ScoreConfig"))
-            object.__setattr__(self, "format", None)
+        apply_renamed_prompt(self)
 
     def resolve(self) -> tuple[ScoringRule, PromptFormat]:
         """The scoring rule and prompt format these settings name.
@@ -199,7 +197,14 @@ def _format_name(config: ScoreConfig) -> str:
     return config.prompt if isinstance(config.prompt, str) else "custom"
 
 
-def renamed_prompt(prompt: str | PromptFormat, owner: str) -> str | PromptFormat:
-    """``prompt``, given to ``owner`` under its old name ``format``: warns (DeprecationWarning) and returns it."""
+def apply_renamed_prompt(config: Any) -> None:
+    """Move a frozen config's ``format`` (the old name of ``prompt``) to ``prompt``, with a DeprecationWarning.
+
+    ``ScoreConfig`` and ``StressConfig`` call it from ``__post_init__``; afterwards ``format`` is None.
+    """
+    if config.format is None:
+        return
+    owner = type(config).__name__
     warn_renamed(f"{owner}(format=...)", f"{owner}(prompt=...)")
-    return prompt
+    object.__setattr__(config, "prompt", config.format)
+    object.__setattr__(config, "format", None)

@@ -9,7 +9,7 @@ from typing import Any
 
 from pfungst.errors import ConfigError, check_run_settings, unknown_name_message
 from pfungst.evaluate.formats import PromptFormat, get_format
-from pfungst.evaluate.runner import cache_location, renamed_prompt
+from pfungst.evaluate.runner import apply_renamed_prompt, cache_location
 from pfungst.evaluate.scoring import SCORING_RULES, ScoringRule, get_scoring_rule
 from pfungst.stress.perturbations import PERTURBATIONS
 
@@ -91,9 +91,7 @@ class StressConfig:
     always None once the config is built)."""
 
     def __post_init__(self) -> None:
-        if self.format is not None:
-            object.__setattr__(self, "prompt", renamed_prompt(self.format, "StressConfig"))
-            object.__setattr__(self, "format", None)
+        apply_renamed_prompt(self)
 
     def validate(self) -> None:
         """Check every setting.
