@@ -5,7 +5,7 @@ from __future__ import annotations
 from pfungst.evaluate.engine import Cell
 from pfungst.evaluate.variants import MovedAnswer
 from pfungst.stress.metrics import MovedAnswerAccuracy, moved_answer_accuracy
-from pfungst.stress.perturbations.base import BY_ITEM, Asked, Findings, FindingsBuilder, StressRun
+from pfungst.stress.perturbations.base import BY_ITEM, Asked, Findings, StressRun, own_outcomes_findings
 
 __all__ = ["AnswerMovedPerturbation"]
 
@@ -24,12 +24,6 @@ class AnswerMovedPerturbation:
 
     def analyse(self, run: StressRun, asked: Asked) -> Findings:
         """Accuracy per gold slot."""
-        found = FindingsBuilder(self.name, run.config.rule)
-        outcomes = asked.of(self.name)
-        if outcomes:
-            found.add(
-                MovedAnswerAccuracy,
-                f"{run.config.rule}, gold moved to each slot",
-                lambda: moved_answer_accuracy(outcomes, **run.estimation),
-            )
-        return found.findings()
+        return own_outcomes_findings(
+            self.name, run, asked, MovedAnswerAccuracy, "gold moved to each slot", moved_answer_accuracy
+        )

@@ -38,6 +38,7 @@ __all__ = [
     "FindingsBuilder",
     "Perturbation",
     "StressRun",
+    "own_outcomes_findings",
     "scores_warning",
 ]
 
@@ -210,6 +211,27 @@ class FindingsBuilder:
     def findings(self) -> Findings:
         """Everything collected."""
         return Findings(tuple(self.analyses), tuple(self.outcomes), tuple(self.warnings), tuple(self.costs))
+
+
+def own_outcomes_findings(
+    perturbation: str,
+    run: StressRun,
+    asked: Asked,
+    kind: type[Any],
+    subject: str,
+    metric: Callable[..., AnalysisResult],
+    **options: Any,
+) -> Findings:
+    """The one analysis of a perturbation's own outcomes: ``metric(outcomes, **options, **run.estimation)``.
+
+    The analysis (result type ``kind``) is headed ``"<rule>, <subject>"``; a perturbation that asked nothing has no
+    findings.
+    """
+    found = FindingsBuilder(perturbation, run.config.rule)
+    outcomes = asked.of(perturbation)
+    if outcomes:
+        found.add(kind, f"{run.config.rule}, {subject}", lambda: metric(outcomes, **options, **run.estimation))
+    return found.findings()
 
 
 @runtime_checkable

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pfungst.evaluate.engine import Cell
 from pfungst.evaluate.variants import Cyclic
 from pfungst.stress.metrics import CircularMetrics, circular_metrics
-from pfungst.stress.perturbations.base import BY_ITEM, Asked, Findings, FindingsBuilder, StressRun
+from pfungst.stress.perturbations.base import BY_ITEM, Asked, Findings, StressRun, own_outcomes_findings
 
-__all__ = ["CyclicPerturbation", "circular_findings"]
+__all__ = ["CyclicPerturbation"]
 
 
 class CyclicPerturbation:
@@ -25,20 +25,4 @@ class CyclicPerturbation:
 
     def analyse(self, run: StressRun, asked: Asked) -> Findings:
         """Circular accuracy, consistency and fluctuation over the arrangements."""
-        return circular_findings(self.name, run, asked, "cyclic rotations")
-
-
-def circular_findings(name: str, run: StressRun, asked: Asked, arrangements: str) -> Findings:
-    """Circular accuracy, consistency and fluctuation of perturbation ``name``'s outcomes (none when it asked none).
-
-    ``arrangements`` names the orders in the result's subject (``"cyclic rotations"``, ``"permutations"``).
-    """
-    found = FindingsBuilder(name, run.config.rule)
-    outcomes = asked.of(name)
-    if outcomes:
-        found.add(
-            CircularMetrics,
-            f"{run.config.rule}, {arrangements}",
-            lambda: circular_metrics(outcomes, **run.estimation),
-        )
-    return found.findings()
+        return own_outcomes_findings(self.name, run, asked, CircularMetrics, "cyclic rotations", circular_metrics)

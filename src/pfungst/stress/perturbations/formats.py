@@ -4,7 +4,7 @@ al. 2024)."""
 from __future__ import annotations
 
 from pfungst.evaluate.engine import Cell
-from pfungst.stress.perturbations.base import FIRST_PASS, Asked, Findings, FindingsBuilder, StressRun
+from pfungst.stress.perturbations.base import FIRST_PASS, Asked, Findings, StressRun, own_outcomes_findings
 from pfungst.stress.spread import FormatSpread, format_spread
 
 __all__ = ["FormatsPerturbation"]
@@ -24,12 +24,5 @@ class FormatsPerturbation:
 
     def analyse(self, run: StressRun, asked: Asked) -> Findings:
         """Accuracy per format, best minus worst."""
-        found = FindingsBuilder(self.name, run.config.rule)
-        outcomes = asked.of(self.name)
-        if outcomes:
-            found.add(
-                FormatSpread,
-                f"{run.config.rule}, {len({o.format for o in outcomes})} formats",
-                lambda: format_spread(outcomes, **run.estimation),
-            )
-        return found.findings()
+        formats = len({o.format for o in asked.of(self.name)})
+        return own_outcomes_findings(self.name, run, asked, FormatSpread, f"{formats} formats", format_spread)

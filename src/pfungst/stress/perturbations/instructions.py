@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pfungst.evaluate.engine import Cell
 from pfungst.stress.multiprompt import MultiPromptStats, multiprompt_stats
-from pfungst.stress.perturbations.base import FIRST_PASS, Asked, Findings, FindingsBuilder, StressRun
+from pfungst.stress.perturbations.base import FIRST_PASS, Asked, Findings, StressRun, own_outcomes_findings
 
 __all__ = ["InstructionsPerturbation"]
 
@@ -24,12 +24,6 @@ class InstructionsPerturbation:
 
     def analyse(self, run: StressRun, asked: Asked) -> Findings:
         """MaxP, AvgP, CPS and the spread over the paraphrases."""
-        found = FindingsBuilder(self.name, run.config.rule)
-        outcomes = asked.of(self.name)
-        if outcomes:
-            found.add(
-                MultiPromptStats,
-                f"{run.config.rule}, instruction paraphrases",
-                lambda: multiprompt_stats(outcomes, by="format", **run.estimation),
-            )
-        return found.findings()
+        return own_outcomes_findings(
+            self.name, run, asked, MultiPromptStats, "instruction paraphrases", multiprompt_stats, by="format"
+        )

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from pfungst.evaluate.engine import Cell
 from pfungst.evaluate.variants import Permutations
-from pfungst.stress.metrics import CircularMetrics
-from pfungst.stress.perturbations.base import BY_ITEM, Asked, Findings, StressRun
-from pfungst.stress.perturbations.cyclic import circular_findings
+from pfungst.stress.metrics import CircularMetrics, circular_metrics
+from pfungst.stress.perturbations.base import BY_ITEM, Asked, Findings, StressRun, own_outcomes_findings
 
 __all__ = ["PermutationsPerturbation"]
 
@@ -28,4 +27,4 @@ class PermutationsPerturbation:
 
     def analyse(self, run: StressRun, asked: Asked) -> Findings:
         """Circular accuracy, consistency and fluctuation over the arrangements."""
-        return circular_findings(self.name, run, asked, "permutations")
+        return own_outcomes_findings(self.name, run, asked, CircularMetrics, "permutations", circular_metrics)
