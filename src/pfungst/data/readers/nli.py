@@ -49,6 +49,7 @@ _CORRECT = "number of correct responses (out of 100)"
 _MNLI_MARKS = {"genre", "promptID"}
 _SNLI_MARKS = {"captionID"}
 _SENTENCE_PAIRS = (("premise", "hypothesis"), ("sentence1", "sentence2"))
+_HINT = "NLI rows need sentence1, sentence2, gold_label (or premise, hypothesis, gold_label)"
 
 
 class _NliReader:
@@ -135,19 +136,7 @@ def _add_row(builder: BenchmarkBuilder, line: int, row: Mapping[str, Any]) -> No
 
 
 def _text(builder: BenchmarkBuilder, line: int, row: Mapping[str, Any], key: str, allow_empty: bool = False) -> str:
-    if key not in row:
-        raise builder.error(
-            line,
-            key,
-            f"missing field '{key}'",
-            "NLI rows need sentence1, sentence2, gold_label (or premise, hypothesis, gold_label)",
-        )
-    value = row[key]
-    if not isinstance(value, str):
-        raise builder.error(line, key, f"expected a string, found {type(value).__name__}")
-    if not allow_empty and not value.strip():
-        raise builder.error(line, key, "the value is empty")
-    return value
+    return builder.string(line, row, key, allow_empty=allow_empty, hint=_HINT)
 
 
 def _metadata(builder: BenchmarkBuilder, line: int, row: Mapping[str, Any]) -> dict[str, Any]:
