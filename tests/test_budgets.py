@@ -15,10 +15,9 @@ FUNCTION_LINES = 50
 def _docstring_lines(node: ast.AST) -> int:
     """Return how many lines the docstring of a function node spans (0 when it has none)."""
     body = getattr(node, "body", [])
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-        if isinstance(body[0].value.value, str):
-            end = body[0].end_lineno or body[0].lineno
-            return end - body[0].lineno + 1
+    first = body[0] if body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        return (first.end_lineno or first.lineno) - first.lineno + 1
     return 0
 
 
@@ -33,6 +32,7 @@ def function_lengths(source: str) -> list[tuple[str, int, int]]:
 
 
 def _modules() -> list[Path]:
+    """Every module of the package."""
     return sorted(SOURCE.rglob("*.py"))
 
 
