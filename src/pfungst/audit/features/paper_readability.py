@@ -39,7 +39,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from pfungst.errors import ConfigError, MissingDependency
+from pfungst.audit.features.texts import as_texts
+from pfungst.errors import MissingDependency
 
 __all__ = ["PAPER_READABILITY_FEATURES", "PaperReadabilityFeatures", "paper_readability_available", "paper_row"]
 
@@ -155,12 +156,4 @@ class PaperReadabilityFeatures(TransformerMixin, BaseEstimator):
 
 
 def _as_texts(X: Any) -> list[str]:
-    if isinstance(X, str | bytes):
-        raise ConfigError(
-            "readability features take a sequence of texts (one per item), not a single string; wrap it in a list"
-        )
-    texts = list(X)
-    wrong = next((index for index, text in enumerate(texts) if not isinstance(text, str)), None)
-    if wrong is not None:
-        raise ConfigError(f"readability features take strings; text {wrong} is {type(texts[wrong]).__name__}")
-    return texts
+    return as_texts(X, "readability", "text")
