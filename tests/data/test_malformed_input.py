@@ -142,3 +142,21 @@ def test_skip_policy_counts_every_rejected_row(tmp_path: Path) -> None:
 def test_missing_file_is_a_data_error(tmp_path: Path) -> None:
     with pytest.raises(DataError, match=r"nothing\.jsonl: no such file or directory"):
         pfungst.load(tmp_path / "nothing.jsonl")
+
+
+@pytest.mark.parametrize(("name", "text"), [("items.csv", "q,A,B,key,key\n"), ("items.tsv", "q\tA\tB\tkey\tkey\n")])
+def test_a_header_that_repeats_a_column_is_refused(tmp_path: Path, name: str, text: str) -> None:
+    """Issue 15: the last of two 'key' columns used to win silently in every row."""
+    path = tmp_path / name
+    separator = "\t" if name.endswith(".tsv") else ","
+    path.write_text(text + separator.join(["One?", "1", "2", "A", "B"]) + "\n")
+    with pytest.raises(ReaderError, match=rf"{name.replace('.', '[.]')}:1: field 'key': the header repeats this column"):
+        pfungst.load(path, reader=name.split(".")[1], question="q", option_columns="A,B", answer="key")
+
+
+def test_a_first_record_larger_than_the_detection_window_says_so(tmp_path: Path) -> None:
+    """Issue 15: a 50 MB first line was reported as an undetectable format, with no hint of why."""
+    path = _jsonl(tmp_path / "items.jsonl", {**GOOD, "question": "x" * 100_000}, GOOD)
+    with pytest.raises(DataError, match=r"first record is larger than the format detection window.*--reader"):
+        pfungst.load(path)
+    assert len(pfungst.load(path, reader="jsonl").items) == 2

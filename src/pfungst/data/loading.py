@@ -14,6 +14,7 @@ from typing import Any
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.builder import OnError, ReadOptions
 from pfungst.data.readers import GENERIC_READERS, READERS, get_reader
+from pfungst.data.readers.sniffing import DETECTION_WINDOW, first_line_exceeds_head
 from pfungst.deprecation import warn_renamed
 from pfungst.errors import ConfigError, DataError
 
@@ -101,6 +102,11 @@ def detect_format(source: str | Path, has_mapping: bool = False) -> str:
     generic = next((name for name in GENERIC_READERS if get_reader(name).sniff(path)), None)
     if generic is not None:
         return generic
+    if first_line_exceeds_head(path):
+        raise DataError(
+            f"{source}: the first record is larger than the format detection window ({DETECTION_WINDOW // 1024} KiB), so "
+            "the format could not be detected. Pass --reader NAME (see `pfungst formats`)"
+        )
     raise DataError(
         f"{source}: the format could not be detected. Pass --reader NAME (see `pfungst formats`), or a column "
         "mapping such as --map question=COLUMN --map options=COLUMN --map answer=COLUMN"

@@ -202,6 +202,7 @@ def iter_csv(
             continue
         if header and columns is None:
             columns = [name.strip() for name in row]
+            _check_repeated_columns(path, line, columns)
             continue
         if columns is None:
             data: Any = row
@@ -215,6 +216,17 @@ def iter_csv(
             filter(None, (_bad_bytes(path, line, cell, name) for name, cell in zip(names, row, strict=False))), None
         )
         yield Record(line, error=error) if error else Record(line, data)
+
+
+def _check_repeated_columns(path: Path, line: int, columns: list[str]) -> None:
+    """Refuse a header that names a column twice: the last one would silently win in every row."""
+    seen: set[str] = set()
+    for name in columns:
+        if name in seen:
+            raise ReaderError(
+                path, line, name, "the header repeats this column", "Rename or remove one of them"
+            )
+        seen.add(name)
 
 
 def _field_count_error(path: Path, line: int, row: list[str], columns: list[str]) -> ReaderError:

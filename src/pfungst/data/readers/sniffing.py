@@ -13,33 +13,44 @@ from typing import Any
 from pfungst.data.records import parse_json
 
 __all__ = [
+    "DETECTION_WINDOW",
     "first_array_element",
     "first_csv_row",
     "first_json_record",
+    "first_line_exceeds_head",
     "first_parquet_row",
     "head_lines",
     "head_text",
     "json_document",
 ]
 
-_HEAD_BYTES = 64 * 1024
+DETECTION_WINDOW = 64 * 1024
+"""How much of a file format detection reads (the detection window)."""
 _ARRAY_START = re.compile(r"\s*\[\s*")
 
 
-def head_text(path: Path, size: int = _HEAD_BYTES) -> str:
-    """Up to ``size`` bytes from the start of the file (gunzipped for ``.gz``), decoded leniently; '' on failure."""
+def _head_bytes(path: Path, size: int) -> bytes:
     try:
         if not path.is_file():
-            return ""
+            return b""
         if path.suffix == ".gz":
             with gzip.open(path, "rb") as handle:
-                raw = handle.read(size)
-        else:
-            with path.open("rb") as handle:
-                raw = handle.read(size)
-    except OSError:
-        return ""
-    return raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+                return handle.read(size)
+        with path.open("rb") as handle:
+            return handle.read(size)
+    except (OSError, EOFError, gzip.BadGzipFile):
+        return b""
+
+
+def head_text(path: Path, size: int = DETECTION_WINDOW) -> str:
+    """Up to ``size`` bytes from the start of the file (gunzipped for ``.gz``), decoded leniently; '' on failure."""
+    return _head_bytes(path, size).decode("utf-8", errors="replace").lstrip("\ufeff")
+
+
+def first_line_exceeds_head(path: Path) -> bool:
+    """Whether the first non-blank line runs past the detection window, so that no reader could see it whole."""
+    raw = _head_bytes(path, DETECTION_WINDOW + 1)
+    return len(raw) > DETECTION_WINDOW and b"\n" not in raw.lstrip()[:DETECTION_WINDOW]
 
 
 def head_lines(path: Path, count: int = 2) -> list[str]:
