@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -100,15 +101,35 @@ def config_from_options(cls: type[_Config], options: Mapping[str, Any], **conver
 
 @contextmanager
 def user_errors() -> Iterator[None]:
-    """Print a user error as one message and exit 2; Ctrl-C exits 130."""
+    """Print a user error as one message and exit 2; Ctrl-C exits 130; warnings print as one line each.
+
+    Every Python warning raised inside (pfungst's own, scikit-learn's) goes to the stderr console as
+    ``warning: <message>``, without its source line, and each distinct message is printed once per command.
+    """
     try:
-        yield
+        with _warnings_as_lines():
+            yield
     except PfungstError as error:
         console.print(f"[bold red]error:[/bold red] {escape(str(error))}")
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
         console.print("interrupted")
         raise typer.Exit(130) from None
+
+
+@contextmanager
+def _warnings_as_lines() -> Iterator[None]:
+    seen: set[str] = set()
+
+    def show(message: Warning | str, category: type[Warning], *args: object, **kwargs: object) -> None:
+        text = " ".join(str(message).split())
+        if text not in seen:
+            seen.add(text)
+            console.print(f"[yellow]warning:[/yellow] {escape(text)}", soft_wrap=True)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
 
 
 def parse_mapping(pairs: list[str] | None) -> dict[str, Any]:
