@@ -1,7 +1,7 @@
 """Property tests: whatever file a user hands pfungst, it answers with a result (exit 0) or a clear user error
 (exit 2), never a crash (exit 1, a traceback), and never changes the input file.
 
-Hypothesis generates JSON Lines and CSV benchmark files (arbitrary JSON values, and rows in the common
+Hypothesis generates JSON Lines, CSV, TSV and Parquet benchmark files (arbitrary JSON values, and rows in the common
 question/choices/answer layout with values of any type), and result files for ``pfungst report`` (arbitrary JSON,
 and a real result with one field replaced by an arbitrary value).
 """
@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -47,10 +48,13 @@ def _run(args: list[str], inputs: list[Path]) -> None:
     assert [path.read_bytes() for path in inputs] == before, "an input file changed"
 
 
-def _inspect(name: str, text: str) -> None:
+def _inspect(name: str, text: str | bytes) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / name
-        path.write_text(text, encoding="utf-8", errors="surrogateescape")
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8", errors="surrogateescape")
         _run(["inspect", str(path)], [path])
         _run(["inspect", str(path), "--on-error", "skip"], [path])
 
@@ -67,12 +71,38 @@ def test_rows_in_the_common_layout_with_values_of_any_type_are_read_or_refused_c
     _inspect("data.jsonl", "".join(json.dumps(row) + "\n" for row in rows))
 
 
+@pytest.mark.parametrize(("name", "delimiter"), [("data.csv", ","), ("data.tsv", "\t")])
 @RUNS
 @given(st.lists(st.lists(st.text(max_size=12), min_size=1, max_size=5), min_size=1, max_size=6))
-def test_any_csv_file_is_read_or_refused_cleanly(rows: list[list[str]]) -> None:
+def test_any_csv_or_tsv_file_is_read_or_refused_cleanly(name: str, delimiter: str, rows: list[list[str]]) -> None:
     buffer = io.StringIO()
-    csv.writer(buffer).writerows(rows)
-    _inspect("data.csv", buffer.getvalue())
+    csv.writer(buffer, delimiter=delimiter).writerows(rows)
+    _inspect(name, buffer.getvalue())
+
+
+@RUNS
+@given(st.lists(st.sampled_from(["question", "choices", "answer", "A", "B"]), min_size=1, max_size=6))
+def test_a_csv_header_of_any_columns_repeated_or_not_is_read_or_refused_cleanly(header: list[str]) -> None:
+    _inspect("data.csv", ",".join(header) + "\n" + ",".join("x" for _ in header) + "\n")
+
+
+parquet_rows = st.fixed_dictionaries(
+    {
+        "question": st.text(max_size=20),
+        "choices": st.lists(st.text(max_size=8), max_size=5),
+        "answer": st.integers(-3, 6),
+    }
+)
+
+
+@RUNS
+@given(st.lists(parquet_rows, min_size=1, max_size=6))
+def test_parquet_rows_in_the_common_layout_are_read_or_refused_cleanly(rows: list[dict[str, Any]]) -> None:
+    pyarrow = pytest.importorskip("pyarrow")
+    parquet = pytest.importorskip("pyarrow.parquet")
+    buffer = pyarrow.BufferOutputStream()
+    parquet.write_table(pyarrow.Table.from_pylist(rows), buffer)
+    _inspect("data.parquet", buffer.getvalue().to_pybytes())
 
 
 def test_json_nested_a_thousand_deep_is_refused_with_its_line() -> None:

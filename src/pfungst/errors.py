@@ -13,6 +13,7 @@ Anything else that escapes is a bug and is shown with its traceback.
     └── BackendError (also RuntimeError)     a language-model backend failed
         ├── BackendUnavailable               it could not be reached or started
         ├── RequestFailed                    it refused or failed one request
+        │   └── ContextOverflow              ... a prompt longer than its context window
         └── ResponseInvalid                  it answered with something unusable
 """
 
@@ -28,6 +29,7 @@ __all__ = [
     "BackendError",
     "BackendUnavailable",
     "ConfigError",
+    "ContextOverflow",
     "DataError",
     "MissingDependency",
     "PfungstError",
@@ -103,6 +105,10 @@ class RequestFailed(BackendError):
 
     status: int | None = None
     """The HTTP status a server answered with, where there was one."""
+
+
+class ContextOverflow(RequestFailed):
+    """A prompt is longer than the model's context window: that question cannot be asked of this model."""
 
 
 class ResponseInvalid(BackendError):

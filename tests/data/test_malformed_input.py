@@ -150,7 +150,9 @@ def test_a_header_that_repeats_a_column_is_refused(tmp_path: Path, name: str, te
     path = tmp_path / name
     separator = "\t" if name.endswith(".tsv") else ","
     path.write_text(text + separator.join(["One?", "1", "2", "A", "B"]) + "\n")
-    with pytest.raises(ReaderError, match=rf"{name.replace('.', '[.]')}:1: field 'key': the header repeats this column"):
+    with pytest.raises(
+        ReaderError, match=rf"{name.replace('.', '[.]')}:1: field 'key': the header repeats this column"
+    ):
         pfungst.load(path, reader=name.split(".")[1], question="q", option_columns="A,B", answer="key")
 
 

@@ -11,9 +11,10 @@ import pandas as pd
 import pytest
 
 from pfungst.data import Benchmark, Item
-from pfungst.errors import ConfigError
+from pfungst.errors import ConfigError, ContextOverflow
 from pfungst.evaluate import PromptFormat, ScoreConfig, score_benchmark
 from pfungst.models.requests import LoglikelihoodRequest
+from pfungst.report.score_sections import score_sections
 from tests.evaluate.fakes import ScriptedModel as ScriptModel
 from tests.evaluate.fakes import by_continuation
 from tests.models.scripted import ScriptedModel
@@ -217,3 +218,42 @@ def test_the_old_format_setting_names_the_prompt_with_a_deprecation_warning(tmp_
     assert (config.prompt, config.format) == ("chatml-letter", None)
     with pytest.warns(DeprecationWarning):
         assert ScoreConfig(prompt="plain") == ScoreConfig(format="plain")
+
+
+class _SmallWindow(ScriptModel):
+    """A scripted model whose context window holds 200 characters: longer questions overflow, as in llama.cpp."""
+
+    def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list:
+        for request in requests:
+            if len(request.context + request.continuation) > 200:
+                raise ContextOverflow(f"A sequence of {len(request.context)} tokens does not fit the context window")
+        return super().loglikelihood(requests)
+
+
+_WINDOW_ITEMS = Benchmark(
+    "window",
+    (
+        Item("short-1", "1+1=", ("2", "3"), 0),
+        Item("too-long", "Please " * 40 + "say 1+2=", ("3", "4"), 0),
+        Item("short-2", "2+2=", ("4", "5"), 0),
+    ),
+)
+
+
+def test_a_question_longer_than_the_context_window_names_its_item() -> None:
+    """Issue 15: the overflow error named no item, so a user could not find which question was too long."""
+    model = _SmallWindow(by_continuation({"2": -1.0, "4": -1.0}))
+    with pytest.raises(ContextOverflow, match=r"item 'too-long' .*does not fit the context window.*--on-error skip"):
+        score_benchmark(_WINDOW_ITEMS, model, cache=False)
+
+
+def test_on_error_skip_scores_an_overflowing_question_as_skipped_and_goes_on() -> None:
+    model = _SmallWindow(by_continuation({"2": -1.0, "4": -1.0}))
+    result = score_benchmark(_WINDOW_ITEMS, model, cache=False, on_error="skip")
+    assert [outcome.status for outcome in result.outcomes] == ["ok", "skipped", "ok"]
+    assert result.n_skipped == 1 and result.to_dict()["n_skipped"] == 1
+    assert (result.n_items, result.accuracy.value) == (3, 2 / 3)  # a skipped question counts as wrong
+    text = "\n".join(
+        block.text for section in score_sections(result) for block in section.blocks if hasattr(block, "text")
+    )
+    assert "skipped: 1 items did not fit the model's context window" in text

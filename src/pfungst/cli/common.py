@@ -77,7 +77,12 @@ MapOption = Annotated[
     ),
 ]
 OnErrorOption = Annotated[
-    str, typer.Option("--on-error", help="raise: stop at the first malformed row; skip: reject it, count it, go on.")
+    str,
+    typer.Option(
+        "--on-error",
+        help="raise: stop at the first malformed row (or, with a model, a question longer than its context window); "
+        "skip: reject it (score the question as skipped), count it, go on.",
+    ),
 ]
 StrictOption = Annotated[bool, typer.Option("--strict", help="Also stop on warnings (duplicate options).")]
 DataArgument = Annotated[Path, typer.Argument(help="Benchmark file or directory.")]

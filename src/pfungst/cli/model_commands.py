@@ -143,6 +143,7 @@ def score_command(
             chunk_size=chunk_size,
             seed=seed,
             model_options=applicable_options(model, _model_options(threads, timeout, retries)),
+            on_error="skip" if on_error == "skip" else "raise",
         )
         config.resolve()  # before reading data: a typo should not cost a load
         check_suffix(out)

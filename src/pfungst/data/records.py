@@ -223,9 +223,7 @@ def _check_repeated_columns(path: Path, line: int, columns: list[str]) -> None:
     seen: set[str] = set()
     for name in columns:
         if name in seen:
-            raise ReaderError(
-                path, line, name, "the header repeats this column", "Rename or remove one of them"
-            )
+            raise ReaderError(path, line, name, "the header repeats this column", "Rename or remove one of them")
         seen.add(name)
 
 

@@ -18,7 +18,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from pfungst.errors import ConfigError
+from pfungst.data.builder import OnError
+from pfungst.errors import ConfigError, ContextOverflow
 from pfungst.evaluate.formats import PromptFormat, RenderedPrompt
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import ScoreCounts
@@ -84,12 +85,22 @@ def plan_cell(cell: Cell) -> Plan:
 
 
 def answer_plans(
-    model: LanguageModel, plans: Sequence[Plan], *, chunk_size: int, progress: Progress, step: str
+    model: LanguageModel,
+    plans: Sequence[Plan],
+    *,
+    chunk_size: int,
+    progress: Progress,
+    step: str,
+    on_error: OnError = "raise",
 ) -> dict[Request, Result]:
     """Every distinct request's result, asking for each once, ``chunk_size`` plans at a time.
 
+    A question longer than the model's context window stops the run with an error naming its item, or with
+    ``on_error="skip"`` leaves its requests unanswered (its outcome is ``skipped``) and goes on.
+
     Raises:
         ConfigError: the model lacks a capability some plan needs (checked before any call).
+        ContextOverflow: a question does not fit the context window, and ``on_error`` is ``raise``.
     """
     needed = {request.capability for plan in plans for request in plan.requests}
     missing = needed - set(model.capabilities)
@@ -104,9 +115,29 @@ def answer_plans(
     for start in range(0, len(plans), chunk_size):
         chunk = plans[start : start + chunk_size]
         pending = [request for plan in chunk for request in plan.requests if request not in answers]
-        answers.update(answer_requests(model, pending))
+        try:
+            answers.update(answer_requests(model, pending))
+        except ContextOverflow:
+            _answer_one_by_one(model, chunk, answers, on_error)
         progress(step, start + len(chunk), len(plans))
     return answers
+
+
+def _answer_one_by_one(
+    model: LanguageModel, plans: Sequence[Plan], answers: dict[Request, Result], on_error: OnError
+) -> None:
+    """Ask a chunk that overflowed question by question, to name (or skip) the questions that do not fit."""
+    for plan in plans:
+        pending = [request for request in plan.requests if request not in answers]
+        try:
+            answers.update(answer_requests(model, pending))
+        except ContextOverflow as exc:
+            if on_error != "skip":
+                item = plan.cell.presentation.arranged.item
+                raise ContextOverflow(
+                    f"item '{item.id}' ({plan.cell.format_name}, {plan.cell.presentation.variant}): {exc} "
+                    "Pass --on-error skip (on_error='skip') to score it as skipped and go on."
+                ) from exc
 
 
 def decide(plan: Plan, results: Sequence[Result]) -> Decision:
@@ -117,8 +148,12 @@ def decide(plan: Plan, results: Sequence[Result]) -> Decision:
 def outcome(plan: Plan, answers: Mapping[Request, Result]) -> Outcome:
     """The outcome of a planned, answered cell."""
     cell, arranged = plan.cell, plan.cell.presentation.arranged
-    results = [answers[request] for request in plan.requests]
-    decision = decide(plan, results)
+    if any(request not in answers for request in plan.requests):
+        results: list[Result] = []
+        decision = Decision.no_choice(arranged, "skipped", "")
+    else:
+        results = [answers[request] for request in plan.requests]
+        decision = decide(plan, results)
     return Outcome(
         item_id=arranged.item.id,
         perturbation=cell.perturbation,
@@ -171,13 +206,17 @@ def ask_plans(
     chunk_size: int = 16,
     progress: Progress | None = None,
     step: str = "asking",
+    on_error: OnError = "raise",
 ) -> tuple[Outcome, ...]:
     """The outcome of every planned cell (same order), each distinct request asked once.
 
     Raises:
         ConfigError: the model lacks a capability some plan needs (before any call).
+        ContextOverflow: a question does not fit the model's context window and ``on_error`` is ``raise``.
     """
-    answers = answer_plans(model, plans, chunk_size=chunk_size, progress=progress or _quiet, step=step)
+    answers = answer_plans(
+        model, plans, chunk_size=chunk_size, progress=progress or _quiet, step=step, on_error=on_error
+    )
     return tuple(outcome(plan, answers) for plan in plans)
 
 

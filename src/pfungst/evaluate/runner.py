@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pfungst.data.benchmark import Benchmark
+from pfungst.data.builder import OnError
 from pfungst.deprecation import warn_renamed
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, check_run_settings, override_settings
@@ -79,6 +80,10 @@ class ScoreConfig:
     """Keyword options for :func:`~pfungst.models.registry.load_model` when the model is given by name
     (``{"n_threads": 1}`` for llama.cpp)."""
 
+    on_error: OnError = "raise"
+    """What a question longer than the model's context window does: ``raise`` stops the run with an error naming
+    the item; ``skip`` scores it as ``skipped`` (counted in the result, counted as wrong) and goes on."""
+
     format: str | PromptFormat | None = field(default=None, repr=False, compare=False, kw_only=True)
     """Deprecated: the old name of ``prompt`` (it sets ``prompt``, with a ``DeprecationWarning``, for one release;
     always None once the config is built)."""
@@ -101,6 +106,8 @@ class ScoreConfig:
         if self.chunk_size < 1:
             raise ConfigError(f"chunk_size must be at least 1, got {self.chunk_size}")
         check_run_settings(seed=self.seed)
+        if self.on_error not in ("raise", "skip"):
+            raise ConfigError(f"on_error must be 'raise' or 'skip', not {self.on_error!r}")
         params = dict(self.rule_params)
         if self.rule == "generate":
             params.setdefault("seed", self.seed)
@@ -166,7 +173,12 @@ def score_benchmark(
     with open_cached(model, config.cache_path(), config.model_options) as cached:
         start, before = time.perf_counter(), replace(cached.stats)
         outcomes = ask_plans(
-            cached, plans, chunk_size=config.chunk_size, progress=progress, step=f"scoring ({rule.name})"
+            cached,
+            plans,
+            chunk_size=config.chunk_size,
+            progress=progress,
+            step=f"scoring ({rule.name})",
+            on_error=config.on_error,
         )
         counts = count_requests(plans, before, cached.stats, time.perf_counter() - start)
         fingerprint, cache_file = cached.fingerprint, str(cached.path)
@@ -190,6 +202,7 @@ def _settings(config: ScoreConfig, rule: ScoringRule, prompt_format: PromptForma
         "arrangement": "identity",
         "limit": config.limit,
         "chunk_size": config.chunk_size,
+        **({"on_error": "skip"} if config.on_error == "skip" else {}),
     }
 
 

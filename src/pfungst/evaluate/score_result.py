@@ -54,6 +54,7 @@ class ScoreTotals:
     n_items: int
     n_refused: int
     n_unparseable: int
+    n_skipped: int = 0
 
 
 def accuracy_estimate(correct: int, n_options: list[int], level: float = 0.95) -> Estimate:
@@ -118,6 +119,7 @@ class ScoreResult:
             fields.integer("n_items"),
             fields.integer("n_refused"),
             fields.integer("n_unparseable"),
+            fields.integer("n_skipped") if fields.has("n_skipped") else 0,
         )
         return cls(
             outcomes=outcomes,
@@ -147,7 +149,7 @@ class ScoreResult:
 
     @property
     def accuracy(self) -> Estimate:
-        """Share of items answered correctly (refused and unparseable answers count as wrong), Wilson interval,
+        """Share of items answered correctly (refused, unparseable and skipped count as wrong), Wilson interval,
         baseline chance (mean ``1 / K``)."""
         if self.file_totals:
             return self.file_totals.accuracy
@@ -166,6 +168,13 @@ class ScoreResult:
         if self.file_totals:
             return self.file_totals.n_unparseable
         return sum(o.status == "unparseable" for o in self.outcomes)
+
+    @property
+    def n_skipped(self) -> int:
+        """Questions not asked because they do not fit the model's context window (``on_error="skip"``)."""
+        if self.file_totals:
+            return self.file_totals.n_skipped
+        return sum(o.status == "skipped" for o in self.outcomes)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per item: id, gold, chosen, correct, status, per-option scores and token counts, text."""
@@ -188,6 +197,8 @@ class ScoreResult:
             "seed": self.seed,
             "environment": self.environment,
         }
+        if self.n_skipped:
+            data["n_skipped"] = self.n_skipped
         if items:
             data["items"] = [outcome.to_dict() for outcome in self.outcomes]
         return data

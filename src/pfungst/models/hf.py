@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from pfungst.errors import BackendUnavailable, ConfigError, MissingDependency, RequestFailed
+from pfungst.errors import BackendUnavailable, ConfigError, ContextOverflow, MissingDependency, RequestFailed
 from pfungst.models.local import EvaluationStats, LocalModel, Score, generate_tokens
 from pfungst.models.packing import PackedBatch, PackedRow, Scoring, pack_batch, pack_row
 from pfungst.models.requests import GenerateRequest, Generation
@@ -219,7 +219,7 @@ class HFModel(LocalModel):
         members: dict[Any, list[int]] = {}
         for index, scoring in enumerate(scorings):
             if len(scoring.tokens) > self.max_length:
-                raise RequestFailed(
+                raise ContextOverflow(
                     f"A sequence of {len(scoring.tokens)} tokens does not fit the maximum length of "
                     f"{self.max_length} tokens; shorten the prompt."
                 )
@@ -314,7 +314,7 @@ class HFModel(LocalModel):
         prompt = self.tokenize(request.prompt) or [self._prefix_token()]
         self.stats.sequences += 1
         if len(prompt) >= self.max_length:
-            raise RequestFailed(
+            raise ContextOverflow(
                 f"A prompt of {len(prompt)} tokens leaves no room to generate within the maximum length of "
                 f"{self.max_length} tokens; shorten the prompt."
             )

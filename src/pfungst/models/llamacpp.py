@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from pfungst.errors import BackendUnavailable, MissingDependency, RequestFailed
+from pfungst.errors import BackendUnavailable, ContextOverflow, MissingDependency, RequestFailed
 from pfungst.models.local import EvaluationStats, LocalModel, Score, generate_tokens
 from pfungst.models.packing import Scoring
 from pfungst.models.requests import GenerateRequest, Generation
@@ -211,7 +211,7 @@ class LlamaCppModel(LocalModel):
         """Make ``tokens`` a prefix of the evaluated sequence, evaluating only what the KV cache lacks."""
         llama = self._llama
         if len(tokens) > self.n_ctx:
-            raise RequestFailed(
+            raise ContextOverflow(
                 f"A sequence of {len(tokens)} tokens does not fit the context window of {self.n_ctx} tokens; "
                 "load the model with a larger n_ctx or shorten the prompt."
             )
@@ -268,7 +268,7 @@ class LlamaCppModel(LocalModel):
     def _generate_one(self, request: GenerateRequest, prompt: tuple[int, ...]) -> Generation:
         self.stats.sequences += 1
         if len(prompt) >= self.n_ctx:
-            raise RequestFailed(
+            raise ContextOverflow(
                 f"A prompt of {len(prompt)} tokens leaves no room to generate in the context window of "
                 f"{self.n_ctx} tokens; load the model with a larger n_ctx or shorten the prompt."
             )

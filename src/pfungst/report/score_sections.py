@@ -64,6 +64,10 @@ def score_sections(result: ScoreResult) -> tuple[Section, ...]:
                 "(refused and unparseable count as wrong)"
             )
         )
+    if result.n_skipped:
+        blocks.append(
+            Text(f"skipped: {result.n_skipped} items did not fit the model's context window (they count as wrong)")
+        )
     if result.items:
         blocks.append(Text(f"chosen positions: {_positions(result)}"))
     counts = result.counts

@@ -19,7 +19,7 @@ from pfungst.serialization import to_jsonable
 
 __all__ = ["Decision", "ScoringRule", "Status", "check_results", "check_rendered"]
 
-Status = Literal["ok", "refused", "unparseable"]
+Status = Literal["ok", "refused", "unparseable", "skipped"]
 _R = TypeVar("_R", bound=Result)
 
 
@@ -72,7 +72,8 @@ class Decision:
 
     @classmethod
     def no_choice(cls, arranged: ArrangedItem, status: Status, text: str) -> Decision:
-        """A generated answer that chose nothing (``refused`` or ``unparseable``); every score is 0.0."""
+        """An answer that chose nothing (``refused``, ``unparseable``, or ``skipped``: the question was not asked);
+        every score is 0.0."""
         if status == "ok":
             raise ConfigError("a decision without a chosen option cannot have status 'ok'")
         zeros = (0.0,) * arranged.n_options
