@@ -104,8 +104,9 @@ def detect_format(source: str | Path, has_mapping: bool = False) -> str:
         return generic
     if first_line_exceeds_head(path):
         raise DataError(
-            f"{source}: the first record is larger than the format detection window ({DETECTION_WINDOW // 1024} KiB), so "
-            "the format could not be detected. Pass --reader NAME (see `pfungst formats`)"
+            f"{source}: the first record is larger than the format detection window "
+            f"({DETECTION_WINDOW // 1024} KiB), so the format could not be detected."
+            " Pass --reader NAME (see `pfungst formats`)"
         )
     raise DataError(
         f"{source}: the format could not be detected. Pass --reader NAME (see `pfungst formats`), or a column "
