@@ -10,7 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pfungst.errors import BackendUnavailable, MissingDependency, RequestFailed
+from pfungst.data import Benchmark, Item
+from pfungst.errors import BackendUnavailable, ContextOverflow, MissingDependency, RequestFailed
+from pfungst.evaluate import score_benchmark
 from pfungst.models.embedded import embedded_model_path
 from pfungst.models.llamacpp import LlamaCppModel, file_fingerprint
 from pfungst.models.requests import GenerateRequest, LoglikelihoodRequest, NextTokenRequest
@@ -171,6 +173,20 @@ def test_a_sequence_longer_than_the_context_window_fails_with_the_numbers(model:
     with pytest.raises(RequestFailed, match=r"tokens does not fit the context window of 32 tokens"):
         small.loglikelihood([LoglikelihoodRequest(CONTEXT * 3, " the sun")])
     small.close()
+
+
+def test_a_question_longer_than_the_context_window_is_named_or_skipped(model: LlamaCppModel) -> None:
+    """Issue 15: the overflow named no item and ended the run; now it names the item, or skips it and goes on."""
+    items = (Item("short", "Sky?", ("blue", "red"), 0), Item("long", CONTEXT * 3, ("blue", "red"), 0))
+    small = LlamaCppModel(model.path, n_ctx=32, n_threads=1)
+    try:
+        with pytest.raises(ContextOverflow, match=r"item 'long' .*does not fit the context window of 32 tokens"):
+            score_benchmark(Benchmark("window", items), small, cache=False)
+        result = score_benchmark(Benchmark("window", items), small, cache=False, on_error="skip")
+    finally:
+        small.close()
+    assert [outcome.status for outcome in result.outcomes] == ["ok", "skipped"]
+    assert result.n_skipped == 1
 
 
 # -- next-token log-probabilities -------------------------------------------------------------------------------------
