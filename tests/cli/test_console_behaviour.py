@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -41,3 +43,34 @@ def test_warnings_print_as_one_line_each_and_once(tmp_path: Path, monkeypatch: p
     assert "UserWarning" not in result.stderr
     assert "warnings.warn" not in result.stderr
     assert not any(line.startswith("warning:") for line in result.stdout.splitlines())
+
+
+def _python(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_ctrl_c_while_the_commands_load_exits_130_with_one_line() -> None:
+    """Issue 15: a Ctrl-C in the first seconds (scipy, scikit-learn, pandas loading) printed a traceback. The
+    interrupt is simulated deterministically: importing the commands' common module raises KeyboardInterrupt."""
+    code = (
+        "import sys\n"
+        "class Interrupt:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'pfungst.cli.common':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, Interrupt())\n"
+        "sys.argv = ['pfungst', '--version']\n"
+        "from pfungst.cli import main\n"
+        "main()\n"
+    )
+    finished = _python(code)
+    assert finished.returncode == 130, finished.stderr
+    assert finished.stderr == "interrupted\n"
+
+
+def test_importing_the_command_line_loads_no_heavy_library() -> None:
+    """``pfungst --version`` and ``--help`` should not wait for scipy, scikit-learn, pandas or jinja2 to load."""
+    heavy = ("scipy", "sklearn", "pandas", "jinja2")
+    finished = _python(f"import sys, pfungst, pfungst.cli; print([m for m in {heavy!r} if m in sys.modules])")
+    assert finished.returncode == 0, finished.stderr
+    assert finished.stdout.strip() == "[]"

@@ -1,15 +1,40 @@
 """The ``pfungst`` command line: parse options, call the Python API, print. Nothing here is CLI-only logic.
 
 One module per group of commands, all registered on one typer app (:mod:`pfungst.cli.common`). Exit codes: 0 ok;
-2 user error (one message, no traceback); 130 interrupted; 1 with a traceback for bugs.
+2 user error (one message, no traceback); 130 interrupted; 1 with a traceback for bugs. The commands (and what they
+import) load inside :func:`main`, so a Ctrl-C while they load exits 130 with one line too.
 """
 
-from pfungst.cli import audit_commands, data_commands, model_commands, report_commands  # noqa: F401  (registers)
-from pfungst.cli.common import app
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typer import Typer
 
 __all__ = ["app", "main"]
 
 
 def main() -> None:
     """Console-script entry point."""
-    app()
+    try:
+        command_line = _app()
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        raise SystemExit(130) from None
+    command_line()
+
+
+def _app() -> Typer:
+    from pfungst.cli import audit_commands, data_commands, model_commands, report_commands  # noqa: F401 (registers)
+    from pfungst.cli.common import app
+
+    return app
+
+
+def __getattr__(name: str) -> object:
+    """``app``, the typer application with every command registered, loaded on first use."""
+    if name == "app":
+        return _app()
+    raise AttributeError(f"module 'pfungst.cli' has no attribute {name!r}")
