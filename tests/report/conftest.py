@@ -19,6 +19,7 @@ from pfungst.evaluate.runner import score_benchmark
 from pfungst.reliance import ModelOutcomes, reliance
 from pfungst.report.html import render_html
 from pfungst.stress.comparison import compare
+from pfungst.stress.perturbations import PERTURBATIONS as REGISTERED
 from pfungst.stress.suite import stress
 from tests.evaluate.fakes import ScriptedModel
 
@@ -30,19 +31,7 @@ PAYLOADS = (
 )
 """What an item id, text, cue word, feature or model name could hold."""
 
-PERTURBATIONS = (
-    "identity",
-    "cyclic",
-    "permutations",
-    "answer-moved",
-    "ids-shuffled",
-    "top2",
-    "pride",
-    "rules",
-    "formats",
-    "spread-search",
-    "instructions",
-)
+PERTURBATIONS = tuple(name for name in REGISTERED if not REGISTERED.is_plugin(name))
 """Every perturbation, so that every analysis kind is rendered."""
 
 _STRUCTURAL = {
