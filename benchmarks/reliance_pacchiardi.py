@@ -54,7 +54,7 @@ def _print(title: str, result: RelianceResult) -> None:
             f"{split.dataset}: probe {split.feature_set}, kappa {split.kappa:.3f} (p {split.kappa_pvalue:.3g}), "
             f"{split.n_solvable} of {len(split.solvable)} items solvable, chance {split.chance:.3f}"
         )
-    frame = result.to_frame()
+    frame = result.models_frame()
     columns = [
         "model",
         "dataset",

@@ -11,7 +11,7 @@ SOURCE = Path(pfungst.__file__).parent
 
 # Stages from left to right; a module may import only its own stage, stages to its left, and the shared modules.
 STAGES = ["data", "audit", "models", "evaluate", "stress", "reliance", "report", "demo", "cli"]
-SHARED = {"errors", "stats", "environment", "registry", "blocks", "deprecation", "schema", "serialization"}
+SHARED = {"errors", "stats", "environment", "registry", "blocks", "deprecation", "schema", "serialization", "lazy"}
 """Shared modules and packages (``stats/``): every stage may import them, and they import no stage."""
 
 
@@ -165,3 +165,24 @@ def test_entry_points_are_functions_and_their_modules_stay_importable() -> None:
         "pfungst.reliance.families",
     )
     assert AuditConfig is pfungst.AuditConfig
+
+
+def test_the_command_line_starts_without_the_heavy_libraries() -> None:
+    """Issue 15: `pfungst --version`, `--help`, `audit --help` and `formats` took 1.9 s because SciPy, scikit-learn
+    and pandas were imported at start; each command now imports what it runs when it runs (timed in
+    benchmarks/startup_time.py)."""
+    import subprocess
+    import sys
+
+    heavy = ["scipy", "sklearn", "pandas", "numpy", "matplotlib", "tiktoken", "textstat", "llama_cpp", "httpx"]
+    probe = (
+        "import sys, contextlib, io\n"
+        "from pfungst.cli import main\n"
+        "for args in (['--version'], ['--help'], ['audit', '--help'], ['stress', '--help'], ['formats']):\n"
+        "    sys.argv = ['pfungst', *args]\n"
+        "    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "        main()\n"
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout

@@ -396,3 +396,17 @@ def test_stress_rejects_a_permutation_count_that_is_not_a_number(tmp_path: Path)
     assert result.exit_code == 2
     assert "--permutations 'abc': give a number of orders per item or 'all'" in " ".join(result.output.split())
     assert "Traceback" not in result.output
+
+
+def test_score_without_the_llama_extra_exits_2_naming_it(tmp_path: Path, monkeypatch: Any) -> None:
+    """The core install leaves out llama-cpp-python (it compiles for minutes); the embedded model then says which
+    extra to install, with exit 2 and no traceback."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # makes `import llama_cpp` raise ImportError
+    data = tmp_path / "items.jsonl"
+    data.write_text('{"question": "q", "choices": ["a", "b"], "answer": 0}\n')
+    result = runner.invoke(app, ["score", str(data), "--reader", "jsonl", "--cache", str(tmp_path / "c.sqlite")])
+    assert result.exit_code == 2, result.output
+    assert "pip install 'pfungst[llama]'" in " ".join(result.output.split())
+    assert "Traceback" not in result.output

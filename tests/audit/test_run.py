@@ -109,7 +109,7 @@ def test_result_records_seed_settings_versions_and_per_item_predictions(tmp_path
     assert saved["settings"]["seed"] == 5 and saved["settings"]["feature_sets"]
     assert {"pfungst", "scikit-learn", "numpy"} <= set(saved["environment"]["packages"])
     assert saved["benchmark"]["provenance"]["format"] == "synthetic"
-    frame = result.to_frame()
+    frame = result.items_frame()
     assert list(frame["item_id"]) == [item.id for item in benchmark]
     assert {"prediction", "correct", "heuristic.longest_option", "heuristic.longest_option.correct"} <= set(frame)
 

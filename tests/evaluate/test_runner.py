@@ -94,7 +94,7 @@ def test_records_hold_scores_and_choices_in_original_option_order(tmp_path: Path
     assert record.scores == (-4.0, -1.0, -3.0, -2.0)
     assert (record.chosen, record.gold, record.correct, record.status) == (1, 1, True, "ok")
     assert record.n_tokens == (1, 1, 1, 1)
-    assert result.to_frame().loc[0, "chosen"] == 1
+    assert result.items_frame().loc[0, "chosen"] == 1
 
 
 def test_generate_counts_refusals_and_unparseable_answers_as_wrong(tmp_path: Path) -> None:

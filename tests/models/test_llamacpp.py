@@ -62,7 +62,7 @@ def test_a_file_that_is_not_gguf_is_unavailable_and_named(tmp_path: Path) -> Non
 
 def test_without_llama_cpp_the_install_line_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "llama_cpp", None)  # makes `import llama_cpp` raise ImportError
-    with pytest.raises(MissingDependency, match=r"pip install llama-cpp-python \(it compiles"):
+    with pytest.raises(MissingDependency, match=r"pip install 'pfungst\[llama\]' \(llama-cpp-python compiles"):
         LlamaCppModel(embedded_model_path())
 
 

@@ -247,7 +247,7 @@ def test_a_real_audit_result_joins_and_the_json_is_clean(tmp_path: Path) -> None
     ]
     result = reliance([audited], outcomes, config=RelianceConfig(alpha=0.1))
     assert [m.n_solvable for m in result.models] == [split.n_solvable] * 2
-    assert result.to_frame().shape[0] == 2 and result.families_frame().shape[0] == 1
+    assert result.models_frame().shape[0] == 2 and result.families_frame().shape[0] == 1
     text = result.save_json(tmp_path / "r.json").read_text()
     data = json.loads(text)
     assert "NaN" not in text

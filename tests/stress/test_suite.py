@@ -10,7 +10,7 @@ import pytest
 
 import pfungst
 from pfungst.data import Benchmark, Item
-from pfungst.errors import ConfigError
+from pfungst.errors import ConfigError, ContextOverflow
 from pfungst.evaluate.formats import PromptFormat
 from pfungst.stress.comparison import compare
 from pfungst.stress.ranks import RankStability
@@ -213,6 +213,41 @@ def test_generate_as_main_rule_skips_pride_and_top2_with_warnings() -> None:
     assert result.analysis("circular").circular.value == 0.0
     assert result.accuracy.value == pytest.approx(6 / 20)
     assert {kind for kind, _ in model.batches} == {"generate"}
+
+
+class _SmallWindow(ScriptedModel):
+    """The knower, with a context window of 400 characters: longer questions overflow, as in llama.cpp."""
+
+    def next_token_logprobs(self, requests: Any) -> Any:
+        for request in requests:
+            if len(request.context) > 400:
+                raise ContextOverflow(f"{len(request.context)} tokens: does not fit the context window of 400.")
+        return super().next_token_logprobs(requests)
+
+
+def _with_a_long_question() -> Benchmark:
+    items = list(_benchmark())
+    items[3] = Item("long", "Please read carefully. " * 30 + "Which one is right?", items[3].options, items[3].gold)
+    return Benchmark("toy", tuple(items))
+
+
+def test_stress_names_the_item_too_long_for_the_context_window() -> None:
+    """Issue 15: a question longer than the context window named no item and aborted the whole stress run."""
+    model = _SmallWindow(next_token_script=_knows_the_answer)
+    with pytest.raises(ContextOverflow, match=r"item 'long' .*does not fit the context window.*--on-error skip"):
+        pfungst.stress(_with_a_long_question(), model, perturbations=("cyclic",), **FAST)
+
+
+def test_stress_on_error_skip_scores_the_long_question_as_skipped_and_goes_on() -> None:
+    model = _SmallWindow(next_token_script=_knows_the_answer)
+    result = pfungst.stress(_with_a_long_question(), model, perturbations=("cyclic",), on_error="skip", **FAST)
+    skipped = {(o.item_id, o.status) for o in result.outcomes if o.status != "ok"}
+    assert skipped == {("long", "skipped")}
+    assert sum(o.status == "skipped" for o in result.outcomes) == 5  # identity + 4 rotations
+    assert result.accuracy.value == pytest.approx(19 / 20)  # the knower answers all others; skipped counts as wrong
+    assert result.analysis("circular").circular.value == pytest.approx(19 / 20)
+    assert any(w.startswith("skipped: 5 questions of 1 items") and "'long'" in w for w in result.warnings)
+    assert result.settings["on_error"] == "skip"
 
 
 @pytest.fixture(scope="module")

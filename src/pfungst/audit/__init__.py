@@ -8,18 +8,25 @@ adds zero-training heuristics and a cue table, and returns an :class:`AuditResul
 name (``from pfungst.audit import AuditConfig``, ``import pfungst.audit.probe as probe``).
 """
 
-from pfungst.audit.controls import shuffled_copy
-from pfungst.audit.cues import CueConfig, CueTable, find_cues
-from pfungst.audit.feature_sets import FEATURE_SETS, PAPER_FEATURE_SETS, FeatureSet, get_feature_set
-from pfungst.audit.fixing import FixResult, fix
-from pfungst.audit.heuristics import HeuristicConfig, HeuristicsReport, run_heuristics
-from pfungst.audit.inputs import ItemInputs, OptionTable
-from pfungst.audit.mitigate import AFLiteConfig, FilterResult, counterbalance, filter_predictable
-from pfungst.audit.paper_protocol import paper_rows, paper_split
-from pfungst.audit.probe import ProbeConfig, run_probe
-from pfungst.audit.probe_outcome import ProbeOutcome
-from pfungst.audit.result import SCHEMA_VERSION, AuditResult, Verdict
-from pfungst.audit.run import AuditConfig, audit, default_feature_sets
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pfungst.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from pfungst.audit.controls import shuffled_copy
+    from pfungst.audit.cues import CueConfig, CueTable, find_cues
+    from pfungst.audit.feature_sets import FEATURE_SETS, PAPER_FEATURE_SETS, FeatureSet, get_feature_set
+    from pfungst.audit.fixing import FixResult, fix
+    from pfungst.audit.heuristics import HeuristicConfig, HeuristicsReport, run_heuristics
+    from pfungst.audit.inputs import ItemInputs, OptionTable
+    from pfungst.audit.mitigate import AFLiteConfig, FilterResult, counterbalance, filter_predictable
+    from pfungst.audit.paper_protocol import paper_rows, paper_split
+    from pfungst.audit.probe import ProbeConfig, run_probe
+    from pfungst.audit.probe_outcome import ProbeOutcome
+    from pfungst.audit.result import SCHEMA_VERSION, AuditResult, Verdict
+    from pfungst.audit.run import AuditConfig, audit, default_feature_sets
 
 __all__ = [
     "FEATURE_SETS",
@@ -53,3 +60,40 @@ __all__ = [
     "run_probe",
     "shuffled_copy",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "shuffled_copy": "pfungst.audit.controls",
+        "CueConfig": "pfungst.audit.cues",
+        "CueTable": "pfungst.audit.cues",
+        "find_cues": "pfungst.audit.cues",
+        "FEATURE_SETS": "pfungst.audit.feature_sets",
+        "PAPER_FEATURE_SETS": "pfungst.audit.feature_sets",
+        "FeatureSet": "pfungst.audit.feature_sets",
+        "get_feature_set": "pfungst.audit.feature_sets",
+        "FixResult": "pfungst.audit.fixing",
+        "fix": "pfungst.audit.fixing",
+        "HeuristicConfig": "pfungst.audit.heuristics",
+        "HeuristicsReport": "pfungst.audit.heuristics",
+        "run_heuristics": "pfungst.audit.heuristics",
+        "ItemInputs": "pfungst.audit.inputs",
+        "OptionTable": "pfungst.audit.inputs",
+        "AFLiteConfig": "pfungst.audit.mitigate",
+        "FilterResult": "pfungst.audit.mitigate",
+        "counterbalance": "pfungst.audit.mitigate",
+        "filter_predictable": "pfungst.audit.mitigate",
+        "paper_rows": "pfungst.audit.paper_protocol",
+        "paper_split": "pfungst.audit.paper_protocol",
+        "ProbeConfig": "pfungst.audit.probe",
+        "run_probe": "pfungst.audit.probe",
+        "ProbeOutcome": "pfungst.audit.probe_outcome",
+        "SCHEMA_VERSION": "pfungst.audit.result",
+        "AuditResult": "pfungst.audit.result",
+        "Verdict": "pfungst.audit.result",
+        "AuditConfig": "pfungst.audit.run",
+        "audit": "pfungst.audit.run",
+        "default_feature_sets": "pfungst.audit.run",
+    },
+    globals(),
+)

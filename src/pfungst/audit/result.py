@@ -18,6 +18,7 @@ from pfungst.audit.cues import CueTable
 from pfungst.audit.heuristics import HeuristicsReport
 from pfungst.audit.probe_outcome import ProbeOutcome
 from pfungst.audit.result_reading import read_cues, read_heuristics
+from pfungst.display import NotebookDisplay
 from pfungst.schema import SCHEMA_VERSIONS, Fields
 from pfungst.serialization import write_json
 from pfungst.stats import Estimate
@@ -101,7 +102,7 @@ class Verdict:
 
 
 @dataclass(frozen=True, eq=False)
-class AuditResult:
+class AuditResult(NotebookDisplay):
     """Everything :func:`pfungst.audit` found about one benchmark, with the settings and versions that made it."""
 
     benchmark: dict[str, Any]
@@ -176,7 +177,7 @@ class AuditResult:
             rows.append(row)
         return pd.DataFrame(rows)
 
-    def to_frame(self) -> pd.DataFrame:
+    def items_frame(self) -> pd.DataFrame:
         """One row per item: the best probe's out-of-fold prediction and whether it was right, plus each heuristic's.
 
         This is what the reliance analysis joins with model outcomes.

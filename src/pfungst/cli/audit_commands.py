@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
-from pfungst.audit.fixing import fix
-from pfungst.audit.run import AuditConfig, audit
 from pfungst.cli.common import (
     READER_RENAMED,
     DataArgument,
@@ -31,9 +28,13 @@ from pfungst.cli.common import (
     user_errors,
     write_json,
 )
-from pfungst.data.benchmark import Benchmark
-from pfungst.report.console_blocks import render_to_console
 from pfungst.serialization import check_outputs, write_csv
+
+if TYPE_CHECKING:  # the command imports what it runs when it runs: `--help` stays fast
+    from rich.console import Console
+
+    from pfungst.audit.run import AuditConfig
+    from pfungst.data.benchmark import Benchmark
 
 __all__ = ["RENAMED", "audit_command"]
 
@@ -91,6 +92,9 @@ def audit_command(
     """Can the benchmark be answered from surface features alone? Probes, heuristics, cues, and a verdict."""
     options = locals()  # every option by name: AuditConfig's fields are named after them
     with user_errors():
+        from pfungst.audit.run import AuditConfig, audit
+        from pfungst.report.console_blocks import render_to_console
+
         check_outputs([data], {"--json": json_path, "--items": items_path}, folders={"--fix": fix_dir})
         config = config_from_options(
             AuditConfig,
@@ -108,13 +112,16 @@ def audit_command(
         render_to_console(result, out)
         write_json(json_path, lambda path: result.save_json(path, items=True))
         if items_path:
-            console.print(f"wrote {escape(str(write_csv(items_path, result.to_frame())))}")
+            console.print(f"wrote {escape(str(write_csv(items_path, result.items_frame())))}")
         if fix_dir:
             _fix_and_audit(benchmark, fix_dir, config, quiet, out)
 
 
 def _fix_and_audit(benchmark: Benchmark, fix_dir: Path, config: AuditConfig, quiet: bool, out: Console) -> None:
     """Write the counterbalanced and filtered copies to ``fix_dir``, audit them and print their audits."""
+    from pfungst.audit.fixing import fix
+    from pfungst.report.console_blocks import render_to_console
+
     with progress_bar(quiet) as report:
         fixed = fix(benchmark, fix_dir, config, progress=report)
     for audited in (fixed.counterbalanced_audit, fixed.filtered_audit):

@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -23,8 +23,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from typer.core import TyperCommand
 
 import pfungst
-from pfungst.data.builder import OnError
 from pfungst.errors import ConfigError, PfungstError
+
+if TYPE_CHECKING:
+    from pfungst.data.builder import OnError
 
 __all__ = [
     "READER_RENAMED",

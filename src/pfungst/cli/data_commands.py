@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 
-from pfungst.audit.feature_sets import FEATURE_SETS, get_feature_set
 from pfungst.cli.common import (
     READER_RENAMED,
     MapOption,
@@ -26,23 +25,11 @@ from pfungst.cli.common import (
     user_errors,
     write_json,
 )
-from pfungst.data.item import Item
-from pfungst.data.readers import READERS, get_reader
-from pfungst.data.summary import summarize
-from pfungst.data.synthetic import SYNTHETIC
-from pfungst.demo import run_demo
 from pfungst.errors import ConfigError, unknown_name_message
-from pfungst.evaluate.arrangement import ArrangedItem
-from pfungst.evaluate.formats import BUILTIN_FORMATS
-from pfungst.evaluate.scoring import SCORING_RULES, get_scoring_rule
-from pfungst.models.registry import MODELS
-from pfungst.registry import Registry
-from pfungst.report.audit_console import render_demo_verdicts
-from pfungst.report.console import render_readers
-from pfungst.report.console_blocks import render_to_console
-from pfungst.report.stress_console import render_stress
 from pfungst.serialization import check_outputs
-from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
+
+if TYPE_CHECKING:
+    from pfungst.registry import Registry
 
 __all__ = ["demo", "formats", "inspect"]
 
@@ -60,6 +47,8 @@ def formats(
     """List the data readers and prompt formats (or the stress perturbations, scoring rules, models, feature sets),
     one line each; an entry from an installed plugin says which package it comes from."""
     with user_errors():
+        from pfungst.report.console import render_readers
+
         if what is not None and what not in _LISTS:
             raise ConfigError(unknown_name_message("list", what, _LISTS))
         if what is not None:
@@ -77,20 +66,30 @@ def _origin(registry: Registry[Any], name: str) -> str:
 
 
 def _reader_rows() -> list[tuple[str, str]]:
+    from pfungst.data.readers import READERS, get_reader
+
     return [(name, get_reader(name).description + _origin(READERS, name)) for name in READERS]
 
 
 def _prompt_rows() -> list[tuple[str, str]]:
     """Each built-in prompt format shown on a two-option item, newlines as ``\\n``."""
+    from pfungst.data.item import Item
+    from pfungst.evaluate.arrangement import ArrangedItem
+    from pfungst.evaluate.formats import BUILTIN_FORMATS
+
     example = ArrangedItem.identity(Item("example", "2 + 2 =", ("3", "4"), 1))
     return [(name, prompt.render(example).text.replace("\n", "\\n")) for name, prompt in BUILTIN_FORMATS.items()]
 
 
 def _perturbation_rows() -> list[tuple[str, str]]:
+    from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
+
     return [(name, get_perturbation(name).description + _origin(PERTURBATIONS, name)) for name in PERTURBATIONS]
 
 
 def _rule_rows() -> list[tuple[str, str]]:
+    from pfungst.evaluate.scoring import SCORING_RULES, get_scoring_rule
+
     return [
         (name, (get_scoring_rule(name).__doc__ or "").strip().split("\n")[0] + _origin(SCORING_RULES, name))
         for name in SCORING_RULES
@@ -98,6 +97,8 @@ def _rule_rows() -> list[tuple[str, str]]:
 
 
 def _model_rows() -> list[tuple[str, str]]:
+    from pfungst.models.registry import MODELS
+
     return [(name, f"{target}{_origin(MODELS, name)}") for name, target in MODELS.items()] + [
         ("PATH.gguf", "any GGUF file, run by llama.cpp"),
         ("FOLDER", "a transformers model folder (pfungst[hf])"),
@@ -106,6 +107,8 @@ def _model_rows() -> list[tuple[str, str]]:
 
 
 def _feature_set_rows() -> list[tuple[str, str]]:
+    from pfungst.audit.feature_sets import FEATURE_SETS, get_feature_set
+
     return [(name, get_feature_set(name).description + _origin(FEATURE_SETS, name)) for name in FEATURE_SETS]
 
 
@@ -138,6 +141,9 @@ def inspect(
 ) -> None:
     """Summarise a benchmark: items, options, label and gold-position histograms, lengths, duplicates, provenance."""
     with user_errors():
+        from pfungst.data.summary import summarize
+        from pfungst.report.console_blocks import render_to_console
+
         check_outputs([data], {"--json": json_path})
         summary = summarize(load_benchmark(data, reader, map, on_error, strict))
         render_to_console(summary, results_console(json_path))
@@ -159,6 +165,12 @@ def demo(
     """The built-in job: generate benchmarks with planted artifacts, summarise and audit each, stress the embedded
     model on one of them, write the results."""
     with user_errors():
+        from pfungst.data.synthetic import SYNTHETIC
+        from pfungst.demo import run_demo
+        from pfungst.report.audit_console import render_demo_verdicts
+        from pfungst.report.console_blocks import render_to_console
+        from pfungst.report.stress_console import render_stress
+
         check_outputs([], {}, folders={"--out": out})
         with progress_bar(quiet) as report:
             result = run_demo(out, seed=seed, n_items=items, stress_items=stress_items, progress=report)

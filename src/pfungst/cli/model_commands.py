@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
 from pfungst import serialization
@@ -32,19 +31,17 @@ from pfungst.cli.common import (
     user_errors,
     write_json,
 )
-from pfungst.data.benchmark import Benchmark
 from pfungst.errors import ConfigError
-from pfungst.evaluate.runner import ScoreConfig, score_benchmark
-from pfungst.evaluate.score_result import ScoreResult
-from pfungst.models.registry import applicable_options
-from pfungst.report.console_blocks import render_to_console
-from pfungst.report.stress_console import render_ranks, render_stress
 from pfungst.serialization import check_outputs
-from pfungst.stress.comparison import StressComparison, compare
-from pfungst.stress.rank_result import RankStability
-from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS, StressConfig
-from pfungst.stress.stress_result import StressResult
-from pfungst.stress.suite import stress
+
+if TYPE_CHECKING:  # each command imports what it runs when it runs: `--help` stays fast
+    from rich.console import Console
+
+    from pfungst.data.benchmark import Benchmark
+    from pfungst.evaluate.score_result import ScoreResult
+    from pfungst.stress.rank_result import RankStability
+    from pfungst.stress.stress_config import StressConfig
+    from pfungst.stress.stress_result import StressResult
 
 __all__ = ["SCORE_RENAMED", "STRESS_RENAMED", "score_command", "stress_command"]
 
@@ -134,6 +131,10 @@ def score_command(
 ) -> None:
     """Score a benchmark with a language model: accuracy with its Wilson interval against chance, per-item results."""
     with user_errors():
+        from pfungst.evaluate.runner import ScoreConfig, score_benchmark
+        from pfungst.models.registry import applicable_options
+        from pfungst.report.console_blocks import render_to_console
+
         check_outputs([data, cache], {"--out": out, "--json": json_path})
         config = ScoreConfig(
             rule=rule,
@@ -208,6 +209,8 @@ def stress_command(
 
 def _stress_config(options: dict[str, Any]) -> StressConfig:
     """The run's settings: each option of the same name, and those whose command-line form differs, converted."""
+    from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS, StressConfig
+
     return config_from_options(
         StressConfig,
         options,
@@ -224,6 +227,11 @@ def _run_stress(
     benchmark: Benchmark, models: list[str] | None, config: StressConfig, quiet: bool, out: Console
 ) -> tuple[list[StressResult], RankStability | None]:
     """Stress each model in turn (printing each result), then compare their ranks when there are several."""
+    from pfungst.models.registry import applicable_options
+    from pfungst.report.stress_console import render_ranks, render_stress
+    from pfungst.stress.comparison import compare
+    from pfungst.stress.suite import stress
+
     results = []
     for spec in models or ["smollm2"]:
         with progress_bar(quiet) as report:
@@ -273,6 +281,8 @@ def _instructions(texts: list[str] | None, path: Path | None) -> tuple[str, ...]
 
 
 def _write_stress(results: list[StressResult], ranks: Any, json_path: Path | None, items_path: Path | None) -> None:
+    from pfungst.stress.comparison import StressComparison
+
     if items_path:
         for result, path in zip(results, _items_paths(items_path, len(results)).values(), strict=True):
             console.print(f"wrote {escape(str(result.save_items(path)))}")

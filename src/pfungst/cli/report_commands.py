@@ -11,10 +11,6 @@ from rich.markup import escape
 
 from pfungst.cli.common import app, results_console, stdout, user_errors, write_json
 from pfungst.errors import ConfigError
-from pfungst.reliance import RelianceConfig, read_outcomes, reliance
-from pfungst.report.console_blocks import render_to_console
-from pfungst.report.loading import load_results
-from pfungst.report.output import write_report
 from pfungst.serialization import check_outputs
 
 __all__ = ["reliance_command", "report_command"]
@@ -72,6 +68,9 @@ def reliance_command(
 ) -> None:
     """Do models do better on the items a surface-feature shortcut solves? Per model, per family, with BH."""
     with user_errors():
+        from pfungst.reliance import RelianceConfig, read_outcomes, reliance
+        from pfungst.report.console_blocks import render_to_console
+
         check_outputs([*audits, *outcomes, families], {"--json": json_path})
         config = RelianceConfig(
             families=_families(families) if families else None,
@@ -124,6 +123,9 @@ def report_command(
 ) -> None:
     """Render result files as one report: every figure with its interval, the provenance of each file."""
     with user_errors():
+        from pfungst.report.loading import load_results
+        from pfungst.report.output import write_report
+
         check_outputs(results, {"--out": out}, folders={"--plots": plots})
         written = write_report(load_results(results), out, title=title, plots=plots, plot_format=plot_format)
         extra = f" and {len(written) - 1} plots in {escape(str(plots))}" if plots else ""

@@ -1,13 +1,20 @@
 """Load benchmarks: the data model (:class:`Item`, :class:`Benchmark`) and one reader per source format."""
 
-from pfungst.data.benchmark import Benchmark, OptionKind, Provenance, Rejection
-from pfungst.data.builder import BenchmarkBuilder, ReadOptions
-from pfungst.data.item import FrozenMapping, Item
-from pfungst.data.loading import detect_format, load
-from pfungst.data.readers import READERS, Reader, get_reader
-from pfungst.data.readers.openai_evals import ModelAnswer, ModelAnswers, read_model_answers
-from pfungst.data.summary import BenchmarkSummary, summarize
-from pfungst.data.synthetic import SYNTHETIC, make_synthetic
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pfungst.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from pfungst.data.benchmark import Benchmark, OptionKind, Provenance, Rejection
+    from pfungst.data.builder import BenchmarkBuilder, ReadOptions
+    from pfungst.data.item import FrozenMapping, Item
+    from pfungst.data.loading import detect_format, load
+    from pfungst.data.readers import READERS, Reader, get_reader
+    from pfungst.data.readers.openai_evals import ModelAnswer, ModelAnswers, read_model_answers
+    from pfungst.data.summary import BenchmarkSummary, summarize
+    from pfungst.data.synthetic import SYNTHETIC, make_synthetic
 
 __all__ = [
     "READERS",
@@ -31,3 +38,30 @@ __all__ = [
     "read_model_answers",
     "summarize",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "Benchmark": "pfungst.data.benchmark",
+        "OptionKind": "pfungst.data.benchmark",
+        "Provenance": "pfungst.data.benchmark",
+        "Rejection": "pfungst.data.benchmark",
+        "BenchmarkBuilder": "pfungst.data.builder",
+        "ReadOptions": "pfungst.data.builder",
+        "FrozenMapping": "pfungst.data.item",
+        "Item": "pfungst.data.item",
+        "detect_format": "pfungst.data.loading",
+        "load": "pfungst.data.loading",
+        "READERS": "pfungst.data.readers",
+        "Reader": "pfungst.data.readers",
+        "get_reader": "pfungst.data.readers",
+        "ModelAnswer": "pfungst.data.readers.openai_evals",
+        "ModelAnswers": "pfungst.data.readers.openai_evals",
+        "read_model_answers": "pfungst.data.readers.openai_evals",
+        "BenchmarkSummary": "pfungst.data.summary",
+        "summarize": "pfungst.data.summary",
+        "SYNTHETIC": "pfungst.data.synthetic",
+        "make_synthetic": "pfungst.data.synthetic",
+    },
+    globals(),
+)

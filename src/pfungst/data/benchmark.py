@@ -6,12 +6,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, overload
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from pfungst.data.item import Item
 from pfungst.serialization import write_jsonl
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Benchmark", "OptionKind", "Provenance", "Rejection"]
 
@@ -184,6 +185,8 @@ class Benchmark(Sequence[Item]):
             row.update({f"field.{k}": v for k, v in item.fields.items()})
             row.update({f"meta.{k}": v for k, v in item.metadata.items()})
             rows.append(row)
+        import pandas as pd  # here, not at the top: loading a benchmark does not need pandas
+
         columns = ["id", "text", "options", "gold", "answer", "n_options"]
         return pd.DataFrame(rows, columns=None if rows else columns)
 

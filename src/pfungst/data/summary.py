@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from pfungst.data.benchmark import Benchmark
+from pfungst.display import NotebookDisplay
 from pfungst.schema import SCHEMA_VERSIONS, Fields
 from pfungst.serialization import write_json
 from pfungst.stats import Estimate, chisquare_test, wilson_interval
@@ -49,7 +50,7 @@ class LengthStats:
 
 
 @dataclass(frozen=True)
-class BenchmarkSummary:
+class BenchmarkSummary(NotebookDisplay):
     """A benchmark's shape: sizes, histograms, lengths, duplicates, and provenance."""
 
     benchmark: dict[str, Any]
@@ -110,7 +111,7 @@ class BenchmarkSummary:
             "field_names": self.field_names,
         }
 
-    def to_frame(self) -> pd.DataFrame:
+    def histograms_frame(self) -> pd.DataFrame:
         """Tidy histograms: one row per (histogram, key) with its count."""
         rows = [("gold", key, count) for key, count in self.gold_counts.items()]
         rows += [("options_per_item", key, count) for key, count in self.benchmark.get("option_counts", {}).items()]

@@ -5,14 +5,21 @@ planner / de-duplicator / asker, and the :class:`Outcome` record of each questio
 stress suite (:mod:`pfungst.stress`) drives the same engine with perturbations. Nothing here imports the stress suite.
 """
 
-from pfungst.evaluate.arrangement import ArrangedItem
-from pfungst.evaluate.engine import Cell, ask
-from pfungst.evaluate.formats import BUILTIN_FORMATS, FormatGrammar, PromptFormat, RenderedPrompt, get_format
-from pfungst.evaluate.outcome import Outcome
-from pfungst.evaluate.runner import ScoreConfig, default_cache_path, score_benchmark
-from pfungst.evaluate.score_result import ScoreCounts, ScoreResult
-from pfungst.evaluate.scoring import SCORING_RULES, Decision, ScoringRule, get_scoring_rule
-from pfungst.evaluate.variants import VARIANTS, Presentation, Variant, get_variant
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pfungst.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from pfungst.evaluate.arrangement import ArrangedItem
+    from pfungst.evaluate.engine import Cell, ask
+    from pfungst.evaluate.formats import BUILTIN_FORMATS, FormatGrammar, PromptFormat, RenderedPrompt, get_format
+    from pfungst.evaluate.outcome import Outcome
+    from pfungst.evaluate.runner import ScoreConfig, default_cache_path, score_benchmark
+    from pfungst.evaluate.score_result import ScoreCounts, ScoreResult
+    from pfungst.evaluate.scoring import SCORING_RULES, Decision, ScoringRule, get_scoring_rule
+    from pfungst.evaluate.variants import VARIANTS, Presentation, Variant, get_variant
 
 __all__ = [
     "BUILTIN_FORMATS",
@@ -38,3 +45,32 @@ __all__ = [
     "get_variant",
     "score_benchmark",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "ArrangedItem": "pfungst.evaluate.arrangement",
+        "Cell": "pfungst.evaluate.engine",
+        "ask": "pfungst.evaluate.engine",
+        "BUILTIN_FORMATS": "pfungst.evaluate.formats",
+        "FormatGrammar": "pfungst.evaluate.formats",
+        "PromptFormat": "pfungst.evaluate.formats",
+        "RenderedPrompt": "pfungst.evaluate.formats",
+        "get_format": "pfungst.evaluate.formats",
+        "Outcome": "pfungst.evaluate.outcome",
+        "ScoreConfig": "pfungst.evaluate.runner",
+        "default_cache_path": "pfungst.evaluate.runner",
+        "score_benchmark": "pfungst.evaluate.runner",
+        "ScoreCounts": "pfungst.evaluate.score_result",
+        "ScoreResult": "pfungst.evaluate.score_result",
+        "SCORING_RULES": "pfungst.evaluate.scoring",
+        "Decision": "pfungst.evaluate.scoring",
+        "ScoringRule": "pfungst.evaluate.scoring",
+        "get_scoring_rule": "pfungst.evaluate.scoring",
+        "VARIANTS": "pfungst.evaluate.variants",
+        "Presentation": "pfungst.evaluate.variants",
+        "Variant": "pfungst.evaluate.variants",
+        "get_variant": "pfungst.evaluate.variants",
+    },
+    globals(),
+)

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
+from pfungst.display import NotebookDisplay
 from pfungst.evaluate.outcome import Outcome
 from pfungst.schema import SCHEMA_VERSIONS, Fields, read_dataclass
 from pfungst.serialization import write_json, write_records
@@ -72,7 +73,7 @@ def accuracy_estimate(correct: int, n_options: list[int], level: float = 0.95) -
 
 
 @dataclass(frozen=True, eq=False)
-class ScoreResult:
+class ScoreResult(NotebookDisplay):
     """A benchmark scored by one model with one scoring rule and one prompt format, with what made it.
 
     A view over the run's outcomes (the ``identity`` arrangement of every item, so positions are original indices):
@@ -176,7 +177,7 @@ class ScoreResult:
             return self.file_totals.n_skipped
         return sum(o.status == "skipped" for o in self.outcomes)
 
-    def to_frame(self) -> pd.DataFrame:
+    def items_frame(self) -> pd.DataFrame:
         """One row per item: id, gold, chosen, correct, status, per-option scores and token counts, text."""
         columns = ["item_id", "gold", "chosen", "correct", "status", "scores", "n_tokens", "text"]
         rows = [{**outcome.to_dict(), "scores": list(outcome.scores)} for outcome in self.outcomes]
@@ -213,7 +214,7 @@ class ScoreResult:
         Raises:
             ConfigError: another suffix.
         """
-        return write_records(path, [outcome.to_dict() for outcome in self.outcomes], self.to_frame, "results")
+        return write_records(path, [outcome.to_dict() for outcome in self.outcomes], self.items_frame, "results")
 
     def __repr__(self) -> str:
         ci = self.accuracy.ci

@@ -4,21 +4,28 @@ Importing this package imports neither llama-cpp-python nor httpx: each backend 
 built (:func:`load_model`, or the backend class called directly).
 """
 
-from pfungst.models.cache import CachedModel, CacheStats, request_key
-from pfungst.models.llamacpp import LlamaCppModel
-from pfungst.models.openai import OpenAIModel
-from pfungst.models.protocol import Capability, LanguageModel
-from pfungst.models.registry import MODELS, load_model
-from pfungst.models.requests import (
-    GenerateRequest,
-    Generation,
-    Loglikelihood,
-    LoglikelihoodRequest,
-    NextTokenLogprobs,
-    NextTokenRequest,
-    Request,
-    Result,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pfungst.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from pfungst.models.cache import CachedModel, CacheStats, request_key
+    from pfungst.models.llamacpp import LlamaCppModel
+    from pfungst.models.openai import OpenAIModel
+    from pfungst.models.protocol import Capability, LanguageModel
+    from pfungst.models.registry import MODELS, load_model
+    from pfungst.models.requests import (
+        GenerateRequest,
+        Generation,
+        Loglikelihood,
+        LoglikelihoodRequest,
+        NextTokenLogprobs,
+        NextTokenRequest,
+        Request,
+        Result,
+    )
 
 __all__ = [
     "MODELS",
@@ -39,3 +46,27 @@ __all__ = [
     "load_model",
     "request_key",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "CachedModel": "pfungst.models.cache",
+        "CacheStats": "pfungst.models.cache",
+        "request_key": "pfungst.models.cache",
+        "LlamaCppModel": "pfungst.models.llamacpp",
+        "OpenAIModel": "pfungst.models.openai",
+        "Capability": "pfungst.models.protocol",
+        "LanguageModel": "pfungst.models.protocol",
+        "MODELS": "pfungst.models.registry",
+        "load_model": "pfungst.models.registry",
+        "GenerateRequest": "pfungst.models.requests",
+        "Generation": "pfungst.models.requests",
+        "Loglikelihood": "pfungst.models.requests",
+        "LoglikelihoodRequest": "pfungst.models.requests",
+        "NextTokenLogprobs": "pfungst.models.requests",
+        "NextTokenRequest": "pfungst.models.requests",
+        "Request": "pfungst.models.requests",
+        "Result": "pfungst.models.requests",
+    },
+    globals(),
+)

@@ -253,7 +253,7 @@ def _import_httpx() -> Any:
     try:
         import httpx
     except ImportError as exc:
-        raise MissingDependency("The 'openai' backend needs httpx: pip install 'pfungst[openai]'") from exc
+        raise MissingDependency("The 'openai' backend needs httpx: pip install httpx") from exc
     return httpx
 
 

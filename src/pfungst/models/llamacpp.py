@@ -35,7 +35,10 @@ from pfungst.models.requests import GenerateRequest, Generation
 
 __all__ = ["EvaluationStats", "LlamaCppModel", "file_fingerprint"]
 
-INSTALL_HINT = "The 'llamacpp' backend needs: pip install llama-cpp-python (it compiles: about 9 minutes on 2 cores)"
+INSTALL_HINT = (
+    "The 'llamacpp' backend (and the embedded default model) needs the llama extra: pip install 'pfungst[llama]' "
+    "(llama-cpp-python compiles: about 9 minutes on 2 cores)"
+)
 _GGUF_MAGIC = b"GGUF"
 _HASH_BLOCK = 1 << 20
 _HASHES: dict[tuple[str, int, int], str] = {}

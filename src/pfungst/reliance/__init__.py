@@ -9,13 +9,20 @@ model's accuracy on shortcut-solvable items with the rest, per model and per fam
 is imported by name (``from pfungst.reliance import read_outcomes``).
 """
 
-from pfungst.reliance.analysis import RelianceConfig, reliance
-from pfungst.reliance.families import VERSION_SEGMENT, family_of, family_tests
-from pfungst.reliance.outcomes import OUTCOME_FORMATS, ModelOutcomes, OutcomeRequest, OutcomesBuilder, read_outcomes
-from pfungst.reliance.paper import PaperDataset, PaperKappaTests, paper_kappa_tests
-from pfungst.reliance.result import SCHEMA_VERSION, FamilyTest, ModelReliance, RelianceResult
-from pfungst.reliance.shortcut import AuditInput, ShortcutItems, shortcut_items
-from pfungst.stats import detectable_difference
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pfungst.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from pfungst.reliance.analysis import RelianceConfig, reliance
+    from pfungst.reliance.families import VERSION_SEGMENT, family_of, family_tests
+    from pfungst.reliance.outcomes import OUTCOME_FORMATS, ModelOutcomes, OutcomeRequest, OutcomesBuilder, read_outcomes
+    from pfungst.reliance.paper import PaperDataset, PaperKappaTests, paper_kappa_tests
+    from pfungst.reliance.result import SCHEMA_VERSION, FamilyTest, ModelReliance, RelianceResult
+    from pfungst.reliance.shortcut import AuditInput, ShortcutItems, shortcut_items
+    from pfungst.stats import detectable_difference
 
 __all__ = [
     "OUTCOME_FORMATS",
@@ -40,3 +47,31 @@ __all__ = [
     "reliance",
     "shortcut_items",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "RelianceConfig": "pfungst.reliance.analysis",
+        "reliance": "pfungst.reliance.analysis",
+        "VERSION_SEGMENT": "pfungst.reliance.families",
+        "family_of": "pfungst.reliance.families",
+        "family_tests": "pfungst.reliance.families",
+        "OUTCOME_FORMATS": "pfungst.reliance.outcomes",
+        "ModelOutcomes": "pfungst.reliance.outcomes",
+        "OutcomeRequest": "pfungst.reliance.outcomes",
+        "OutcomesBuilder": "pfungst.reliance.outcomes",
+        "read_outcomes": "pfungst.reliance.outcomes",
+        "PaperDataset": "pfungst.reliance.paper",
+        "PaperKappaTests": "pfungst.reliance.paper",
+        "paper_kappa_tests": "pfungst.reliance.paper",
+        "SCHEMA_VERSION": "pfungst.reliance.result",
+        "FamilyTest": "pfungst.reliance.result",
+        "ModelReliance": "pfungst.reliance.result",
+        "RelianceResult": "pfungst.reliance.result",
+        "AuditInput": "pfungst.reliance.shortcut",
+        "ShortcutItems": "pfungst.reliance.shortcut",
+        "shortcut_items": "pfungst.reliance.shortcut",
+        "detectable_difference": "pfungst.stats",
+    },
+    globals(),
+)

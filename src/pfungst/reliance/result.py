@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
+from pfungst.display import NotebookDisplay
 from pfungst.reliance.shortcut import ShortcutItems
 from pfungst.schema import SCHEMA_VERSIONS, Fields, read_dataclass
 from pfungst.serialization import to_jsonable, write_json
@@ -155,7 +156,7 @@ class FamilyTest:
 
 
 @dataclass(frozen=True, eq=False)
-class RelianceResult:
+class RelianceResult(NotebookDisplay):
     """Audit joined with model outcomes: per (model, dataset) and per family, with what made it."""
 
     models: tuple[ModelReliance, ...]
@@ -207,7 +208,7 @@ class RelianceResult:
         """Audited items without a model outcome, over all (model, dataset) pairs."""
         return sum(m.n_unmatched_audit for m in self.models)
 
-    def to_frame(self) -> pd.DataFrame:
+    def models_frame(self) -> pd.DataFrame:
         """One row per (model, dataset): accuracies with intervals, difference, p-value, counts."""
         rows = []
         for m in self.models:

@@ -6,11 +6,13 @@ Results print through the generic block renderer (:func:`pfungst.report.console_
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 
-from pfungst.stats import Estimate
+if TYPE_CHECKING:
+    from pfungst.stats import Estimate
 
 __all__ = ["render_readers"]
 

@@ -9,20 +9,24 @@ network access, so even a value that escaped escaping could not run.
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterable
+import itertools
+from collections.abc import Iterable, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
-from pfungst.blocks import Figure
-from pfungst.report.document import build_report
+from pfungst.blocks import Figure, Section
+from pfungst.report.document import build_report, result_sections
 from pfungst.serialization import atomic_write
 
-__all__ = ["render_html", "write_html"]
+__all__ = ["render_fragment", "render_html", "write_html"]
 
 _TEMPLATE = "report.html.j2"
+_FRAGMENT = "fragment.html.j2"
+_fragments = itertools.count(1)
+"""Numbers each fragment, so that anchors stay unique among many results shown in one notebook."""
 
 
 def _environment() -> jinja2.Environment:
@@ -63,19 +67,50 @@ def render_html(results: Iterable[Any], *, title: str | None = None, plots: bool
         (False, True)
     """
     report = build_report(results, title=title)
+    template = _environment().get_template(_TEMPLATE)
+    return template.render(report=report, image=_images(report.figures, plots), version=_version())
+
+
+def render_fragment(result: Any, *, plots: bool = True) -> str:
+    """One result as an HTML fragment for a notebook cell (what ``_repr_html_`` shows): its sections as in the
+    report, styles scoped to the fragment, plots as embedded images, no scripts; anchors unique per fragment.
+
+    Raises:
+        ConfigError: not a result.
+
+    Example:
+        >>> summary = {"benchmark": {"name": "toy", "n_items": 4}, "gold_counts": {"A": 3, "B": 1},
+        ...            "gold_uniformity": {"value": 1.0, "pvalue": 0.32, "method": "chi-squared", "n": 4},
+        ...            "majority": {"value": 0.75, "ci": None, "method": "share", "n": 4}}
+        >>> html = render_fragment(summary, plots=False)
+        >>> html.startswith('<div class="pfungst-view">'), "<script" in html
+        (True, False)
+    """
+    sections = result_sections(result)
+    anchor = f"pfungst-{next(_fragments)}-"
+    template = _environment().get_template(_FRAGMENT)
+    image = _images(_figures(sections), plots)
+    return template.render(sections=sections, anchor=anchor, image=image, version=_version()).strip()
+
+
+def _figures(sections: Sequence[Section]) -> tuple[Figure, ...]:
+    return tuple(block for section in sections for block in section.blocks if isinstance(block, Figure))
+
+
+def _images(figures: Iterable[Figure], plots: bool) -> Any:
+    """``image(figure)``: the figure as a ``data:`` SVG address (empty when ``plots`` is False)."""
     images: dict[int, str] = {}
     if plots:
         from pfungst.report.plots import figure_svg
 
-        for figure in report.figures:
+        for figure in figures:
             encoded = base64.b64encode(figure_svg(figure, title=False).encode("utf-8")).decode("ascii")
             images[id(figure)] = f"data:image/svg+xml;base64,{encoded}"
 
     def image(figure: Figure) -> str:
         return images.get(id(figure), "")
 
-    template = _environment().get_template(_TEMPLATE)
-    return template.render(report=report, image=image, version=_version())
+    return image
 
 
 def write_html(results: Iterable[Any], path: str | Path, *, title: str | None = None, plots: bool = True) -> Path:

@@ -9,28 +9,35 @@ variants, :class:`~pfungst.evaluate.Outcome`) is :mod:`pfungst.evaluate`.
 by name (``from pfungst.stress import StressConfig``, ``import pfungst.stress.pride as pride``).
 """
 
-from pfungst.stress.comparison import StressComparison, compare, correctness_by_variant
-from pfungst.stress.metrics import (
-    CircularMetrics,
-    MovedAnswerAccuracy,
-    PairedDifference,
-    SelectionBias,
-    VariantAccuracy,
-    circular_metrics,
-    moved_answer_accuracy,
-    paired_difference,
-    selection_bias,
-    variant_accuracies,
-)
-from pfungst.stress.multiprompt import MultiPromptStats, combined_performance_score, multiprompt_stats
-from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
-from pfungst.stress.perturbations.base import Perturbation
-from pfungst.stress.pride import PrideResult, Prior, choose_estimation_items, debias, estimate_prior, run_pride
-from pfungst.stress.ranks import RankStability, rank_stability
-from pfungst.stress.spread import FormatSpread, SpreadSearch, format_spread, search_spread
-from pfungst.stress.stress_config import BUILTIN_INSTRUCTIONS, DEFAULT_PERTURBATIONS, StressConfig
-from pfungst.stress.stress_result import Analysis, PerturbationCost, StressResult, read_outcomes
-from pfungst.stress.suite import stress
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pfungst.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from pfungst.stress.comparison import StressComparison, compare, correctness_by_variant
+    from pfungst.stress.metrics import (
+        CircularMetrics,
+        MovedAnswerAccuracy,
+        PairedDifference,
+        SelectionBias,
+        VariantAccuracy,
+        circular_metrics,
+        moved_answer_accuracy,
+        paired_difference,
+        selection_bias,
+        variant_accuracies,
+    )
+    from pfungst.stress.multiprompt import MultiPromptStats, combined_performance_score, multiprompt_stats
+    from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
+    from pfungst.stress.perturbations.base import Perturbation
+    from pfungst.stress.pride import PrideResult, Prior, choose_estimation_items, debias, estimate_prior, run_pride
+    from pfungst.stress.ranks import RankStability, rank_stability
+    from pfungst.stress.spread import FormatSpread, SpreadSearch, format_spread, search_spread
+    from pfungst.stress.stress_config import BUILTIN_INSTRUCTIONS, DEFAULT_PERTURBATIONS, StressConfig
+    from pfungst.stress.stress_result import Analysis, PerturbationCost, StressResult, read_outcomes
+    from pfungst.stress.suite import stress
 
 __all__ = [
     "BUILTIN_INSTRUCTIONS",
@@ -73,3 +80,49 @@ __all__ = [
     "stress",
     "variant_accuracies",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "StressComparison": "pfungst.stress.comparison",
+        "compare": "pfungst.stress.comparison",
+        "correctness_by_variant": "pfungst.stress.comparison",
+        "CircularMetrics": "pfungst.stress.metrics",
+        "MovedAnswerAccuracy": "pfungst.stress.metrics",
+        "PairedDifference": "pfungst.stress.metrics",
+        "SelectionBias": "pfungst.stress.metrics",
+        "VariantAccuracy": "pfungst.stress.metrics",
+        "circular_metrics": "pfungst.stress.metrics",
+        "moved_answer_accuracy": "pfungst.stress.metrics",
+        "paired_difference": "pfungst.stress.metrics",
+        "selection_bias": "pfungst.stress.metrics",
+        "variant_accuracies": "pfungst.stress.metrics",
+        "MultiPromptStats": "pfungst.stress.multiprompt",
+        "combined_performance_score": "pfungst.stress.multiprompt",
+        "multiprompt_stats": "pfungst.stress.multiprompt",
+        "PERTURBATIONS": "pfungst.stress.perturbations",
+        "get_perturbation": "pfungst.stress.perturbations",
+        "Perturbation": "pfungst.stress.perturbations.base",
+        "PrideResult": "pfungst.stress.pride",
+        "Prior": "pfungst.stress.pride",
+        "choose_estimation_items": "pfungst.stress.pride",
+        "debias": "pfungst.stress.pride",
+        "estimate_prior": "pfungst.stress.pride",
+        "run_pride": "pfungst.stress.pride",
+        "RankStability": "pfungst.stress.ranks",
+        "rank_stability": "pfungst.stress.ranks",
+        "FormatSpread": "pfungst.stress.spread",
+        "SpreadSearch": "pfungst.stress.spread",
+        "format_spread": "pfungst.stress.spread",
+        "search_spread": "pfungst.stress.spread",
+        "BUILTIN_INSTRUCTIONS": "pfungst.stress.stress_config",
+        "DEFAULT_PERTURBATIONS": "pfungst.stress.stress_config",
+        "StressConfig": "pfungst.stress.stress_config",
+        "Analysis": "pfungst.stress.stress_result",
+        "PerturbationCost": "pfungst.stress.stress_result",
+        "StressResult": "pfungst.stress.stress_result",
+        "read_outcomes": "pfungst.stress.stress_result",
+        "stress": "pfungst.stress.suite",
+    },
+    globals(),
+)

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pfungst.display import NotebookDisplay
 from pfungst.errors import ConfigError, ReaderError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.schema import SCHEMA_VERSIONS
@@ -88,7 +89,7 @@ def compare(
 
 
 @dataclass(frozen=True, eq=False)
-class StressComparison:
+class StressComparison(NotebookDisplay):
     """Several models stressed on the same items: each model's stress result and the rank stability between them."""
 
     results: tuple[StressResult, ...]

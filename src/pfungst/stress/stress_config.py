@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pfungst.data.builder import OnError
 from pfungst.errors import ConfigError, check_run_settings, unknown_name_message
 from pfungst.evaluate.formats import PromptFormat, get_format
 from pfungst.evaluate.runner import apply_renamed_prompt, cache_location
@@ -77,6 +78,9 @@ class StressConfig:
     """The SQLite cache file; ``True`` for the default file, ``False`` for memory only."""
     chunk_size: int = 16
     """Questions sent to the model per batch: the unit of progress and of committed work."""
+    on_error: OnError = "raise"
+    """A question longer than the model's context window: ``raise`` stops with an error naming the item; ``skip``
+    leaves it unasked (its outcome is ``skipped``: wrong, and no predicted ID), counts it and goes on."""
     seed: int = 0
     """Seeds every random choice: item sample, shuffled IDs, sampled orders and formats, PriDe sample, bootstrap."""
     model_options: Mapping[str, Any] = field(default_factory=dict)
@@ -110,6 +114,8 @@ class StressConfig:
             if getattr(self, name) is not None:
                 _check_count(name, getattr(self, name), minimum=1)
         check_run_settings(seed=self.seed)
+        if self.on_error not in ("raise", "skip"):
+            raise ConfigError(f"on_error must be 'raise' or 'skip', not {self.on_error!r}")
         if not 0 < self.pride_fraction <= 1:
             raise ConfigError(f"pride_fraction must be in (0, 1], got {self.pride_fraction!r} (0.05 is 5% of items)")
         if not 0 < self.level < 1:
@@ -175,6 +181,7 @@ class StressConfig:
             "sample": self.sample,
             "cache": self.cache_path(),
             "chunk_size": self.chunk_size,
+            "on_error": self.on_error,
             "n_bootstrap": self.n_bootstrap,
             "level": self.level,
         }

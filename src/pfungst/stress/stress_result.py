@@ -13,6 +13,7 @@ from typing import Any, TypeVar, overload
 
 import pandas as pd
 
+from pfungst.display import NotebookDisplay
 from pfungst.errors import ConfigError, ReaderError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import ScoreCounts
@@ -71,7 +72,7 @@ class PerturbationCost:
 
 
 @dataclass(frozen=True, eq=False)
-class StressResult:
+class StressResult(NotebookDisplay):
     """A model stressed on a benchmark: what changed its answers, by how much, and what each figure cost."""
 
     model: str
@@ -156,7 +157,7 @@ class StressResult:
                 return entry
         raise KeyError(f"no accuracy for perturbation {perturbation!r} variant {variant!r}")
 
-    def to_frame(self) -> pd.DataFrame:
+    def items_frame(self) -> pd.DataFrame:
         """One row per outcome (item x perturbation x variant x rule x format)."""
         return pd.DataFrame([outcome.to_dict() for outcome in self.outcomes])  # infinite scores as None
 
@@ -221,7 +222,7 @@ class StressResult:
         Raises:
             ConfigError: another suffix.
         """
-        return write_records(path, [outcome.to_dict() for outcome in self.outcomes], self.to_frame, "outcomes")
+        return write_records(path, [outcome.to_dict() for outcome in self.outcomes], self.items_frame, "outcomes")
 
     def __repr__(self) -> str:
         plain = self.accuracy

@@ -68,7 +68,14 @@ def stress(
 
         def ask(plans: Sequence[Plan], step: str | None) -> tuple[Outcome, ...]:
             shown = report if step is not None else None
-            return ask_plans(cached, plans, chunk_size=config.chunk_size, progress=shown, step=step or "asking")
+            return ask_plans(
+                cached,
+                plans,
+                chunk_size=config.chunk_size,
+                progress=shown,
+                step=step or "asking",
+                on_error=config.on_error,
+            )
 
         asked = Asked(ask, report)
         asked.ask_plans(first_plans, step="stressing")
@@ -86,7 +93,7 @@ def stress(
         costs=plan_costs(asked.plans, config.run) + tuple(cost for found in findings for cost in found.costs),
         outcomes=tuple(asked.outcomes),
         counts=counts,
-        warnings=tuple(warning for found in findings for warning in found.warnings),
+        warnings=(*_skipped_warning(asked.outcomes), *(warning for found in findings for warning in found.warnings)),
         benchmark=run.benchmark.to_dict(),
         settings={**config.to_dict(), "formats": _describe(run)},
         seed=config.seed,
@@ -138,6 +145,19 @@ def _cannot_ask(plans: Sequence[Plan], step: str | None) -> tuple[Outcome, ...]:
     raise ConfigError(
         "a first-pass perturbation (stage BY_ITEM or FIRST_PASS) asked the model while planning; "
         "give it stage AFTER_FIRST_PASS or ADAPTIVE to plan from answers"
+    )
+
+
+def _skipped_warning(outcomes: Sequence[Outcome]) -> tuple[str, ...]:
+    """One warning counting the questions left unasked because they did not fit the context window (``skip``)."""
+    skipped = [outcome for outcome in outcomes if outcome.status == "skipped"]
+    if not skipped:
+        return ()
+    items = sorted({outcome.item_id for outcome in skipped})
+    shown = ", ".join(repr(item) for item in items[:5]) + (", ..." if len(items) > 5 else "")
+    return (
+        f"skipped: {len(skipped)} questions of {len(items)} items did not fit the model's context window "
+        f"({shown}); they count as wrong and predict no option ID",
     )
 
 

@@ -33,15 +33,16 @@ import string
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.builder import BenchmarkBuilder, ReadOptions
 from pfungst.data.readers.sniffing import first_json_record
 from pfungst.data.records import iter_jsonl
 from pfungst.errors import ReaderError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["ModelAnswer", "ModelAnswers", "OpenAIEvalsReader", "read_model_answers"]
 
@@ -140,6 +141,8 @@ class ModelAnswers:
         rows = [
             (self.model, a.item_id, a.sampled, a.expected, a.parsed, a.correct, a.evals_correct) for a in self.answers
         ]
+        import pandas as pd  # here, not at the top: reading logs does not need pandas
+
         return pd.DataFrame(rows, columns=columns)
 
     def to_dict(self) -> dict[str, Any]:
