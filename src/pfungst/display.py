@@ -96,7 +96,8 @@ def _element_name(element: Any, index: int) -> str:
 
 
 def _row(name: str, estimate: Mapping[str, Any]) -> dict[str, Any]:
-    ci = estimate.get("ci") if isinstance(estimate.get("ci"), Mapping) else {}
+    found = estimate.get("ci")
+    ci: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     return {
         "name": name,
         "value": _number(estimate.get("value")),

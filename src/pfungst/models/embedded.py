@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pfungst.errors import BackendUnavailable, MissingDependency
-from pfungst.models.llamacpp import LlamaCppModel
+from pfungst.models.llamacpp import INSTALL_HINT, LlamaCppModel
 
 __all__ = ["embedded_model_path", "gemma3_270m", "gemma3_270m_path", "smollm2"]
 
@@ -61,9 +61,21 @@ def gemma3_270m_path() -> Path:
 
 def smollm2(**options: Any) -> LlamaCppModel:
     """The embedded SmolLM2-135M-Instruct under llama.cpp; ``options`` go to :class:`LlamaCppModel`."""
+    _need_llama_cpp()
     return LlamaCppModel(embedded_model_path(), **options)
 
 
 def gemma3_270m(**options: Any) -> LlamaCppModel:
     """Gemma-3-270m base under llama.cpp; ``options`` go to :class:`LlamaCppModel`."""
+    _need_llama_cpp()
     return LlamaCppModel(gemma3_270m_path(), **options)
+
+
+def _need_llama_cpp() -> None:
+    """Name the llama extra first: without it the model file alone would not run."""
+    try:
+        found = importlib.util.find_spec("llama_cpp") is not None
+    except ValueError:  # a module set to None in sys.modules
+        found = False
+    if not found:
+        raise MissingDependency(INSTALL_HINT)
