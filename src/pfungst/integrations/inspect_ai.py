@@ -40,12 +40,14 @@ try:
         scorer,
         stderr,
     )
-    from inspect_ai.solver import TaskState, multiple_choice
+    from inspect_ai.solver import Generate, Solver, TaskState, multiple_choice, solver
 except ModuleNotFoundError as exc:  # pragma: no cover - exercised only without the extra
     raise MissingDependency(f"the inspect_ai integration needs '{exc.name}': pip install 'pfungst[inspect]'") from exc
 
+from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
-from pfungst.integrations.inspect_figures import arrangement_figures, position_values
+from pfungst.evaluate.scoring.answer_parser import parse_answer
+from pfungst.integrations.inspect_figures import arrangement_figures
 from pfungst.integrations.inspect_samples import (
     METADATA_KEY,
     arrange,
@@ -61,6 +63,7 @@ __all__ = [
     "arrangements",
     "circular_accuracy",
     "consistency",
+    "pfungst_answer",
     "pfungst_choice",
     "position_accuracy",
     "rstd",
@@ -153,8 +156,7 @@ def position_accuracy() -> Metric:
     """Accuracy where the gold was shown at each position: ``position_1``, ``position_2``, ..."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float | None]:
-        figures = arrangement_figures(_outcomes(scores), n_bootstrap=0)
-        return {name: value for name, value in position_values(figures.positions).items()}
+        return _values(scores, "position_")
 
     return compute
 
@@ -169,13 +171,18 @@ def rstd() -> Metric:
     return compute
 
 
+def _values(scores: list[SampleScore], prefix: str) -> dict[str, float | None]:
+    values = arrangement_figures(_outcomes(scores), n_bootstrap=0).values()
+    return {name: value for name, value in values.items() if name.startswith(prefix)}
+
+
 @metric
 def circular_accuracy() -> Metric:
-    """Share of items right in every arrangement, per perturbation: ``circular_accuracy_cyclic``, ..."""
+    """Share of items right in every arrangement, per perturbation: ``circular_accuracy_cyclic``, ... (NaN while
+    an item's original order has not been scored yet)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float | None]:
-        figures = arrangement_figures(_outcomes(scores), n_bootstrap=0)
-        return {f"circular_accuracy_{name}": value.circular.value for name, value in figures.circular.items()}
+        return _values(scores, "circular_accuracy_")
 
     return compute
 
@@ -186,8 +193,7 @@ def consistency() -> Metric:
     ``consistency_cyclic``, ..."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float | None]:
-        figures = arrangement_figures(_outcomes(scores), n_bootstrap=0)
-        return {f"consistency_{name}": value.consistency.value for name, value in figures.circular.items()}
+        return _values(scores, "consistency_")
 
     return compute
 
@@ -219,6 +225,46 @@ def pfungst_choice() -> Scorer:
     return score
 
 
+ANSWER_TEMPLATE = "{question}\n{choices}\nAnswer:"
+"""The default prompt of :func:`pfungst_answer`: pfungst's ``mmlu`` layout (``A. option`` lines, then ``Answer:``)."""
+
+
+@solver
+def pfungst_answer(template: str = ANSWER_TEMPLATE, max_tokens: int | None = None) -> Solver:
+    """Ask for the option's letter and read the answer with pfungst's answer parser, not only ``ANSWER: X``.
+
+    inspect's ``multiple_choice`` needs the model to write ``ANSWER: B``; a small model that answers ``B`` or
+    ``B. Paris`` counts as unanswered there. This solver shows the options as ``A. text`` lines in the sample's
+    order, generates, and marks the option that :func:`~pfungst.evaluate.scoring.answer_parser.parse_answer` reads
+    (an explicit answer, a bare label line or an option's text; echoed option lists and refusals mark none), so
+    :func:`pfungst_choice` scores it like any other.
+
+    Args:
+        template: The prompt, with ``{question}`` and ``{choices}`` (and optionally ``{letters}``: ``A,B,C``).
+        max_tokens: Tokens to generate (the run's setting when None).
+
+    Raises:
+        ConfigError: the template lacks ``{question}`` or ``{choices}``.
+    """
+    if "{question}" not in template or "{choices}" not in template:
+        raise ConfigError(f"pfungst_answer: the template needs {{question}} and {{choices}}, got {template!r}")
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        labels = [letter(position) for position in range(len(state.choices))]
+        options = [str(choice.value) for choice in state.choices]
+        shown = "\n".join(f"{label}. {option}" for label, option in zip(labels, options, strict=True))
+        state.user_prompt.text = template.format(
+            question=state.user_prompt.text, choices=shown, letters=",".join(labels)
+        )
+        state = await generate(state, max_tokens=max_tokens)
+        parsed = parse_answer(state.output.completion, labels, options)
+        for position in range(len(state.choices)):
+            state.choices.mark_choice(position, parsed.status == "ok" and position == parsed.position)
+        return state
+
+    return solve
+
+
 @task
 def arrangements(
     data: str,
@@ -228,6 +274,8 @@ def arrangements(
     limit: int | None = None,
     reader: str | None = None,
     template: str | None = None,
+    solver: str = "multiple_choice",
+    max_tokens: int | None = None,
 ) -> Task:
     """A benchmark file that pfungst reads, each item in every arrangement, through ``multiple_choice``.
 
@@ -239,10 +287,15 @@ def arrangements(
         limit: Use the first ``limit`` items (inspect's own ``--limit`` counts arranged samples, which would cut
             an item's arrangements short).
         reader: The pfungst reader name; detected when None.
-        template: A ``multiple_choice`` template (``{question}``, ``{choices}``, ``{letters}``); inspect's default
-            single-answer template when None.
+        template: The solver's prompt (``{question}``, ``{choices}``, ``{letters}``); the solver's default when None.
+        solver: ``multiple_choice`` (inspect's; the model must write ``ANSWER: X``) or ``pfungst_answer`` (pfungst's
+            answer parser reads ``B``, ``B. text``, ``the answer is B``).
+        max_tokens: Tokens to generate per answer (the run's ``--max-tokens`` when None).
+
+    Raises:
+        ConfigError: an unknown solver.
     """
-    from pfungst.data.loading import load
+    from pfungst.data.loading import load  # the readers load only when the task is built
 
     benchmark = load(data, reader)
     items = list(benchmark)[:limit] if limit is not None else list(benchmark)
@@ -250,4 +303,11 @@ def arrangements(
         Sample(input=item.text, choices=list(item.options), target=letter(item.gold), id=item.id) for item in items
     ]
     dataset = arrange_dataset(samples, perturbations, seed=seed, permutations=permutations, name=benchmark.name)
-    return Task(dataset=dataset, solver=multiple_choice(template=template), scorer=pfungst_choice())
+    if solver not in ("multiple_choice", "pfungst_answer"):
+        raise ConfigError(f"unknown solver {solver!r}. Available: multiple_choice, pfungst_answer")
+    chosen = (
+        multiple_choice(template=template, max_tokens=max_tokens)
+        if solver == "multiple_choice"
+        else pfungst_answer(template or ANSWER_TEMPLATE, max_tokens)
+    )
+    return Task(dataset=dataset, solver=chosen, scorer=pfungst_choice())

@@ -41,11 +41,15 @@ class ArrangementFigures:
     """Recall per gold position (1-based) and RStd over every arranged sample."""
     circular: Mapping[str, CircularMetrics]
     """Perturbation -> circular accuracy, consistency and fluctuation over its arrangements (only perturbations
-    that ask an item more than once)."""
+    that ask an item more than once, and only where every item has its original order among them)."""
     n_samples: int
     """Arranged samples (outcomes) the figures rest on."""
     n_items: int
     """Distinct original items."""
+    warnings: tuple[str, ...] = ()
+    """Why a perturbation has no circular figures (an item without its original order: a run cut short)."""
+    not_computed: tuple[str, ...] = ()
+    """Perturbations that ask items more than once but whose circular figures could not be computed."""
 
     def values(self) -> dict[str, float]:
         """Figure name -> value, named as the inspect metrics name them in the log (``accuracy``, ``position_1``,
@@ -54,6 +58,8 @@ class ArrangementFigures:
         for perturbation, metrics in self.circular.items():
             found[f"circular_accuracy_{perturbation}"] = metrics.circular.value
             found[f"consistency_{perturbation}"] = metrics.consistency.value
+        for perturbation in self.not_computed:
+            found[f"circular_accuracy_{perturbation}"] = found[f"consistency_{perturbation}"] = math.nan
         return found
 
     def to_dict(self) -> dict[str, Any]:
@@ -64,6 +70,7 @@ class ArrangementFigures:
             "circular": {name: metrics.to_dict() for name, metrics in self.circular.items()},
             "n_samples": self.n_samples,
             "n_items": self.n_items,
+            "warnings": list(self.warnings),
         }
 
     def to_frame(self) -> pd.DataFrame:
@@ -130,6 +137,9 @@ def arrangement_figures(
         n_bootstrap: Bootstrap resamples (0: values without bootstrap intervals, as the inspect metrics use).
         level: Coverage of every interval.
 
+    A perturbation whose items lack their original order (a run cut short) gets no circular figures: it is named
+    in ``warnings`` and its values are NaN.
+
     Raises:
         ConfigError: no outcomes, or an item asked twice in one arrangement of one perturbation.
 
@@ -146,14 +156,19 @@ def arrangement_figures(
     if not outcomes:
         raise ConfigError("arrangement_figures needs outcomes, but none were given. Pass every scored sample.")
     estimation: dict[str, Any] = {"seed": seed, "n_bootstrap": n_bootstrap, "level": level}
-    circular = {
-        name: circular_metrics([o for o in outcomes if o.perturbation == name], **estimation)
-        for name in circular_perturbations(outcomes)
-    }
+    circular: dict[str, CircularMetrics] = {}
+    warnings: list[str] = []
+    for name in circular_perturbations(outcomes):
+        try:
+            circular[name] = circular_metrics([o for o in outcomes if o.perturbation == name], **estimation)
+        except ConfigError as exc:  # a run cut short, or inspect showing metrics while samples still come in
+            warnings.append(f"circular metrics of {name} not computed: {exc}")
     return ArrangementFigures(
         accuracy=accuracy_estimate(sum(o.correct for o in outcomes), [o.n_options for o in outcomes], level),
         positions=selection_bias(per_sample(outcomes), by="position", **estimation),
         circular=circular,
         n_samples=len(outcomes),
         n_items=len({o.item_id for o in outcomes}),
+        warnings=tuple(warnings),
+        not_computed=tuple(name for name in circular_perturbations(outcomes) if name not in circular),
     )
