@@ -28,7 +28,9 @@ from inspect_ai.log import EvalLog, read_eval_log, write_eval_log  # noqa: E402
 from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 from inspect_ai.scorer import choice  # noqa: E402
 from inspect_ai.solver import multiple_choice  # noqa: E402
+from typer.testing import CliRunner  # noqa: E402
 
+from pfungst.cli import app  # noqa: E402
 from pfungst.integrations.inspect_ai import arrangements  # noqa: E402
 from pfungst.integrations.inspect_log import read_inspect_log  # noqa: E402
 from pfungst.reliance import read_outcomes  # noqa: E402
@@ -167,3 +169,19 @@ def test_inspect_finds_the_task_through_pfungsts_entry_point(tmp_path: Path) -> 
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split("\n")[0] == "4 [1, 2, 3, 0]"
+
+
+def test_the_command_line_prints_the_logs_metrics_beside_pfungsts_figures(logs: dict[str, Path]) -> None:
+    result = CliRunner().invoke(app, ["inspect-log", str(logs["eval"]), "--json", "-"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["schema_version"] == "pfungst.inspect-log/1" and document["n_outcomes"] == 24
+    assert document["figures"]["positions"]["rstd"]["value"] == pytest.approx(document["metrics"]["rstd"])
+    assert document["figures"]["circular"]["cyclic"]["consistency"]["value"] == pytest.approx(2 / 3)
+
+
+def test_a_file_that_is_not_an_inspect_log_is_a_user_error(tmp_path: Path) -> None:
+    other = tmp_path / "other.json"
+    other.write_text('{"a": 1}')
+    result = CliRunner().invoke(app, ["inspect-log", str(other)])
+    assert result.exit_code == 2 and "not an inspect eval log" in result.output

@@ -31,9 +31,12 @@ from pfungst.errors import DataError, MissingDependency, ReaderError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.integrations.inspect_figures import ArrangementFigures, arrangement_figures
 from pfungst.integrations.inspect_samples import METADATA_KEY, outcome_from_metadata, position_of_letter
+from pfungst.serialization import write_json
 
-__all__ = ["InspectLog", "is_inspect_log", "read_inspect_log"]
+__all__ = ["SCHEMA_VERSION", "InspectLog", "is_inspect_log", "read_inspect_log"]
 
+SCHEMA_VERSION = "pfungst.inspect-log/1"
+"""The ``schema_version`` of :meth:`InspectLog.save_json` files."""
 _ZSTD = 93
 _JSON_HEAD = re.compile(r'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
 _PREFERRED_SCORER = "pfungst_choice"
@@ -91,6 +94,14 @@ class InspectLog:
             "metadata": dict(self.metadata),
         }
 
+    def save_json(self, path: str | Path, *, seed: int = 0, n_bootstrap: int = 1000) -> Path:
+        """Write the log's summary, the metrics inspect reported and pfungst's figures (``pfungst.inspect-log/1``;
+        figures only where the log holds arranged samples)."""
+        document = {"schema_version": SCHEMA_VERSION, **self.to_dict()}
+        if self.outcomes:
+            document["figures"] = self.figures(seed=seed, n_bootstrap=n_bootstrap).to_dict()
+        return write_json(path, document)
+
     def __repr__(self) -> str:
         return (
             f"InspectLog(task={self.task!r}, model={self.model!r}, scorer={self.scorer!r}, "
@@ -128,7 +139,9 @@ def read_inspect_log(path: str | Path, *, scorer: str | None = None, epoch: int 
         MissingDependency: an ``.eval`` log and no ``zstandard`` package.
     """
     path = Path(path)
-    if not path.is_file() or not is_inspect_log(path):
+    if not path.is_file():
+        raise ReaderError(path, 0, "", "no such file", "Pass the log inspect wrote (its --log-dir)")
+    if not is_inspect_log(path):
         raise ReaderError(path, 0, "", "not an inspect eval log (.eval or .json)", "Pass a log that inspect wrote")
     header, samples = _read_eval(path) if path.suffix.lower() == ".eval" else _read_json(path)
     evaluation = header.get("eval") or {}
