@@ -185,3 +185,28 @@ def test_a_file_that_is_not_an_inspect_log_is_a_user_error(tmp_path: Path) -> No
     other.write_text('{"a": 1}')
     result = CliRunner().invoke(app, ["inspect-log", str(other)])
     assert result.exit_code == 2 and "not an inspect eval log" in result.output
+
+
+def test_a_real_model_through_inspects_openai_provider_gives_the_same_figures_as_pfungst(tmp_path: Path) -> None:
+    """SmolLM2 behind ``python -m llama_cpp.server``, asked by inspect's ``openai-api`` provider: the metrics in the
+    log equal pfungst's analysis of the log, and every arranged sample was asked."""
+    pytest.importorskip("openai", reason="inspect's openai-api provider needs: pip install openai")
+    from pfungst.errors import MissingDependency
+    from pfungst.models.embedded import embedded_model_path
+    from tests.models.conftest import running_server
+
+    try:
+        model_path = embedded_model_path()
+    except MissingDependency as exc:
+        pytest.skip(str(exc))
+    data = tmp_path / "toy.jsonl"
+    data.write_text("".join(json.dumps(item) + "\n" for item in ITEMS[:2]))
+    with running_server(model_path) as url:
+        model = get_model("openai-api/llamacpp/smollm2", base_url=f"{url}/v1", api_key="none")
+        task = arrangements(data=str(data), perturbations="cyclic", solver="pfungst_answer", max_tokens=4)
+        (log,) = eval(task, model=model, log_dir=str(tmp_path), display="none", temperature=0)
+    assert log.status == "success", log.error
+    read = read_inspect_log(log.location)
+    assert len(read.outcomes) == 8
+    ours = read.figures(seed=0).values()
+    assert ours == pytest.approx({name: read.metrics[name] for name in ours}, nan_ok=True)
