@@ -11,6 +11,8 @@ scorer and metrics are known to inspect as ``pfungst/<name>``. Install with ``pi
   ``accuracy``, ``stderr`` and pfungst's figures: accuracy by gold position (``position_1``, ...), ``rstd``,
   ``circular_accuracy_<perturbation>`` and ``consistency_<perturbation>``
   (:mod:`pfungst.integrations.inspect_figures`, the same code that analyses the log afterwards).
+- :func:`pfungst_answer` is a solver that reads the reply with pfungst's answer parser (``B``, ``B. text``, ``the
+  answer is B``) where inspect's ``multiple_choice`` needs ``ANSWER: B``.
 - ``pfungst/arrangements`` (:func:`arrangements`) is a ready task over any benchmark file pfungst reads:
   ``inspect eval pfungst/arrangements -T data=arc.jsonl -T perturbations=cyclic --model ...``.
 
