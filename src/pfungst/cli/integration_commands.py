@@ -11,7 +11,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from pfungst.cli.common import app, results_console, user_errors, write_json
-from pfungst.integrations.inspect_log import read_inspect_log
 from pfungst.serialization import check_outputs
 
 __all__ = ["inspect_log_command"]
@@ -31,6 +30,8 @@ def inspect_log_command(
     json_path: Annotated[Path | None, typer.Option("--json", help="Write the result as JSON ('-': stdout).")] = None,
 ) -> None:
     """pfungst's figures from an inspect log's arranged samples, beside the metrics inspect wrote in the log."""
+    from pfungst.integrations.inspect_log import read_inspect_log  # the stress metrics load only for this command
+
     with user_errors():
         check_outputs([log], {"--json": json_path})
         read = read_inspect_log(log, scorer=scorer)
