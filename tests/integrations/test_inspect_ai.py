@@ -31,7 +31,7 @@ from inspect_ai.solver import multiple_choice  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from pfungst.cli import app  # noqa: E402
-from pfungst.integrations.inspect_ai import arrangements  # noqa: E402
+from pfungst.integrations.inspect_ai import arranged_task, arrangements  # noqa: E402
 from pfungst.integrations.inspect_log import read_inspect_log  # noqa: E402
 from pfungst.reliance import read_outcomes  # noqa: E402
 
@@ -83,14 +83,15 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     log = _run(arrangements(data=str(data), perturbations="cyclic,answer-moved"), folder / "expanded")
     as_json = folder / "expanded.json"
     write_eval_log(read_eval_log(log.location), str(as_json))
-    plain = Task(
-        dataset=MemoryDataset(
-            [Sample(input=i["text"], choices=i["options"], target="ABCD"[i["gold"]], id=i["id"]) for i in ITEMS]
-        ),
-        solver=multiple_choice(),
-        scorer=choice(),
-    )
-    return {"eval": Path(log.location), "json": as_json, "plain": Path(_run(plain, folder / "plain").location)}
+    plain = Path(_run(_plain_task(), folder / "plain").location)
+    wrapped = Path(_run(arranged_task(_plain_task(), "cyclic"), folder / "wrapped").location)
+    return {"eval": Path(log.location), "json": as_json, "plain": plain, "wrapped": wrapped}
+
+
+def _plain_task() -> Task:
+    """An ordinary inspect multiple-choice task, as a team would already have it."""
+    samples = [Sample(input=i["text"], choices=i["options"], target="ABCD"[i["gold"]], id=i["id"]) for i in ITEMS]
+    return Task(dataset=MemoryDataset(samples, name="toy"), solver=multiple_choice(), scorer=choice())
 
 
 def test_inspect_shows_the_planted_position_bias_and_circular_figures(logs: dict[str, Path]) -> None:
@@ -98,6 +99,14 @@ def test_inspect_shows_the_planted_position_bias_and_circular_figures(logs: dict
     shown = {name: metric.value for name, metric in score.metrics.items()}
     assert {name: shown[name] for name in EXPECTED} == pytest.approx(EXPECTED)
     assert score.metrics["position_1"].group == "position_accuracy"
+
+
+def test_an_existing_task_wrapped_by_arranged_task_reports_the_same_figures(logs: dict[str, Path]) -> None:
+    log = read_inspect_log(logs["wrapped"])
+    assert (log.scorer, log.dataset, len(log.outcomes)) == ("pfungst_choice", "toy", 12)
+    cyclic = {name: value for name, value in EXPECTED.items() if "answer-moved" not in name}
+    cyclic["accuracy"] = 9 / 12
+    assert {name: log.metrics[name] for name in cyclic} == pytest.approx(cyclic)
 
 
 def test_each_sample_in_the_log_records_its_arrangement_and_the_golds_original_index(logs: dict[str, Path]) -> None:
