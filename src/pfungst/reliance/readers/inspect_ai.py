@@ -48,8 +48,13 @@ def read(path: Path, request: OutcomeRequest, name: str) -> tuple[ModelOutcomes,
         builder.add(outcome.item_id, outcome.correct, line, field="metadata.pfungst")
     if not chosen:
         found = sorted({f"{o.perturbation}:{o.variant}" for o in log.outcomes})
+        status = "" if log.status == "success" else f" (the run's status is '{log.status}': it stopped early)"
         raise ReaderError(
-            path, 0, "variant", f"no arranged sample of {description}", f"Pass variant= one of: {', '.join(found)}"
+            path,
+            0,
+            "variant",
+            f"no arranged sample of {description}{status}",
+            f"Pass variant= one of: {', '.join(found)}, or leave this log out",
         )
     builder.selection = f"scorer {log.scorer}, {description}"
     return (builder.build(),)
