@@ -125,6 +125,10 @@ def test_the_metrics_in_the_log_equal_pfungsts_analysis_of_the_log(logs: dict[st
     log = read_inspect_log(logs[kind])
     assert (log.model, log.task, log.scorer) == ("mockllm/model", "pfungst/arrangements", "pfungst_choice")
     assert len(log.outcomes) == 24
+    # in the dataset's order, not the order the samples finished in (which moves every bootstrap interval)
+    assert [(o.item_id, o.variant) for o in log.outcomes[:5]] == [("q1", f"shift {k}") for k in range(4)] + [
+        ("q1", "slot 1")
+    ]
     ours = log.figures(seed=0).values()
     assert ours == pytest.approx({name: log.metrics[name] for name in ours})
     assert ours == pytest.approx(EXPECTED)

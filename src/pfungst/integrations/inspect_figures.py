@@ -26,7 +26,14 @@ from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import accuracy_estimate
 from pfungst.stats import Estimate
-from pfungst.stress.metrics import CircularMetrics, SelectionBias, circular_metrics, selection_bias
+from pfungst.stress.metrics import (
+    CircularMetrics,
+    SelectionBias,
+    VariantAccuracy,
+    circular_metrics,
+    selection_bias,
+    variant_accuracies,
+)
 
 __all__ = ["ArrangementFigures", "arrangement_figures", "circular_perturbations"]
 
@@ -42,6 +49,9 @@ class ArrangementFigures:
     circular: Mapping[str, CircularMetrics]
     """Perturbation -> circular accuracy, consistency and fluctuation over its arrangements (only perturbations
     that ask an item more than once, and only where every item has its original order among them)."""
+    variants: tuple[VariantAccuracy, ...]
+    """Accuracy of each perturbation's variant (``cyclic`` ``shift 1``, ``answer-moved`` ``slot 3``), Wilson
+    intervals: the answer-moving attack reads off the ``slot`` rows."""
     n_samples: int
     """Arranged samples (outcomes) the figures rest on."""
     n_items: int
@@ -68,13 +78,15 @@ class ArrangementFigures:
             "accuracy": self.accuracy.to_dict(),
             "positions": self.positions.to_dict(),
             "circular": {name: metrics.to_dict() for name, metrics in self.circular.items()},
+            "variants": [variant.to_dict() for variant in self.variants],
             "n_samples": self.n_samples,
             "n_items": self.n_items,
             "warnings": list(self.warnings),
         }
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per figure: name, value, interval, baseline, n."""
+        """One row per figure: name, value, interval, baseline, n (the figures of :meth:`values`, then the accuracy of
+        each variant)."""
         estimates: list[tuple[str, Estimate]] = [("accuracy", self.accuracy)]
         positions = zip(self.positions.ids, self.positions.recalls, strict=True)
         estimates += [(f"position_{name}", recall) for name, recall in positions]
@@ -84,6 +96,7 @@ class ArrangementFigures:
                 (f"circular_accuracy_{perturbation}", metrics.circular),
                 (f"consistency_{perturbation}", metrics.consistency),
             ]
+        estimates += [(f"accuracy {v.perturbation}: {v.variant}", v.accuracy) for v in self.variants]
         return pd.DataFrame(
             [
                 {
@@ -167,6 +180,7 @@ def arrangement_figures(
         accuracy=accuracy_estimate(sum(o.correct for o in outcomes), [o.n_options for o in outcomes], level),
         positions=selection_bias(per_sample(outcomes), by="position", **estimation),
         circular=circular,
+        variants=variant_accuracies(outcomes, level=level),
         n_samples=len(outcomes),
         n_items=len({o.item_id for o in outcomes}),
         warnings=tuple(warnings),

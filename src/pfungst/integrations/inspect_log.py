@@ -145,6 +145,7 @@ def read_inspect_log(path: str | Path, *, scorer: str | None = None, epoch: int 
         raise ReaderError(path, 0, "", "not an inspect eval log (.eval or .json)", "Pass a log that inspect wrote")
     header, samples = _read_eval(path) if path.suffix.lower() == ".eval" else _read_json(path)
     evaluation = header.get("eval") or {}
+    samples = _in_dataset_order(evaluation, samples)
     chosen = scorer or _default_scorer(header, samples)
     correct: dict[str, bool] = {}
     outcomes: list[Outcome] = []
@@ -171,6 +172,14 @@ def read_inspect_log(path: str | Path, *, scorer: str | None = None, epoch: int 
         n_skipped=skipped,
         metadata=FrozenMapping({"epoch": epoch, "inspect_ai": (evaluation.get("packages") or {}).get("inspect_ai")}),
     )
+
+
+def _in_dataset_order(evaluation: Mapping[str, Any], samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The samples in the dataset's order, then by epoch: an ``.eval`` archive holds them in the order they finished,
+    which varies from run to run (and with it the items' order in every bootstrap)."""
+    ids = (evaluation.get("dataset") or {}).get("sample_ids") or []
+    rank = {str(sample_id): number for number, sample_id in enumerate(ids)}
+    return sorted(samples, key=lambda s: (rank.get(str(s.get("id")), len(rank)), str(s.get("id")), s.get("epoch", 1)))
 
 
 def _default_scorer(header: Mapping[str, Any], samples: list[dict[str, Any]]) -> str:
