@@ -95,3 +95,9 @@ def test_an_item_cut_short_before_its_original_order_gets_nan_circular_figures_a
 def test_unanswered_samples_count_as_wrong_and_choose_nothing() -> None:
     outcome = outcome_from_metadata(arrange(ITEM, ["identity"], seed=0)[0].metadata, -1, where="test")
     assert (outcome.status, outcome.chosen, outcome.correct, outcome.chosen_label) == ("unparseable", -1, False, "")
+
+
+def test_an_arranged_sample_is_not_arranged_again() -> None:
+    (sample,) = arrange(ITEM, ["identity"], seed=0)
+    with pytest.raises(ConfigError, match=r"item 'q1' is already arranged"):
+        arrange(ITEM, ["cyclic"], seed=0, metadata=sample.metadata)

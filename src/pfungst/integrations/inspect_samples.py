@@ -146,7 +146,7 @@ def arrange(
         metadata: The sample's own metadata, kept beside pfungst's.
 
     Raises:
-        ConfigError: an unknown perturbation, or one named twice.
+        ConfigError: an unknown perturbation, one named twice, or a sample that is already arranged.
 
     Example:
         >>> item = Item(id="q1", text="?", options=("x", "y", "z"), gold=0)
@@ -156,6 +156,11 @@ def arrange(
     """
     if len(set(perturbations)) != len(perturbations) or not perturbations:
         raise ConfigError(f"perturbations must be one or more distinct names, got {list(perturbations)}")
+    if METADATA_KEY in (metadata or {}):
+        raise ConfigError(
+            f"sample of item '{item.id}' is already arranged (its metadata has '{METADATA_KEY}'). Arrange the "
+            "original dataset once, with every perturbation wanted."
+        )
     labels = tuple(letter(position) for position in range(item.n_options))
     return tuple(
         _sample(item, name, presentation, labels, metadata or {})
