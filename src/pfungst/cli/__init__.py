@@ -27,7 +27,13 @@ def main() -> None:
 
 
 def _app() -> Typer:
-    from pfungst.cli import audit_commands, data_commands, model_commands, report_commands  # noqa: F401 (registers)
+    from pfungst.cli import (  # noqa: F401 (registers)
+        audit_commands,
+        data_commands,
+        integration_commands,
+        model_commands,
+        report_commands,
+    )
     from pfungst.cli.common import app
 
     return app

@@ -26,18 +26,23 @@ _Outcomes = Annotated[
         "--outcomes",
         help="Per-item model outcomes, repeatable: a file or "
         "a folder (evals logs, pfungst score/stress files, lm-eval "
-        "samples, HELM runs, CSV).",
+        "samples, HELM runs, inspect .eval/.json logs, CSV).",
     ),
 ]
 _OutcomeFormat = Annotated[
     str | None,
-    typer.Option(help="Force the outcome format: openai-evals, pfungst-score, pfungst-stress, lm-eval, helm, csv."),
+    typer.Option(
+        help="Force the outcome format: openai-evals, pfungst-score, pfungst-stress, lm-eval, helm, inspect, csv."
+    ),
 ]
 _Dataset = Annotated[
     str | None,
     typer.Option(help="Dataset name for outcome files that do not name one (must match an audit's benchmark name)."),
 ]
-_Metric = Annotated[str | None, typer.Option(help="lm-eval / HELM metric read as correctness (acc, exact_match).")]
+_Metric = Annotated[
+    str | None,
+    typer.Option(help="lm-eval / HELM metric read as correctness (acc, exact_match); inspect: the scorer."),
+]
 _Variant = Annotated[
     str | None, typer.Option(help="Stress outcomes: which variant ('cyclic: shift 1'); default identity.")
 ]

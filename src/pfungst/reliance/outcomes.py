@@ -11,6 +11,9 @@ dataset) found. The formats (:data:`OUTCOME_FORMATS`, one module each under ``re
 - ``lm-eval``: lm-evaluation-harness ``--log_samples`` files ``samples_<task>_<date>.jsonl``; correct where the
   metric (``acc`` by default) is 1.
 - ``helm``: a HELM run folder's ``per_instance_stats.json``; correct where ``exact_match`` (by default) is 1.
+- ``inspect``: inspect_ai eval logs (``.eval``, ``.json``); correct where the scorer (``metric=``; by default
+  ``pfungst_choice`` where present, else the first) says ``C``; a task expanded by pfungst's inspect extension gives
+  one arrangement per item (``variant=``, as for stress outcomes; by default the original order).
 - ``csv``: a table with columns ``model``, ``item_id``, ``correct`` and optionally ``dataset``.
 
 Duplicate item ids within one (model, dataset): the first is kept and the repeats counted (``n_duplicates``) when
@@ -44,6 +47,7 @@ OUTCOME_FORMATS: Registry[ModuleType] = Registry(
         "pfungst-score": "pfungst.reliance.readers.pfungst_results",
         "lm-eval": "pfungst.reliance.readers.lm_eval",
         "helm": "pfungst.reliance.readers.helm",
+        "inspect": "pfungst.reliance.readers.inspect_ai",
         "csv": "pfungst.reliance.readers.table",
     },
     group=None,
@@ -51,7 +55,7 @@ OUTCOME_FORMATS: Registry[ModuleType] = Registry(
 """Format name -> the module that reads it (``sniff(path) -> bool``, ``read(path, request) -> tuple``); sniffed
 in this order."""
 
-_SUFFIXES = (".jsonl", ".json", ".csv", ".tsv")
+_SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".eval")
 
 
 @dataclass(frozen=True, eq=False)
@@ -213,9 +217,11 @@ def read_outcomes(
             JSONL: else the file's stem), or a replacement for the name it gives.
         dataset: The dataset's name (to match an audit's benchmark name) where the file gives none, or a
             replacement.
-        metric: lm-eval (default ``acc``) and HELM (default ``exact_match``): the per-item 0/1 metric to read.
+        metric: lm-eval (default ``acc``) and HELM (default ``exact_match``): the per-item 0/1 metric to read;
+            inspect: the scorer (default ``pfungst_choice`` where present, else the first).
         variant: pfungst stress: ``perturbation`` or ``perturbation:variant`` (default ``identity``); lm-eval: the
-            filter (default: the first filter in the file).
+            filter (default: the first filter in the file); inspect: as for pfungst stress, on a task expanded by
+            pfungst's extension (default: each item in its original order).
 
     Returns:
         One :class:`ModelOutcomes` per (file, model, dataset), in path order.

@@ -1,0 +1,293 @@
+"""inspect_ai eval logs (``.eval`` and ``.json``) read back as pfungst outcomes, without importing inspect_ai.
+
+A ``.json`` log is one JSON document (``eval``, ``results``, ``samples``); an ``.eval`` log is a zip archive holding
+``header.json`` and one ``samples/<id>_epoch_<n>.json`` per sample, compressed with Zstandard (method 93), which is
+read with the ``zstandard`` package (installed with ``pfungst[inspect]``). Each sample's score under one scorer
+(``scorer=``; by default ``pfungst_choice`` where present, else the first the log lists) gives:
+
+- right or wrong per sample id (``C`` / ``I``, 1 / 0, true / false), for ``pfungst reliance`` on any inspect task;
+- for a task expanded by the pfungst extension (samples with ``pfungst`` metadata), one
+  :class:`~pfungst.evaluate.outcome.Outcome` per arranged sample, from which every stress metric and
+  :func:`~pfungst.integrations.inspect_figures.arrangement_figures` are computed.
+
+Only one epoch is read (``epoch=``, default 1); samples of other epochs and unscored samples are counted as skipped.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import re
+import struct
+import zipfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pfungst.data.item import FrozenMapping
+from pfungst.errors import DataError, MissingDependency, ReaderError
+from pfungst.evaluate.outcome import Outcome
+from pfungst.integrations.inspect_figures import ArrangementFigures, arrangement_figures
+from pfungst.integrations.inspect_samples import METADATA_KEY, outcome_from_metadata, position_of_letter
+from pfungst.serialization import write_json
+
+__all__ = ["SCHEMA_VERSION", "InspectLog", "is_inspect_log", "read_inspect_log"]
+
+SCHEMA_VERSION = "pfungst.inspect-log/1"
+"""The ``schema_version`` of :meth:`InspectLog.save_json` files."""
+_ZSTD = 93
+_JSON_HEAD = re.compile(r'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
+_PREFERRED_SCORER = "pfungst_choice"
+_CORRECT = {"C": True, "I": False}
+
+
+@dataclass(frozen=True)
+class InspectLog:
+    """What one inspect eval log says about each sample, under one scorer and one epoch."""
+
+    path: str
+    """The log file."""
+    task: str
+    """The task's name as inspect records it (``pfungst/arrangements``)."""
+    model: str
+    """The model, as inspect names it (``openai-api/llamacpp/smollm2``)."""
+    dataset: str
+    """The dataset's name (the task's name when the dataset has none)."""
+    status: str
+    """The log's status: ``success``, ``error``, ``cancelled`` or ``started``."""
+    scorer: str
+    """The scorer whose scores were read."""
+    correct: Mapping[str, bool]
+    """Sample id -> whether its score says right."""
+    outcomes: tuple[Outcome, ...]
+    """One outcome per arranged sample of a task expanded by the pfungst extension; empty for other tasks."""
+    metrics: Mapping[str, float]
+    """The metric values inspect reported for ``scorer`` (``accuracy``, ``position_1``, ``rstd``, ...)."""
+    n_skipped: int = 0
+    """Samples not read: other epochs, or no numeric or C/I score under ``scorer``."""
+    metadata: Mapping[str, Any] = field(default_factory=FrozenMapping)
+    """The epoch read and inspect's version."""
+
+    def figures(self, *, seed: int = 0, n_bootstrap: int = 1000, level: float = 0.95) -> ArrangementFigures:
+        """pfungst's own figures from the arranged outcomes, with intervals (compare with :attr:`metrics`).
+
+        Raises:
+            ConfigError: the log holds no arranged samples.
+        """
+        return arrangement_figures(self.outcomes, seed=seed, n_bootstrap=n_bootstrap, level=level)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe summary with stable keys (counts, not the samples)."""
+        return {
+            "path": self.path,
+            "task": self.task,
+            "model": self.model,
+            "dataset": self.dataset,
+            "status": self.status,
+            "scorer": self.scorer,
+            "n_samples": len(self.correct),
+            "n_outcomes": len(self.outcomes),
+            "n_skipped": self.n_skipped,
+            "metrics": {name: None if math.isnan(value) else value for name, value in self.metrics.items()},
+            "metadata": dict(self.metadata),
+        }
+
+    def save_json(self, path: str | Path, *, seed: int = 0, n_bootstrap: int = 1000) -> Path:
+        """Write the log's summary, the metrics inspect reported and pfungst's figures (``pfungst.inspect-log/1``;
+        figures only where the log holds arranged samples)."""
+        document = {"schema_version": SCHEMA_VERSION, **self.to_dict()}
+        if self.outcomes:
+            document["figures"] = self.figures(seed=seed, n_bootstrap=n_bootstrap).to_dict()
+        return write_json(path, document)
+
+    def __repr__(self) -> str:
+        return (
+            f"InspectLog(task={self.task!r}, model={self.model!r}, scorer={self.scorer!r}, "
+            f"samples={len(self.correct)}, outcomes={len(self.outcomes)})"
+        )
+
+
+def is_inspect_log(path: Path) -> bool:
+    """An ``.eval`` zip with ``header.json`` or ``_journal/start.json``, or a ``.json`` that opens as inspect's."""
+    suffix = path.suffix.lower()
+    if suffix == ".eval":
+        try:
+            with zipfile.ZipFile(path) as archive:
+                names = set(archive.namelist())
+        except (OSError, zipfile.BadZipFile):
+            return False
+        return "header.json" in names or "_journal/start.json" in names
+    if suffix != ".json":
+        return False
+    with path.open("r", encoding="utf-8", errors="replace") as handle:
+        return _JSON_HEAD.match(handle.read(256)) is not None
+
+
+def read_inspect_log(path: str | Path, *, scorer: str | None = None, epoch: int = 1) -> InspectLog:
+    """Read an inspect eval log's per-sample scores, and its arranged samples as outcomes.
+
+    Args:
+        path: An ``.eval`` or ``.json`` log.
+        scorer: The scorer whose scores to read; default ``pfungst_choice`` where the log has it, else the first.
+        epoch: The epoch to read.
+
+    Raises:
+        ReaderError: the file is not an inspect log, a sample is malformed, or a score is neither right nor
+            wrong (the message names the file and sample).
+        MissingDependency: an ``.eval`` log and no ``zstandard`` package.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ReaderError(path, 0, "", "no such file", "Pass the log inspect wrote (its --log-dir)")
+    if not is_inspect_log(path):
+        raise ReaderError(path, 0, "", "not an inspect eval log (.eval or .json)", "Pass a log that inspect wrote")
+    header, samples = _read_eval(path) if path.suffix.lower() == ".eval" else _read_json(path)
+    evaluation = header.get("eval") or {}
+    samples = _in_dataset_order(evaluation, samples)
+    chosen = scorer or _default_scorer(header, samples)
+    correct: dict[str, bool] = {}
+    outcomes: list[Outcome] = []
+    skipped = 0
+    for sample in samples:
+        score = (sample.get("scores") or {}).get(chosen)
+        value = _correct(path, sample, chosen, score) if sample.get("epoch", 1) == epoch else None
+        if value is None:
+            skipped += 1
+            continue
+        correct[str(sample.get("id"))] = value
+        if isinstance((sample.get("metadata") or {}).get(METADATA_KEY), Mapping) and isinstance(score, Mapping):
+            outcomes.append(_outcome(path, sample, score))
+    return InspectLog(
+        path=str(path),
+        task=str(evaluation.get("task", "")),
+        model=str(evaluation.get("model", "")),
+        dataset=str((evaluation.get("dataset") or {}).get("name") or evaluation.get("task", "")),
+        status=str(header.get("status", "")),
+        scorer=chosen,
+        correct=FrozenMapping(correct),
+        outcomes=tuple(outcomes),
+        metrics=FrozenMapping(_metrics(header, chosen)),
+        n_skipped=skipped,
+        metadata=FrozenMapping({"epoch": epoch, "inspect_ai": (evaluation.get("packages") or {}).get("inspect_ai")}),
+    )
+
+
+def _in_dataset_order(evaluation: Mapping[str, Any], samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The samples in the dataset's order, then by epoch: an ``.eval`` archive holds them in the order they finished,
+    which varies from run to run (and with it the items' order in every bootstrap)."""
+    ids = (evaluation.get("dataset") or {}).get("sample_ids") or []
+    rank = {str(sample_id): number for number, sample_id in enumerate(ids)}
+    return sorted(samples, key=lambda s: (rank.get(str(s.get("id")), len(rank)), str(s.get("id")), s.get("epoch", 1)))
+
+
+def _default_scorer(header: Mapping[str, Any], samples: list[dict[str, Any]]) -> str:
+    names = [str(entry.get("name")) for entry in (header.get("results") or {}).get("scores") or []]
+    names += [name for sample in samples[:1] for name in (sample.get("scores") or {})]
+    return _PREFERRED_SCORER if _PREFERRED_SCORER in names else (names[0] if names else _PREFERRED_SCORER)
+
+
+def _metrics(header: Mapping[str, Any], scorer: str) -> dict[str, float]:
+    for entry in (header.get("results") or {}).get("scores") or []:
+        if entry.get("name") == scorer:
+            return {
+                str(name): math.nan if metric.get("value") is None else float(metric["value"])
+                for name, metric in (entry.get("metrics") or {}).items()
+            }
+    return {}
+
+
+def _where(path: Path, sample: Mapping[str, Any]) -> str:
+    return f"{path}: sample {sample.get('id')!r}"
+
+
+def _correct(path: Path, sample: Mapping[str, Any], scorer: str, score: Any) -> bool | None:
+    """Right or wrong; None for no score or an unscored (NaN) one."""
+    if not isinstance(score, Mapping):
+        return None
+    value = score.get("value")
+    if isinstance(value, str) and value in _CORRECT:
+        return _CORRECT[value]
+    if isinstance(value, bool) or value in (0, 1):
+        return bool(value)
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    raise ReaderError(
+        path,
+        0,
+        f"scores.{scorer}",
+        f"sample {sample.get('id')!r}: expected C/I, 1/0 or true/false, found {value!r}",
+        "Reliance and the stress metrics need a right/wrong scorer; pass scorer= one that is",
+    )
+
+
+def _outcome(path: Path, sample: Mapping[str, Any], score: Mapping[str, Any]) -> Outcome:
+    record = (score.get("metadata") or {}).get(METADATA_KEY)
+    if isinstance(record, Mapping) and isinstance(record.get("chosen_position"), int):
+        position = int(record["chosen_position"])
+    else:
+        position = position_of_letter(str(score.get("answer") or ""))
+    try:
+        return outcome_from_metadata(
+            sample.get("metadata"), position, where=_where(path, sample), text=str(score.get("explanation") or "")
+        )
+    except DataError as exc:
+        raise ReaderError(path, 0, f"metadata.{METADATA_KEY}", str(exc)) from None
+
+
+def _read_json(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ReaderError(path, exc.lineno, "(json)", f"malformed JSON ({exc.msg})") from None
+    samples = document.get("samples") or []
+    if not isinstance(samples, list):
+        raise ReaderError(path, 0, "samples", f"expected a list, found {type(samples).__name__}")
+    return document, samples
+
+
+def _read_eval(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    with zipfile.ZipFile(path) as archive:
+        names = archive.namelist()
+        header_name = "header.json" if "header.json" in names else "_journal/start.json"
+        header = _json_member(path, archive, header_name)
+        samples = [_json_member(path, archive, name) for name in _sample_names(names)]
+    return header, samples
+
+
+def _sample_names(names: list[str]) -> Iterator[str]:
+    return (name for name in names if name.startswith("samples/") and name.endswith(".json"))
+
+
+def _json_member(path: Path, archive: zipfile.ZipFile, name: str) -> dict[str, Any]:
+    info = archive.getinfo(name)
+    data = _zstd_member(path, archive, info) if info.compress_type == _ZSTD else archive.read(info)
+    try:
+        document = json.loads(data)
+    except json.JSONDecodeError as exc:
+        raise ReaderError(path, exc.lineno, name, f"malformed JSON ({exc.msg})") from None
+    if not isinstance(document, dict):
+        raise ReaderError(path, 0, name, f"expected a JSON object, found {type(document).__name__}")
+    return document
+
+
+def _zstd_member(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """A Zstandard-compressed member, read from its raw bytes (the standard library cannot before Python 3.14)."""
+    try:
+        import zstandard
+    except ModuleNotFoundError as exc:
+        raise MissingDependency(
+            f"{path}: reading inspect's .eval logs needs 'zstandard': pip install 'pfungst[inspect]' "
+            "(or convert the log: inspect log convert --to json)"
+        ) from exc
+    handle = archive.fp
+    if handle is None:  # pragma: no cover - the archive is open here
+        raise ReaderError(path, 0, info.filename, "the archive is closed")
+    handle.seek(info.header_offset)
+    local = handle.read(30)
+    name_length, extra_length = struct.unpack("<HH", local[26:30])
+    handle.seek(info.header_offset + 30 + name_length + extra_length)
+    raw = handle.read(info.compress_size)
+    reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw), read_across_frames=True)
+    return bytes(reader.read())
