@@ -53,8 +53,8 @@ def figures_frame(data: Mapping[str, Any]) -> pd.DataFrame:
     Example:
         >>> frame = figures_frame({"accuracy": {"value": 0.5, "ci": {"low": 0.4, "high": 0.6, "level": 0.95},
         ...                                     "baseline": 0.25, "n": 100, "method": "wilson"}})
-        >>> frame.loc[0, ["name", "value", "low", "high", "baseline", "n"]].tolist()
-        ['accuracy', 0.5, 0.4, 0.6, 0.25, 100]
+        >>> frame.loc[0, ["name", "value", "low", "high", "baseline", "n"]].astype(str).tolist()
+        ['accuracy', '0.5', '0.4', '0.6', '0.25', '100']
     """
     import pandas as pd
 
