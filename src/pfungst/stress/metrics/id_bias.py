@@ -205,15 +205,6 @@ def selection_bias(
         baseline=0.0,
     )
     answered = coded.chosen >= 0
-    ckld = Estimate(
-        value=_ckld(coded, m, np.arange(len(coded.gold))),
-        method=f"KL divergence of gold-{by} from predicted-{by} shares (+0.5 smoothing); bootstrap over items",
-        n=int(answered.sum()),
-        ci=bootstrap_interval(
-            lambda idx: _ckld(coded, m, idx), len(coded.gold), n_resamples=n_bootstrap, seed=seed, level=level
-        ),
-        baseline=0.0,
-    )
     predicted = np.bincount(coded.chosen[answered], minlength=m)
     expected = np.zeros(m)
     for members, k, is_answered in zip(coded.members, coded.n_options, answered, strict=True):
@@ -230,7 +221,7 @@ def selection_bias(
         uniformity=uniformity,
         top_share=_top_share(predicted, expected, level),
         n_unanswered=sum(outcome.status != "ok" for outcome in outcomes),
-        ckld=ckld,
+        ckld=_ckld_estimate(coded, by, seed=seed, n_bootstrap=n_bootstrap, level=level),
     )
 
 
@@ -300,6 +291,18 @@ def _rstd(gold: np.ndarray, hit: np.ndarray, m: int, idx: np.ndarray) -> float:
     if not defined.any():
         return math.nan
     return float(np.std(hits[defined] / counts[defined]) * 100.0)
+
+
+def _ckld_estimate(coded: _Coded, by: str, *, seed: int, n_bootstrap: int, level: float) -> Estimate:
+    """CKLD of all items, with its bootstrap interval over items (baseline 0)."""
+    m, n = len(coded.ids), len(coded.gold)
+    return Estimate(
+        value=_ckld(coded, m, np.arange(n)),
+        method=f"KL divergence of gold-{by} from predicted-{by} shares (+0.5 smoothing); bootstrap over items",
+        n=int((coded.chosen >= 0).sum()),
+        ci=bootstrap_interval(lambda idx: _ckld(coded, m, idx), n, n_resamples=n_bootstrap, seed=seed, level=level),
+        baseline=0.0,
+    )
 
 
 def _ckld(coded: _Coded, m: int, idx: np.ndarray) -> float:
