@@ -33,7 +33,8 @@ class Outcome:
     """The item's id in the benchmark."""
     perturbation: str
     """The family of change: ``identity``, ``cyclic``, ``permutations``, ``answer-moved``, ``ids-shuffled``,
-    ``top2``, ``rules``, ``formats``, ``instructions``, ``pride-estimate``, ``spread-search``."""
+    ``top2``, ``rules``, ``formats``, ``instructions``, ``pride-estimate``, ``spread-search``, ``choices-only``,
+    ``none-of-the-above``, ``letter-text``."""
     variant: str
     """The member of that family: ``shift 2``, ``slot C``, ``adjacent``, ``cloze-byte``, ``format 3``."""
     rule: str

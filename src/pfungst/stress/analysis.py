@@ -13,7 +13,15 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from pfungst.blocks import Block, generic_blocks
-from pfungst.stress.metrics import CircularMetrics, MovedAnswerAccuracy, PairedDifference, SelectionBias
+from pfungst.stress.metrics import (
+    ChoicesOnlyAccuracy,
+    CircularMetrics,
+    LetterTextAgreement,
+    MovedAnswerAccuracy,
+    NoneOfTheAboveEffect,
+    PairedDifference,
+    SelectionBias,
+)
 from pfungst.stress.multiprompt import MultiPromptStats
 from pfungst.stress.pride_result import PrideResult
 from pfungst.stress.spread_result import FormatSpread, SpreadSearch
@@ -79,6 +87,9 @@ _BUILTIN: tuple[type[Any], ...] = (
     FormatSpread,
     SpreadSearch,
     MultiPromptStats,
+    ChoicesOnlyAccuracy,
+    NoneOfTheAboveEffect,
+    LetterTextAgreement,
 )
 _LEGACY_KINDS = {
     "SelectionBias": SelectionBias,

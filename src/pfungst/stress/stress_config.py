@@ -139,10 +139,15 @@ class StressConfig:
 
     def compared_rules(self) -> tuple[ScoringRule, ...]:
         """The rules of the ``rules`` perturbation; the main rule keeps its parameters."""
-        return tuple(
-            self.main_rule() if name == self.rule else get_scoring_rule(name, **_with_seed(name, {}, self.seed))
-            for name in dict.fromkeys(self.rules)
-        )
+        return tuple(self.rule_named(name) for name in dict.fromkeys(self.rules))
+
+    def rule_named(self, name: str) -> ScoringRule:
+        """The rule ``name``: the main rule with its parameters when it is the main one, else with its defaults.
+
+        Raises:
+            ConfigError: an unknown rule name.
+        """
+        return self.main_rule() if name == self.rule else get_scoring_rule(name, **_with_seed(name, {}, self.seed))
 
     def base_format(self) -> PromptFormat:
         """The base prompt format."""

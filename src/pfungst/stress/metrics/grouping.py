@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
 
-__all__ = ["group_by_item"]
+__all__ = ["group_by_item", "one_per_item"]
 
 
 def group_by_item(outcomes: Sequence[Outcome], metric: str, what: str) -> dict[str, list[Outcome]]:
@@ -34,3 +34,19 @@ def group_by_item(outcomes: Sequence[Outcome], metric: str, what: str) -> dict[s
     for outcome in outcomes:
         groups.setdefault(outcome.item_id, []).append(outcome)
     return groups
+
+
+def one_per_item(outcomes: Sequence[Outcome], metric: str, what: str) -> dict[str, Outcome]:
+    """Item id -> its one outcome, in first-seen order.
+
+    Raises:
+        ConfigError: no outcomes, outcomes of several rules or formats, or an item more than once.
+    """
+    groups = group_by_item(outcomes, metric, what)
+    for item_id, group in groups.items():
+        if len(group) > 1:
+            raise ConfigError(
+                f"{metric} needs one outcome per item, but item '{item_id}' appears {len(group)} times. "
+                "Pass the outcomes of a single variant."
+            )
+    return {item_id: group[0] for item_id, group in groups.items()}

@@ -4,6 +4,11 @@ Zheng et al. (ICLR 2024, "Large Language Models Are Not Robust Multiple Choice S
 standard deviation of the per-ID recalls (x 100): a model that picks the gold option equally well wherever it is
 shown has RStd 0; one that always answers "A" on 4-option items with the gold spread evenly has RStd 43.3.
 Counting by position or by label separates position bias from token bias when the labels were shuffled.
+
+RStd is blind to a gold distribution that is not uniform: a model that answers every ID equally often on items whose
+gold sits mostly at "A" has equal recalls (RStd 0) but a predicted-ID distribution unlike the gold one. CKLD (Choi et
+al., ACL 2025, "Mitigating Selection Bias with Node Pruning and Auxiliary Options") measures that: the Kullback-Leibler
+divergence ``sum_i p_i log(p_i / q_i)`` of the gold-ID shares ``p`` against the predicted-ID shares ``q``.
 """
 
 from __future__ import annotations
@@ -57,6 +62,11 @@ class SelectionBias:
     """Share of answered items choosing the most chosen ID, Wilson interval, baseline that ID's expected share."""
     n_unanswered: int
     """Items whose status is not ``ok`` (refused or unparseable generations)."""
+    ckld: Estimate = Estimate(value=math.nan, method="not computed (a file written before CKLD)", n=0)
+    """CKLD (Choi et al. 2025): KL divergence ``sum_i p_i log(p_i / q_i)`` in nats of the gold-ID shares ``p`` from
+    the predicted-ID shares ``q`` of the answered items, ``q`` smoothed by adding 0.5 to every ID's count so an ID
+    never chosen keeps it finite; percentile bootstrap interval over items; baseline 0 (predictions distributed like
+    the gold)."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys (NaN becomes None)."""
@@ -70,6 +80,7 @@ class SelectionBias:
             "uniformity": self.uniformity.to_dict(),
             "top_share": self.top_share.to_dict(),
             "n_unanswered": self.n_unanswered,
+            "ckld": self.ckld.to_dict(),
         }
 
     @classmethod
@@ -88,6 +99,7 @@ class SelectionBias:
             uniformity=estimate_from_dict(data["uniformity"]),
             top_share=estimate_from_dict(data["top_share"]),
             n_unanswered=int(data["n_unanswered"]),
+            **({"ckld": estimate_from_dict(data["ckld"])} if data.get("ckld") else {}),
         )
 
     def blocks(self) -> tuple[Block, ...]:
@@ -97,6 +109,7 @@ class SelectionBias:
         facts = Facts(
             (
                 ("RStd (std of recalls x 100)", format_estimate(self.rstd.to_dict(), 1)),
+                ("CKLD (gold-ID from predicted-ID shares, nats)", format_estimate(self.ckld.to_dict(), 3)),
                 ("top share", f"{format_estimate(top)}, chance {format_number(top.get('baseline'))}"),
                 (
                     "choices uniform",
@@ -121,7 +134,7 @@ class SelectionBias:
             f"Recall per {self.by} (share of the items whose gold is there that the model answered right)",
             (self.by, "recall [CI]", "chance", "chosen", "expected", "items"),
             rows,
-            note=methods_note([*recalls, self.rstd.to_dict(), top, uniformity]),
+            note=methods_note([*recalls, self.rstd.to_dict(), self.ckld.to_dict(), top, uniformity]),
         )
         data = {"labels": list(self.ids), "estimates": recalls, "references": shared_baseline(self.recalls)}
         figure = Figure("bars", f"Recall per {self.by} (95% intervals)", {**data, "axis": "recall"})
@@ -129,8 +142,8 @@ class SelectionBias:
 
     def __repr__(self) -> str:
         return (
-            f"SelectionBias(by={self.by!r}, rstd={self.rstd.value:.2f}, uniformity p={self.uniformity.pvalue:.3g}, "
-            f"n={self.rstd.n}, n_unanswered={self.n_unanswered})"
+            f"SelectionBias(by={self.by!r}, rstd={self.rstd.value:.2f}, ckld={self.ckld.value:.3f}, "
+            f"uniformity p={self.uniformity.pvalue:.3g}, n={self.rstd.n}, n_unanswered={self.n_unanswered})"
         )
 
 
@@ -208,6 +221,7 @@ def selection_bias(
         uniformity=uniformity,
         top_share=_top_share(predicted, expected, level),
         n_unanswered=sum(outcome.status != "ok" for outcome in outcomes),
+        ckld=_ckld_estimate(coded, by, seed=seed, n_bootstrap=n_bootstrap, level=level),
     )
 
 
@@ -277,6 +291,30 @@ def _rstd(gold: np.ndarray, hit: np.ndarray, m: int, idx: np.ndarray) -> float:
     if not defined.any():
         return math.nan
     return float(np.std(hits[defined] / counts[defined]) * 100.0)
+
+
+def _ckld_estimate(coded: _Coded, by: str, *, seed: int, n_bootstrap: int, level: float) -> Estimate:
+    """CKLD of all items, with its bootstrap interval over items (baseline 0)."""
+    m, n = len(coded.ids), len(coded.gold)
+    return Estimate(
+        value=_ckld(coded, m, np.arange(n)),
+        method=f"KL divergence of gold-{by} from predicted-{by} shares (+0.5 smoothing); bootstrap over items",
+        n=int((coded.chosen >= 0).sum()),
+        ci=bootstrap_interval(lambda idx: _ckld(coded, m, idx), n, n_resamples=n_bootstrap, seed=seed, level=level),
+        baseline=0.0,
+    )
+
+
+def _ckld(coded: _Coded, m: int, idx: np.ndarray) -> float:
+    """CKLD of the items ``idx`` that were answered: ``sum_i p_i log(p_i / q_i)``, ``q`` from counts + 0.5."""
+    answered = idx[coded.chosen[idx] >= 0]
+    if not answered.size:
+        return math.nan
+    gold = np.bincount(coded.gold[answered], minlength=m) / answered.size
+    predicted = np.bincount(coded.chosen[answered], minlength=m) + 0.5
+    predicted = predicted / predicted.sum()
+    present = gold > 0
+    return float(np.sum(gold[present] * np.log(gold[present] / predicted[present])))
 
 
 def _top_share(predicted: np.ndarray, expected: np.ndarray, level: float) -> Estimate:
