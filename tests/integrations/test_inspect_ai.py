@@ -13,6 +13,7 @@ import math
 import os
 import subprocess
 import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -160,8 +161,9 @@ def test_inspect_finds_the_task_through_pfungsts_entry_point(tmp_path: Path) -> 
     how pfungst was installed)."""
     dist = tmp_path / "entry" / "pfungst_inspect_entry-0.0.dist-info"
     dist.mkdir(parents=True)
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: pfungst-inspect-entry\nVersion: 0.0\n")
-    (dist / "entry_points.txt").write_text("[inspect_ai]\npfungst = pfungst.integrations.inspect_ai\n")
+    if not entry_points(group="inspect_ai", name="pfungst"):  # pfungst itself is not installed: stand in for it
+        (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: pfungst-inspect-entry\nVersion: 0.0\n")
+        (dist / "entry_points.txt").write_text("[inspect_ai]\npfungst = pfungst.integrations.inspect_ai\n")
     data = tmp_path / "toy.jsonl"
     data.write_text("".join(json.dumps(item) + "\n" for item in ITEMS[:1]))
     script = (
@@ -170,7 +172,8 @@ def test_inspect_finds_the_task_through_pfungsts_entry_point(tmp_path: Path) -> 
         "task = task_create('pfungst/arrangements', data=sys.argv[1], perturbations='cyclic')\n"
         "print(len(task.dataset), task.dataset[1].metadata['pfungst']['order'])\n"
     )
-    source = str(Path(__file__).resolve().parents[2] / "src")
+    installed = bool(entry_points(group="inspect_ai", name="pfungst"))
+    source = "" if installed else str(Path(__file__).resolve().parents[2] / "src")  # inspect names by install
     path = os.pathsep.join([source, str(tmp_path / "entry"), os.environ.get("PYTHONPATH", "")])
     done = subprocess.run(
         [sys.executable, "-c", script, str(data)],
