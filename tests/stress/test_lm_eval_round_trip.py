@@ -209,3 +209,27 @@ def test_a_folder_with_other_files_is_refused(tmp_path: Path) -> None:
     (tmp_path / "arc.yaml").write_text("task: arc\n")
     with pytest.raises(ConfigError, match="holds other files"):
         export_lm_eval(_benchmark(), tmp_path, StressConfig(perturbations=()))
+
+
+def test_the_command_line_exports_and_analyses_the_logs(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from pfungst.cli import app
+
+    data = tmp_path / "items.jsonl"
+    data.write_text("".join(json.dumps(item.to_dict()) + "\n" for item in _benchmark()))
+    runner = CliRunner()
+    exported = runner.invoke(
+        app, ["export", "lm-eval", str(data), "-p", "cyclic", "-p", "answer-moved", "-o", str(tmp_path / "tasks")]
+    )
+    assert exported.exit_code == 0, exported.output
+    assert "--tasks pfungst_items --log_samples" in exported.stdout
+    run_like_lm_eval(tmp_path / "tasks", tmp_path / "out", _score)
+    summary = tmp_path / "summary.json"
+    analysed = runner.invoke(app, ["stress", "--from-logs", str(tmp_path / "out"), "--json", str(summary)])
+    assert analysed.exit_code == 0, analysed.output
+    written = json.loads(summary.read_text())
+    assert written["model"] == "lm-eval:scripted__model"
+    assert {a["perturbation"] for a in written["analyses"]} == {"identity", "cyclic", "answer-moved"}
+    both = runner.invoke(app, ["stress", str(data), "--from-logs", str(tmp_path / "out")])
+    assert both.exit_code == 2 and "give a benchmark (DATA)" in both.output
