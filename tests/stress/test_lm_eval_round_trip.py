@@ -233,3 +233,10 @@ def test_the_command_line_exports_and_analyses_the_logs(tmp_path: Path) -> None:
     assert {a["perturbation"] for a in written["analyses"]} == {"identity", "cyclic", "answer-moved"}
     both = runner.invoke(app, ["stress", str(data), "--from-logs", str(tmp_path / "out")])
     assert both.exit_code == 2 and "give a benchmark (DATA)" in both.output
+
+
+def test_log_likelihoods_of_zero_for_every_choice_are_refused_not_read_as_ties(tmp_path: Path) -> None:
+    export_lm_eval(_benchmark(), tmp_path / "tasks", StressConfig(perturbations=(), rules=("letter",)))
+    run_like_lm_eval(tmp_path / "tasks", tmp_path / "out", lambda context, continuation: 0.0)
+    with pytest.raises(ReaderError, match=r"jsonl:1: field 'resps'.*log-likelihood 0.*BOS token"):
+        stress_from_logs(tmp_path / "out")
