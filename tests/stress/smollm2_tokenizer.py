@@ -5,24 +5,24 @@ continuation starts in the server's echo; transformers reads one from a GGUF fil
 this builds the same byte-level BPE with ``tokenizers`` from the file's tokens and merges, with llama.cpp's
 ``smollm`` pre-tokenizer (digits one by one, then GPT-2's split). It gives llama.cpp's token ids on every text tried.
 
-One deliberate difference, ``skip``: llama-cpp-python's server leaves the beginning-of-sequence token out of its
-echo (the prompts start with SmolLM2's ``<|im_start|>`` so that the echoed log-probabilities are aligned), while
-lm-eval counts it as a context token and would then skip the continuation's first token. The tokenizer drops that
-text, so that it counts tokens as the server echoes them.
+One deliberate difference, ``counted_as_one``: llama-cpp-python's server leaves the first (beginning-of-sequence)
+token out of its echo, and echoes misaligned log-probabilities unless the prompt starts with SmolLM2's
+``<|im_start|>``; lm-eval counts every context token and so would skip the continuation's first token. Prompts
+therefore start with ``<|im_start|>`` twice, which this tokenizer counts as one token (it decodes back to both):
+lm-eval's count then matches the echo.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 
-def write_tokenizer(gguf_path: Path, folder: Path, skip: str = "") -> Path:
+def write_tokenizer(gguf_path: Path, folder: Path, counted_as_one: str = "") -> Path:
     """Write ``tokenizer.json`` and its config for ``gguf_path`` into ``folder``; return the folder.
 
-    ``skip`` is text the tokenizer drops (counts as no token): the BOS text the server leaves out of its echo."""
+    ``counted_as_one``: a text of two tokens that this tokenizer counts as one (see the module docstring)."""
     from gguf import GGUFReader
-    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
 
     fields = GGUFReader(str(gguf_path)).fields
@@ -36,9 +36,9 @@ def write_tokenizer(gguf_path: Path, folder: Path, skip: str = "") -> Path:
         [pre_tokenizers.Digits(individual_digits=True), pre_tokenizers.ByteLevel(add_prefix_space=False)]
     )
     tokenizer.decoder = decoders.ByteLevel()
-    if skip:
-        tokenizer.normalizer = normalizers.Replace(Regex(re.escape(skip)), "")
-    special = [token for token, kind in zip(tokens, types, strict=True) if kind == 3 and token != skip]
+    special = [token for token, kind in zip(tokens, types, strict=True) if kind == 3]
+    if counted_as_one:
+        special.append(counted_as_one)
     wrapped = PreTrainedTokenizerFast(
         tokenizer_object=tokenizer,
         eos_token=tokens[int(fields["tokenizer.ggml.eos_token_id"].contents())],

@@ -3,8 +3,11 @@ the embedded SmolLM2 (its ``local-completions`` model), ``pfungst stress --from-
 for choice, what pfungst's own engine gives for the same plan through the same server.
 
 llama-cpp-python's server computes echo log-probabilities slowly (a quarter of a second per prompt token on two
-busy cores, where lm-eval asks one echo per choice), so the items are short questions with three options: ten
-under letter scoring, three in every rotation under cloze scoring.
+busy cores, where lm-eval asks one echo per choice), so the items are short questions with three options: ten as
+given, three in every rotation, under cloze scoring. Letter scoring is not tested here: lm-eval reads a
+continuation's log-likelihood from the echo *minus its last token*, taking that for the one generated token, and
+llama-cpp-python's server generates none where end-of-sequence is likeliest (after a bare label ``"B"``), so lm-eval
+would log 0 for such a choice (pfungst refuses those logs).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from tests.models.conftest import running_server  # noqa: E402
 from tests.stress.smollm2_tokenizer import write_tokenizer  # noqa: E402
 
 pytestmark = pytest.mark.slow
-SMOLLM2_BOS = "<|im_start|>"
+SMOLLM2_BOS = "<|im_start|>\n"  # counted as one token by the test tokenizer: see smollm2_tokenizer.py
 QUESTIONS = (
     ("2 + 2 =", ("4", "5", "3"), 0),
     ("The sky is", ("green", "blue", "loud"), 1),
@@ -69,8 +72,8 @@ def server(smollm2_path: Path) -> Iterator[str]:
 
 @pytest.mark.parametrize(
     ("rule", "perturbations", "n_items"),
-    [("letter", (), 10), ("cloze-raw", ("cyclic",), 3)],
-    ids=["letter-10-items", "cloze-cyclic-3-items"],
+    [("cloze-raw", (), 10), ("cloze-raw", ("cyclic",), 3)],
+    ids=["cloze-10-items", "cloze-cyclic-3-items"],
 )
 def test_lm_eval_logs_give_pfungsts_own_choices(
     server: str, smollm2_path: Path, tmp_path: Path, rule: str, perturbations: tuple[str, ...], n_items: int
@@ -78,7 +81,7 @@ def test_lm_eval_logs_give_pfungsts_own_choices(
     config = StressConfig(rule=rule, perturbations=perturbations, rules=(rule,), n_bootstrap=200, cache=False)
     benchmark = _benchmark(n_items)
     export_lm_eval(benchmark, tmp_path / "tasks", config, bos_text=SMOLLM2_BOS)
-    tokenizer = write_tokenizer(smollm2_path, tmp_path / "tokenizer", skip=SMOLLM2_BOS)
+    tokenizer = write_tokenizer(smollm2_path, tmp_path / "tokenizer", counted_as_one=SMOLLM2_BOS)
     _run_lm_eval(server, tokenizer, tmp_path / "tasks", tmp_path / "out")
 
     from_logs = stress_from_logs(tmp_path / "out")

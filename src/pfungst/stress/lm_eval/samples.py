@@ -114,15 +114,16 @@ def _logged(path: Path, line: int, data: Any) -> LoggedDoc:
         answers = [(float(resp[0][0]), str(resp[0][1]) == "True") for resp in resps]
     except (TypeError, ValueError, IndexError) as exc:
         raise ReaderError(path, line, "resps", f"not [[log-likelihood, is_greedy]] per choice ({exc})", _HINT) from exc
-    if all(value == 0.0 for value, _ in answers):
+    zero = [index for index, (value, _) in enumerate(answers) if value == 0.0]
+    if zero:
         raise ReaderError(
             path,
             line,
             "resps",
-            "every choice has log-likelihood 0, which no model gives a non-empty continuation: lm-eval scored no "
-            "continuation token",
-            "The context lm-eval counted was longer than the server's echo (llama-cpp-python leaves the BOS token "
-            "out of it); give lm-eval a tokenizer that counts tokens as the server echoes them (README)",
+            f"choice {zero[0]} ({doc['choices'][zero[0]]!r}) has log-likelihood 0, which no model gives a non-empty "
+            "continuation: lm-eval scored none of its tokens",
+            "lm-eval's count of context tokens disagreed with the server's echo (llama-cpp-python leaves the BOS "
+            "token out of it, and generates no token where end-of-sequence is likeliest); see the README",
         )
     return LoggedDoc(
         path,
