@@ -240,3 +240,13 @@ def test_log_likelihoods_of_zero_for_every_choice_are_refused_not_read_as_ties(t
     run_like_lm_eval(tmp_path / "tasks", tmp_path / "out", lambda context, continuation: 0.0)
     with pytest.raises(ReaderError, match=r"jsonl:1: field 'resps': choice 0 \('A'\) has log-likelihood 0.*BOS"):
         stress_from_logs(tmp_path / "out")
+
+
+def test_exporting_again_replaces_the_earlier_tasks_of_that_name(tmp_path: Path) -> None:
+    export_lm_eval(_benchmark(), tmp_path, StressConfig(perturbations=("cyclic",), rules=("letter",)))
+    export_lm_eval(_benchmark(), tmp_path, StressConfig(perturbations=("answer-moved",), rules=("letter",)))
+    assert sorted(path.name for path in tmp_path.glob("*.yaml")) == [
+        "pfungst_toy.yaml",
+        "pfungst_toy_answer_moved.yaml",
+        "pfungst_toy_identity.yaml",
+    ]

@@ -86,6 +86,9 @@ def write_tasks(plan: HarnessPlan, folder: str | Path, name: str | None = None) 
     group = task_name(name or plan.run.benchmark.name)
     _check_folder(root, group)
     root.mkdir(parents=True, exist_ok=True)
+    for stale in root.glob(f"{group}*"):  # an earlier export of this name: its tasks would run beside the new ones
+        if stale.suffix in (".yaml", ".jsonl") and stale.is_file():
+            stale.unlink()
     settings = settings_text(plan.settings)
     bos_text = str(plan.settings.get("bos_text", ""))
     position = {item.id: index for index, item in enumerate(plan.run.benchmark)}
