@@ -30,6 +30,7 @@ def _app() -> Typer:
     from pfungst.cli import (  # noqa: F401 (registers)
         audit_commands,
         data_commands,
+        harness_commands,
         integration_commands,
         model_commands,
         report_commands,

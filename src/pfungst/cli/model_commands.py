@@ -100,6 +100,16 @@ _Perturbations = Annotated[
 _Permutations = Annotated[str, typer.Option(help="Orders per item for 'permutations': a number or 'all'.")]
 _Instructions = Annotated[list[str] | None, typer.Option(help="An instruction paraphrase of your own, repeatable.")]
 _InstructionsFile = Annotated[Path | None, typer.Option(help="A file of instruction paraphrases, one per line.")]
+_StressData = Annotated[
+    Path | None, typer.Argument(help="Benchmark file or directory (none with --from-logs).", show_default=False)
+]
+_FromLogs = Annotated[
+    Path | None,
+    typer.Option(
+        help="Analyse lm-eval's --log_samples of tasks from `pfungst export lm-eval` (its --output_path) instead "
+        "of running a model; the settings are the export's."
+    ),
+]
 _StressItems = Annotated[
     Path | None,
     typer.Option(
@@ -163,7 +173,7 @@ def _write_score(result: ScoreResult, out: Path | None, json_path: Path | None) 
 
 @app.command("stress", cls=renamed_options(STRESS_RENAMED))
 def stress_command(
-    data: DataArgument,
+    data: _StressData = None,
     reader: ReaderOption = None,
     map: MapOption = None,
     on_error: OnErrorOption = "raise",
@@ -191,10 +201,14 @@ def stress_command(
     retries: RetriesOption = None,
     json_path: Annotated[Path | None, typer.Option("--json", help="Write the result(s) as JSON ('-': stdout).")] = None,
     items_path: _StressItems = None,
+    from_logs: _FromLogs = None,
     quiet: QuietOption = False,
 ) -> None:
     """How much of a model's score is option order, option IDs, format and scoring rule?"""
     options = locals()  # every option by name: StressConfig's fields are named after them
+    if from_logs is not None or data is None:
+        _stress_from_logs(data, from_logs, json_path, items_path)
+        return
     with user_errors():
         check_outputs(
             [data, cache, instructions_file], {"--json": json_path, **_items_paths(items_path, len(model or ()))}
@@ -205,6 +219,21 @@ def stress_command(
         benchmark = load_benchmark(data, reader, map, on_error, strict)
         results, ranks = _run_stress(benchmark, model, config, quiet, results_console(json_path))
         _write_stress(results, ranks, json_path, items_path)
+
+
+def _stress_from_logs(data: Path | None, logs: Path | None, json_path: Path | None, items_path: Path | None) -> None:
+    """Analyse lm-eval's samples of an exported plan (the settings are the export's)."""
+    from pfungst.report.stress_console import render_stress
+    from pfungst.stress.lm_eval import stress_from_logs
+
+    with user_errors():
+        if data is not None or logs is None:
+            raise ConfigError("give a benchmark (DATA) to run a model, or --from-logs OUT to analyse lm-eval's samples")
+        check_outputs([logs], {"--json": json_path, **_items_paths(items_path, 1)})
+        check_suffix(items_path)
+        result = stress_from_logs(logs)
+        render_stress(result, results_console(json_path))
+        _write_stress([result], None, json_path, items_path)
 
 
 def _stress_config(options: dict[str, Any]) -> StressConfig:

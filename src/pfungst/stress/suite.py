@@ -31,7 +31,7 @@ from pfungst.stress.perturbations.base import FIRST_PASS, Asked, Findings, Pertu
 from pfungst.stress.stress_config import BUILTIN_INSTRUCTIONS, StressConfig
 from pfungst.stress.stress_result import StressResult
 
-__all__ = ["stress"]
+__all__ = ["first_pass_cells", "prepare_run", "stress"]
 
 
 def stress(
@@ -58,10 +58,10 @@ def stress(
         BackendError: the model failed (answers stored before the failure stay in the cache; run again to resume).
     """
     config = override_settings(config or StressConfig(), settings, "stress")
-    run = _prepare(benchmark, config)
+    run = prepare_run(benchmark, config)
     perturbations = [get_perturbation(name) for name in config.run]
     first = [p for p in perturbations if p.stage <= FIRST_PASS]
-    first_plans = [plan_cell(cell) for cell in _first_pass(run, first)]
+    first_plans = [plan_cell(cell) for cell in first_pass_cells(run, first)]
     report = progress or (lambda step, done, total: None)
     with open_cached(model, config.cache_path(), config.model_options) as cached:
         start, before = time.perf_counter(), replace(cached.stats)
@@ -101,7 +101,7 @@ def stress(
     )
 
 
-def _prepare(benchmark: Benchmark, config: StressConfig) -> StressRun:
+def prepare_run(benchmark: Benchmark, config: StressConfig) -> StressRun:
     """Validate the settings and fix every random choice that does not depend on the model."""
     config.validate()
     rule, base = config.main_rule(), config.base_format()
@@ -131,7 +131,7 @@ def _prepare(benchmark: Benchmark, config: StressConfig) -> StressRun:
     return StressRun(config, benchmark, rule, base, formats, paraphrases, search_formats)
 
 
-def _first_pass(run: StressRun, perturbations: Sequence[Perturbation]) -> list[Cell]:
+def first_pass_cells(run: StressRun, perturbations: Sequence[Perturbation]) -> list[Cell]:
     """The first pass's cells: the by-item perturbations' interleaved item by item (each item in every arrangement
     before the next), then the others' in registry order. Nothing has been asked yet."""
     nothing = Asked(_cannot_ask, lambda step, done, total: None)

@@ -1,0 +1,190 @@
+"""Write a stress plan as an lm-evaluation-harness task folder (``pfungst export lm-eval``).
+
+The folder holds one JSON Lines file and one task YAML per perturbation (``pfungst_<name>_<perturbation>``, a
+``multiple_choice`` task whose documents are the plan's questions in run order) and one group YAML
+(``pfungst_<name>``) listing them, so that::
+
+    lm_eval --include_path DIR --tasks pfungst_<name> --log_samples --output_path OUT --model ...
+
+asks the whole plan. Each document keeps its arrangement (``order``: the original option shown at each position),
+its ``labels``, the item, and the settings that rebuild the plan; ``pfungst stress --from-logs OUT`` reads the
+samples back (:mod:`pfungst.stress.lm_eval.logs`). The task YAMLs name their data files by absolute path (lm-eval
+resolves relative ones against its working directory): export again after moving the folder.
+
+lm-eval's own ``acc`` on a cloze task is pfungst's ``cloze-raw``, its ``acc_bytes`` ``cloze-byte`` (and its
+``acc_norm`` too, wherever options are ASCII); on a letter task ``acc`` counts the gold label's likelier spelling
+winning, a close stand-in for pfungst's ``letter``, which adds both spellings up when it reads the logs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pfungst.errors import ConfigError
+from pfungst.serialization import to_jsonable
+from pfungst.stress.lm_eval.plan import HarnessDoc, HarnessPlan, settings_text
+
+__all__ = ["ExportResult", "task_name", "write_tasks"]
+
+_METRICS = {"letter": ("acc",), "cloze": ("acc", "acc_norm", "acc_bytes")}
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """What ``pfungst export lm-eval`` wrote."""
+
+    folder: Path
+    """The task folder (``--include_path``)."""
+    group: str
+    """The group task that runs everything (``--tasks``)."""
+    tasks: Mapping[str, int]
+    """Each task's name and how many documents it has."""
+    questions: int
+    """Questions planned (a document answers every question that shares its requests)."""
+    not_exported: tuple[str, ...]
+    """What was asked for but cannot be exported, and why."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict with stable keys."""
+        return to_jsonable(
+            {
+                "folder": str(self.folder),
+                "group": self.group,
+                "tasks": dict(self.tasks),
+                "questions": self.questions,
+                "not_exported": list(self.not_exported),
+            }
+        )
+
+    def __repr__(self) -> str:
+        return f"ExportResult(group={self.group!r}, tasks={len(self.tasks)}, questions={self.questions})"
+
+
+def task_name(name: str, suffix: str = "") -> str:
+    """The lm-eval task name ``pfungst_<name>[_<suffix>]`` (lower case, ``-`` and other symbols as ``_``).
+
+    Example:
+        >>> task_name("ARC-Easy", "answer-moved")
+        'pfungst_arc_easy_answer_moved'
+    """
+    parts = [re.sub(r"[^0-9a-z]+", "_", part.lower()).strip("_") for part in ("pfungst", name, suffix) if part]
+    return "_".join(part for part in parts if part)
+
+
+def write_tasks(plan: HarnessPlan, folder: str | Path, name: str | None = None) -> ExportResult:
+    """Write ``plan`` into ``folder`` as lm-eval tasks and a group named after ``name`` (default: the benchmark).
+
+    Raises:
+        ConfigError: ``folder`` exists and is a file, or holds files other than an earlier export of this name.
+    """
+    root = Path(folder).expanduser().resolve()
+    group = task_name(name or plan.run.benchmark.name)
+    _check_folder(root, group)
+    root.mkdir(parents=True, exist_ok=True)
+    for stale in root.glob(f"{group}*"):  # an earlier export of this name: its tasks would run beside the new ones
+        if stale.suffix in (".yaml", ".jsonl") and stale.is_file():
+            stale.unlink()
+    settings = settings_text(plan.settings)
+    bos_text = str(plan.settings.get("bos_text", ""))
+    position = {item.id: index for index, item in enumerate(plan.run.benchmark)}
+    counts: dict[str, int] = {}
+    for suffix in plan.tasks:
+        docs = [doc for doc in plan.docs if doc.task == suffix]
+        task = task_name(name or plan.run.benchmark.name, suffix)
+        delimiter = _delimiter(docs)
+        data = root / f"{task}.jsonl"
+        with data.open("w", encoding="utf-8") as handle:
+            for doc in docs:
+                handle.write(
+                    json.dumps(
+                        doc.record(
+                            settings, delimiter, bos_text, position[doc.plans[0].cell.presentation.arranged.item.id]
+                        ),
+                        ensure_ascii=False,
+                    )
+                    + "\n"
+                )
+        (root / f"{task}.yaml").write_text(_task_yaml(task, group, data, delimiter, docs[0].kind), encoding="utf-8")
+        counts[task] = len(docs)
+    (root / f"{group}.yaml").write_text(_group_yaml(group, list(counts)), encoding="utf-8")
+    questions = sum(len(doc.plans) for doc in plan.docs)
+    return ExportResult(root, group, counts, questions, plan.not_exported)
+
+
+def _check_folder(root: Path, group: str) -> None:
+    if root.exists() and not root.is_dir():
+        raise ConfigError(f"{root} is a file; give a folder for the lm-eval tasks")
+    if root.is_dir():
+        foreign = [p.name for p in root.iterdir() if not p.name.startswith(group)]
+        if foreign:
+            raise ConfigError(
+                f"{root} holds other files ({', '.join(sorted(foreign)[:3])}); lm-eval reads every YAML under "
+                "--include_path, so give an empty or new folder"
+            )
+
+
+def _delimiter(docs: Sequence[HarnessDoc]) -> str:
+    """``" "`` (lm-eval's usual ``target_delimiter``) when every choice of the task starts with one space and has
+    text after it, so that ``acc_norm`` divides by the option's length as lm-eval's own tasks do; else ``""``."""
+    continuations = [c for doc in docs for c in doc.continuations]
+    spaced = all(c.startswith(" ") and len(c) > 1 and not c[1].isspace() for c in continuations)
+    return " " if spaced and docs[0].kind == "cloze" else ""
+
+
+def _task_yaml(task: str, group: str, data: Path, delimiter: str, kind: str) -> str:
+    config: dict[str, Any] = {
+        "task": task,
+        "dataset_path": "json",
+        "dataset_kwargs": {"data_files": {"test": str(data)}},
+        "test_split": "test",
+        "output_type": "multiple_choice",
+        "doc_to_text": "query",
+        "doc_to_choice": "choices",
+        "doc_to_target": "target",
+        "target_delimiter": delimiter,
+        "num_fewshot": 0,
+        "metric_list": [
+            {"metric": metric, "aggregation": "mean", "higher_is_better": True} for metric in _METRICS[kind]
+        ],
+        "metadata": {"version": 1.0, "pfungst": f"{kind} questions written by pfungst export lm-eval"},
+    }
+    header = f"# Written by pfungst export lm-eval; the questions are in {data.name}, one per line.\n"
+    return header + _yaml(config)
+
+
+def _group_yaml(group: str, tasks: list[str]) -> str:
+    config = {"group": group, "task": tasks, "metadata": {"version": 1.0}}
+    return "# Written by pfungst export lm-eval: every task of the plan.\n" + _yaml(config)
+
+
+def _yaml(value: Any, indent: int = 0) -> str:
+    """Block YAML of dicts, lists and JSON scalars (a JSON string is a valid YAML double-quoted scalar)."""
+    pad = " " * indent
+    lines = []
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(item, Mapping | list) and item:
+                lines.append(f"{pad}{key}:\n{_yaml(item, indent + 2)}")
+            else:
+                lines.append(f"{pad}{key}: {_scalar(item)}")
+    else:
+        for item in value:
+            if isinstance(item, Mapping) and item:
+                inner = _yaml(item, indent + 2)
+                lines.append(f"{pad}- {inner.lstrip()}")
+            else:
+                lines.append(f"{pad}- {_scalar(item)}")
+    return "\n".join(lines) + ("\n" if indent == 0 else "")
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return "{}"
+    if isinstance(value, list):
+        return "[]"
+    return json.dumps(value, ensure_ascii=True)
