@@ -124,7 +124,7 @@ MODEL_OPTIONS = {"threads", "timeout", "retries"}  # the backend's options (mode
 COMMANDS = {
     "audit": (pfungst.AuditConfig, {"feature_set", "deduplicate", "fix"}),
     "score": (pfungst.ScoreConfig, set()),
-    "stress": (pfungst.StressConfig, {"perturbation", "instruction", "instructions_file"}),
+    "stress": (pfungst.StressConfig, {"perturbation", "instruction", "instructions_file", "from_logs"}),
     "reliance": (pfungst.RelianceConfig, {"outcomes", "outcome_format", "dataset", "metric", "variant"}),
 }
 
