@@ -22,7 +22,7 @@ import numpy as np
 
 from pfungst.errors import ConfigError
 
-__all__ = ["IrtMethod", "ItemParameters", "item_parameters", "item_rest_correlation"]
+__all__ = ["IrtMethod", "ItemParameters", "item_parameters", "item_rest_correlation", "item_rest_pvalues"]
 
 MIN_MODELS = 3
 """Fewer models than this fit no IRT model (and give no correlation)."""
@@ -38,6 +38,8 @@ class ItemParameters:
     """2PL ``a`` per item; NaN where not fitted."""
     item_rest: np.ndarray
     """Item-rest correlation per item; NaN where undefined (no spread)."""
+    item_rest_pvalue: np.ndarray
+    """One-sided p-value that the item-rest correlation is positive (t test, models - 2 degrees of freedom)."""
     note: str
     """How the model was fitted, or why not."""
 
@@ -74,12 +76,28 @@ def item_rest_correlation(correct: np.ndarray) -> np.ndarray:
 IrtMethod = Literal["jml", "mml"]
 
 
-def item_parameters(correct: np.ndarray, method: IrtMethod = "jml") -> ItemParameters:
+def item_rest_pvalues(item_rest: np.ndarray, n_models: np.ndarray) -> np.ndarray:
+    """One-sided p-values that each correlation is above 0 (Student t with ``n - 2`` degrees of freedom).
+
+    Example:
+        >>> [round(float(p), 3) for p in item_rest_pvalues(np.array([0.65, 0.0]), np.array([12, 12]))]
+        [0.011, 0.5]
+    """
+    from scipy import stats
+
+    n = n_models.astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = item_rest * np.sqrt((n - 2) / (1 - item_rest**2))
+    return np.where(np.isnan(item_rest) | (n < MIN_MODELS), np.nan, stats.t.sf(t, np.maximum(n - 2, 1)))
+
+
+def item_parameters(correct: np.ndarray, method: IrtMethod | None = "jml") -> ItemParameters:
     """Fit the 2PL model and the item-rest correlations (module docstring).
 
     Args:
         correct: ``[item, model]`` 1.0 / 0.0, NaN for no outcome.
-        method: ``jml`` (girth ``twopl_jml``) or ``mml`` (girth ``twopl_mml``).
+        method: ``jml`` (girth ``twopl_jml``), ``mml`` (girth ``twopl_mml``), or None: no IRT fit (NaN), the
+            item-rest correlations only.
 
     Raises:
         ConfigError: girth is not installed (``pip install 'pfungst[validity]'``).
@@ -87,13 +105,16 @@ def item_parameters(correct: np.ndarray, method: IrtMethod = "jml") -> ItemParam
     n_items, n_models = correct.shape
     difficulty, discrimination = np.full(n_items, np.nan), np.full(n_items, np.nan)
     item_rest = item_rest_correlation(correct)
+    rest_p = item_rest_pvalues(item_rest, (~np.isnan(correct)).sum(axis=1))
+    if method is None:
+        return ItemParameters(difficulty, discrimination, item_rest, rest_p, "not asked (irt=False)")
     if n_models < MIN_MODELS:
-        return ItemParameters(difficulty, discrimination, item_rest, f"not fitted: {n_models} model(s), need 3")
+        return ItemParameters(difficulty, discrimination, item_rest, rest_p, f"not fitted: {n_models} model(s), need 3")
     complete = ~np.isnan(correct).any(axis=1)
     mixed = complete & (np.nanmin(correct, axis=1) != np.nanmax(correct, axis=1))
     if mixed.sum() < 2:
         note = "not fitted: fewer than 2 items that some models got right and others wrong"
-        return ItemParameters(difficulty, discrimination, item_rest, note)
+        return ItemParameters(difficulty, discrimination, item_rest, rest_p, note)
     try:
         from girth import twopl_jml, twopl_mml
     except ImportError as exc:
@@ -111,4 +132,4 @@ def item_parameters(correct: np.ndarray, method: IrtMethod = "jml") -> ItemParam
         f"{left_out} items all right or all wrong and {int((~complete).sum())} without every model's outcome "
         "left out (NaN)"
     )
-    return ItemParameters(difficulty, discrimination, item_rest, note)
+    return ItemParameters(difficulty, discrimination, item_rest, rest_p, note)

@@ -26,7 +26,8 @@ class ItemValidity:
     """One item: its key, the answer the models agree on instead, and the evidence that its key is wrong."""
 
     rank: int
-    """1 for the item whose key is most likely wrong (smallest wrong-key p-value; ties: more models agreeing)."""
+    """1 for the item whose key is most likely wrong: suspected items first, then by wrong-key p-value (ties: more
+    models agreeing, then lower item-rest correlation)."""
     item_id: str
     text: str
     """The item's text as the outcomes give it (``""`` where none did)."""
@@ -47,7 +48,8 @@ class ItemValidity:
     qvalue: float
     """Benjamini-Hochberg q-value of ``wrong_key.pvalue`` across the dataset's items."""
     suspected: bool
-    """A majority of the models agree on ``agreed_answer`` and ``qvalue <= alpha``."""
+    """A majority of the models agree on ``agreed_answer``, ``qvalue <= alpha``, and the item-rest correlation is
+    not significantly positive (``item_rest_pvalue > alpha``)."""
     difficulty: float
     """2PL IRT difficulty ``b`` (ability scale; higher is harder); NaN where not fitted."""
     discrimination: float
@@ -56,6 +58,8 @@ class ItemValidity:
     item_rest: float
     """Item-rest correlation: over models, correctness on this item against accuracy on the others; negative is
     the textbook mark of a wrong key. NaN where undefined."""
+    item_rest_pvalue: float
+    """One-sided p-value that the item-rest correlation is above 0 (stronger models do better on the key)."""
     label_quality: float
     """cleanlab label quality of the key in [0, 1] (low: the key looks wrong); NaN without probabilities."""
     label_issue: bool
@@ -78,6 +82,7 @@ class ItemValidity:
             "difficulty": to_jsonable(self.difficulty),
             "discrimination": to_jsonable(self.discrimination),
             "item_rest": to_jsonable(self.item_rest),
+            "item_rest_pvalue": to_jsonable(self.item_rest_pvalue),
             "label_quality": to_jsonable(self.label_quality),
             "label_issue": self.label_issue,
         }

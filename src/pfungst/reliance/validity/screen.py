@@ -6,7 +6,10 @@ no model gets right; 2PL IRT difficulty and discrimination and the item-rest cor
 (:mod:`~pfungst.reliance.validity.irt`); and cleanlab's label-issue score where models gave option probabilities
 (:mod:`~pfungst.reliance.validity.label_issues`). Items are ranked by the wrong-key p-value (ties: more models
 agreeing, then lower item-rest correlation). An item's key is *suspected* when more than ``majority`` of the models
-that answered it agree on one non-gold answer and its q-value is at most ``alpha``.
+that answered it agree on one non-gold answer, its q-value is at most ``alpha``, and the stronger models do not
+do significantly better on it (item-rest correlation not above 0 at one-sided ``alpha``): a wrong key makes the
+models that know the answer look worse, whereas a hard item that weak models miss the same way makes them look
+better. Suspected items rank first.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from pfungst.environment import environment
 from pfungst.errors import ConfigError, DataError
 from pfungst.reliance.outcomes import ModelOutcomes
 from pfungst.reliance.validity.agreement import AgreementTest, ChoiceRates, agreement_test
-from pfungst.reliance.validity.irt import IrtMethod, ItemParameters, item_parameters, item_rest_correlation
+from pfungst.reliance.validity.irt import IrtMethod, item_parameters
 from pfungst.reliance.validity.label_issues import label_issues
 from pfungst.reliance.validity.responses import Responses, responses
 from pfungst.reliance.validity.result import DatasetValidity, ItemValidity, ValidityResult
@@ -101,7 +104,7 @@ def validity(outcomes: Sequence[ModelOutcomes], config: ValidityConfig | None = 
 def _screen(table: Responses, config: ValidityConfig) -> DatasetValidity:
     tests = _agreement_tests(table)
     qvalues = benjamini_hochberg([t.pvalue for t in tests], config.alpha).qvalues if tests else ()
-    parameters = _parameters(table, config)
+    parameters = item_parameters(table.correct, config.irt_method if config.irt else None)
     issues = label_issues(table.probabilities, table.keys) if config.label_issues else None
     n_answered = table.answered.sum(axis=1)
     items = []
@@ -124,10 +127,16 @@ def _screen(table: Responses, config: ValidityConfig) -> DatasetValidity:
                 n_agreed=test.n_agreed,
                 wrong_key=estimate,
                 qvalue=float(qvalues[i]),
-                suspected=bool(n and share > config.majority and qvalues[i] <= config.alpha),
+                suspected=bool(
+                    n
+                    and share > config.majority
+                    and qvalues[i] <= config.alpha
+                    and not parameters.item_rest_pvalue[i] <= config.alpha
+                ),
                 difficulty=float(parameters.difficulty[i]),
                 discrimination=float(parameters.discrimination[i]),
                 item_rest=float(parameters.item_rest[i]),
+                item_rest_pvalue=float(parameters.item_rest_pvalue[i]),
                 label_quality=float(issues.quality[i]) if issues else math.nan,
                 label_issue=bool(issues.flagged[i]) if issues else False,
             )
@@ -160,17 +169,9 @@ def _agreement_tests(table: Responses) -> list[AgreementTest]:
     ]
 
 
-def _parameters(table: Responses, config: ValidityConfig) -> ItemParameters:
-    if config.irt:
-        return item_parameters(table.correct, config.irt_method)
-    n = len(table.item_ids)
-    nan = np.full(n, np.nan)
-    return ItemParameters(nan, nan, item_rest_correlation(table.correct), "not asked (irt=False)")
-
-
-def _rank_key(item: ItemValidity) -> tuple[float, int, float, str]:
+def _rank_key(item: ItemValidity) -> tuple[bool, float, int, float, str]:
     rest = item.item_rest if not math.isnan(item.item_rest) else 0.0
-    return (item.wrong_key.pvalue, -item.n_agreed, rest, item.item_id)
+    return (not item.suspected, item.wrong_key.pvalue, -item.n_agreed, rest, item.item_id)
 
 
 def _warnings(screen: DatasetValidity) -> list[str]:
