@@ -142,3 +142,42 @@ def test_real_neubaroco_logs_rank_the_belief_bias_items_first(shared_data: Path)
     assert (screen.n_items, len(screen.models)) == (371, 14)
     top = screen.items[0]
     assert top.suspected and top.text.startswith("Premises:") and top.agreed_answer == "contradiction"
+
+
+def test_readers_keep_the_chosen_answer_for_the_screen(tmp_path: Path) -> None:
+    events: list[dict] = [{"spec": {"completion_fns": ["m"], "base_eval": "task", "run_id": "r"}}]
+    for number, (sampled, expected) in enumerate((("No.", "Yes"), ("no", "No"))):
+        prompt = [{"role": "user", "content": f"Q{number}?"}]
+        events.append(
+            {"sample_id": f"t.{number}", "type": "sampling", "data": {"prompt": prompt, "sampled": [sampled]}}
+        )
+        events.append({"sample_id": f"t.{number}", "type": "match", "data": {"expected": expected, "correct": False}})
+    log = tmp_path / "evals" / "m.jsonl"
+    log.parent.mkdir()
+    log.write_text("".join(json.dumps(e) + "\n" for e in events))
+    (evals,) = read_outcomes(log)
+    assert evals.answers["t.0"] == ItemAnswer("no", "yes", "Q0?")
+
+    line = {
+        "doc_id": 0,
+        "doc": {"question": "Which?"},
+        "target": 1,
+        "arguments": [],
+        "filter": "none",
+        "resps": [],
+        "filtered_resps": [["-0.1", True], ["-2.0", False], ["-3.0", False]],
+        "acc": 0.0,
+    }
+    samples = tmp_path / "m" / "samples_task_2024-05-01T12-00-00.jsonl"
+    samples.parent.mkdir()
+    samples.write_text(json.dumps(line) + "\n")
+    (lm_eval,) = read_outcomes(samples)
+    answer = lm_eval.answers["0"]
+    assert (answer.chosen, answer.gold, answer.text) == ("A", "B", "Which?")
+    assert sum(answer.probabilities.values()) == pytest.approx(1.0) and answer.probabilities["A"] > 0.8
+
+    score = {"item_id": "a", "gold": 2, "chosen": 0, "correct": False, "scores": [0, -1, -2], "status": "ok"}
+    lines = tmp_path / "smollm2.jsonl"
+    lines.write_text(json.dumps(score) + "\n")
+    (scored,) = read_outcomes(lines)
+    assert scored.answers["a"] == ItemAnswer("A", "C")
