@@ -59,16 +59,7 @@ def _rows(result: LoadedResult) -> list[tuple[str, str, str, str, str]]:
             for model in data.models
         ]
     if result.kind == "validity":
-        return [
-            (
-                screen.dataset,
-                f"{len(screen.models)} models",
-                f"{screen.n_suspected} key(s) suspected wrong",
-                f"{screen.n_suspected} of {screen.n_items} items; {len(screen.no_model_right)} no model gets right",
-                "bad" if screen.n_suspected else "good",
-            )
-            for screen in data.datasets
-        ]
+        return _validity_rows(data)
     if result.kind == "stress":
         return [
             (_name(data.get("benchmark")), short_model(str(data.get("model"))), "stressed", headline(result), "info")
@@ -86,6 +77,19 @@ def _rows(result: LoadedResult) -> list[tuple[str, str, str, str, str]]:
             for number, inner in enumerate(data["results"])
         ]
     return []
+
+
+def _validity_rows(data: Any) -> list[tuple[str, str, str, str, str]]:
+    return [
+        (
+            screen.dataset,
+            f"{len(screen.models)} models",
+            f"{screen.n_suspected} key(s) suspected wrong",
+            f"{screen.n_suspected} of {screen.n_items} items; {len(screen.no_model_right)} no model gets right",
+            "bad" if screen.n_suspected else "good",
+        )
+        for screen in data.datasets
+    ]
 
 
 def headline(result: LoadedResult) -> str:

@@ -24,8 +24,8 @@ from pfungst.environment import environment
 from pfungst.errors import ConfigError, DataError
 from pfungst.reliance.outcomes import ModelOutcomes
 from pfungst.reliance.validity.agreement import AgreementTest, ChoiceRates, agreement_test
-from pfungst.reliance.validity.irt import IrtMethod, item_parameters
-from pfungst.reliance.validity.label_issues import label_issues
+from pfungst.reliance.validity.irt import IrtMethod, ItemParameters, item_parameters
+from pfungst.reliance.validity.label_issues import LabelIssues, label_issues
 from pfungst.reliance.validity.responses import Responses, responses
 from pfungst.reliance.validity.result import DatasetValidity, ItemValidity, ValidityResult
 from pfungst.stats import Estimate, benjamini_hochberg
@@ -101,62 +101,73 @@ def validity(outcomes: Sequence[ModelOutcomes], config: ValidityConfig | None = 
     return ValidityResult(tuple(screens), tuple(notes), settings, environment())
 
 
+@dataclass(frozen=True)
+class _Evidence:
+    """Everything computed about a dataset's items, in item order, before they are ranked."""
+
+    tests: list[AgreementTest]
+    qvalues: tuple[float, ...]
+    parameters: ItemParameters
+    issues: LabelIssues | None
+    n_answered: np.ndarray
+
+
 def _screen(table: Responses, config: ValidityConfig) -> DatasetValidity:
     tests = _agreement_tests(table)
-    qvalues = benjamini_hochberg([t.pvalue for t in tests], config.alpha).qvalues if tests else ()
-    parameters = item_parameters(table.correct, config.irt_method if config.irt else None)
-    issues = label_issues(table.probabilities, table.keys) if config.label_issues else None
-    n_answered = table.answered.sum(axis=1)
-    items = []
-    for i, item_id in enumerate(table.item_ids):
-        test, n = tests[i], int(n_answered[i])
-        agreed = table.labels[test.answer] if test.answer >= 0 else ""
-        share = test.n_agreed / n if n else math.nan
-        estimate = Estimate(
-            value=share, method=_METHOD, n=n, pvalue=test.pvalue, baseline=test.expected / n if n else math.nan
-        )
-        items.append(
-            ItemValidity(
-                rank=0,
-                item_id=item_id,
-                text=table.texts[i],
-                key=table.labels[table.keys[i]] if table.keys[i] >= 0 else "",
-                agreed_answer=agreed,
-                n_models=n,
-                n_correct=int(((table.choices[i] == table.keys[i]) & table.answered[i]).sum()),
-                n_agreed=test.n_agreed,
-                wrong_key=estimate,
-                qvalue=float(qvalues[i]),
-                suspected=bool(
-                    n
-                    and share > config.majority
-                    and qvalues[i] <= config.alpha
-                    and not parameters.item_rest_pvalue[i] <= config.alpha
-                ),
-                difficulty=float(parameters.difficulty[i]),
-                discrimination=float(parameters.discrimination[i]),
-                item_rest=float(parameters.item_rest[i]),
-                item_rest_pvalue=float(parameters.item_rest_pvalue[i]),
-                label_quality=float(issues.quality[i]) if issues else math.nan,
-                label_issue=bool(issues.flagged[i]) if issues else False,
-            )
-        )
-    ranked = sorted(items, key=_rank_key)
-    ranked = [replace(item, rank=number) for number, item in enumerate(ranked, start=1)]
+    evidence = _Evidence(
+        tests=tests,
+        qvalues=benjamini_hochberg([t.pvalue for t in tests], config.alpha).qvalues if tests else (),
+        parameters=item_parameters(table.correct, config.irt_method if config.irt else None),
+        issues=label_issues(table.probabilities, table.keys) if config.label_issues else None,
+        n_answered=table.answered.sum(axis=1),
+    )
+    items = sorted((_item(table, i, evidence, config) for i in range(len(table.item_ids))), key=_rank_key)
+    ranked = [replace(item, rank=number) for number, item in enumerate(items, start=1)]
     all_wrong = np.nanmax(np.nan_to_num(table.correct, nan=-1.0), axis=1) == 0
+    issues = evidence.issues
     return DatasetValidity(
         dataset=table.dataset,
         models=table.models,
         labels=table.labels,
         n_items=len(table.item_ids),
-        n_with_answers=int((n_answered > 0).sum()),
+        n_with_answers=int((evidence.n_answered > 0).sum()),
         n_suspected=sum(item.suspected for item in ranked),
         no_model_right=tuple(item for item, wrong in zip(table.item_ids, all_wrong, strict=True) if wrong),
         n_key_conflicts=table.n_key_conflicts,
-        irt_note=parameters.note,
+        irt_note=evidence.parameters.note,
         label_issue_note=issues.note if issues else "not asked (label_issues=False)",
         n_label_issues=int(issues.flagged.sum()) if issues else 0,
         items=tuple(ranked),
+    )
+
+
+def _item(table: Responses, i: int, evidence: _Evidence, config: ValidityConfig) -> ItemValidity:
+    """Item ``i`` with its evidence, unranked (rank 0)."""
+    test, n, parameters, issues = evidence.tests[i], int(evidence.n_answered[i]), evidence.parameters, evidence.issues
+    share = test.n_agreed / n if n else math.nan
+    estimate = Estimate(
+        value=share, method=_METHOD, n=n, pvalue=test.pvalue, baseline=test.expected / n if n else math.nan
+    )
+    qvalue = float(evidence.qvalues[i])
+    stronger_do_better = parameters.item_rest_pvalue[i] <= config.alpha
+    return ItemValidity(
+        rank=0,
+        item_id=table.item_ids[i],
+        text=table.texts[i],
+        key=table.labels[table.keys[i]] if table.keys[i] >= 0 else "",
+        agreed_answer=table.labels[test.answer] if test.answer >= 0 else "",
+        n_models=n,
+        n_correct=int(((table.choices[i] == table.keys[i]) & table.answered[i]).sum()),
+        n_agreed=test.n_agreed,
+        wrong_key=estimate,
+        qvalue=qvalue,
+        suspected=bool(n and share > config.majority and qvalue <= config.alpha and not stronger_do_better),
+        difficulty=float(parameters.difficulty[i]),
+        discrimination=float(parameters.discrimination[i]),
+        item_rest=float(parameters.item_rest[i]),
+        item_rest_pvalue=float(parameters.item_rest_pvalue[i]),
+        label_quality=float(issues.quality[i]) if issues else math.nan,
+        label_issue=bool(issues.flagged[i]) if issues else False,
     )
 
 
