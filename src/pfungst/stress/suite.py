@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from pfungst.data.benchmark import Benchmark
+from pfungst.data.clusters import item_clusters
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, override_settings
 from pfungst.evaluate.engine import Cell, Plan, Progress, ask_plans, count_requests, open_cached, plan_cell
@@ -88,7 +89,9 @@ def stress(
     findings = [perturbation.analyse(run, asked) for perturbation in perturbations]
     return StressResult(
         model=fingerprint,
-        accuracies=variant_accuracies([*asked.outcomes, *_derived(findings)], level=config.level),
+        accuracies=variant_accuracies(
+            [*asked.outcomes, *_derived(findings)], level=config.level, clusters=item_clusters(run.benchmark)
+        ),
         analyses=tuple(analysis for found in findings for analysis in found.analyses),
         costs=plan_costs(asked.plans, config.run) + tuple(cost for found in findings for cost in found.costs),
         outcomes=tuple(asked.outcomes),
