@@ -72,3 +72,18 @@ def test_stress_reports_the_design_effect_of_a_clustered_benchmark() -> None:
     )
     (identity,) = [a for a in result.accuracies if a.perturbation == "identity"]
     assert identity.accuracy.value == 0.5 and identity.design_effect == 4.0
+
+
+def test_paired_differences_are_cluster_robust_where_items_cluster() -> None:
+    from pfungst.stress.metrics.arrangement_effects import PairedDifference, paired_difference
+
+    # variant two loses whole subjects: subjects 0-3 right under both, 4-7 right only under the first
+    first = [_outcome(f"s{s}-{i}", True) for s in range(8) for i in range(5)]
+    second = [_outcome(f"s{s}-{i}", s < 4) for s in range(8) for i in range(5)]
+    clusters = {f"s{s}-{i}": f"subject={s}" for s in range(8) for i in range(5)}
+    plain = paired_difference(first, second, seed=0)
+    robust = paired_difference(first, second, seed=0, clusters=clusters)
+    assert plain.difference.value == robust.difference.value == 0.5
+    assert robust.design_effect == 5.0 and "cluster-robust" in robust.difference.method
+    assert robust.difference.pvalue > plain.difference.pvalue  # 8 clusters carry less evidence than 40 items
+    assert PairedDifference.from_dict(robust.to_dict()) == robust
