@@ -27,6 +27,8 @@ _PACKAGES = (
     "transformers",
     "torch",
     "httpx",
+    "girth",
+    "cleanlab",
 )
 
 

@@ -30,6 +30,7 @@ SCHEMA_VERSIONS: dict[str, str] = {
     "stress-comparison": "pfungst.stress-comparison/1",
     "score": "pfungst.score/1",
     "reliance": "pfungst.reliance/1",
+    "validity": "pfungst.validity/1",
     "report": "pfungst.report/1",
 }
 """Kind of result -> the ``schema_version`` its JSON carries. A changed field meaning bumps the number here."""

@@ -20,6 +20,7 @@ from pfungst.cli import app
 from pfungst.data.readers import READERS
 from pfungst.data.synthetic import make_synthetic
 from pfungst.evaluate.formats import BUILTIN_FORMATS
+from pfungst.reliance.validity import ValidityConfig
 from tests.cli.test_report_commands import _outcomes, audited  # noqa: F401  (a module-scoped fixture)
 
 runner = CliRunner()
@@ -126,6 +127,7 @@ COMMANDS = {
     "score": (pfungst.ScoreConfig, set()),
     "stress": (pfungst.StressConfig, {"perturbation", "instruction", "instructions_file", "from_logs"}),
     "reliance": (pfungst.RelianceConfig, {"outcomes", "outcome_format", "dataset", "metric", "variant"}),
+    "validity": (ValidityConfig, {"outcomes", "outcome_format", "dataset", "metric", "variant"}),
 }
 
 

@@ -1,4 +1,4 @@
-"""Commands that join and render results: ``pfungst reliance`` and ``pfungst report``."""
+"""Commands that join and render results: ``pfungst reliance``, ``pfungst validity`` and ``pfungst report``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pfungst.cli.common import app, results_console, stdout, user_errors, write_
 from pfungst.errors import ConfigError
 from pfungst.serialization import check_outputs
 
-__all__ = ["reliance_command", "report_command"]
+__all__ = ["reliance_command", "report_command", "validity_command"]
 
 
 _Audits = Annotated[
@@ -96,6 +96,45 @@ def reliance_command(
         write_json(json_path, result.save_json)
 
 
+@app.command("validity")
+def validity_command(
+    outcomes: _Outcomes,
+    outcome_format: _OutcomeFormat = None,
+    dataset: Annotated[str | None, typer.Option(help="Dataset name for outcome files that do not name one.")] = None,
+    metric: _Metric = None,
+    variant: _Variant = None,
+    alpha: Annotated[float, typer.Option(help="False discovery rate over each dataset's items (BH).")] = 0.05,
+    majority: Annotated[
+        float, typer.Option(help="A key is suspected when more than this share of models agree on one other answer.")
+    ] = 0.5,
+    irt: Annotated[str, typer.Option(help="2PL IRT fit with girth: jml (fast), mml (slow) or none.")] = "jml",
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write the result as JSON ('-': stdout).")] = None,
+) -> None:
+    """Rank items by how likely their key is wrong, from several models' outcomes (agreement, IRT, cleanlab)."""
+    with user_errors():
+        from pfungst.reliance import read_outcomes
+        from pfungst.reliance.validity import ValidityConfig, validity
+        from pfungst.report.console_blocks import render_to_console
+
+        check_outputs(list(outcomes), {"--json": json_path})
+        if irt not in ("jml", "mml", "none"):
+            raise ConfigError(f"--irt must be jml, mml or none, found {irt!r}")
+        config = ValidityConfig(
+            alpha=alpha,
+            majority=majority,
+            irt=irt != "none",
+            irt_method="mml" if irt == "mml" else "jml",
+        )
+        found = [
+            o
+            for path in outcomes
+            for o in read_outcomes(path, format=outcome_format, dataset=dataset, metric=metric, variant=variant)
+        ]
+        result = validity(found, config)
+        render_to_console(result, results_console(json_path))
+        write_json(json_path, result.save_json)
+
+
 def _families(path: Path) -> dict[str, str]:
     """``model,family`` rows of a CSV file (a header row naming both is required)."""
     try:
@@ -117,7 +156,8 @@ def _families(path: Path) -> dict[str, str]:
 @app.command("report")
 def report_command(
     results: Annotated[
-        list[Path], typer.Argument(help="Result JSON written with --json by inspect, audit, stress, score or reliance.")
+        list[Path],
+        typer.Argument(help="Result JSON written with --json by inspect, audit, stress, score, reliance or validity."),
     ],
     out: Annotated[
         Path, typer.Option("--out", "-o", help="The report: .html (one self-contained page), .md or .json.")

@@ -16,6 +16,11 @@ dataset) found. The formats (:data:`OUTCOME_FORMATS`, one module each under ``re
   one arrangement per item (``variant=``, as for stress outcomes; by default the original order).
 - ``csv``: a table with columns ``model``, ``item_id``, ``correct`` and optionally ``dataset``.
 
+Readers that see what the model chose (evals logs, pfungst score and stress files, lm-eval samples, a CSV with an
+``answer`` column) also record it per item as an :class:`ItemAnswer` (``ModelOutcomes.answers``): the chosen and
+the gold label, the item's text, and the option probabilities where the source has them. The validity screen
+(:mod:`pfungst.reliance.validity`) reads these; the reliance analysis needs only ``correct``.
+
 Duplicate item ids within one (model, dataset): the first is kept and the repeats counted (``n_duplicates``) when
 they agree; when they disagree the file mixes two measurements and reading stops with a :class:`ReaderError`
 naming both lines (pass ``variant=`` or ``metric=`` to pick one measurement).
@@ -37,7 +42,7 @@ from pfungst.data.item import FrozenMapping
 from pfungst.errors import ReaderError
 from pfungst.registry import Registry
 
-__all__ = ["OUTCOME_FORMATS", "ModelOutcomes", "OutcomeRequest", "OutcomesBuilder", "read_outcomes"]
+__all__ = ["OUTCOME_FORMATS", "ItemAnswer", "ModelOutcomes", "OutcomeRequest", "OutcomesBuilder", "read_outcomes"]
 
 OUTCOME_FORMATS: Registry[ModuleType] = Registry(
     "outcome format",
@@ -56,6 +61,21 @@ OUTCOME_FORMATS: Registry[ModuleType] = Registry(
 in this order."""
 
 _SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".eval")
+
+
+@dataclass(frozen=True)
+class ItemAnswer:
+    """What one model answered to one item, where the source says more than right or wrong."""
+
+    chosen: str
+    """The label of the option the model chose; ``""`` when it chose none (unparseable, refused)."""
+    gold: str
+    """The label of the keyed (gold) option."""
+    text: str = ""
+    """The item's text (question, or the whole prompt where the source keeps no question apart)."""
+    probabilities: Mapping[str, float] = field(default_factory=FrozenMapping)
+    """Option label -> the model's probability of it (normalised over the options); empty where the source has
+    only the answer."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,6 +103,9 @@ class ModelOutcomes:
     """Repeated item ids whose outcome agreed with the first (dropped; the first is kept)."""
     metadata: Mapping[str, Any] = field(default_factory=FrozenMapping)
     """Anything else the reader recorded (the evals accuracy, the model fingerprint, ...)."""
+    answers: Mapping[str, ItemAnswer] = field(default_factory=FrozenMapping)
+    """Item id -> what the model chose, for the items whose source says (empty where it says only right or
+    wrong)."""
 
     def __len__(self) -> int:
         return len(self.correct)
@@ -162,11 +185,15 @@ class OutcomesBuilder:
         self.path, self.format, self.model, self.dataset, self.selection = path, format, model, dataset, selection
         self._correct: dict[str, bool] = {}
         self._lines: dict[str, int] = {}
+        self._answers: dict[str, ItemAnswer] = {}
         self.n_unparsed = self.n_skipped = self.n_duplicates = 0
         self.metadata: dict[str, Any] = {}
 
-    def add(self, item_id: str, correct: bool, line: int, *, field: str = "item_id") -> None:
-        """Record one outcome; a repeated id must agree with the first, else :class:`ReaderError`."""
+    def add(
+        self, item_id: str, correct: bool, line: int, *, field: str = "item_id", answer: ItemAnswer | None = None
+    ) -> None:
+        """Record one outcome (and what was chosen, if known); a repeated id must agree with the first, else
+        :class:`ReaderError`."""
         if item_id in self._correct:
             if self._correct[item_id] != correct:
                 raise ReaderError(
@@ -181,6 +208,8 @@ class OutcomesBuilder:
             return
         self._correct[item_id] = correct
         self._lines[item_id] = line
+        if answer is not None:
+            self._answers[item_id] = answer
 
     def build(self) -> ModelOutcomes:
         """The outcomes collected so far."""
@@ -195,6 +224,7 @@ class OutcomesBuilder:
             n_skipped=self.n_skipped,
             n_duplicates=self.n_duplicates,
             metadata=FrozenMapping(self.metadata),
+            answers=FrozenMapping(self._answers),
         )
 
 

@@ -58,6 +58,8 @@ def _rows(result: LoadedResult) -> list[tuple[str, str, str, str, str]]:
             )
             for model in data.models
         ]
+    if result.kind == "validity":
+        return _validity_rows(data)
     if result.kind == "stress":
         return [
             (_name(data.get("benchmark")), short_model(str(data.get("model"))), "stressed", headline(result), "info")
@@ -77,6 +79,19 @@ def _rows(result: LoadedResult) -> list[tuple[str, str, str, str, str]]:
     return []
 
 
+def _validity_rows(data: Any) -> list[tuple[str, str, str, str, str]]:
+    return [
+        (
+            screen.dataset,
+            f"{len(screen.models)} models",
+            f"{screen.n_suspected} key(s) suspected wrong",
+            f"{screen.n_suspected} of {screen.n_items} items; {len(screen.no_model_right)} no model gets right",
+            "bad" if screen.n_suspected else "good",
+        )
+        for screen in data.datasets
+    ]
+
+
 def headline(result: LoadedResult) -> str:
     """The one figure that sums a result up, with its interval."""
     data: Any = as_mapping(result.data) if result.kind in _DICT_KINDS else result.data
@@ -93,6 +108,9 @@ def headline(result: LoadedResult) -> str:
     if result.kind == "reliance":
         rejected = sum(family.rejected for family in data.families)
         return f"{len(data.models)} (model, dataset) pairs; {rejected} of {len(data.families)} families rejected (BH)"
+    if result.kind == "validity":
+        suspected = sum(screen.n_suspected for screen in data.datasets)
+        return f"{suspected} key(s) suspected wrong in {sum(s.n_items for s in data.datasets)} items"
     if result.kind in ("stress-comparison", "rank-stability"):
         ranks = data.get("rank_stability", data)
         return f"Kendall's W over variants {format_estimate(ranks.get('concordance'))}"

@@ -20,6 +20,7 @@ from pfungst.report.provenance import provenance_sections
 from pfungst.report.reliance_sections import reliance_sections
 from pfungst.report.score_sections import score_sections
 from pfungst.report.stress_sections import rank_sections, stress_sections
+from pfungst.report.validity_sections import validity_sections
 
 __all__ = ["build_report", "result_sections"]
 
@@ -51,6 +52,8 @@ def build_report(results: Iterable[Any], *, title: str | None = None) -> Report:
     for result in loaded:
         if result.kind == "reliance":
             sections += [Section("Reliance on shortcuts", ()), *reliance_sections(result.data)]
+        if result.kind == "validity":
+            sections += [Section("Item validity: suspected wrong keys", ()), *validity_sections(result.data)]
     sections += provenance_sections(loaded)
     names = dict.fromkeys(str(_benchmark(r).get("name")) for r in loaded if _benchmark(r).get("name"))
     default = "pfungst report" + (f": {', '.join(names)}" if names else "")
@@ -73,6 +76,8 @@ def result_sections(result: Any) -> tuple[Section, ...]:
         return (chapter, *_data_sections(loaded))
     if loaded.kind == "reliance":
         return (Section("Reliance on shortcuts", ()), *reliance_sections(loaded.data))
+    if loaded.kind == "validity":
+        return (Section("Item validity: suspected wrong keys", ()), *validity_sections(loaded.data))
     return tuple(_model_side([loaded]))
 
 
@@ -166,6 +171,8 @@ def _benchmark_key(result: LoadedResult) -> str:
 def _model_name(result: LoadedResult) -> str:
     if result.kind == "reliance":
         return ", ".join(dict.fromkeys(m.model for m in result.data.models))
+    if result.kind == "validity":
+        return f"{max((len(s.models) for s in result.data.datasets), default=0)} models"
     if result.kind == "score":
         return short_model(result.data.model)
     if result.kind == "stress":

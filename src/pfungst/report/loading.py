@@ -32,6 +32,7 @@ RESULT_CLASSES: Registry[Any] = Registry(
         "stress": "pfungst.stress.stress_result:StressResult",
         "stress-comparison": "pfungst.stress.comparison:StressComparison",
         "reliance": "pfungst.reliance.result:RelianceResult",
+        "validity": "pfungst.reliance.validity.result:ValidityResult",
     },
     group=None,
 )
@@ -227,4 +228,6 @@ def _label(kind: str, result: Any) -> str:
     name = benchmark.get("name") if isinstance(benchmark, Mapping) else None
     if kind == "reliance" and not isinstance(result, Mapping):
         name = ", ".join(dict.fromkeys(model.dataset for model in result.models)) or None
+    if kind == "validity" and not isinstance(result, Mapping):
+        name = ", ".join(screen.dataset for screen in result.datasets) or None
     return f"{name} ({kind})" if name else f"({kind})"

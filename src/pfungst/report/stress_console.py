@@ -81,12 +81,16 @@ def _accuracy_table(accuracies: Sequence[VariantAccuracy], settings: dict[str, A
     unanswered = any(entry.n_unanswered for entry in accuracies)
     if unanswered:
         table.add_column("no answer", justify="right")
+    clustered = any(not math.isnan(entry.design_effect) for entry in accuracies)
+    if clustered:
+        table.title = "accuracy per variant (cluster-robust intervals where the items cluster)"
+        table.add_column("design effect", justify="right")
     groups: dict[str, list[VariantAccuracy]] = {}
     for entry in accuracies:
         groups.setdefault(entry.perturbation, []).append(entry)
     for perturbation, entries in groups.items():
         if len(entries) > _COLLAPSE_ABOVE:
-            table.add_row(escape(perturbation), *_collapsed_cells(entries, unanswered))
+            table.add_row(escape(perturbation), *_collapsed_cells(entries, unanswered, clustered))
             continue
         for number, entry in enumerate(entries):
             cells = [
@@ -95,9 +99,9 @@ def _accuracy_table(accuracies: Sequence[VariantAccuracy], settings: dict[str, A
                 _number(entry.accuracy.baseline),
                 str(entry.accuracy.n),
             ]
-            table.add_row(
-                escape(perturbation) if number == 0 else "", *cells, *([str(entry.n_unanswered)] if unanswered else [])
-            )
+            cells += [str(entry.n_unanswered)] if unanswered else []
+            cells += [_number(entry.design_effect)] if clustered else []
+            table.add_row(escape(perturbation) if number == 0 else "", *cells)
     return table
 
 
@@ -111,7 +115,7 @@ def _variant_name(entry: VariantAccuracy, settings: dict[str, Any]) -> str:
     return name
 
 
-def _collapsed_cells(entries: list[VariantAccuracy], unanswered: bool) -> list[str]:
+def _collapsed_cells(entries: list[VariantAccuracy], unanswered: bool, clustered: bool = False) -> list[str]:
     defined = [entry for entry in entries if not math.isnan(entry.accuracy.value)] or entries
     low = min(defined, key=lambda entry: entry.accuracy.value)
     high = max(defined, key=lambda entry: entry.accuracy.value)
@@ -121,7 +125,8 @@ def _collapsed_cells(entries: list[VariantAccuracy], unanswered: bool) -> list[s
         _span([entry.accuracy.baseline for entry in entries], _number),
         _span([entry.accuracy.n for entry in entries], str),
     ]
-    return cells + ([_span([entry.n_unanswered for entry in entries], str)] if unanswered else [])
+    cells += [_span([entry.n_unanswered for entry in entries], str)] if unanswered else []
+    return cells + ([_span([entry.design_effect for entry in entries], _number)] if clustered else [])
 
 
 def _span(values: Sequence[Any], show: Callable[[Any], str]) -> str:

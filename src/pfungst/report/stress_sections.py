@@ -167,7 +167,7 @@ def score_sections(data: Mapping[str, Any]) -> tuple[Section, ...]:
 
 def _accuracy_blocks(data: Mapping[str, Any]) -> tuple[Block, ...]:
     entries = data.get("accuracies") or []
-    rows = tuple(
+    rows: tuple[tuple[str, ...], ...] = tuple(
         (
             str(e.get("perturbation")),
             str(e.get("variant")),
@@ -180,7 +180,11 @@ def _accuracy_blocks(data: Mapping[str, Any]) -> tuple[Block, ...]:
         )
         for e in entries
     )
-    columns = ("perturbation", "variant", "rule", "format", "accuracy [CI]", "chance", "unanswered", "n")
+    columns: tuple[str, ...] = ("perturbation", "variant", "rule", "format", "accuracy [CI]", "chance", "unanswered")
+    columns += ("n",)
+    if any(e.get("design_effect") is not None for e in entries):  # items cluster: cluster-robust intervals
+        columns += ("design effect",)
+        rows = tuple((*row, format_number(e.get("design_effect"))) for row, e in zip(rows, entries, strict=True))
     blocks: list[Block] = [
         Table(
             "Accuracy of every variant",

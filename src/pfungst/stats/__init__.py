@@ -9,6 +9,7 @@ One module per job, one implementation per statistic:
   comparisons (McNemar, paired bootstrap, paired t);
 - :mod:`~pfungst.stats.elementwise`: the same kinds of test over arrays, one p-value per screened candidate;
 - :mod:`~pfungst.stats.stratified`: a difference within strata (Mantel-Haenszel, Cochran-Mantel-Haenszel test);
+- :mod:`~pfungst.stats.clustered`: cluster-robust intervals, paired tests and the design effect (Miller 2024);
 - :mod:`~pfungst.stats.agreement`: Cohen's kappa, chance-corrected accuracy, Kendall's tau and W;
 - :mod:`~pfungst.stats.multiple`: Benjamini-Hochberg and Bonferroni;
 - :mod:`~pfungst.stats.power`: the smallest difference a test would detect.
@@ -29,6 +30,12 @@ if TYPE_CHECKING:
         kendall_tau,
         kendall_w,
         majority_baseline,
+    )
+    from pfungst.stats.clustered import (
+        ClusteredEstimate,
+        clustered_mean,
+        clustered_paired_difference,
+        design_effect,
     )
     from pfungst.stats.elementwise import hypergeometric_pvalues, normal_pvalues, sign_test_pvalues
     from pfungst.stats.estimate import ConfidenceInterval, Estimate
@@ -56,6 +63,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BHResult",
+    "ClusteredEstimate",
     "ConfidenceInterval",
     "Estimate",
     "benjamini_hochberg",
@@ -66,7 +74,10 @@ __all__ = [
     "bootstrap_interval",
     "chance_corrected_accuracy",
     "chisquare_test",
+    "clustered_mean",
+    "clustered_paired_difference",
     "cohen_kappa",
+    "design_effect",
     "detectable_difference",
     "discordant_counts",
     "fisher_exact_pvalue",
@@ -95,6 +106,10 @@ __getattr__, __dir__ = lazy_exports(
         "kendall_tau": "pfungst.stats.agreement",
         "kendall_w": "pfungst.stats.agreement",
         "majority_baseline": "pfungst.stats.agreement",
+        "ClusteredEstimate": "pfungst.stats.clustered",
+        "clustered_mean": "pfungst.stats.clustered",
+        "clustered_paired_difference": "pfungst.stats.clustered",
+        "design_effect": "pfungst.stats.clustered",
         "hypergeometric_pvalues": "pfungst.stats.elementwise",
         "normal_pvalues": "pfungst.stats.elementwise",
         "sign_test_pvalues": "pfungst.stats.elementwise",

@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from pfungst.data.benchmark import Benchmark
+from pfungst.data.clusters import item_clusters
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, override_settings
 from pfungst.evaluate.engine import Cell, Plan, Progress, ask_plans, count_requests, open_cached, plan_cell
@@ -25,7 +26,7 @@ from pfungst.evaluate.formats import FormatGrammar, PromptFormat
 from pfungst.evaluate.outcome import Outcome
 from pfungst.models.protocol import LanguageModel
 from pfungst.stress.costs import plan_costs
-from pfungst.stress.metrics import variant_accuracies
+from pfungst.stress.metrics import VariantAccuracy, variant_accuracies
 from pfungst.stress.perturbations import get_perturbation
 from pfungst.stress.perturbations.base import FIRST_PASS, Asked, Findings, Perturbation, StressRun
 from pfungst.stress.stress_config import BUILTIN_INSTRUCTIONS, StressConfig
@@ -88,7 +89,7 @@ def stress(
     findings = [perturbation.analyse(run, asked) for perturbation in perturbations]
     return StressResult(
         model=fingerprint,
-        accuracies=variant_accuracies([*asked.outcomes, *_derived(findings)], level=config.level),
+        accuracies=_accuracies(run, [*asked.outcomes, *_derived(findings)]),
         analyses=tuple(analysis for found in findings for analysis in found.analyses),
         costs=plan_costs(asked.plans, config.run) + tuple(cost for found in findings for cost in found.costs),
         outcomes=tuple(asked.outcomes),
@@ -99,6 +100,11 @@ def stress(
         seed=config.seed,
         environment=environment(),
     )
+
+
+def _accuracies(run: StressRun, outcomes: Sequence[Outcome]) -> tuple[VariantAccuracy, ...]:
+    """Accuracy per variant; cluster-robust where the benchmark's items cluster (subject, subtask, group)."""
+    return variant_accuracies(outcomes, level=run.config.level, clusters=item_clusters(run.benchmark))
 
 
 def prepare_run(benchmark: Benchmark, config: StressConfig) -> StressRun:

@@ -10,10 +10,16 @@ The file names no model: ``model=``, else the parent folder's name as lm-eval wr
 becomes ``__``). The dataset is ``dataset=``, else the task from the file name. A task logged under several filters
 (``strict-match`` and ``flexible-extract``) has one line per filter and document: the filter is ``variant=``, else
 the first in the file; lines of other filters are counted as skipped.
+
+For multiple-choice lines read by ``acc`` (``filtered_resps`` one ``[log-likelihood, is_greedy]`` pair per option,
+an integer ``target``), each item's answer is kept: options are lettered A, B, ... in document order, the chosen
+one is the largest log-likelihood (what ``acc`` scores), the probabilities are their softmax, and the text is the
+document's ``question`` (or ``query``) if it has one.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -21,7 +27,7 @@ from typing import Any
 from pfungst.data.readers.sniffing import first_json_record
 from pfungst.data.records import iter_jsonl
 from pfungst.errors import ReaderError
-from pfungst.reliance.outcomes import ModelOutcomes, OutcomeRequest, OutcomesBuilder
+from pfungst.reliance.outcomes import ItemAnswer, ModelOutcomes, OutcomeRequest, OutcomesBuilder
 
 __all__ = ["read", "sniff", "task_name"]
 
@@ -58,7 +64,10 @@ def read(path: Path, request: OutcomeRequest, name: str) -> tuple[ModelOutcomes,
         if line_filter != wanted:
             builder.n_skipped += 1
             continue
-        builder.add(_item_id(path, record.line, data), _correct(path, record.line, data, metric), record.line)
+        answer = _answer(data) if metric == _DEFAULT_METRIC else None
+        builder.add(
+            _item_id(path, record.line, data), _correct(path, record.line, data, metric), record.line, answer=answer
+        )
     if not builder.build().correct:
         raise ReaderError(
             path, 0, "filter", f"no line has filter {wanted!r}", "Pass variant= one of the filters in the file"
@@ -95,4 +104,31 @@ def _correct(path: Path, line: int, data: dict[str, Any], metric: str) -> bool:
         metric,
         f"expected 0 or 1, found {value!r}",
         "Reliance needs a right/wrong metric such as acc or exact_match",
+    )
+
+
+def _answer(data: dict[str, Any]) -> ItemAnswer | None:
+    """The chosen option, key and option probabilities of a multiple-choice line; None for other lines."""
+    responses, target = data.get("filtered_resps"), data.get("target")
+    if isinstance(target, str) and target.isdigit():
+        target = int(target)
+    if not isinstance(responses, list) or len(responses) < 2 or isinstance(target, bool) or not isinstance(target, int):
+        return None
+    try:
+        loglikelihoods = [float(r[0] if isinstance(r, list | tuple) else r) for r in responses]
+    except (TypeError, ValueError, IndexError):
+        return None
+    if not 0 <= target < len(loglikelihoods) or len(loglikelihoods) > 26:
+        return None
+    top = max(loglikelihoods)
+    weights = [math.exp(value - top) for value in loglikelihoods]
+    labels = [chr(ord("A") + index) for index in range(len(loglikelihoods))]
+    doc = data.get("doc")
+    doc = doc if isinstance(doc, dict) else {}
+    text = next((str(doc[key]) for key in ("question", "query") if isinstance(doc.get(key), str)), "")
+    return ItemAnswer(
+        chosen=labels[loglikelihoods.index(top)],
+        gold=labels[target],
+        text=text,
+        probabilities={label: weight / sum(weights) for label, weight in zip(labels, weights, strict=True)},
     )

@@ -11,7 +11,9 @@
   ``outcomes``; without ``items`` it holds none, which is an error here. A comparison of several models
   (``pfungst.stress-comparison/1``) gives one set of outcomes per model.
 
-Answers whose ``status`` is not ``ok`` (refused, unparseable) count as wrong and as unparsed.
+Answers whose ``status`` is not ``ok`` (refused, unparseable) count as wrong and as unparsed. Lines with integer
+``gold`` and ``chosen`` (original option indices) keep each item's answer, lettered A, B, ... by original index
+(no probabilities: a rule's scores are not all log-probabilities).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 from pfungst.data.readers.sniffing import first_json_record, head_text
 from pfungst.data.records import Record, iter_jsonl, parse_json
 from pfungst.errors import ReaderError
-from pfungst.reliance.outcomes import ModelOutcomes, OutcomeRequest, OutcomesBuilder
+from pfungst.reliance.outcomes import ItemAnswer, ModelOutcomes, OutcomeRequest, OutcomesBuilder
 
 __all__ = ["read", "sniff"]
 
@@ -122,7 +124,7 @@ def _collect(
         if not isinstance(correct, bool):
             raise ReaderError(path, record.line, "correct", f"expected true or false, found {correct!r}")
         builder.n_unparsed += data.get("status", "ok") != "ok"
-        builder.add(str(_field(path, record.line, data, "item_id")), correct, record.line)
+        builder.add(str(_field(path, record.line, data, "item_id")), correct, record.line, answer=_answer(data))
     if stress and not builder.build().correct:
         raise ReaderError(
             path,
@@ -140,3 +142,12 @@ def _field(path: Path, line: int, data: dict[str, Any], key: str) -> Any:
             path, line, key, "missing", "Expected a line written by pfungst score --out or stress --items"
         )
     return data[key]
+
+
+def _answer(data: dict[str, Any]) -> ItemAnswer | None:
+    """The chosen and gold option as letters of their original index; None without integer indices."""
+    gold, chosen = data.get("gold"), data.get("chosen")
+    if not isinstance(gold, int) or not isinstance(chosen, int) or isinstance(gold, bool) or not 0 <= gold < 26:
+        return None
+    letter = chr(ord("A") + chosen) if 0 <= chosen < 26 else ""
+    return ItemAnswer(chosen=letter, gold=chr(ord("A") + gold))

@@ -1,7 +1,9 @@
 """A plain table of outcomes: CSV (``.csv``) or TSV (``.tsv``) with a header.
 
 Columns: ``item_id`` and ``correct`` (required), ``model`` (required unless ``model=`` names the one model),
-``dataset`` (optional; ``dataset=`` replaces it, and without either it is ``""``). Other columns are ignored.
+``dataset`` (optional; ``dataset=`` replaces it, and without either it is ``""``). Where the table also has
+``answer`` (the label the model chose) and ``gold`` (the keyed label), each row's answer is kept for the validity
+screen, with ``text`` (the item's text) if present. Other columns are ignored.
 ``correct`` reads ``true`` / ``false``, ``1`` / ``0``, ``yes`` / ``no`` (any case, surrounding space ignored);
 anything else is an error naming the file, line and field. One :class:`ModelOutcomes` per (model, dataset), in
 the order first seen.
@@ -14,7 +16,7 @@ from pathlib import Path
 from pfungst.data.readers.sniffing import head_lines
 from pfungst.data.records import iter_csv
 from pfungst.errors import ConfigError, ReaderError
-from pfungst.reliance.outcomes import ModelOutcomes, OutcomeRequest, OutcomesBuilder
+from pfungst.reliance.outcomes import ItemAnswer, ModelOutcomes, OutcomeRequest, OutcomesBuilder
 
 __all__ = ["parse_correct", "read", "sniff"]
 
@@ -70,7 +72,10 @@ def read(path: Path, request: OutcomeRequest, name: str) -> tuple[ModelOutcomes,
         key = (request.name_model(row.get("model", "")), request.name_dataset(row.get("dataset", "")))
         if key not in builders:
             builders[key] = OutcomesBuilder(path, name, *key, selection="column correct")
-        builders[key].add(row["item_id"].strip(), correct, record.line)
+        answer = None
+        if "answer" in row and "gold" in row:
+            answer = ItemAnswer(chosen=row["answer"].strip(), gold=row["gold"].strip(), text=row.get("text", ""))
+        builders[key].add(row["item_id"].strip(), correct, record.line, answer=answer)
     if not builders:
         raise ReaderError(path, 0, "", "the table has no rows")
     return tuple(builder.build() for builder in builders.values())

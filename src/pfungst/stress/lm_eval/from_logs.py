@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pfungst.data.benchmark import Benchmark, Provenance
+from pfungst.data.clusters import item_clusters
 from pfungst.data.item import Item
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, ReaderError
@@ -79,7 +80,11 @@ def stress_from_logs(
     planned = [request for plan in answered for request in plan.requests]
     return StressResult(
         model=model or f"lm-eval:{files[0].parent.name}",
-        accuracies=variant_accuracies([*outcomes, *(o for f in findings for o in f.outcomes)], level=config.level),
+        accuracies=variant_accuracies(
+            [*outcomes, *(o for f in findings for o in f.outcomes)],
+            level=config.level,
+            clusters=item_clusters(run.benchmark),  # cluster-robust where items cluster, as pfungst.stress does
+        ),
         analyses=tuple(analysis for found in findings for analysis in found.analyses),
         costs=plan_costs(answered, config.run) + tuple(cost for found in findings for cost in found.costs),
         outcomes=tuple(outcomes),

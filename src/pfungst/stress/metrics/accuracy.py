@@ -1,7 +1,9 @@
 """Accuracy of each stress variant, read off its outcomes: the figure every other stress metric is compared with.
 
 Outcomes are grouped by perturbation, variant, scoring rule and prompt format; each group gets a Wilson interval and
-the chance rate it must beat (the mean of ``1 / K`` over its items).
+the chance rate it must beat (the mean of ``1 / K`` over its items). Where the items cluster (an MMLU subject, a
+BIG-bench subtask, a ``group``: :func:`pfungst.data.clusters.item_clusters`) the interval is cluster-robust instead
+(Miller 2024, :mod:`pfungst.stats.clustered`) and the design effect (clustered / naive variance) is reported.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import accuracy_estimate
-from pfungst.stats import Estimate, wilson_interval
+from pfungst.stats import Estimate, clustered_mean, wilson_interval
 from pfungst.stress.estimates import estimate_from_dict
 
 __all__ = ["VariantAccuracy", "proportion_estimate", "variant_accuracies"]
@@ -59,6 +61,9 @@ class VariantAccuracy:
     mean of ``1 / K`` over the outcomes' items)."""
     n_unanswered: int
     """Outcomes whose status is not ``ok`` (refused or unparseable generations)."""
+    design_effect: float = math.nan
+    """Clustered / naive variance of the accuracy where the items cluster (the interval is then cluster-robust);
+    NaN where they do not (independent items, Wilson interval)."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys."""
@@ -69,6 +74,7 @@ class VariantAccuracy:
             "format": self.format,
             "accuracy": self.accuracy.to_dict(),
             "n_unanswered": self.n_unanswered,
+            "design_effect": None if math.isnan(self.design_effect) else self.design_effect,
         }
 
     @classmethod
@@ -81,6 +87,7 @@ class VariantAccuracy:
             format=str(data["format"]),
             accuracy=estimate_from_dict(data["accuracy"]),
             n_unanswered=int(data["n_unanswered"]),
+            design_effect=math.nan if data.get("design_effect") is None else float(data["design_effect"]),
         )
 
     def __repr__(self) -> str:
@@ -90,12 +97,16 @@ class VariantAccuracy:
         )
 
 
-def variant_accuracies(outcomes: Sequence[Outcome], *, level: float = 0.95) -> tuple[VariantAccuracy, ...]:
+def variant_accuracies(
+    outcomes: Sequence[Outcome], *, level: float = 0.95, clusters: Mapping[str, str] | None = None
+) -> tuple[VariantAccuracy, ...]:
     """Accuracy per (perturbation, variant, rule, format), in the order each group is first seen.
 
     Args:
         outcomes: Outcomes of any mix of variants, rules and formats.
-        level: Coverage of the Wilson intervals.
+        level: Coverage of the intervals.
+        clusters: Item id -> cluster (:func:`pfungst.data.clusters.item_clusters`); where given, a group whose
+            items span at least two clusters gets a cluster-robust interval and its design effect.
 
     Returns:
         One :class:`VariantAccuracy` per group; empty for no outcomes.
@@ -113,16 +124,27 @@ def variant_accuracies(outcomes: Sequence[Outcome], *, level: float = 0.95) -> t
     for outcome in outcomes:
         key = (outcome.perturbation, outcome.variant, outcome.rule, outcome.format)
         groups.setdefault(key, []).append(outcome)
-    return tuple(
-        VariantAccuracy(
-            perturbation=perturbation,
-            variant=variant,
-            rule=rule,
-            format=format_name,
-            accuracy=accuracy_estimate(
-                sum(outcome.correct for outcome in group), [outcome.n_options for outcome in group], level
-            ),
-            n_unanswered=sum(outcome.status != "ok" for outcome in group),
+    return tuple(_accuracy(key, group, level, clusters) for key, group in groups.items())
+
+
+def _accuracy(
+    key: tuple[str, str, str, str], group: list[Outcome], level: float, clusters: Mapping[str, str] | None
+) -> VariantAccuracy:
+    perturbation, variant, rule, format_name = key
+    accuracy = accuracy_estimate(sum(o.correct for o in group), [o.n_options for o in group], level)
+    effect = math.nan
+    labels = [clusters.get(o.item_id) for o in group] if clusters else []
+    if labels and None not in labels and len(set(labels)) >= 2:
+        robust = clustered_mean(
+            [float(o.correct) for o in group], labels, level, baseline=accuracy.baseline, what="accuracy"
         )
-        for (perturbation, variant, rule, format_name), group in groups.items()
+        accuracy, effect = robust.estimate, robust.design_effect
+    return VariantAccuracy(
+        perturbation=perturbation,
+        variant=variant,
+        rule=rule,
+        format=format_name,
+        accuracy=accuracy,
+        n_unanswered=sum(o.status != "ok" for o in group),
+        design_effect=effect,
     )

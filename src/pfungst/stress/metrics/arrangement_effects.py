@@ -8,6 +8,7 @@ scoring, with a paired bootstrap interval and an exact McNemar test.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
@@ -18,7 +19,13 @@ from pfungst.blocks import Block, Facts, Figure, format_number
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import accuracy_estimate
-from pfungst.stats import Estimate, bootstrap_interval, discordant_counts, paired_bootstrap_difference
+from pfungst.stats import (
+    Estimate,
+    bootstrap_interval,
+    clustered_paired_difference,
+    discordant_counts,
+    paired_bootstrap_difference,
+)
 from pfungst.stress.estimates import estimate_from_dict, estimates_from_dicts, estimates_table, shared_baseline
 from pfungst.stress.metrics.accuracy import proportion_estimate
 from pfungst.stress.metrics.grouping import group_by_item
@@ -115,6 +122,10 @@ class PairedDifference:
     """Items right only under the first variant, and only under the second."""
     n_items: int
     """Items both variants answered."""
+    design_effect: float = math.nan
+    """Where the items cluster: clustered / naive variance of the per-item difference, and ``difference`` is then
+    cluster-robust (t interval and two-sided t test on clusters - 1 degrees of freedom, Miller 2024); NaN
+    where they do not."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys (NaN becomes None)."""
@@ -126,6 +137,7 @@ class PairedDifference:
             "difference": self.difference.to_dict(),
             "n_discordant": list(self.n_discordant),
             "n_items": self.n_items,
+            "design_effect": None if math.isnan(self.design_effect) else self.design_effect,
         }
 
     @classmethod
@@ -140,6 +152,7 @@ class PairedDifference:
             difference=estimate_from_dict(data["difference"]),
             n_discordant=(only_first, only_second),
             n_items=int(data["n_items"]),
+            design_effect=math.nan if data.get("design_effect") is None else float(data["design_effect"]),
         )
 
     def blocks(self) -> tuple[Block, ...]:
@@ -154,6 +167,11 @@ class PairedDifference:
                 (f"right only under {self.first}", format_number(self.n_discordant[0])),
                 (f"right only under {self.second}", format_number(self.n_discordant[1])),
                 ("items", format_number(self.n_items)),
+                *(
+                    (("design effect (clustered items)", format_number(self.design_effect)),)
+                    if not math.isnan(self.design_effect)
+                    else ()
+                ),
             )
         )
         return estimates_table("Paired accuracies", named), facts
@@ -260,8 +278,13 @@ def paired_difference(
     seed: int,
     n_bootstrap: int = 1000,
     level: float = 0.95,
+    clusters: Mapping[str, str] | None = None,
 ) -> PairedDifference:
     """Accuracy of ``first`` minus ``second`` on the same items, with a paired interval and McNemar's exact test.
+
+    Where ``clusters`` (item id -> cluster, :func:`pfungst.data.clusters.item_clusters`) puts the items in at least
+    two clusters, the difference is cluster-robust instead (Miller 2024): t interval and two-sided t test over
+    clusters, with the design effect.
 
     Args:
         first: One outcome per item under the first variant.
@@ -270,6 +293,7 @@ def paired_difference(
         seed: Seed of the bootstrap resampling of items.
         n_bootstrap: Bootstrap resamples for the difference's interval.
         level: Coverage of every interval.
+        clusters: Item id -> cluster; None (or a single cluster) for independent items.
 
     Raises:
         ConfigError: A side is empty, has an item twice, or has items the other lacks.
@@ -301,6 +325,11 @@ def paired_difference(
         right_first, right_second, seed=seed, n_resamples=n_bootstrap, level=level, form="difference of means"
     )
     difference = replace(difference, method="paired bootstrap over items; exact McNemar test")
+    effect = math.nan
+    labels = [clusters.get(item_id) for item_id in item_ids] if clusters else []
+    if labels and None not in labels and len(set(labels)) >= 2:
+        robust = clustered_paired_difference(right_first, right_second, labels, level)
+        difference, effect = replace(robust.estimate, baseline=0.0), robust.design_effect
     return PairedDifference(
         first=names[0],
         second=names[1],
@@ -309,6 +338,7 @@ def paired_difference(
         difference=difference,
         n_discordant=discordant_counts(right_first, right_second),
         n_items=len(item_ids),
+        design_effect=effect,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pfungst.data.clusters import item_clusters
 from pfungst.evaluate.engine import Cell
 from pfungst.evaluate.variants import ShuffledIds
 from pfungst.stress.metrics import PairedDifference, SelectionBias, paired_difference, selection_bias
@@ -38,6 +39,12 @@ class IdsShuffledPerturbation:
         found.add(
             PairedDifference,
             f"{rule}, identity versus ids shuffled",
-            lambda: paired_difference(plain, shuffled, names=("identity", "ids shuffled"), **run.estimation),
+            lambda: paired_difference(
+                plain,
+                shuffled,
+                names=("identity", "ids shuffled"),
+                clusters=item_clusters(run.benchmark),
+                **run.estimation,
+            ),
         )
         return found.findings()

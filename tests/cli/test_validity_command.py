@@ -1,0 +1,46 @@
+"""``pfungst validity`` from the command line: a planted wrong key in a CSV of several models' answers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from pfungst.cli import app
+
+runner = CliRunner()
+
+
+def _answers(path: Path) -> Path:
+    """Eight models; item 'miskeyed' is keyed A but every model answers B; the other items are keyed right."""
+    rows = ["model,item_id,correct,answer,gold,text"]
+    for m in range(8):
+        rows.append(f"m{m},miskeyed,0,B,A,Which planet is largest? A) Mars B) Jupiter")
+        for i in range(30):
+            answer = "A" if (i + m) % 4 else "C"  # each model misses a different quarter of the items
+            rows.append(f"m{m},q{i},{int(answer == 'A')},{answer},A,Question {i}?")
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_validity_ranks_the_planted_key_first_and_writes_json_and_a_report(tmp_path: Path) -> None:
+    out = tmp_path / "validity.json"
+    result = runner.invoke(app, ["validity", "--outcomes", str(_answers(tmp_path / "a.csv")), "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "Which planet is largest?" in result.stdout and "keys suspected wrong: 1" in " ".join(result.stdout.split())
+    data = json.loads(out.read_text())
+    assert data["schema_version"] == "pfungst.validity/1"
+    top = data["datasets"][0]["items"][0]
+    assert (top["item_id"], top["key"], top["agreed_answer"], top["suspected"]) == ("miskeyed", "A", "B", True)
+    page = tmp_path / "report.html"
+    report = runner.invoke(app, ["report", str(out), "-o", str(page)])
+    assert report.exit_code == 0, report.output
+    html = page.read_text()
+    assert "Item validity" in html and "Which planet is largest?" in html and "1 key(s) suspected wrong" in html
+
+
+def test_an_unknown_irt_method_exits_2_with_the_choices(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["validity", "--outcomes", str(_answers(tmp_path / "a.csv")), "--irt", "bayes"])
+    assert result.exit_code == 2
+    assert "--irt must be jml, mml or none" in result.output

@@ -1,0 +1,183 @@
+"""The item validity screen on planted data: a wrong key that simulated models agree on must rank first."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from pfungst.errors import ConfigError, DataError
+from pfungst.reliance import read_outcomes
+from pfungst.reliance.outcomes import ItemAnswer, ModelOutcomes
+from pfungst.reliance.validity import ValidityConfig, ValidityResult, poisson_binomial_upper_tail, validity
+from pfungst.report.loading import read_result
+
+LABELS = ("A", "B", "C", "D")
+WRONG_KEY, IMPOSSIBLE = "q7", "q11"
+
+
+def _simulate(
+    seed: int, *, n_models: int = 14, n_items: int = 150, planted: float = -2.5, probabilities: bool = False
+) -> list[ModelOutcomes]:
+    """Models of spread ability answer 4-option items, knowing the answer with 2PL probability or else picking a
+    wrong option at random; item q7 is keyed wrong (the models that know pick the true answer) and item q11 is
+    beyond every model. ``planted`` is q7's difficulty: low, every model knows it; near 0, only the strong ones."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 4, n_items)
+    keys = truth.copy()
+    keys[7] = (truth[7] + 1) % 4
+    difficulty = rng.normal(0, 1, n_items)
+    difficulty[7], difficulty[11] = planted, 50.0
+    ability = np.linspace(-1, 2, n_models)
+    found = []
+    for m in range(n_models):
+        answers, correct = {}, {}
+        for i in range(n_items):
+            knows = rng.random() < 1 / (1 + math.exp(-(ability[m] - difficulty[i])))
+            choice = truth[i] if knows else rng.choice([c for c in range(4) if c != truth[i]])
+            probs = {}
+            if probabilities:
+                share = np.full(4, 0.3 / 3)
+                share[choice] = 0.7
+                probs = dict(zip(LABELS, share.tolist(), strict=True))
+            answers[f"q{i}"] = ItemAnswer(LABELS[choice], LABELS[keys[i]], f"question {i}?", probs)
+            correct[f"q{i}"] = bool(choice == keys[i])
+        found.append(ModelOutcomes(f"model-{m}", "planted", correct, "sim", "csv", answers=answers))
+    return found
+
+
+def test_planted_wrong_key_ranks_first_with_the_true_answer(seed: int) -> None:
+    result = validity(_simulate(seed))
+    (screen,) = result.datasets
+    top = screen.items[0]
+    assert (top.item_id, top.rank, top.suspected) == (WRONG_KEY, 1, True)
+    assert top.agreed_answer != top.key and top.n_agreed > top.n_models / 2
+    assert top.wrong_key.pvalue < 1e-4 and top.wrong_key.baseline < 0.3
+    assert screen.n_suspected <= 3  # the planted key, and at most two hard items that random guesses agree on
+
+
+def test_items_no_model_gets_right_are_listed(seed: int) -> None:
+    (screen,) = validity(_simulate(seed), ValidityConfig(irt=False)).datasets
+    assert IMPOSSIBLE in screen.no_model_right
+    assert all(item.n_correct > 0 for item in screen.items if item.item_id not in screen.no_model_right)
+
+
+def test_irt_and_item_rest_mark_the_wrong_key(seed: int) -> None:
+    (screen,) = validity(_simulate(seed, n_models=30, planted=-0.5)).datasets
+    by_id = {item.item_id: item for item in screen.items}
+    assert by_id[WRONG_KEY].item_rest < 0  # the stronger the model, the more it misses the (wrong) key
+    assert by_id[WRONG_KEY].rank == 1
+    fitted = [item for item in screen.items if not math.isnan(item.difficulty)]
+    assert len(fitted) > 100 and "twopl_jml" in screen.irt_note
+    # harder planted items get higher difficulty: rank correlation with the share of models wrong
+    share_wrong = [1 - item.n_correct / item.n_models for item in fitted]
+    assert stats.spearmanr([item.difficulty for item in fitted], share_wrong).statistic > 0.8
+
+
+def test_cleanlab_flags_the_wrong_key_where_models_give_probabilities(seed: int) -> None:
+    (screen,) = validity(_simulate(seed, probabilities=True)).datasets
+    by_id = {item.item_id: item for item in screen.items}
+    assert by_id[WRONG_KEY].label_issue
+    qualities = sorted(item.label_quality for item in screen.items)
+    assert by_id[WRONG_KEY].label_quality <= qualities[2]
+    assert "cleanlab" in screen.label_issue_note
+
+
+def test_without_probabilities_cleanlab_scores_nothing(seed: int) -> None:
+    (screen,) = validity(_simulate(seed), ValidityConfig(irt=False)).datasets
+    assert all(math.isnan(item.label_quality) for item in screen.items)
+    assert screen.label_issue_note.startswith("no model gave option probabilities")
+
+
+def test_poisson_binomial_tail_matches_the_binomial_for_equal_rates() -> None:
+    rates = np.full(10, 0.2)
+    assert poisson_binomial_upper_tail(rates, 6) == pytest.approx(stats.binom.sf(5, 10, 0.2))
+    assert poisson_binomial_upper_tail(rates, 0) == pytest.approx(1.0)
+
+
+def test_result_round_trips_through_json(tmp_path: Path, seed: int) -> None:
+    result = validity(_simulate(seed), ValidityConfig(irt=False))
+    path = result.save_json(tmp_path / "validity.json")
+    again = read_result(path)
+    assert isinstance(again, ValidityResult)
+    assert again.to_dict()["datasets"] == json.loads(path.read_text())["datasets"]
+    assert again.suspected()[0].item_id == WRONG_KEY
+    frame = result.to_frame()
+    assert list(frame["rank"][:3]) == [1, 2, 3] and frame.loc[0, "item_id"] == WRONG_KEY
+
+
+def test_bad_settings_and_empty_input_are_user_errors() -> None:
+    with pytest.raises(DataError, match="no outcomes"):
+        validity([])
+    with pytest.raises(ConfigError, match="alpha"):
+        validity(_simulate(0, n_models=3, n_items=20), ValidityConfig(alpha=2))
+
+
+def test_outcomes_without_chosen_answers_warn(seed: int) -> None:
+    bare = [ModelOutcomes(o.model, o.dataset, o.correct, o.source, o.format) for o in _simulate(seed)]
+    result = validity(bare, ValidityConfig(irt=False))
+    assert any("no outcome records the chosen answer" in w for w in result.warnings)
+    assert result.datasets[0].n_suspected == 0
+
+
+def test_csv_with_answer_and_gold_columns_feeds_the_screen(tmp_path: Path) -> None:
+    rows = ["model,item_id,correct,answer,gold,text"]
+    for m in range(6):
+        rows += [f"m{m},bad,0,B,A,Which one?", f"m{m},fine,1,C,C,Easy one?"]
+    table = tmp_path / "outcomes.csv"
+    table.write_text("\n".join(rows) + "\n")
+    outcomes = read_outcomes(table)
+    assert outcomes[0].answers["bad"] == ItemAnswer("B", "A", "Which one?")
+    top = validity(outcomes, ValidityConfig(irt=False)).datasets[0].items[0]
+    assert (top.item_id, top.text, top.key, top.agreed_answer, top.n_agreed) == ("bad", "Which one?", "A", "B", 6)
+
+
+def test_real_neubaroco_logs_rank_the_belief_bias_items_first(shared_data: Path) -> None:
+    result = validity(read_outcomes(shared_data / "pacchiardi" / "neubaroco"), ValidityConfig(irt=False))
+    (screen,) = result.datasets
+    assert (screen.n_items, len(screen.models)) == (371, 14)
+    top = screen.items[0]
+    assert top.suspected and top.text.startswith("Premises:") and top.agreed_answer == "contradiction"
+
+
+def test_readers_keep_the_chosen_answer_for_the_screen(tmp_path: Path) -> None:
+    events: list[dict] = [{"spec": {"completion_fns": ["m"], "base_eval": "task", "run_id": "r"}}]
+    for number, (sampled, expected) in enumerate((("No.", "Yes"), ("no", "No"))):
+        prompt = [{"role": "user", "content": f"Q{number}?"}]
+        events.append(
+            {"sample_id": f"t.{number}", "type": "sampling", "data": {"prompt": prompt, "sampled": [sampled]}}
+        )
+        events.append({"sample_id": f"t.{number}", "type": "match", "data": {"expected": expected, "correct": False}})
+    log = tmp_path / "evals" / "m.jsonl"
+    log.parent.mkdir()
+    log.write_text("".join(json.dumps(e) + "\n" for e in events))
+    (evals,) = read_outcomes(log)
+    assert evals.answers["t.0"] == ItemAnswer("no", "yes", "Q0?")
+
+    line = {
+        "doc_id": 0,
+        "doc": {"question": "Which?"},
+        "target": 1,
+        "arguments": [],
+        "filter": "none",
+        "resps": [],
+        "filtered_resps": [["-0.1", True], ["-2.0", False], ["-3.0", False]],
+        "acc": 0.0,
+    }
+    samples = tmp_path / "m" / "samples_task_2024-05-01T12-00-00.jsonl"
+    samples.parent.mkdir()
+    samples.write_text(json.dumps(line) + "\n")
+    (lm_eval,) = read_outcomes(samples)
+    answer = lm_eval.answers["0"]
+    assert (answer.chosen, answer.gold, answer.text) == ("A", "B", "Which?")
+    assert sum(answer.probabilities.values()) == pytest.approx(1.0) and answer.probabilities["A"] > 0.8
+
+    score = {"item_id": "a", "gold": 2, "chosen": 0, "correct": False, "scores": [0, -1, -2], "status": "ok"}
+    lines = tmp_path / "smollm2.jsonl"
+    lines.write_text(json.dumps(score) + "\n")
+    (scored,) = read_outcomes(lines)
+    assert scored.answers["a"] == ItemAnswer("A", "C")

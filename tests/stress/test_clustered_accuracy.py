@@ -1,0 +1,89 @@
+"""Stress accuracy intervals are cluster-robust where the items cluster (Miller 2024), with the design effect."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pfungst
+from pfungst.data import Benchmark, Item
+from pfungst.data.clusters import item_clusters
+from pfungst.evaluate.outcome import Outcome
+from pfungst.stress.metrics import variant_accuracies
+from tests.evaluate.fakes import ScriptedModel
+
+
+def _outcome(item_id: str, correct: bool) -> Outcome:
+    return Outcome(
+        item_id=item_id,
+        perturbation="identity",
+        variant="identity",
+        rule="letter",
+        format="mmlu",
+        order=(0, 1),
+        labels=("A", "B"),
+        gold=0,
+        chosen=0 if correct else 1,
+        chosen_position=0 if correct else 1,
+        status="ok",
+        scores=(0.0, 0.0),
+    )
+
+
+def test_clustered_items_get_a_wider_interval_and_their_design_effect() -> None:
+    # 10 subjects of 8 items: the model knows whole subjects (all right) or none (all wrong): design effect 8
+    outcomes = [_outcome(f"s{s}-{i}", s % 2 == 0) for s in range(10) for i in range(8)]
+    clusters = {f"s{s}-{i}": f"subject={s}" for s in range(10) for i in range(8)}
+    (plain,) = variant_accuracies(outcomes)
+    (robust,) = variant_accuracies(outcomes, clusters=clusters)
+    assert plain.accuracy.value == robust.accuracy.value == 0.5
+    assert robust.design_effect == 8.0
+    width = robust.accuracy.ci.high - robust.accuracy.ci.low
+    assert width > 2.5 * (plain.accuracy.ci.high - plain.accuracy.ci.low)
+    assert "cluster-robust" in robust.accuracy.method and plain.accuracy.method == "wilson"
+    assert robust.to_dict()["design_effect"] == 8.0 and type(robust).from_dict(robust.to_dict()) == robust
+
+
+def test_benchmarks_cluster_by_subject_only_when_there_are_several(shared_data: Path) -> None:
+    mmlu = pfungst.load(shared_data / "mmlu" / "test")
+    clusters = item_clusters(mmlu)
+    assert clusters is not None and len(set(clusters.values())) > 1
+    one = Benchmark("one", tuple(Item(f"q{i}", "?", ("a", "b"), 0, metadata={"subject": "law"}) for i in range(4)))
+    assert item_clusters(one) is None
+
+
+def test_stress_reports_the_design_effect_of_a_clustered_benchmark() -> None:
+    items = tuple(
+        Item(f"q{s}-{i}", f"Question {s}-{i}?", ("right", "wrong"), 0, metadata={"subject": f"s{s}"})
+        for s in range(6)
+        for i in range(4)
+    )
+
+    def knows_even_subjects(context: str, candidate: str) -> float:
+        even = any(f"Question {s}-" in context for s in (0, 2, 4))
+        right = f"\n{candidate.strip()}. right\n" in context
+        return -0.1 if right == even else -3.0
+
+    result = pfungst.stress(
+        Benchmark("clustered", items),
+        ScriptedModel(next_token_script=knows_even_subjects),
+        perturbations=("identity",),
+        cache=False,
+        n_bootstrap=50,
+    )
+    (identity,) = [a for a in result.accuracies if a.perturbation == "identity"]
+    assert identity.accuracy.value == 0.5 and identity.design_effect == 4.0
+
+
+def test_paired_differences_are_cluster_robust_where_items_cluster() -> None:
+    from pfungst.stress.metrics.arrangement_effects import PairedDifference, paired_difference
+
+    # variant two loses whole subjects: subjects 0-3 right under both, 4-7 right only under the first
+    first = [_outcome(f"s{s}-{i}", True) for s in range(8) for i in range(5)]
+    second = [_outcome(f"s{s}-{i}", s < 4) for s in range(8) for i in range(5)]
+    clusters = {f"s{s}-{i}": f"subject={s}" for s in range(8) for i in range(5)}
+    plain = paired_difference(first, second, seed=0)
+    robust = paired_difference(first, second, seed=0, clusters=clusters)
+    assert plain.difference.value == robust.difference.value == 0.5
+    assert robust.design_effect == 5.0 and "cluster-robust" in robust.difference.method
+    assert robust.difference.pvalue > plain.difference.pvalue  # 8 clusters carry less evidence than 40 items
+    assert PairedDifference.from_dict(robust.to_dict()) == robust
