@@ -127,11 +127,16 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(python: Path, folder: Path, port: int, log_path: Path, wait: float) -> subprocess.Popen[bytes]:
-    """vLLM's OpenAI-compatible server on ``port``, once ``/v1/models`` answers (at most ``wait`` seconds)."""
+def start_server(
+    python: Path, folder: Path, port: int, log_path: Path, wait: float, *, eager: bool
+) -> subprocess.Popen[bytes]:
+    """vLLM's OpenAI-compatible server on ``port``, once ``/v1/models`` answers (at most ``wait`` seconds).
+
+    ``eager`` skips vLLM's torch.compile warm-up (inductor compiles C++ kernels with g++: minutes on 2 cores).
+    """
     command = [str(python), "-m", "vllm.entrypoints.openai.api_server", "--model", str(folder)]
     command += ["--served-model-name", SERVED_NAME, "--host", "127.0.0.1", "--port", str(port)]
-    command += ["--dtype", "float32", "--max-model-len", "2048"]
+    command += ["--dtype", "float32", "--max-model-len", "2048", *(["--enforce-eager"] if eager else [])]
     environment = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_CPU_OMP_THREADS_BIND": "nobind"}
     _log("$ " + " ".join(command) + f"  (log: {log_path})")
     with log_path.open("wb") as log:
@@ -279,6 +284,7 @@ def main() -> None:
     parser.add_argument("--model-dir", type=Path, default=CACHE / "smollm2-hf", help="the transformers copy")
     parser.add_argument("--out", type=Path, default=CACHE / "run", help="folder for logs, items and summary")
     parser.add_argument("--server-wait", type=float, default=900.0, help="seconds to wait for the server")
+    parser.add_argument("--eager", action="store_true", help="pass --enforce-eager (no torch.compile warm-up)")
     parser.add_argument("--install-only", action="store_true", help="stop after steps 1 and 2")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -291,8 +297,9 @@ def main() -> None:
         return
     port = _free_port()
     start = time.perf_counter()
-    server = start_server(python, args.model_dir, port, args.out / "server.log", args.server_wait)
+    server = start_server(python, args.model_dir, port, args.out / "server.log", args.server_wait, eager=args.eager)
     summary["server_start_seconds"] = round(time.perf_counter() - start, 1)
+    summary["eager"] = args.eager
     base = f"http://127.0.0.1:{port}"
     try:
         summary["served"] = served_features(base)
