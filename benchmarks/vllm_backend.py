@@ -89,6 +89,7 @@ def ensure_venv(venv: Path) -> dict[str, Any]:
         record["installed"] = "already"
     else:
         start = time.perf_counter()
+        record["venv_existed"] = python.exists()  # then pip only adds what is missing
         if not python.exists():
             _run([sys.executable, "-m", "venv", str(venv)], check=True)
         pip = [str(python), "-m", "pip", "install", "-q"]
