@@ -187,7 +187,8 @@ class OptionTask:
 
     def predict(self, model: Any, block: Block) -> np.ndarray:
         rows, _ = _option_rows(block)
-        return np.asarray(model.predict_choice(block.X, rows), dtype=int)
+        # Ties at random (seeded by the block's size, so reruns agree): a tie must not favour the first slot.
+        return np.asarray(model.predict_choice(block.X, rows, seed=len(rows)), dtype=int)
 
 
 def _option_rows(block: Block) -> tuple[np.ndarray, np.ndarray]:
