@@ -129,6 +129,10 @@ def test_the_html_report_links_each_leaderboard_row_to_its_section(suite: SuiteR
     for entry in suite.entries:
         assert f">{entry.name}</a>" in html
     assert "Suite benchmark: longest.jsonl" in html
+    notebook = suite._repr_html_()  # Jupyter shows the same sections, links included
+    assert '<a href="#' in notebook and "<script" not in notebook.lower()
+    figures = suite.to_frame()
+    assert "entries[name=longest.jsonl].content.estimate" in figures["name"].tolist()
 
 
 SMALL = 150

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
-from pfungst.audit.position_content import PositionArtifact
-from pfungst.audit.result import Verdict
 from pfungst.errors import ConfigError
+
+if TYPE_CHECKING:  # the command line reads the rules at start-up, before any audit module loads
+    from pfungst.audit.position_content import PositionArtifact
+    from pfungst.audit.result import Verdict
 
 __all__ = ["FAIL_ON", "GATE_EXIT_CODE", "FailOn", "GateResult", "check_gate", "check_gates"]
 
@@ -58,6 +60,7 @@ def check_gate(
         ConfigError: an unknown rule (the message lists the rules).
 
     Example:
+        >>> from pfungst.audit.result import Verdict
         >>> from pfungst.stats import ConfidenceInterval, Estimate
         >>> verdict = Verdict("no evidence", "options", "kappa",
         ...                   Estimate(0.1, "m", 100, ConfidenceInterval(0.05, 0.2)), 0.2, 3)

@@ -5,18 +5,21 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
 from pfungst.audit.gate import FAIL_ON, GATE_EXIT_CODE, GateResult, check_gate
-from pfungst.audit.position_content import PositionContentSplit, split
-from pfungst.audit.result import AuditResult
 from pfungst.cli.common import console
 from pfungst.errors import ConfigError
 from pfungst.serialization import atomic_write
+
+if TYPE_CHECKING:  # imported when a command runs, not when the command line starts
+    from rich.console import Console
+
+    from pfungst.audit.position_content import PositionContentSplit
+    from pfungst.audit.result import AuditResult
 
 __all__ = [
     "CardOption",
@@ -70,6 +73,8 @@ def command_line(context: typer.Context) -> str:
 
 def print_split(result: AuditResult, out: Console) -> PositionContentSplit | None:
     """Print the content verdict and the gold-position finding of a per-item audit apart; the split, or None."""
+    from pfungst.audit.position_content import split
+
     if result.benchmark.get("option_kind") != "per_item":
         return None
     try:

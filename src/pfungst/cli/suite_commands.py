@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from pfungst.audit.gate import GateResult, check_gate, check_gates
-from pfungst.audit.run import AuditConfig
-from pfungst.audit.suite import SuiteConfig, SuiteResult, audit_suite
 from pfungst.cli.common import (
     NBootstrapOption,
     QuietOption,
@@ -24,9 +22,9 @@ from pfungst.cli.common import (
 )
 from pfungst.cli.gate_options import CardOption, FailOnOption, check_fail_on, command_line, end_with_gate, write_card
 from pfungst.errors import ConfigError
-from pfungst.report.card import render_suite_card
-from pfungst.report.console_blocks import render_sections
-from pfungst.report.suite_sections import suite_sections
+
+if TYPE_CHECKING:  # the command imports what it runs when it runs: `--help` stays fast
+    from pfungst.audit.suite import SuiteConfig, SuiteResult
 
 __all__ = ["suite_command"]
 
@@ -72,6 +70,11 @@ def suite_command(
     """Audit every benchmark of a suite; rank them by risk (content), flag gold-position artifacts; resumable."""
     options = locals()
     with user_errors():
+        from pfungst.audit.suite import audit_suite
+        from pfungst.report.card import render_suite_card
+        from pfungst.report.console_blocks import render_sections
+        from pfungst.report.suite_sections import suite_sections
+
         check_fail_on(fail_on)
         config = _config(options)
         with progress_bar(quiet) as report:
@@ -89,6 +92,9 @@ def suite_command(
 
 def _config(options: dict[str, Any]) -> SuiteConfig:
     """The suite's settings from the command's options, checked before any benchmark is read."""
+    from pfungst.audit.run import AuditConfig
+    from pfungst.audit.suite import SuiteConfig
+
     if options["on_error"] not in ("raise", "skip"):
         raise ConfigError(f"--on-error must be 'raise' or 'skip', not {options['on_error']!r}")
     config = SuiteConfig(

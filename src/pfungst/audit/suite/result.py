@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from pfungst.audit.suite.entry import SkippedSource, SuiteEntry, read_entry
+from pfungst.display import NotebookDisplay
 from pfungst.schema import SCHEMA_VERSIONS, Fields
 from pfungst.serialization import to_jsonable, write_json
 from pfungst.stats import BHResult, benjamini_hochberg
@@ -32,7 +33,7 @@ SCHEMA_VERSION = SCHEMA_VERSIONS["suite"]
 
 
 @dataclass(frozen=True, eq=False)
-class SuiteResult:
+class SuiteResult(NotebookDisplay):
     """Every benchmark of a suite: audited ones ranked by risk, skipped ones with their reason."""
 
     entries: tuple[SuiteEntry, ...]
@@ -105,10 +106,6 @@ class SuiteResult:
                 }
             )
         return pd.DataFrame(rows)
-
-    def to_frame(self) -> pd.DataFrame:
-        """The leaderboard (one row per audited benchmark)."""
-        return self.leaderboard()
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys."""
