@@ -180,3 +180,12 @@ def test_real_bigbench_date_understanding_is_a_layout_artifact_not_a_content_cue
     assert entry.position is not None and entry.position.flagged and entry.position.most_common == "A"
     assert entry.verdict.label == "predictable"
     assert entry.content.label == "no evidence"
+
+
+def test_a_generative_bigbench_task_is_skipped_saying_why(tmp_path: Path) -> None:
+    task = tmp_path / "checkout" / "story_generation" / "task.json"
+    task.parent.mkdir(parents=True)
+    task.write_text('{"name": "story_generation", "examples": [{"input": "Once", "target": "upon a time"}]}')
+    result = audit_suite([tmp_path / "checkout"], tmp_path / "out", SuiteConfig(audit=QUICK))
+    assert result.entries == () and [s.name for s in result.skipped] == ["story_generation"]
+    assert "field 'target_scores': missing. Only multiple-choice examples" in result.skipped[0].reason

@@ -136,7 +136,7 @@ def _audit_one(source: Source, key: str, config: SuiteConfig, cache: SuiteCache)
     sha256 = file_sha256(source.path)
     started = time.perf_counter()
     try:
-        benchmark = load(source.path, config.reader, on_error=config.on_error, name=source.name)
+        benchmark = load(source.path, config.reader or source.reader, on_error=config.on_error, name=source.name)
         result = audit(benchmark, replace(config.audit, feature_sets=_feature_sets_for(benchmark, config.audit)))
         parts = split(result)
     except PfungstError as error:

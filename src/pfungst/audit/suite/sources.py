@@ -31,6 +31,8 @@ class Source:
     ``logical_deduction/three_objects``, ``mmlu/test.csv``)."""
     path: Path
     """The file (or ``task.json``) to load."""
+    reader: str | None = None
+    """``bigbench`` for the tasks of a checkout (so a generative task says why it cannot be read); None: detect."""
 
     @property
     def slug(self) -> str:
@@ -64,7 +66,7 @@ def discover(paths: Sequence[str | Path]) -> tuple[Source, ...]:
             raise DataError(f"{path}: no such file or directory. Pass benchmark files or folders")
         sources = _sources(path)
         if len(paths) > 1 and path.is_dir():  # several folders: keep the folder's name in front (task/subtask)
-            sources = [s if s.name == path.name else Source(f"{path.name}/{s.name}", s.path) for s in sources]
+            sources = [s if s.name == path.name else Source(f"{path.name}/{s.name}", s.path, s.reader) for s in sources]
         found += sources
     return _unique(found)
 
@@ -74,7 +76,9 @@ def _sources(path: Path) -> list[Source]:
         return [Source(path.parent.name if path.name == _TASK_FILE else path.name, path)]
     tasks = sorted(path.rglob(_TASK_FILE))
     if tasks:
-        return [Source(_relative_name(task.parent, path), task) for task in tasks if not _hidden(task, path)]
+        return [
+            Source(_relative_name(task.parent, path), task, "bigbench") for task in tasks if not _hidden(task, path)
+        ]
     files = sorted(p for p in path.rglob("*") if p.is_file() and not _hidden(p, path) and not _ignored(p))
     if not files:
         raise DataError(f"{path}: the folder holds no benchmark file. Pass benchmark files or folders")
@@ -106,7 +110,7 @@ def _unique(sources: Iterable[Source]) -> tuple[Source, ...]:
         seen_paths.add(resolved)
         names[source.name] = names.get(source.name, 0) + 1
         name = source.name if names[source.name] == 1 else f"{source.name}#{names[source.name]}"
-        unique.append(Source(name, source.path))
+        unique.append(Source(name, source.path, source.reader))
     return tuple(unique)
 
 
