@@ -31,10 +31,7 @@ def board(loaded: list[LoadedResult]) -> Board:
 def _rows(result: LoadedResult) -> list[tuple[str, str, str, str, str]]:
     data: Any = as_mapping(result.data) if result.kind in _DICT_KINDS else result.data
     if result.kind == "audit":
-        verdict = data.verdict
-        status = "bad" if verdict.label == "predictable" else "warn" if verdict.signal_below_threshold else "good"
-        words = verdict.label + (" (signal below threshold)" if verdict.signal_below_threshold else "")
-        return [(_name(data.benchmark), "(data)", f"surface cues: {words}", headline(result), status)]
+        return [_audit_row(data, headline(result))]
     if result.kind == "summary":
         return [(_name(data.benchmark), "(data)", "inspected", headline(result), "info")]
     if result.kind == "suite":
@@ -123,6 +120,14 @@ def headline(result: LoadedResult) -> str:
         ranks = data.get("rank_stability", data)
         return f"Kendall's W over variants {format_estimate(ranks.get('concordance'))}"
     return ""
+
+
+def _audit_row(data: Any, figure: str) -> tuple[str, str, str, str, str]:
+    """An audit's board row: its verdict, with a signal below the threshold as a warning."""
+    verdict = data.verdict
+    status = "bad" if verdict.label == "predictable" else "warn" if verdict.signal_below_threshold else "good"
+    words = verdict.label + (" (signal below threshold)" if verdict.signal_below_threshold else "")
+    return (_name(data.benchmark), "(data)", f"surface cues: {words}", figure, status)
 
 
 def _suite_row(entry: Any) -> tuple[str, str, str, str, str]:

@@ -20,8 +20,8 @@ from pfungst.report.provenance import provenance_sections
 from pfungst.report.reliance_sections import reliance_sections
 from pfungst.report.score_sections import score_sections
 from pfungst.report.stress_sections import rank_sections, stress_sections
-from pfungst.report.validity_sections import validity_sections
 from pfungst.report.suite_sections import suite_sections
+from pfungst.report.validity_sections import validity_sections
 
 __all__ = ["build_report", "result_sections"]
 
