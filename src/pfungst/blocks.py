@@ -83,16 +83,19 @@ class Table:
     text_columns: int = 1
     note: str = ""
     """How the figures were computed (the estimates' method), shown under the table."""
+    links: tuple[str, ...] = ()
+    """Per row, the title of the section its first cell links to (HTML); empty for no links."""
     kind: ClassVar[str] = "table"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        table = {
             "kind": self.kind,
             "caption": self.caption,
             "columns": list(self.columns),
             "rows": [list(row) for row in self.rows],
             "note": self.note,
         }
+        return {**table, "links": list(self.links)} if self.links else table
 
 
 @dataclass(frozen=True)

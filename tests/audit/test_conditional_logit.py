@@ -139,3 +139,13 @@ def test_running_out_of_iterations_warns(seed: int) -> None:
 def test_follows_scikit_learn_parameter_conventions() -> None:
     model = ConditionalLogit(C=0.1, penalty="l1")
     assert clone(model).get_params() == {"C": 0.1, "penalty": "l1", "max_iter": 500, "tol": 1e-6}
+
+
+def test_a_seeded_choice_breaks_ties_at_random_not_towards_the_first_option() -> None:
+    model = ConditionalLogit().fit(np.array([[1.0], [0.0]]), np.array([1, 0]), np.array([0, 0]))
+    X = np.zeros((3 * 600, 1))  # every option scores the same
+    groups = np.repeat(np.arange(600), 3)
+    assert set(model.predict_choice(X, groups).tolist()) == {0}
+    chosen = model.predict_choice(X, groups, seed=0)
+    assert np.allclose(np.bincount(chosen, minlength=3) / 600, 1 / 3, atol=0.06)
+    assert model.predict_choice(X, groups, seed=0).tolist() == chosen.tolist()

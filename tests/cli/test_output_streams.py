@@ -120,7 +120,20 @@ def test_old_option_names_still_work_with_a_one_line_notice_on_stderr(tmp_path: 
 
 
 # Options that are no config field: data loading, outputs, the model, and what the command runs on.
-NOT_CONFIG = {"reader", "map", "on_error", "strict", "json", "items", "out", "quiet", "help", "model"}
+NOT_CONFIG = {
+    "reader",
+    "map",
+    "on_error",
+    "strict",
+    "json",
+    "items",
+    "out",
+    "quiet",
+    "help",
+    "model",
+    "fail_on",
+    "card",
+}
 MODEL_OPTIONS = {"threads", "timeout", "retries"}  # the backend's options (model_options), not config fields
 COMMANDS = {
     "audit": (pfungst.AuditConfig, {"feature_set", "deduplicate", "fix"}),

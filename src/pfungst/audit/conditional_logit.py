@@ -121,10 +121,12 @@ class ConditionalLogit(BaseEstimator):
         proba[order] = _group_softmax(scores[order], starts)
         return proba
 
-    def predict_choice(self, X: Any, groups: ArrayLike) -> np.ndarray:
+    def predict_choice(self, X: Any, groups: ArrayLike, seed: int | None = None) -> np.ndarray:
         """Per group (in sorted order of the group ids), the position within the group of its highest-scoring row.
 
-        Positions count the group's rows in the order they appear in ``X``; ties go to the first of them.
+        Positions count the group's rows in the order they appear in ``X``. Ties go to the first of them, or, with
+        a ``seed``, to one of them at random: a probe without position features must not win by tie-breaking
+        towards the first slot when a file lists the gold first.
         """
         scores = self.decision_function(X)
         _, order, starts = _group_layout(groups, scores.size)
@@ -132,7 +134,11 @@ class ConditionalLogit(BaseEstimator):
         sizes = np.diff(np.append(starts, scores.size))
         local = np.arange(scores.size) - np.repeat(starts, sizes)
         is_best = sorted_scores >= np.repeat(np.maximum.reduceat(sorted_scores, starts), sizes)
-        return np.minimum.reduceat(np.where(is_best, local, scores.size), starts).astype(int)
+        if seed is None:
+            return np.minimum.reduceat(np.where(is_best, local, scores.size), starts).astype(int)
+        keys = np.where(is_best, np.random.default_rng(seed).random(scores.size), 2.0)
+        lowest = np.repeat(np.minimum.reduceat(keys, starts), sizes)
+        return np.minimum.reduceat(np.where(keys == lowest, local, scores.size), starts).astype(int)
 
     def _check_params(self) -> None:
         if self.penalty not in ("l1", "l2"):

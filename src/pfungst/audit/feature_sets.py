@@ -92,6 +92,15 @@ _BUILTIN: dict[str, FeatureSet] = {
         description="option length (characters, words, GPT-2 tokens), length rank, longest / shortest, position, "
         "overlap with the question, negation words, 'all / none of the above'",
     ),
+    "options_no_position": FeatureSet(
+        name="options_no_position",
+        paper_name="",
+        level="option",
+        factory="pfungst.audit.features.options:OptionFeatures",
+        params={"positions": False},
+        description="the options set without the position columns: a content probe that cannot see where the "
+        "gold option sits in the file",
+    ),
     "options_1-grams_presence": FeatureSet(
         name="options_1-grams_presence",
         paper_name="",

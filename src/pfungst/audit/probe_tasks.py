@@ -171,6 +171,9 @@ class OptionTask:
         self.n_classes = int(n_options.max()) if n_options.size else 0
         self.class_names = tuple(_position_name(k) for k in range(self.n_classes))
         self.chance = float(np.mean(1.0 / n_options)) if n_options.size else float("nan")
+        self.random_ties = True
+        """Break ties between equally scored options at random: set in ``encode`` for features without position
+        columns, so that a position-blind probe cannot win by tie-breaking towards the first slot."""
 
     def encode(self, encoder: Encoder, items: np.ndarray, fit: bool) -> Block:
         """Features of the options of ``items`` (positions), fitting ``encoder`` on them when ``fit``."""
@@ -178,6 +181,8 @@ class OptionTask:
         frame = self.table.subset(items).frame
         is_gold = frame["is_gold"].to_numpy(dtype=bool)
         X = encoder.fit_transform(frame, is_gold.astype(int)) if fit else encoder.transform(frame)
+        if fit:
+            self.random_ties = not _has_position_columns(encoder)
         return Block(X, self.y[items], frame["item"].to_numpy(dtype=int), is_gold)
 
     def fit(self, name: ClassifierSpec | str, block: Block, *, seed: int, max_iter: int) -> Any:
@@ -187,7 +192,19 @@ class OptionTask:
 
     def predict(self, model: Any, block: Block) -> np.ndarray:
         rows, _ = _option_rows(block)
-        return np.asarray(model.predict_choice(block.X, rows), dtype=int)
+        # Position-blind features: ties at random (seeded by the block's size, so reruns agree), never the first
+        # slot. Features with position columns keep first-slot ties: they see positions anyway.
+        seed = len(rows) if self.random_ties else None
+        return np.asarray(model.predict_choice(block.X, rows, seed=seed), dtype=int)
+
+
+def _has_position_columns(encoder: Encoder) -> bool:
+    """Whether a fitted option-level encoder outputs position columns (``position_A``, ...); False if it cannot say."""
+    try:
+        names = encoder.feature_names()
+    except (AttributeError, ValueError, TypeError):
+        return False
+    return any(str(name).startswith("position_") for name in names)
 
 
 def _option_rows(block: Block) -> tuple[np.ndarray, np.ndarray]:

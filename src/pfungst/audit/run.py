@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Literal
 
@@ -30,13 +30,13 @@ from pfungst.stats import (
     cohen_kappa,
 )
 
-__all__ = ["AuditConfig", "audit", "default_feature_sets", "verdict_statistic"]
+__all__ = ["AuditConfig", "audit", "default_feature_sets", "verdict_of", "verdict_statistic"]
 
 Protocol = Literal["crossfit", "pacchiardi2024"]
 Progress = Callable[[str, int, int], None]
 """Called as ``progress(step, done, total)`` before each probe and once at the end."""
 
-PER_ITEM_DEFAULTS: tuple[str, ...] = ("options", "options_1-grams_presence", "1-grams_presence")
+PER_ITEM_DEFAULTS: tuple[str, ...] = ("options", "options_no_position", "options_1-grams_presence", "1-grams_presence")
 
 
 @dataclass(frozen=True)
@@ -180,6 +180,17 @@ def verdict_statistic(benchmark: Benchmark, protocol: Protocol) -> str:
     """
     del protocol  # the same statistic under both protocols (see above)
     return "chance_corrected_accuracy" if benchmark.option_kind == "per_item" else "kappa"
+
+
+def verdict_of(probes: Sequence[ProbeOutcome], config: AuditConfig, statistic: str) -> Verdict:
+    """The verdict over ``probes`` alone (their best, Bonferroni over them): e.g. the position-blind probes only.
+
+    Raises:
+        ConfigError: ``probes`` is empty.
+    """
+    if not probes:
+        raise ConfigError("a verdict needs at least one probe")
+    return _verdict(list(probes), config, statistic)
 
 
 def _verdict(probes: list[ProbeOutcome], config: AuditConfig, statistic: str) -> Verdict:

@@ -1,7 +1,8 @@
 """The ``pfungst`` command line: parse options, call the Python API, print. Nothing here is CLI-only logic.
 
 One module per group of commands, all registered on one typer app (:mod:`pfungst.cli.common`). Exit codes: 0 ok;
-2 user error (one message, no traceback); 130 interrupted; 1 with a traceback for bugs. The commands (and what they
+2 user error (one message, no traceback); 3 a release gate (``--fail-on``) breached, with the reasons on stderr;
+130 interrupted; 1 with a traceback for bugs. The commands (and what they
 import) load inside :func:`main`, so a Ctrl-C while they load exits 130 with one line too.
 """
 
@@ -34,6 +35,7 @@ def _app() -> Typer:
         integration_commands,
         model_commands,
         report_commands,
+        suite_commands,
     )
     from pfungst.cli.common import app
 

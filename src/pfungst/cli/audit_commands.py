@@ -28,11 +28,23 @@ from pfungst.cli.common import (
     user_errors,
     write_json,
 )
+from pfungst.cli.gate_options import (
+    CardOption,
+    FailOnOption,
+    audit_gate,
+    check_fail_on,
+    command_line,
+    end_with_gate,
+    print_split,
+    write_card,
+)
 from pfungst.serialization import check_outputs, write_csv
 
 if TYPE_CHECKING:  # the command imports what it runs when it runs: `--help` stays fast
     from rich.console import Console
 
+    from pfungst.audit.position_content import PositionContentSplit
+    from pfungst.audit.result import AuditResult
     from pfungst.audit.run import AuditConfig
     from pfungst.data.benchmark import Benchmark
 
@@ -68,6 +80,7 @@ _Fix = Annotated[
 
 @app.command("audit", cls=renamed_options(RENAMED))
 def audit_command(
+    context: typer.Context,
     data: DataArgument,
     reader: ReaderOption = None,
     map: MapOption = None,
@@ -87,15 +100,17 @@ def audit_command(
     json_path: Annotated[Path | None, typer.Option("--json", help="Write the result as JSON ('-': stdout).")] = None,
     items_path: Annotated[Path | None, typer.Option("--items", help="Write per-item predictions as CSV.")] = None,
     fix_dir: _Fix = None,
+    fail_on: FailOnOption = None,
+    card: CardOption = None,
     quiet: QuietOption = False,
 ) -> None:
     """Can the benchmark be answered from surface features alone? Probes, heuristics, cues, and a verdict."""
     options = locals()  # every option by name: AuditConfig's fields are named after them
     with user_errors():
         from pfungst.audit.run import AuditConfig, audit
-        from pfungst.report.console_blocks import render_to_console
 
-        check_outputs([data], {"--json": json_path, "--items": items_path}, folders={"--fix": fix_dir})
+        check_fail_on(fail_on)
+        check_outputs([data], {"--json": json_path, "--items": items_path, "--card": card}, folders={"--fix": fix_dir})
         config = config_from_options(
             AuditConfig,
             options,
@@ -109,12 +124,28 @@ def audit_command(
         with progress_bar(quiet) as report:
             result = audit(benchmark, config, progress=report)
         out = results_console(json_path)
-        render_to_console(result, out)
-        write_json(json_path, lambda path: result.save_json(path, items=True))
-        if items_path:
-            console.print(f"wrote {escape(str(write_csv(items_path, result.items_frame())))}")
+        parts = _report(result, out, command_line(context), json_path, items_path, card)
         if fix_dir:
             _fix_and_audit(benchmark, fix_dir, config, quiet, out)
+        gate = audit_gate(fail_on, result, parts)
+    end_with_gate(gate)
+
+
+def _report(
+    result: AuditResult, out: Console, command: str, json_path: Path | None, items_path: Path | None, card: Path | None
+) -> PositionContentSplit | None:
+    """Print the audit (and, per-item, its position and content apart); write its JSON (with per-item predictions),
+    per-item CSV and card where asked for. Returns the position / content split, if any."""
+    from pfungst.report.card import render_card
+    from pfungst.report.console_blocks import render_to_console
+
+    render_to_console(result, out)
+    parts = print_split(result, out)
+    write_json(json_path, lambda path: result.save_json(path, items=True))
+    if items_path:
+        console.print(f"wrote {escape(str(write_csv(items_path, result.items_frame())))}")
+    write_card(card, render_card(result, parts, command))
+    return parts
 
 
 def _fix_and_audit(benchmark: Benchmark, fix_dir: Path, config: AuditConfig, quiet: bool, out: Console) -> None:

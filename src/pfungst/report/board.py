@@ -31,12 +31,11 @@ def board(loaded: list[LoadedResult]) -> Board:
 def _rows(result: LoadedResult) -> list[tuple[str, str, str, str, str]]:
     data: Any = as_mapping(result.data) if result.kind in _DICT_KINDS else result.data
     if result.kind == "audit":
-        verdict = data.verdict
-        status = "bad" if verdict.label == "predictable" else "warn" if verdict.signal_below_threshold else "good"
-        words = verdict.label + (" (signal below threshold)" if verdict.signal_below_threshold else "")
-        return [(_name(data.benchmark), "(data)", f"surface cues: {words}", headline(result), status)]
+        return [_audit_row(data, headline(result))]
     if result.kind == "summary":
         return [(_name(data.benchmark), "(data)", "inspected", headline(result), "info")]
+    if result.kind == "suite":
+        return [_suite_row(entry) for entry in data.entries]
     if result.kind == "score":
         accuracy = data.accuracy
         above = accuracy.ci is not None and accuracy.ci.low > accuracy.baseline
@@ -101,6 +100,12 @@ def headline(result: LoadedResult) -> str:
         return f"{verdict.label}: {verdict.feature_set}, {statistic} {format_estimate(verdict.estimate)}"
     if result.kind == "summary":
         return f"majority answer share {format_estimate(data.majority)}"
+    if result.kind == "suite":
+        flagged = sum(entry.position_flagged for entry in data.entries)
+        return (
+            f"{len(data.entries)} benchmarks; {data.content_tests.n_rejected} with content cues (BH); "
+            f"{flagged} gold-position artifact(s)"
+        )
     if result.kind == "score":
         return f"accuracy {format_estimate(data.accuracy)}, chance {_number(data.accuracy.baseline)}"
     if result.kind == "stress":
@@ -115,6 +120,31 @@ def headline(result: LoadedResult) -> str:
         ranks = data.get("rank_stability", data)
         return f"Kendall's W over variants {format_estimate(ranks.get('concordance'))}"
     return ""
+
+
+def _audit_row(data: Any, figure: str) -> tuple[str, str, str, str, str]:
+    """An audit's board row: its verdict, with a signal below the threshold as a warning."""
+    verdict = data.verdict
+    status = "bad" if verdict.label == "predictable" else "warn" if verdict.signal_below_threshold else "good"
+    words = verdict.label + (" (signal below threshold)" if verdict.signal_below_threshold else "")
+    return (_name(data.benchmark), "(data)", f"surface cues: {words}", figure, status)
+
+
+def _suite_row(entry: Any) -> tuple[str, str, str, str, str]:
+    """A suite benchmark's board row: its content verdict, with a gold-position artifact flagged beside it."""
+    content = entry.content
+    status = "bad" if content.label == "predictable" or entry.position_flagged else "good"
+    if status == "good" and content.signal_below_threshold:
+        status = "warn"
+    words = f"content: {content.label}" + ("; gold-position artifact" if entry.position_flagged else "")
+    statistic = _STATISTIC_NAMES.get(content.statistic, content.statistic.replace("_", " "))
+    return (
+        entry.name,
+        "(data)",
+        words,
+        f"{content.feature_set}, {statistic} {format_estimate(content.estimate)}",
+        status,
+    )
 
 
 def _plain_accuracy(data: Mapping[str, Any]) -> str:

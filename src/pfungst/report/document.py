@@ -20,6 +20,7 @@ from pfungst.report.provenance import provenance_sections
 from pfungst.report.reliance_sections import reliance_sections
 from pfungst.report.score_sections import score_sections
 from pfungst.report.stress_sections import rank_sections, stress_sections
+from pfungst.report.suite_sections import suite_sections
 from pfungst.report.validity_sections import validity_sections
 
 __all__ = ["build_report", "result_sections"]
@@ -47,6 +48,7 @@ def build_report(results: Iterable[Any], *, title: str | None = None) -> Report:
     """
     loaded = [as_result(result) for result in results]
     sections: list[Section] = [_overview(loaded)]
+    sections += [section for result in loaded if result.kind == "suite" for section in suite_sections(result.data)]
     sections += _data_side(loaded)
     sections += _model_side(loaded)
     for result in loaded:
@@ -78,6 +80,8 @@ def result_sections(result: Any) -> tuple[Section, ...]:
         return (Section("Reliance on shortcuts", ()), *reliance_sections(loaded.data))
     if loaded.kind == "validity":
         return (Section("Item validity: suspected wrong keys", ()), *validity_sections(loaded.data))
+    if loaded.kind == "suite":
+        return suite_sections(loaded.data)
     return tuple(_model_side([loaded]))
 
 

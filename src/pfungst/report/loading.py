@@ -33,6 +33,7 @@ RESULT_CLASSES: Registry[Any] = Registry(
         "stress-comparison": "pfungst.stress.comparison:StressComparison",
         "reliance": "pfungst.reliance.result:RelianceResult",
         "validity": "pfungst.reliance.validity.result:ValidityResult",
+        "suite": "pfungst.audit.suite.result:SuiteResult",
     },
     group=None,
 )

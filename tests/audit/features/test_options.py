@@ -128,3 +128,12 @@ def test_wrong_inputs_are_refused() -> None:
         OptionFeatures().fit(pd.DataFrame({"option": ["a"]}))
     with pytest.raises(ConfigError, match="OptionTable or its frame"):
         OptionFeatures().fit(["a", "b"])
+
+
+def test_without_positions_no_column_says_where_an_option_sits(seed: int) -> None:
+    table = OptionTable.from_benchmark(make_synthetic("gold-position", 60, seed=seed))
+    blind = OptionFeatures(positions=False).fit(table)
+    names = blind.get_feature_names_out().tolist()
+    assert not any(name.startswith("position_") for name in names)
+    assert blind.transform(table).shape == (len(table.frame), len(names))
+    assert blind.n_positions_ == 0

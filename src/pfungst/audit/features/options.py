@@ -160,24 +160,29 @@ class OptionFeatures(TransformerMixin, BaseEstimator):
 
     Args:
         standardize: Centre and scale the count and length columns with statistics from ``fit``.
+        positions: Include the one-hot position columns (default). ``False`` makes a probe that cannot see where
+            an option sits (the ``options_no_position`` set), so what it finds is a content cue, not a file-layout
+            artifact such as "the gold is always listed first".
 
     Attributes:
-        n_positions_: The most options an item had in ``fit`` (the width of the one-hot position).
+        n_positions_: The most options an item had in ``fit`` (the width of the one-hot position; 0 without
+            ``positions``).
         scaler_: The ``StandardScaler`` of the continuous columns, or None without ``standardize``.
         feature_names_: The column names, in output order.
     """
 
-    def __init__(self, *, standardize: bool = True) -> None:
+    def __init__(self, *, standardize: bool = True, positions: bool = True) -> None:
         self.standardize = standardize
+        self.positions = positions
 
     def _unscaled(self, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         """The continuous columns and the 0/1 columns (flags, then positions) of ``frame``, unscaled."""
         words = [_words(text) for text in frame["option"].astype(str)]
         table = pd.concat([_length_features(frame, words), _text_features(frame, words)], axis=1)
         continuous = table[list(_CONTINUOUS)].to_numpy(dtype=float)
-        flags = np.column_stack(
-            [table[list(_FLAGS)].to_numpy(dtype=float), _position_features(frame, self.n_positions_)]
-        )
+        flags = table[list(_FLAGS)].to_numpy(dtype=float)
+        if self.positions:
+            flags = np.column_stack([flags, _position_features(frame, self.n_positions_)])
         return continuous, flags
 
     def fit(self, X: Any, y: Any = None) -> OptionFeatures:
@@ -193,8 +198,9 @@ class OptionFeatures(TransformerMixin, BaseEstimator):
         """Fix the columns, compute the training features once, learn the scaling; the scaled training features."""
         if frame.empty:
             raise ConfigError("option features need at least one option row to fit")
-        self.n_positions_ = int(max(frame["n_options"].max(), frame["position"].max() + 1))
-        self.feature_names_ = np.asarray([*_CONTINUOUS, *_FLAGS, *_position_names(self.n_positions_)], dtype=object)
+        self.n_positions_ = int(max(frame["n_options"].max(), frame["position"].max() + 1)) if self.positions else 0
+        position_names = _position_names(self.n_positions_) if self.positions else []
+        self.feature_names_ = np.asarray([*_CONTINUOUS, *_FLAGS, *position_names], dtype=object)
         continuous, flags = self._unscaled(frame)
         self.scaler_ = StandardScaler().fit(continuous) if self.standardize else None
         if self.scaler_ is not None:

@@ -1,0 +1,180 @@
+"""``audit_suite``: audit many benchmarks in one run, one JSON each plus a ranked suite JSON, resumable.
+
+For each source (:func:`~pfungst.audit.suite.sources.discover`): hash the file, look its entry up in the cache
+(:class:`~pfungst.audit.suite.cache.SuiteCache`), otherwise load it, audit it with the suite's settings, split its
+verdict into content and position (:func:`~pfungst.audit.position_content.split`), and write its audit JSON and
+its entry. A source that cannot be read or audited (a generative BIG-bench task, too few items for the folds) is
+kept as skipped with the error's message. Bugs are not swallowed: they stop the run, and a rerun resumes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+from pfungst.audit.feature_sets import get_feature_set
+from pfungst.audit.position_content import POSITION_BLIND_FEATURE_SETS, split
+from pfungst.audit.run import AuditConfig, audit
+from pfungst.audit.suite.cache import SuiteCache, cache_key
+from pfungst.audit.suite.entry import SkippedSource, SuiteEntry
+from pfungst.audit.suite.result import SuiteResult
+from pfungst.audit.suite.sources import Source, discover, file_sha256
+from pfungst.data.benchmark import Benchmark
+from pfungst.data.loading import load
+from pfungst.environment import environment
+from pfungst.errors import ConfigError, PfungstError
+
+__all__ = ["SuiteConfig", "audit_suite"]
+
+Progress = Callable[[str, int, int], None]
+"""Called as ``progress(benchmark, done, total)`` before each benchmark and once at the end."""
+
+SUITE_JSON = "suite.json"
+"""The suite result's file name in the output folder."""
+
+
+@dataclass(frozen=True)
+class SuiteConfig:
+    """Settings of a suite: one audit configuration for every benchmark, and how to read and rank them."""
+
+    audit: AuditConfig = field(default_factory=AuditConfig)
+    """The audit of each benchmark (per-item benchmarks get the per-item default feature sets unless named)."""
+    reader: str | None = None
+    """One reader for every source; None detects each file's format."""
+    on_error: Literal["raise", "skip"] = "raise"
+    """Malformed rows: ``raise`` skips the whole benchmark (with the reason); ``skip`` drops the rows, counted."""
+    alpha: float = 0.05
+    """False discovery rate of the Benjamini-Hochberg tests across benchmarks."""
+    top_cues: int = 3
+    """Cues listed per benchmark in the leaderboard."""
+
+    def validate(self) -> None:
+        """Raise :class:`ConfigError` for an invalid setting, before any benchmark is read."""
+        self.audit.validate()
+        if not 0 < self.alpha < 1:
+            raise ConfigError(f"alpha must be a false discovery rate in (0, 1), not {self.alpha}")
+        if self.top_cues < 0:
+            raise ConfigError(f"top_cues must be 0 or more, not {self.top_cues}")
+
+    def key_settings(self) -> dict[str, object]:
+        """The settings that go into every benchmark's cache key."""
+        return {**asdict(self.audit), "reader": self.reader, "on_error": self.on_error, "top_cues": self.top_cues}
+
+
+def audit_suite(
+    paths: Sequence[str | Path],
+    out_dir: str | Path,
+    config: SuiteConfig | None = None,
+    *,
+    progress: Progress | None = None,
+) -> SuiteResult:
+    """Audit every benchmark ``paths`` stand for; write one audit JSON each and ``suite.json`` under ``out_dir``.
+
+    Args:
+        paths: Benchmark files and folders (a BIG-bench checkout: every ``task.json``; any other folder: every file).
+        out_dir: Output folder: ``suite.json`` and ``benchmarks/<name>.audit.json`` / ``.entry.json``. A rerun
+            into the same folder reuses every entry whose data, settings and pfungst version are unchanged.
+        config: Settings; default :class:`SuiteConfig`.
+        progress: Optional callback ``progress(benchmark, done, total)``.
+
+    Raises:
+        ConfigError: an invalid setting.
+        DataError: a path does not exist or a folder holds no file.
+
+    Example:
+        >>> import tempfile
+        >>> from pfungst.data.synthetic import make_synthetic
+        >>> from pfungst.serialization import write_jsonl
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> _ = write_jsonl(folder / "data" / "position.jsonl", [
+        ...     {"question": i.text, "choices": list(i.options), "answer": i.gold}
+        ...     for i in make_synthetic("gold-position", 120)])
+        >>> quick = AuditConfig(n_bootstrap=50, n_permutations=20, n_repeats=1, cues=False)
+        >>> result = audit_suite([folder / "data"], folder / "out", SuiteConfig(audit=quick))
+        >>> [(e.name, e.position_flagged, e.content.label) for e in result.entries]
+        [('position.jsonl', True, 'no evidence')]
+    """
+    config = config or SuiteConfig()
+    config.validate()
+    started = time.perf_counter()
+    sources = discover(paths)
+    out = Path(out_dir)
+    cache = SuiteCache(out / "benchmarks")
+    report = progress or (lambda step, done, total: None)
+    from pfungst import __version__
+
+    entries: list[SuiteEntry] = []
+    skipped: list[SkippedSource] = []
+    reused = 0
+    for done, source in enumerate(sources):
+        report(source.name, done, len(sources))
+        key = cache_key(file_sha256(source.path), config.key_settings(), __version__)
+        entry = cache.lookup(source.slug, key)
+        reused += entry is not None
+        if entry is None:
+            entry = _audit_one(source, key, config, cache)
+            cache.store(source.slug, entry)
+        (entries if isinstance(entry, SuiteEntry) else skipped).append(entry)  # type: ignore[arg-type]
+    report("ranking", len(sources), len(sources))
+    result = SuiteResult.build(
+        entries,
+        skipped,
+        {**config.key_settings(), "alpha": config.alpha, "paths": [str(p) for p in paths], "pfungst": __version__},
+        environment(),
+        n_reused=reused,
+        seconds=time.perf_counter() - started,
+    )
+    result.save_json(out / SUITE_JSON)
+    return result
+
+
+def _audit_one(source: Source, key: str, config: SuiteConfig, cache: SuiteCache) -> SuiteEntry | SkippedSource:
+    """Load and audit one source; a user-level error (unreadable data, unmeetable setting) makes it skipped."""
+    sha256 = file_sha256(source.path)
+    started = time.perf_counter()
+    try:
+        benchmark = load(source.path, config.reader or source.reader, on_error=config.on_error, name=source.name)
+        result = audit(benchmark, replace(config.audit, feature_sets=_feature_sets_for(benchmark, config.audit)))
+        parts = split(result)
+    except PfungstError as error:
+        return SkippedSource(source.name, str(source.path), sha256, key, str(error))
+    audit_json = cache.audit_path(source.slug)
+    result.save_json(audit_json)
+    return SuiteEntry.from_result(
+        result,
+        parts.content,
+        parts.position,
+        name=source.name,
+        source=str(source.path),
+        sha256=sha256,
+        key=key,
+        audit_json=audit_json.relative_to(cache.folder.parent).as_posix(),
+        seconds=time.perf_counter() - started,
+        top_k=config.top_cues,
+    )
+
+
+def _feature_sets_for(benchmark: Benchmark, config: AuditConfig) -> tuple[str, ...]:
+    """The named feature sets that apply to ``benchmark`` (empty: the defaults for its kind).
+
+    One list serves a whole suite of mixed kinds, so option-level sets are left out for shared-label benchmarks,
+    and a per-item benchmark gets ``options_no_position`` added when no named set is blind to positions (its
+    content verdict needs one).
+    """
+    names = config.feature_sets
+    if not names:
+        return ()
+    if benchmark.option_kind == "shared_labels":
+        kept = tuple(name for name in names if get_feature_set(name).level == "item")
+        if not kept:
+            raise ConfigError(
+                f"none of the feature sets {', '.join(names)} applies to '{benchmark.name}', which has a shared "
+                "label set: add an item-level one (e.g. --feature-set 1-grams_presence)"
+            )
+        return kept
+    if not any(name in POSITION_BLIND_FEATURE_SETS for name in names):
+        return (*names, POSITION_BLIND_FEATURE_SETS[0])
+    return names

@@ -1,0 +1,117 @@
+"""``--fail-on`` and ``--card``, shared by ``pfungst audit`` and ``pfungst suite``: the release gate's options and
+how a breach ends the command (exit code 3, the reasons on stderr)."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.markup import escape
+
+from pfungst.audit.gate import FAIL_ON, GATE_EXIT_CODE, GateResult, check_gate
+from pfungst.cli.common import console
+from pfungst.errors import ConfigError
+from pfungst.serialization import atomic_write
+
+if TYPE_CHECKING:  # imported when a command runs, not when the command line starts
+    from rich.console import Console
+
+    from pfungst.audit.position_content import PositionContentSplit
+    from pfungst.audit.result import AuditResult
+
+__all__ = [
+    "CardOption",
+    "FailOnOption",
+    "audit_gate",
+    "check_fail_on",
+    "command_line",
+    "end_with_gate",
+    "print_split",
+    "write_card",
+]
+
+FailOnOption = Annotated[
+    str | None,
+    typer.Option(
+        "--fail-on",
+        help=f"Release gate: exit {GATE_EXIT_CODE} when breached ({', '.join(FAIL_ON)}). predictable: the verdict; "
+        "content: the content verdict (position-blind probes); position: a gold-position artifact; signal: "
+        "predictable, or a signal below the threshold.",
+    ),
+]
+CardOption = Annotated[
+    Path | None, typer.Option("--card", help="Write a Markdown benchmark card (for a dataset README) here.")
+]
+
+
+def check_fail_on(rule: str | None) -> None:
+    """Refuse an unknown ``--fail-on`` rule before any work."""
+    if rule is not None and rule not in FAIL_ON:
+        raise ConfigError(f"Unknown --fail-on rule {rule!r}. Available: {', '.join(FAIL_ON)}")
+
+
+def command_line(context: typer.Context) -> str:
+    """The running command rebuilt from its parsed parameters (those not at their default), for a card's
+    "reproduce" block: the same whether it came from a shell or from a test runner."""
+    words = ["pfungst", context.info_name or ""]
+    for parameter in context.command.params:
+        value = context.params.get(parameter.name or "")
+        if value is None or value == parameter.default or parameter.name == "quiet":
+            continue
+        values = list(value) if isinstance(value, list | tuple) else [value]
+        if parameter.param_type_name == "argument":
+            words += [str(v) for v in values]
+        elif isinstance(value, bool):
+            words.append(parameter.opts[0] if value else (parameter.secondary_opts or parameter.opts)[0])
+        else:
+            for item in values:
+                words += [parameter.opts[0], str(item)]
+    return shlex.join(words)
+
+
+def print_split(result: AuditResult, out: Console) -> PositionContentSplit | None:
+    """Print the content verdict and the gold-position finding of a per-item audit apart; the split, or None."""
+    from pfungst.audit.position_content import split
+
+    if result.benchmark.get("option_kind") != "per_item":
+        return None
+    try:
+        parts = split(result)
+    except ConfigError as error:  # feature sets chosen without a position-blind one: say so, do not fail
+        console.print(f"[yellow]note:[/yellow] {escape(str(error))}")
+        return None
+    out.rule("Position and content, apart")
+    out.print(f"  content verdict: {escape(parts.content.explanation)}")
+    if parts.position is not None:
+        style = "bold red" if parts.position.flagged else ""
+        text = escape(parts.position.explanation)
+        out.print(f"  gold position: [{style}]{text}[/{style}]" if style else f"  gold position: {text}")
+    return parts
+
+
+def write_card(path: Path | None, text: str) -> None:
+    if path is None:
+        return
+    with atomic_write(path) as handle:
+        handle.write(text)
+    console.print(f"wrote {escape(str(path))}")
+
+
+def end_with_gate(gate: GateResult | None) -> None:
+    """Print the gate's outcome on stderr; exit with :data:`GATE_EXIT_CODE` when it failed."""
+    if gate is None:
+        return
+    console.print(escape(str(gate)), style="bold red" if gate.failed else "green", soft_wrap=True)
+    if gate.failed:
+        raise typer.Exit(GATE_EXIT_CODE)
+
+
+def audit_gate(rule: str | None, result: AuditResult, parts: PositionContentSplit | None) -> GateResult | None:
+    """One audit against ``--fail-on`` (None: no gate asked for); shared labels read the verdict as the content."""
+    if rule is None:
+        return None
+    content = parts.content if parts else result.verdict
+    name = str(result.benchmark.get("name", "?"))
+    return check_gate(rule, name, result.verdict, content, parts.position if parts else None)

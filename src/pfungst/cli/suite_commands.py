@@ -1,0 +1,113 @@
+"""``pfungst suite``: audit many benchmarks in one run and rank them by Clever-Hans risk (resumable)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from pfungst.audit.gate import GateResult, check_gate, check_gates
+from pfungst.cli.common import (
+    NBootstrapOption,
+    QuietOption,
+    ReaderOption,
+    SeedOption,
+    app,
+    config_from_options,
+    progress_bar,
+    results_console,
+    user_errors,
+    write_json,
+)
+from pfungst.cli.gate_options import CardOption, FailOnOption, check_fail_on, command_line, end_with_gate, write_card
+from pfungst.errors import ConfigError
+
+if TYPE_CHECKING:  # the command imports what it runs when it runs: `--help` stays fast
+    from pfungst.audit.suite import SuiteConfig, SuiteResult
+
+__all__ = ["suite_command"]
+
+_Paths = Annotated[
+    list[Path],
+    typer.Argument(
+        help="Benchmark files and folders: a BIG-bench checkout (every task.json, subtasks included) or a folder "
+        "of benchmark files."
+    ),
+]
+
+
+@app.command("suite")
+def suite_command(
+    context: typer.Context,
+    paths: _Paths,
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Output folder (suite.json, benchmarks/); reruns resume here.")
+    ] = Path("pfungst-suite"),
+    reader: ReaderOption = None,
+    on_error: Annotated[
+        str, typer.Option("--on-error", help="raise: skip a benchmark with a bad row; skip: drop the row.")
+    ] = "raise",
+    feature_set: Annotated[
+        list[str] | None, typer.Option("--feature-set", help="Feature set, repeatable (default: all that apply).")
+    ] = None,
+    seed: SeedOption = 0,
+    n_repeats: Annotated[int, typer.Option(help="Repeats of the cross-fitting.")] = 2,
+    n_splits: Annotated[int, typer.Option(help="Folds of the cross-fitting.")] = 5,
+    n_bootstrap: NBootstrapOption = 1000,
+    n_permutations: Annotated[int, typer.Option(help="Permutations per p-value.")] = 1000,
+    threshold: Annotated[float, typer.Option(help="Verdict threshold on the interval's lower bound.")] = 0.2,
+    alpha: Annotated[float, typer.Option("--fdr", help="False discovery rate across benchmarks (BH).")] = 0.05,
+    top_cues: Annotated[int, typer.Option(help="Cues listed per benchmark.")] = 3,
+    n_jobs: Annotated[int, typer.Option(help="Parallel folds (joblib).")] = 1,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Also write the suite JSON here ('-': stdout).")
+    ] = None,
+    fail_on: FailOnOption = None,
+    card: CardOption = None,
+    quiet: QuietOption = False,
+) -> None:
+    """Audit every benchmark of a suite; rank them by risk (content), flag gold-position artifacts; resumable."""
+    options = locals()
+    with user_errors():
+        from pfungst.audit.suite import audit_suite
+        from pfungst.report.card import render_suite_card
+        from pfungst.report.console_blocks import render_sections
+        from pfungst.report.suite_sections import suite_sections
+
+        check_fail_on(fail_on)
+        config = _config(options)
+        with progress_bar(quiet) as report:
+            result = audit_suite(paths, out, config, progress=report)
+        console_out = results_console(json_path)
+        render_sections(
+            [s for s in suite_sections(result) if s.level <= 2 or s.title == "Skipped sources"], console_out
+        )
+        typer.echo(f"wrote {out / 'suite.json'} ({result.n_reused} reused from the cache)", err=True)
+        write_json(json_path, result.save_json)
+        write_card(card, render_suite_card(result, command_line(context)))
+        gate = _gate(result, fail_on) if fail_on else None
+    end_with_gate(gate)
+
+
+def _config(options: dict[str, Any]) -> SuiteConfig:
+    """The suite's settings from the command's options, checked before any benchmark is read."""
+    from pfungst.audit.run import AuditConfig
+    from pfungst.audit.suite import SuiteConfig
+
+    if options["on_error"] not in ("raise", "skip"):
+        raise ConfigError(f"--on-error must be 'raise' or 'skip', not {options['on_error']!r}")
+    config = SuiteConfig(
+        audit=config_from_options(AuditConfig, options, feature_sets=tuple(options["feature_set"] or ())),
+        reader=options["reader"],
+        on_error="skip" if options["on_error"] == "skip" else "raise",
+        alpha=options["alpha"],
+        top_cues=options["top_cues"],
+    )
+    config.validate()
+    return config
+
+
+def _gate(result: SuiteResult, rule: str) -> GateResult:
+    """Every audited benchmark against ``rule``; the suite fails when any one does."""
+    return check_gates(rule, (check_gate(rule, e.name, e.verdict, e.content, e.position) for e in result.entries))

@@ -1,0 +1,76 @@
+"""The release gate: ``--fail-on`` exits 3 with the reason on stderr; ``--card`` writes a Markdown card; the
+``suite`` command ranks, caches and gates a folder of benchmarks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pfungst.cli import app
+from pfungst.data.synthetic import make_synthetic
+from pfungst.serialization import write_jsonl
+
+runner = CliRunner()
+
+QUICK = ["--n-bootstrap", "100", "--n-permutations", "50", "--n-repeats", "1", "--n-splits", "3", "--quiet"]
+SETS = ["--feature-set", "options", "--feature-set", "options_no_position"]
+
+
+def _write(path: Path, name: str, seed: int, n_items: int = 200) -> Path:
+    items = make_synthetic(name, n_items, seed=seed)
+    return write_jsonl(path, [{"question": i.text, "choices": list(i.options), "answer": i.gold} for i in items])
+
+
+@pytest.fixture
+def position_data(tmp_path: Path, seed: int) -> Path:
+    """The gold sits first in 66% of items; the options' content says nothing."""
+    return _write(tmp_path / "position.jsonl", "gold-position", seed)
+
+
+@pytest.mark.parametrize(("rule", "code"), [("predictable", 3), ("position", 3), ("content", 0)])
+def test_the_gate_fails_on_the_layout_artifact_only_under_rules_that_count_it(
+    position_data: Path, rule: str, code: int
+) -> None:
+    result = runner.invoke(app, ["audit", str(position_data), *QUICK, *SETS, "--fail-on", rule])
+    assert result.exit_code == code, result.output
+    if code == 3:
+        assert f"gate --fail-on {rule}: FAILED" in result.stderr
+        assert "  position: " in result.stderr  # the benchmark, then the finding
+    else:
+        assert "passed" in result.stderr
+    assert "gold position: POSITION ARTIFACT" in " ".join(result.stdout.split())
+
+
+def test_an_unknown_rule_is_a_user_error_before_any_work(position_data: Path) -> None:
+    result = runner.invoke(app, ["audit", str(position_data), "--fail-on", "predictible"])
+    assert result.exit_code == 2
+    assert "Unknown --fail-on rule 'predictible'" in result.stderr
+
+
+def test_the_card_says_what_was_audited_the_verdicts_and_how_to_reproduce(position_data: Path, tmp_path: Path) -> None:
+    card = tmp_path / "card.md"
+    result = runner.invoke(app, ["audit", str(position_data), *QUICK, *SETS, "--card", str(card)])
+    assert result.exit_code == 0, result.output
+    text = card.read_text()
+    assert text.startswith("## Surface-cue audit (pfungst)")
+    for expected in ("**Verdict:** predictable", "**Content**", "**Gold position:** POSITION ARTIFACT", "```bash"):
+        assert expected in text
+    assert "--card" in text and str(position_data) in text  # the command as typed
+
+
+def test_the_suite_command_ranks_writes_a_card_and_gates(tmp_path: Path, seed: int) -> None:
+    folder = tmp_path / "suite"
+    _write(folder / "longest.jsonl", "longest-option", seed)
+    _write(folder / "control.jsonl", "control", seed)
+    out, card = tmp_path / "out", tmp_path / "card.md"
+    args = ["suite", str(folder), "--out", str(out), *QUICK, *SETS, "--card", str(card), "--fail-on", "content"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 3, result.output
+    assert "longest.jsonl: content predictable" in " ".join(result.stderr.split())
+    assert "control.jsonl" not in result.stderr.split("FAILED", 1)[1]
+    assert (out / "suite.json").is_file() and (out / "benchmarks" / "longest.jsonl.audit.json").is_file()
+    assert "| 1 | longest.jsonl |" in card.read_text()
+    again = runner.invoke(app, args)
+    assert "(2 reused from the cache)" in again.stderr
