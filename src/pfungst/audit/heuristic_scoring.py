@@ -100,8 +100,9 @@ class HeuristicResult:
             {"item_id": list(self.item_ids), "prediction": predictions, "gold": gold, "correct": correct}
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe summary (no per-item rows; see :meth:`to_frame`)."""
+    def to_dict(self, items: bool = False) -> dict[str, Any]:
+        """A JSON-safe summary; ``items=True`` adds the per-item rows of :meth:`to_frame` (prediction -1: abstains)."""
+        rows = {"items": self._item_rows()} if items and self.item_ids else {}
         return {
             "name": self.name,
             "description": self.description,
@@ -111,7 +112,14 @@ class HeuristicResult:
             "chance_corrected_accuracy": self.chance_corrected_accuracy.to_dict(),
             "coverage": self.coverage,
             "tie_rate": self.tie_rate,
+            **rows,
         }
+
+    def _item_rows(self) -> list[dict[str, Any]]:
+        return [
+            {"item_id": item, "prediction": int(p), "gold": int(g), "correct": None if p == ABSTAIN else bool(p == g)}
+            for item, p, g in zip(self.item_ids, self.predictions, self.gold, strict=True)
+        ]
 
 
 def score_predictions(

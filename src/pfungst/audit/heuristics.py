@@ -77,9 +77,9 @@ class GoldPositionResult(HeuristicResult):
     expected_counts: tuple[float, ...] = ()
     """What uniform positions would give at each position."""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, items: bool = False) -> dict[str, Any]:
         return {
-            **super().to_dict(),
+            **super().to_dict(items),
             "uniformity": self.uniformity.to_dict(),
             "position_counts": list(self.position_counts),
             "expected_counts": list(self.expected_counts),
@@ -121,11 +121,11 @@ class HeuristicsReport:
         ]
         return pd.DataFrame(rows)
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict with stable keys."""
+    def to_dict(self, items: bool = False) -> dict[str, Any]:
+        """A JSON-safe dict with stable keys; ``items=True`` adds each heuristic's per-item predictions."""
         return {
             "benchmark": self.benchmark,
-            "results": [r.to_dict() for r in self.results],
+            "results": [r.to_dict(items) for r in self.results],
             "hans_counts": [vars(c).copy() for c in self.hans_counts],
             "config": vars(self.config).copy(),
         }

@@ -203,7 +203,7 @@ class AuditResult(NotebookDisplay):
             "benchmark": self.benchmark,
             "verdict": self.verdict.to_dict(),
             "probes": [outcome.to_dict(items=items) for outcome in self.probes],
-            "heuristics": self.heuristics.to_dict() if self.heuristics else None,
+            "heuristics": self.heuristics.to_dict(items) if self.heuristics else None,
             "cues": self.cues.to_dict() if self.cues else None,
             "settings": self.settings,
             "environment": self.environment,

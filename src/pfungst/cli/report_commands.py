@@ -53,6 +53,20 @@ _Families = Annotated[
 _FeatureSet = Annotated[
     str | None, typer.Option(help="The probe whose predictions define solvable items (default: the audit's best).")
 ]
+_Split = Annotated[
+    str,
+    typer.Option(
+        help="What splits the items: 'probe' (the audit's probe) or 'any-shortcut' (solvable by some shortcut of the "
+        "per-item shortcut table - probes, heuristics, choices-only - versus by none, then each shortcut alone)."
+    ),
+]
+_ShortcutStress = Annotated[
+    list[Path] | None,
+    typer.Option(
+        help="Stress JSON / --items file of a run with the choices-only perturbation, repeatable: each model's "
+        "choices-only outcomes become a column of the shortcut table (implies --split any-shortcut)."
+    ),
+]
 
 
 @app.command("reliance")
@@ -66,6 +80,8 @@ def reliance_command(
     variant: _Variant = None,
     families: _Families = None,
     feature_set: _FeatureSet = None,
+    split: _Split = "probe",
+    shortcut_stress: _ShortcutStress = None,
     test: Annotated[str, typer.Option(help="Per-model test: fisher (exact) or permutation.")] = "fisher",
     alpha: Annotated[float, typer.Option(help="Level of the Benjamini-Hochberg procedure.")] = 0.05,
     seed: Annotated[int, typer.Option(help="Seed of the permutation test.")] = 0,
@@ -73,13 +89,19 @@ def reliance_command(
 ) -> None:
     """Do models do better on the items a surface-feature shortcut solves? Per model, per family, with BH."""
     with user_errors():
-        from pfungst.reliance import RelianceConfig, read_outcomes, reliance
+        from pfungst.reliance import CHOICES_ONLY_VARIANT, RelianceConfig, read_outcomes, reliance
         from pfungst.report.console_blocks import render_to_console
 
-        check_outputs([*audits, *outcomes, families], {"--json": json_path})
+        check_outputs([*audits, *outcomes, *(shortcut_stress or ()), families], {"--json": json_path})
+        choices_only = [
+            o
+            for path in shortcut_stress or ()
+            for o in read_outcomes(path, format="pfungst-stress", model=model, variant=CHOICES_ONLY_VARIANT)
+        ]
         config = RelianceConfig(
             families=_families(families) if families else None,
             feature_set=feature_set,
+            split="any-shortcut" if choices_only else split,  # type: ignore[arg-type]  # checked by reliance
             test=test,  # type: ignore[arg-type]  # checked by reliance
             alpha=alpha,
             seed=seed,
@@ -91,7 +113,7 @@ def reliance_command(
                 path, format=outcome_format, model=model, dataset=dataset, metric=metric, variant=variant
             )
         ]
-        result = reliance(list(audits), found, config)
+        result = reliance(list(audits), found, config, choices_only=choices_only)
         render_to_console(result, results_console(json_path))
         write_json(json_path, result.save_json)
 

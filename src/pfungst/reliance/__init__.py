@@ -3,7 +3,9 @@
 ``read_outcomes(path)`` reads per-item outcomes (OpenAI evals logs, pfungst score / stress files, lm-eval
 ``--log_samples``, HELM ``per_instance_stats.json``, a plain CSV); ``reliance(audits, outcomes)`` compares each
 model's accuracy on shortcut-solvable items with the rest, per model and per family of models (Pacchiardi et al.
-2024, second experiment, with Benjamini-Hochberg and a power statement).
+2024, second experiment, with Benjamini-Hochberg and a power statement); ``shortcut_table(audit)`` joins every
+shortcut per item (probes, heuristics, classifier and model choices-only) into one score, and
+``reliance(..., split="any-shortcut")`` splits accuracy by it.
 
 ``pfungst.reliance(audits, outcomes)`` is :func:`pfungst.reliance.analysis.reliance`, a plain function; this package
 is imported by name (``from pfungst.reliance import read_outcomes``).
@@ -20,11 +22,13 @@ if TYPE_CHECKING:
     from pfungst.reliance.families import VERSION_SEGMENT, family_of, family_tests
     from pfungst.reliance.outcomes import OUTCOME_FORMATS, ModelOutcomes, OutcomeRequest, OutcomesBuilder, read_outcomes
     from pfungst.reliance.paper import PaperDataset, PaperKappaTests, paper_kappa_tests
-    from pfungst.reliance.result import SCHEMA_VERSION, FamilyTest, ModelReliance, RelianceResult
+    from pfungst.reliance.result import SCHEMA_VERSION, FamilyTest, ModelReliance, RelianceResult, ShortcutBreakdown
     from pfungst.reliance.shortcut import AuditInput, ShortcutItems, shortcut_items
+    from pfungst.reliance.shortcut_score import CHOICES_ONLY_VARIANT, ShortcutSummary, ShortcutTable, shortcut_table
     from pfungst.stats import detectable_difference
 
 __all__ = [
+    "CHOICES_ONLY_VARIANT",
     "OUTCOME_FORMATS",
     "SCHEMA_VERSION",
     "VERSION_SEGMENT",
@@ -38,7 +42,10 @@ __all__ = [
     "PaperKappaTests",
     "RelianceConfig",
     "RelianceResult",
+    "ShortcutBreakdown",
     "ShortcutItems",
+    "ShortcutSummary",
+    "ShortcutTable",
     "detectable_difference",
     "family_of",
     "family_tests",
@@ -46,6 +53,7 @@ __all__ = [
     "read_outcomes",
     "reliance",
     "shortcut_items",
+    "shortcut_table",
 ]
 
 __getattr__, __dir__ = lazy_exports(
@@ -71,6 +79,11 @@ __getattr__, __dir__ = lazy_exports(
         "AuditInput": "pfungst.reliance.shortcut",
         "ShortcutItems": "pfungst.reliance.shortcut",
         "shortcut_items": "pfungst.reliance.shortcut",
+        "ShortcutBreakdown": "pfungst.reliance.result",
+        "CHOICES_ONLY_VARIANT": "pfungst.reliance.shortcut_score",
+        "ShortcutSummary": "pfungst.reliance.shortcut_score",
+        "ShortcutTable": "pfungst.reliance.shortcut_score",
+        "shortcut_table": "pfungst.reliance.shortcut_score",
         "detectable_difference": "pfungst.stats",
     },
     globals(),

@@ -33,8 +33,9 @@ from pfungst.environment import environment
 from pfungst.errors import ConfigError, DataError, override_settings
 from pfungst.reliance.families import family_of, family_tests
 from pfungst.reliance.outcomes import ModelOutcomes
-from pfungst.reliance.result import ModelReliance, RelianceResult
+from pfungst.reliance.result import ModelReliance, RelianceResult, ShortcutBreakdown
 from pfungst.reliance.shortcut import AuditInput, ShortcutItems, shortcut_items
+from pfungst.reliance.shortcut_score import ANY_SHORTCUT, ShortcutTable, shortcut_table
 from pfungst.reliance.stratified import within_label_difference
 from pfungst.stats import (
     ConfidenceInterval,
@@ -71,6 +72,10 @@ class RelianceConfig:
     """Power at which the detectable difference is stated."""
     min_share: float = 0.5
     """An item is solvable when more than this share of the probe's repeats predicted it right."""
+    split: Literal["probe", "any-shortcut"] = "probe"
+    """What splits the items: the audit's probe (``probe``), or every shortcut of the per-item shortcut table
+    (``any-shortcut``: solvable by some shortcut versus by none, then each shortcut on its own;
+    :mod:`pfungst.reliance.shortcut_score`)."""
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` for an invalid setting."""
@@ -83,6 +88,8 @@ class RelianceConfig:
             raise ConfigError(f"n_permutations must be at least 1, found {self.n_permutations}")
         if not 0 <= self.min_share < 1:
             raise ConfigError(f"min_share must lie in [0, 1), found {self.min_share}")
+        if self.split not in ("probe", ANY_SHORTCUT):
+            raise ConfigError(f"split must be 'probe' or '{ANY_SHORTCUT}', found {self.split!r}")
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict."""
@@ -95,6 +102,7 @@ def reliance(
     audits: Sequence[AuditInput],
     outcomes: Sequence[ModelOutcomes],
     config: RelianceConfig | None = None,
+    choices_only: Sequence[ModelOutcomes] = (),
     **settings: Any,
 ) -> RelianceResult:
     """Do models do better on the items a shortcut solves? Per model and dataset, then per family.
@@ -105,6 +113,8 @@ def reliance(
         outcomes: Per-item model outcomes (:func:`~pfungst.reliance.read_outcomes`); each joins the audit whose
             dataset name it carries (an outcome without a dataset name joins the only audit, if there is one).
         config: Settings; keyword ``settings`` override single fields (``reliance(a, o, alpha=0.1)``).
+        choices_only: With ``split="any-shortcut"``, models' outcomes without the question (the ``choices-only``
+            stress perturbation), each a column of the shortcut table of its dataset.
 
     Raises:
         ConfigError: an invalid or unknown setting, two audits of one dataset, two outcomes of one (model, dataset), an
@@ -128,15 +138,21 @@ def reliance(
     config.validate()
     if "n_permutations" in settings and config.test == "fisher":
         warnings.warn("n_permutations has no effect with test='fisher'", stacklevel=2)
-    splits = [shortcut_items(audit, config.feature_set, config.min_share) for audit in audits]
+    if choices_only and config.split != ANY_SHORTCUT:
+        raise ConfigError(f"choices-only outcomes join the shortcut table only: pass split='{ANY_SHORTCUT}'")
+    tables: list[ShortcutTable] = []
+    if config.split == ANY_SHORTCUT:
+        tables = [shortcut_table(audit, choices_only, config.feature_set, config.min_share) for audit in audits]
+        splits = [table.split(ANY_SHORTCUT) for table in tables]
+    else:
+        splits = [shortcut_items(audit, config.feature_set, config.min_share) for audit in audits]
     pairs, unjoined = _join(splits, outcomes)
-    models = tuple(
-        _model_reliance(o, split, family_of(o.model, config.families), config, index)
-        for index, (o, split) in enumerate(pairs)
-    )
+    models = _models(pairs, config)
     return RelianceResult(
         models=models,
         families=family_tests(models, config.alpha, config.level, config.power),
+        shortcut_tables=tuple(table.summary() for table in tables),
+        per_shortcut=tuple(_per_shortcut(tables, outcomes, config)),
         shortcuts=tuple(splits),
         unjoined=tuple(unjoined),
         warnings=tuple(_warnings(splits, models, config)),
@@ -144,6 +160,31 @@ def reliance(
         seed=config.seed,
         environment=environment(),
     )
+
+
+def _models(pairs: Sequence[tuple[ModelOutcomes, ShortcutItems]], config: RelianceConfig) -> tuple[ModelReliance, ...]:
+    return tuple(
+        _model_reliance(o, split, family_of(o.model, config.families), config, index)
+        for index, (o, split) in enumerate(pairs)
+    )
+
+
+def _per_shortcut(
+    tables: Sequence[ShortcutTable], outcomes: Sequence[ModelOutcomes], config: RelianceConfig
+) -> list[ShortcutBreakdown]:
+    """The same analysis with each shortcut's own split, over the datasets whose table has that shortcut."""
+    names = dict.fromkeys(name for table in tables for name in table.shortcuts)
+    found = []
+    for name in names:
+        splits = [table.split(name) for table in tables if name in table.shortcuts]
+        datasets = {split.dataset for split in splits}
+        joined = [o for o in outcomes if o.dataset in datasets or (not o.dataset and len(tables) == 1)]
+        if not joined:
+            continue
+        models = _models(_join(splits, joined)[0], config)
+        families = family_tests(models, config.alpha, config.level, config.power)
+        found.append(ShortcutBreakdown(shortcut=name, models=models, families=families))
+    return found
 
 
 def _join(
@@ -300,7 +341,7 @@ def _warnings(splits: Sequence[ShortcutItems], models: Sequence[ModelReliance], 
                 "gold classes, so the raw difference measures label preference; no within-label comparison "
                 "is possible"
             )
-        elif not split.kappa_pvalue <= config.alpha or not split.kappa > 0:
+        elif split.protocol != "shortcut table" and (not split.kappa_pvalue <= config.alpha or not split.kappa > 0):
             found.append(
                 f"{split.dataset}: the probe {split.feature_set} is not shown better than chance (kappa "
                 f"{split.kappa:.3f}, p {split.kappa_pvalue:.3g}): its split is close to random and can "

@@ -16,11 +16,12 @@ import pandas as pd
 
 from pfungst.display import NotebookDisplay
 from pfungst.reliance.shortcut import ShortcutItems
+from pfungst.reliance.shortcut_score import ShortcutSummary
 from pfungst.schema import SCHEMA_VERSIONS, Fields, read_dataclass
 from pfungst.serialization import to_jsonable, write_json
 from pfungst.stats import Estimate
 
-__all__ = ["SCHEMA_VERSION", "FamilyTest", "ModelReliance", "RelianceResult"]
+__all__ = ["SCHEMA_VERSION", "FamilyTest", "ModelReliance", "RelianceResult", "ShortcutBreakdown"]
 
 SCHEMA_VERSION = SCHEMA_VERSIONS["reliance"]
 
@@ -155,6 +156,24 @@ class FamilyTest:
         )
 
 
+@dataclass(frozen=True)
+class ShortcutBreakdown:
+    """The reliance analysis with one shortcut's own split (items it solves versus items it gets wrong)."""
+
+    shortcut: str
+    """The shortcut table's column (``probe:<feature set>``, ``heuristic:<name>``, ``model-choices-only:<model>``)."""
+    models: tuple[ModelReliance, ...]
+    families: tuple[FamilyTest, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict with stable keys."""
+        return {
+            "shortcut": self.shortcut,
+            "models": [m.to_dict() for m in self.models],
+            "families": [f.to_dict() for f in self.families],
+        }
+
+
 @dataclass(frozen=True, eq=False)
 class RelianceResult(NotebookDisplay):
     """Audit joined with model outcomes: per (model, dataset) and per family, with what made it."""
@@ -174,6 +193,10 @@ class RelianceResult(NotebookDisplay):
     seed: int
     environment: dict[str, Any]
     """Package versions, git revision, platform and time (:func:`pfungst.environment.environment`)."""
+    shortcut_tables: tuple[ShortcutSummary, ...] = ()
+    """With ``split="any-shortcut"``: per dataset, the counts of its per-item shortcut table; empty otherwise."""
+    per_shortcut: tuple[ShortcutBreakdown, ...] = ()
+    """With ``split="any-shortcut"``: the analysis repeated with each shortcut's own split."""
     schema_version: str = SCHEMA_VERSION
     KIND: ClassVar[str] = "reliance"
     """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
@@ -196,6 +219,8 @@ class RelianceResult(NotebookDisplay):
             settings=fields.mapping("settings") if fields.has("settings") else {},
             seed=fields.integer("seed") if fields.has("seed") else 0,
             environment=fields.mapping("environment") if fields.has("environment") else {},
+            shortcut_tables=tuple(read_dataclass(ShortcutSummary, e) for e in _records(fields, "shortcut_tables")),
+            per_shortcut=tuple(read_dataclass(ShortcutBreakdown, e) for e in _records(fields, "per_shortcut")),
         )
 
     @property
@@ -208,10 +233,11 @@ class RelianceResult(NotebookDisplay):
         """Audited items without a model outcome, over all (model, dataset) pairs."""
         return sum(m.n_unmatched_audit for m in self.models)
 
-    def models_frame(self) -> pd.DataFrame:
-        """One row per (model, dataset): accuracies with intervals, difference, p-value, counts."""
+    def models_frame(self, shortcut: str | None = None) -> pd.DataFrame:
+        """One row per (model, dataset): accuracies with intervals, difference, p-value, counts; ``shortcut``: of
+        that shortcut's own split (``per_shortcut``) instead of the main one."""
         rows = []
-        for m in self.models:
+        for m in self._breakdown(shortcut).models if shortcut else self.models:
             row: dict[str, Any] = {"model": m.model, "dataset": m.dataset, "family": m.family}
             for name in (
                 "accuracy_solvable",
@@ -235,6 +261,38 @@ class RelianceResult(NotebookDisplay):
                 n_not_predicted=m.n_not_predicted,
             )
             rows.append(row)
+        return pd.DataFrame(rows)
+
+    def _breakdown(self, shortcut: str) -> ShortcutBreakdown:
+        for breakdown in self.per_shortcut:
+            if breakdown.shortcut == shortcut:
+                return breakdown
+        raise KeyError(f"no shortcut {shortcut!r}; found {[b.shortcut for b in self.per_shortcut]}")
+
+    def shortcuts_frame(self) -> pd.DataFrame:
+        """One row per (shortcut, model, dataset) of ``per_shortcut``: accuracy on the items it solves and on
+        the rest, the difference with its interval and one-sided p-value, and the family's BH q-value."""
+        rows = []
+        for breakdown in self.per_shortcut:
+            qvalues = {f.family: f.qvalue for f in breakdown.families}
+            for m in breakdown.models:
+                rows.append(
+                    {
+                        "shortcut": breakdown.shortcut,
+                        "model": m.model,
+                        "dataset": m.dataset,
+                        "family": m.family,
+                        "accuracy_solvable": m.accuracy_solvable.value,
+                        "accuracy_rest": m.accuracy_rest.value,
+                        "difference": m.difference.value,
+                        "low": m.difference.ci.low if m.difference.ci else math.nan,
+                        "high": m.difference.ci.high if m.difference.ci else math.nan,
+                        "pvalue": m.difference.pvalue,
+                        "family_qvalue": qvalues.get(m.family, math.nan),
+                        "n_solvable": m.n_solvable,
+                        "n_rest": m.n_rest,
+                    }
+                )
         return pd.DataFrame(rows)
 
     def families_frame(self) -> pd.DataFrame:
@@ -275,6 +333,8 @@ class RelianceResult(NotebookDisplay):
             "shortcuts": [s.to_dict() for s in self.shortcuts],
             "unjoined": list(self.unjoined),
             "warnings": list(self.warnings),
+            "shortcut_tables": [t.to_dict() for t in self.shortcut_tables],
+            "per_shortcut": [b.to_dict() for b in self.per_shortcut],
             "n_unmatched_outcomes": self.n_unmatched_outcomes,
             "n_unmatched_audit": self.n_unmatched_audit,
             "settings": self.settings,

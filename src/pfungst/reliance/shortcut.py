@@ -29,7 +29,7 @@ from pfungst.data.records import parse_json
 from pfungst.errors import ConfigError, DataError, unknown_name_message
 from pfungst.schema import Fields
 
-__all__ = ["AuditInput", "ShortcutItems", "shortcut_items"]
+__all__ = ["AuditInput", "ShortcutItems", "load_audit", "shortcut_items"]
 
 AuditInput = AuditResult | Mapping[str, Any] | str | Path
 """What :func:`shortcut_items` and :func:`pfungst.reliance.reliance` accept as an audit."""
@@ -153,7 +153,7 @@ def shortcut_items(audit: AuditInput, feature_set: str | None = None, min_share:
     if isinstance(audit, AuditResult):
         return _from_result(audit, feature_set, min_share)
     if isinstance(audit, str | Path):
-        audit = _load(Path(audit))
+        audit = load_audit(Path(audit))
     return _from_dict(audit, feature_set, min_share)
 
 
@@ -180,7 +180,8 @@ def _from_result(audit: AuditResult, feature_set: str | None, min_share: float) 
     )
 
 
-def _load(path: Path) -> Mapping[str, Any]:
+def load_audit(path: Path) -> Mapping[str, Any]:
+    """The dict of an audit JSON file (DataError if it cannot be read or is not an object)."""
     try:
         data = parse_json(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:

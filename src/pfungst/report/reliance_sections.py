@@ -23,6 +23,7 @@ from pfungst.blocks import (
 )
 from pfungst.reliance.result import FamilyTest, RelianceResult
 from pfungst.reliance.shortcut import ShortcutItems
+from pfungst.reliance.shortcut_score import ShortcutSummary
 
 __all__ = ["reliance_sections"]
 
@@ -32,6 +33,8 @@ def reliance_sections(result: RelianceResult) -> tuple[Section, ...]:
     sections = [Section("Accuracy where the shortcut works and elsewhere", _model_blocks(result), level=3)]
     if result.families:
         sections.append(Section("Families of models", _family_blocks(result.families), level=3))
+    if result.shortcut_tables or result.per_shortcut:
+        sections.append(Section("One shortcut score per item", _table_blocks(result), level=3))
     notes: list[Block] = [Text(f"not joined: {entry}", tone="bad") for entry in result.unjoined]
     notes += [Text(f"warning: {entry}", tone="bad") for entry in result.warnings]
     if result.shortcuts or notes:
@@ -69,7 +72,11 @@ def _model_blocks(result: RelianceResult) -> tuple[Block, ...]:
     estimates = [
         e for m in models for e in (m.accuracy_solvable, m.accuracy_rest, m.difference, m.difference_within_label)
     ]
-    caption = "Accuracy on the items the probe solves out of fold versus the rest"
+    caption = (
+        "Accuracy on the items some shortcut solves versus those none solves"
+        if result.shortcut_tables
+        else "Accuracy on the items the probe solves out of fold versus the rest"
+    )
     blocks: list[Block] = [Table(caption, columns, rows, text_columns=3, note=methods_note(estimates))]
     if models:
         blocks += [_chance_table(result), _difference_figure(result)]
@@ -177,3 +184,66 @@ def _shortcut_blocks(shortcuts: Sequence[ShortcutItems]) -> tuple[Block, ...]:
         for s in shortcuts
     )
     return (Table("The probe behind each split", columns, rows, text_columns=3, note=rules), *lines)
+
+
+def _table_blocks(result: RelianceResult) -> tuple[Block, ...]:
+    """Per dataset what each shortcut solves and how many solve each item; per shortcut, each model's split."""
+    blocks: list[Block] = []
+    for summary in result.shortcut_tables:
+        blocks += _summary_blocks(summary)
+    rows = []
+    for breakdown in result.per_shortcut:
+        qvalues = {f.family: f.qvalue for f in breakdown.families}
+        rows += [
+            (
+                breakdown.shortcut,
+                m.model,
+                m.dataset,
+                f"{format_estimate(m.accuracy_solvable)} (n {format_number(m.n_solvable)})",
+                f"{format_estimate(m.accuracy_rest)} (n {format_number(m.n_rest)})",
+                format_estimate(m.difference),
+                format_pvalue(m.difference.pvalue),
+                format_pvalue(qvalues.get(m.family, float("nan"))),
+            )
+            for m in breakdown.models
+        ]
+    if rows:
+        columns = (
+            "shortcut",
+            "model",
+            "dataset",
+            "accuracy, solved [CI]",
+            "accuracy, not solved [CI]",
+            "difference [CI]",
+            "p (one-sided)",
+            "family q (BH)",
+        )
+        estimates = [m.difference for b in result.per_shortcut for m in b.models]
+        caption = "Accuracy split by each shortcut alone (family q: BH across families, within that shortcut)"
+        blocks.append(Table(caption, columns, tuple(rows), text_columns=3, note=methods_note(estimates)))
+    return tuple(blocks)
+
+
+def _summary_blocks(summary: ShortcutSummary) -> tuple[Block, ...]:
+    rows = tuple(
+        (name, format_number(n), format_number(solving), format_number(solving / n if n else float("nan")))
+        for name, n, solving in zip(summary.shortcuts, summary.n_predicted, summary.n_solving, strict=True)
+    )
+    table = Table(
+        f"{summary.dataset}: the shortcuts joined per item",
+        ("shortcut", "items with a verdict", "items solved", "share solved"),
+        rows,
+        text_columns=1,
+        note=summary.definition,
+    )
+    histogram = ", ".join(f"{k}: {n}" for k, n in enumerate(summary.score_counts))
+    facts = Facts(
+        (
+            ("items with a verdict", format_number(summary.n_items)),
+            ("solvable by some shortcut", format_number(summary.n_any)),
+            ("solvable by none", format_number(summary.n_none)),
+            ("items by number of shortcuts solving them", histogram),
+            ("mean shortcut score", format_number(summary.mean_score)),
+        )
+    )
+    return table, facts
