@@ -145,6 +145,7 @@ def test_the_default_split_is_the_probe_and_choices_only_needs_the_table() -> No
 
 
 def test_the_cli_splits_by_any_shortcut_with_a_stress_file(tmp_path: Path) -> None:
+    """The stress file holds choices-only outcomes under two rules; the letter rule's are the column by default."""
     audit = tmp_path / "d.audit.json"
     audit.write_text(json.dumps(_audit()))
     outcomes = tmp_path / "o.csv"
@@ -171,6 +172,11 @@ def test_the_cli_splits_by_any_shortcut_with_a_stress_file(tmp_path: Path) -> No
             "correct": True,
         }
         for i in IDS
+    ]
+    lines += [
+        {**line, "rule": "cloze-raw", "correct": not line["correct"]}
+        for line in lines
+        if line["perturbation"] == "choices-only"
     ]
     stress.write_text("".join(json.dumps(line) + "\n" for line in lines))
     out = tmp_path / "r.json"

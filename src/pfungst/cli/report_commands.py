@@ -82,6 +82,9 @@ def reliance_command(
     feature_set: _FeatureSet = None,
     split: _Split = "probe",
     shortcut_stress: _ShortcutStress = None,
+    shortcut_rule: Annotated[
+        str, typer.Option(help="Scoring rule of the --shortcut-stress choices-only outcomes taken as the shortcut.")
+    ] = "letter",
     test: Annotated[str, typer.Option(help="Per-model test: fisher (exact) or permutation.")] = "fisher",
     alpha: Annotated[float, typer.Option(help="Level of the Benjamini-Hochberg procedure.")] = 0.05,
     seed: Annotated[int, typer.Option(help="Seed of the permutation test.")] = 0,
@@ -96,7 +99,9 @@ def reliance_command(
         choices_only = [
             o
             for path in shortcut_stress or ()
-            for o in read_outcomes(path, format="pfungst-stress", model=model, variant=CHOICES_ONLY_VARIANT)
+            for o in read_outcomes(
+                path, format="pfungst-stress", model=model, metric=shortcut_rule, variant=CHOICES_ONLY_VARIANT
+            )
         ]
         config = RelianceConfig(
             families=_families(families) if families else None,

@@ -161,7 +161,8 @@ class OutcomeRequest:
     dataset: str | None = None
     """Overrides (or supplies) the dataset's name."""
     metric: str | None = None
-    """lm-eval / HELM: the per-item metric that says right or wrong (``acc`` / ``exact_match`` if None)."""
+    """lm-eval / HELM: the per-item metric that says right or wrong (``acc`` / ``exact_match`` if None); pfungst
+    stress: the scoring rule (every rule if None)."""
     variant: str | None = None
     """pfungst stress: ``perturbation`` or ``perturbation:variant`` (``identity`` if None); lm-eval: the filter."""
 

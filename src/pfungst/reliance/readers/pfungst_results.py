@@ -6,7 +6,8 @@
 - ``pfungst stress --items x.jsonl``: one line per outcome (``perturbation``, ``variant``, ``rule``, ``format``,
   ``item_id``, ``correct``, ...); names as for score lines. Only the outcomes of one perturbation are taken:
   ``identity`` (the items as given, the plain pass) unless ``variant=`` names another, as ``perturbation`` or
-  ``perturbation:variant`` (``cyclic:shift 1``, ``rules:pmi``). The rest are counted as skipped.
+  ``perturbation:variant`` (``cyclic:shift 1``, ``rules:pmi``), and of the scoring rule ``metric=`` names (every
+  rule if None). The rest are counted as skipped.
 - ``StressResult.save_json(path, items=True)`` (``schema_version`` ``pfungst.stress/1``) holds the outcomes under
   ``outcomes``; without ``items`` it holds none, which is an error here. A comparison of several models
   (``pfungst.stress-comparison/1``) gives one set of outcomes per model.
@@ -53,7 +54,7 @@ def sniff(path: Path, name: str) -> bool:
 def read(path: Path, request: OutcomeRequest, name: str) -> tuple[ModelOutcomes, ...]:
     """The outcomes of a score or stress file."""
     stress = name == "pfungst-stress"
-    request.warn_unused(name, "metric", *(() if stress else ("variant",)))
+    request.warn_unused(name, *(() if stress else ("metric", "variant")))
     if path.suffix.lower() != ".json":
         records = iter_jsonl(path)
         return (_collect(path, name, request, records, request.name_model(path.stem), request.name_dataset("")),)
@@ -108,7 +109,12 @@ def _collect(
 ) -> ModelOutcomes:
     stress = name == "pfungst-stress"
     perturbation, variant = _selection(request)
-    chosen = f"perturbation {perturbation}" + (f", variant {variant}" if variant else "")
+    rule = request.metric if stress else None
+    chosen = (
+        f"perturbation {perturbation}"
+        + (f", variant {variant}" if variant else "")
+        + (f", rule {rule}" if rule else "")
+    )
     builder = OutcomesBuilder(path, name, model, dataset, chosen if stress else "scored items")
     for record in records:
         data = record.data()
@@ -117,6 +123,7 @@ def _collect(
         if stress and (
             _field(path, record.line, data, "perturbation") != perturbation
             or variant not in (None, _field(path, record.line, data, "variant"))
+            or rule not in (None, _field(path, record.line, data, "rule"))
         ):
             builder.n_skipped += 1
             continue
