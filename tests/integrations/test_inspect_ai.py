@@ -200,7 +200,7 @@ def test_a_file_that_is_not_an_inspect_log_is_a_user_error(tmp_path: Path) -> No
     other = tmp_path / "other.json"
     other.write_text('{"a": 1}')
     result = CliRunner().invoke(app, ["inspect-log", str(other)])
-    assert result.exit_code == 2 and "not an inspect eval log" in result.output
+    assert result.exit_code == 2 and "not an inspect eval log" in " ".join(result.output.split())
 
 
 def test_a_real_model_through_inspects_openai_provider_gives_the_same_figures_as_pfungst(tmp_path: Path) -> None:
