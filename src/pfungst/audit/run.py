@@ -16,18 +16,18 @@ from pfungst.audit.inputs import ItemInputs, OptionTable
 from pfungst.audit.paper_protocol import paper_rows
 from pfungst.audit.probe import ProbeConfig, feasible_splits, run_probe
 from pfungst.audit.probe_outcome import ProbeOutcome
+from pfungst.audit.resampled_kappa import bootstrap_draws_kappa, interval_from_draws, mean_kappa
 from pfungst.audit.result import AuditResult, Verdict
 from pfungst.data.benchmark import Benchmark
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, override_settings
 from pfungst.stats import (
+    ConfidenceInterval,
     Estimate,
     binomial_pvalue,
     bonferroni_level,
     bonferroni_pvalue,
-    bootstrap_interval,
     chance_corrected_accuracy,
-    cohen_kappa,
 )
 
 __all__ = ["AuditConfig", "audit", "default_feature_sets", "verdict_statistic"]
@@ -198,15 +198,7 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, statistic: str) ->
     gold, prediction = best.gold[mask], predictions[:, mask]
     n_classes = _effective_classes(best)
 
-    def measure(indices: np.ndarray) -> float:
-        if statistic == "kappa":
-            return float(np.mean([cohen_kappa(gold[indices], row[indices]) for row in prediction]))
-        accuracy = float(np.mean(gold[indices] == prediction[:, indices]))
-        return chance_corrected_accuracy(accuracy, n_classes)
-
-    interval = bootstrap_interval(
-        measure, int(mask.sum()), n_resamples=config.n_bootstrap, seed=[config.seed, 7], level=level
-    )
+    interval = _verdict_interval(gold, prediction, statistic, n_classes, config, level)
     source: Estimate = getattr(best, statistic)
     pvalue, method = source.pvalue, source.method
     if statistic == "chance_corrected_accuracy":
@@ -217,7 +209,7 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, statistic: str) ->
         method = f"accuracy corrected for uniform guessing (chance {chance:.3f}); one-sided binomial test"
     pvalue = bonferroni_pvalue(pvalue, len(probes))
     estimate = Estimate(
-        value=measure(np.arange(int(mask.sum()))),
+        value=_repeat_averaged(gold, prediction, statistic, n_classes),
         method=f"{method}; percentile bootstrap over items of the repeat-averaged statistic, Bonferroni over "
         f"{len(probes)} feature sets",
         n=source.n,
@@ -235,6 +227,28 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, statistic: str) ->
         n_feature_sets=len(probes),
         note=_PAPER_NOTE if config.protocol == "pacchiardi2024" and statistic == "kappa" else "",
     )
+
+
+def _repeat_averaged(gold: np.ndarray, prediction: np.ndarray, statistic: str, n_classes: float) -> float:
+    """The repeat-averaged kappa, or the chance-corrected accuracy over all repeats, on all items."""
+    if not gold.size:
+        return math.nan
+    if statistic == "kappa":
+        return mean_kappa(gold, prediction)
+    return chance_corrected_accuracy(float(np.mean(gold == prediction)), n_classes)
+
+
+def _verdict_interval(
+    gold: np.ndarray, prediction: np.ndarray, statistic: str, n_classes: float, config: AuditConfig, level: float
+) -> ConfidenceInterval:
+    """The percentile bootstrap interval over items of :func:`_repeat_averaged` (vectorised over resamples)."""
+    if not gold.size:
+        return ConfidenceInterval(math.nan, math.nan, level)
+    accuracy, kappa = bootstrap_draws_kappa(gold, prediction, n_resamples=config.n_bootstrap, seed=[config.seed, 7])
+    if statistic == "kappa":
+        return interval_from_draws(kappa, level)
+    corrected = np.array([chance_corrected_accuracy(float(value), n_classes) for value in accuracy])
+    return interval_from_draws(corrected, level)
 
 
 _PAPER_NOTE = (
