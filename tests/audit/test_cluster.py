@@ -57,3 +57,10 @@ def test_a_cluster_address_without_a_scheme_is_refused_before_any_fit() -> None:
         check_cluster_address("10.0.0.5:8786")
     with pytest.raises(ConfigError, match="--cluster 'lokal'"):
         audit(make_synthetic("cue-word", 40), SMALL, cluster="lokal")
+
+
+def test_a_running_scheduler_given_by_address_matches_the_serial_run(serial: str) -> None:
+    distributed = pytest.importorskip("distributed", reason="--cluster needs the extra pfungst[dask]")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
+        assert cluster.scheduler_address.startswith("tcp://")
+        assert _figures(AuditConfig(**{**SMALL.__dict__, "cluster": cluster.scheduler_address})) == serial
