@@ -61,6 +61,13 @@ _FeatureSets = Annotated[
     typer.Option("--feature-set", help="Feature set to probe, repeatable: feature_sets (default: all that apply)."),
 ]
 _Fields = Annotated[str, typer.Option(help="Partial-input baseline: comma-separated named fields, e.g. hypothesis.")]
+_Cluster = Annotated[
+    str,
+    typer.Option(
+        help="Run the jobs on Dask: 'local' (a LocalCluster of --n-jobs worker processes, at least 2) or a "
+        "scheduler address such as tcp://host:8786. Results are identical to a serial run. Needs pfungst[dask]."
+    ),
+]
 _Fix = Annotated[
     Path | None, typer.Option("--fix", help="Write counterbalanced and filtered copies here and audit them.")
 ]
@@ -84,13 +91,7 @@ def audit_command(
     threshold: Annotated[float, typer.Option(help="Verdict threshold on the interval's lower bound.")] = 0.2,
     deduplicate: Annotated[bool, typer.Option(help="Drop repeated texts first (the paper did).")] = False,
     n_jobs: Annotated[int, typer.Option(help="Parallel (feature set, fold) jobs (joblib; -1: every core).")] = 1,
-    cluster: Annotated[
-        str,
-        typer.Option(
-            help="Run the jobs on Dask: 'local' (a LocalCluster of --n-jobs worker processes, at least 2) or a "
-            "scheduler address such as tcp://host:8786. Results are identical to a serial run. Needs pfungst[dask]."
-        ),
-    ] = "",
+    cluster: _Cluster = "",
     json_path: Annotated[Path | None, typer.Option("--json", help="Write the result as JSON ('-': stdout).")] = None,
     items_path: Annotated[Path | None, typer.Option("--items", help="Write per-item predictions as CSV.")] = None,
     fix_dir: _Fix = None,
