@@ -28,13 +28,12 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import RepeatedStratifiedKFold
 from threadpoolctl import threadpool_limits
 
@@ -50,21 +49,21 @@ from pfungst.audit.feature_sets import FeatureSet
 from pfungst.audit.folds import feasible_splits
 from pfungst.audit.inputs import ItemInputs, OptionTable
 from pfungst.audit.paper_protocol import PAPER_MAX_ITER, PAPER_SEED, paper_split
-from pfungst.audit.probe_outcome import FoldChoice, ProbeOutcome, Scores, ScoreSettings, score_predictions
+from pfungst.audit.probe_assembly import FoldResult, assemble_outcome
+from pfungst.audit.probe_outcome import FoldChoice, ProbeOutcome
 from pfungst.audit.probe_tasks import (
     Encoder,
     EncoderSettings,
     ItemTask,
     OptionTask,
     accepted_overrides,
-    fit_final_model,
     inner_split,
     make_task,
 )
 from pfungst.errors import ConfigError, check_run_settings
 from pfungst.stats import cohen_kappa
 
-__all__ = ["PAPER_SEED", "ProbeConfig", "run_probe"]
+__all__ = ["PAPER_SEED", "ProbeConfig", "run_probe", "run_probes"]
 
 Protocol = Literal["crossfit", "pacchiardi2024"]
 
@@ -136,16 +135,6 @@ class ProbeConfig:
         return {**asdict(self), "classifiers": list(self.classifiers), "c_grid": list(self.c_grid)}
 
 
-@dataclass(frozen=True)
-class _FoldResult:
-    test: np.ndarray
-    predictions: np.ndarray
-    choice: FoldChoice
-    warnings: int
-    weights: tuple[Any, ...] | None = None
-    """Top features of the chosen model when the protocol reports those of its fitted model (pacchiardi2024)."""
-
-
 def run_probe(
     feature_set: FeatureSet, inputs: ItemInputs | OptionTable, config: ProbeConfig | None = None
 ) -> ProbeOutcome:
@@ -169,42 +158,97 @@ def run_probe(
         >>> outcome.kappa.ci.low > 0.2, outcome.kappa.pvalue < 0.01
         (True, True)
     """
+    return run_probes([(feature_set, inputs)], config)[0]
+
+
+def run_probes(
+    requests: Sequence[tuple[FeatureSet, ItemInputs | OptionTable]],
+    config: ProbeConfig | None = None,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[ProbeOutcome]:
+    """:func:`run_probe` for several (feature set, inputs) pairs, fanned out as one batch of (probe, fold) jobs.
+
+    The jobs run through joblib (``config.n_jobs`` workers, or whatever backend an enclosing
+    ``joblib.parallel_config`` names, such as Dask's); each is seeded by its (repeat, fold), so the outcomes are
+    the same, bit for bit, whichever backend and however many workers run them.
+
+    Args:
+        requests: The probes, each a feature set and the inputs of its level.
+        config: Protocol and settings; ``ProbeConfig()`` if omitted.
+        progress: Called as ``progress(done, total)`` as fold jobs finish (in job order).
+
+    Raises:
+        ConfigError: as :func:`run_probe`, before any job starts.
+    """
     config = config or ProbeConfig()
     config.validate()
-    task = make_task(inputs)
+    plans = [_plan(feature_set, make_task(inputs), config) for feature_set, inputs in requests]
+    jobs = [(index, job) for index, plan in enumerate(plans) for job in plan.jobs]
+    results = Parallel(n_jobs=config.n_jobs, return_as="generator")(
+        delayed(_run_job)(plans[index], config, job) for index, job in jobs
+    )
+    folds: list[list[FoldResult]] = [[] for _ in plans]
+    for done, ((index, _), result) in enumerate(zip(jobs, results, strict=True), start=1):
+        folds[index].append(result)
+        if progress is not None:
+            progress(done, len(jobs))
+    with threadpool_limits(limits=1, user_api="blas"):
+        return [
+            assemble_outcome(plan.task, plan.feature_set, plan.settings, config, fold_results)
+            for plan, fold_results in zip(plans, folds, strict=True)
+        ]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """One probe's task, encoder settings and fold jobs ``(repeat, fold, train, test)``, checked before fitting."""
+
+    task: ItemTask | OptionTask
+    feature_set: FeatureSet
+    settings: EncoderSettings
+    jobs: tuple[tuple[int, int, np.ndarray, np.ndarray], ...]
+
+
+def _plan(feature_set: FeatureSet, task: ItemTask | OptionTask, config: ProbeConfig) -> _Plan:
     if feature_set.level != task.level:
         raise ConfigError(
             f"feature set '{feature_set.name}' is {feature_set.level}-level; these inputs are "
             f"{task.level}-level ({'OptionTable' if task.level == 'option' else 'ItemInputs'})"
         )
-    if config.protocol == "pacchiardi2024" and task.level == "option":
-        raise ConfigError("the pacchiardi2024 protocol is item-level only; use protocol 'crossfit' for options")
-    started = time.perf_counter()
-    # The fits are small: multi-threaded BLAS only adds thread wake-ups (10x slower on 2 cores). Parallelism is
-    # over folds (n_jobs) and feature sets instead.
-    with threadpool_limits(limits=1, user_api="blas"):
-        if config.protocol == "crossfit":
-            settings = EncoderSettings({}, scale_dense=config.scale_dense, scale_sparse=config.scale_sparse)
-            folds = _crossfit(task, feature_set, settings, config)
-        else:
-            overrides = accepted_overrides(feature_set, {"min_df": 2, "paper_compatible": True})
-            settings = EncoderSettings(overrides, scale_dense=False, select_k=20000)
-            folds = [_pacchiardi_split(task, feature_set, settings, config)]
-        return _outcome(task, feature_set, settings, config, folds, started)
-
-
-def _crossfit(
-    task: ItemTask | OptionTask, feature_set: FeatureSet, settings: EncoderSettings, config: ProbeConfig
-) -> list[_FoldResult]:
+    if config.protocol == "pacchiardi2024":
+        if task.level == "option":
+            raise ConfigError("the pacchiardi2024 protocol is item-level only; use protocol 'crossfit' for options")
+        n = len(task.item_ids)
+        if n < 5:
+            raise ConfigError(
+                f"{n} items are too few for a 60/20/20 split; the pacchiardi2024 protocol needs 5 or more"
+            )
+        overrides = accepted_overrides(feature_set, {"min_df": 2, "paper_compatible": True})
+        settings = EncoderSettings(overrides, scale_dense=False, select_k=20000)
+        train, _, test = paper_split(n)
+        return _Plan(task, feature_set, settings, ((0, 0, train, test),))
+    settings = EncoderSettings({}, scale_dense=config.scale_dense, scale_sparse=config.scale_sparse)
     n_splits = feasible_splits(task.y, config.n_splits, f"feature set '{feature_set.name}'", warn_rare=False)
     splitter = RepeatedStratifiedKFold(n_splits=n_splits, n_repeats=config.n_repeats, random_state=config.seed)
     with warnings.catch_warnings():  # a class rarer than the folds: feasible_splits' own warning says so
         warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
         splits = list(splitter.split(np.zeros(len(task.y)), task.y))
-    jobs = [(r, f, train, test) for index, (train, test) in enumerate(splits) for r, f in [divmod(index, n_splits)]]
-    return Parallel(n_jobs=config.n_jobs)(
-        delayed(_crossfit_fold)(task, feature_set, settings, config, r, f, train, test) for r, f, train, test in jobs
-    )
+    jobs = tuple((*divmod(index, n_splits), train, test) for index, (train, test) in enumerate(splits))
+    return _Plan(task, feature_set, settings, jobs)
+
+
+def _run_job(plan: _Plan, config: ProbeConfig, job: tuple[int, int, np.ndarray, np.ndarray]) -> FoldResult:
+    """One fold of one probe, wherever it runs."""
+    started = time.perf_counter()
+    # The fits are small: multi-threaded BLAS only adds thread wake-ups (10x slower on 2 cores). Parallelism is
+    # over (probe, fold) jobs instead.
+    with threadpool_limits(limits=1, user_api="blas"):
+        if config.protocol == "pacchiardi2024":
+            result = _pacchiardi_split(plan.task, plan.feature_set, plan.settings, config)
+        else:
+            result = _crossfit_fold(plan.task, plan.feature_set, plan.settings, config, *job)
+    return replace(result, seconds=time.perf_counter() - started)
 
 
 def _crossfit_fold(
@@ -216,7 +260,7 @@ def _crossfit_fold(
     fold: int,
     train: np.ndarray,
     test: np.ndarray,
-) -> _FoldResult:
+) -> FoldResult:
     """Choose a classifier inside the training fold, refit it on the whole fold, predict the held-out fold."""
     warned = [0]
     with counting_convergence_warnings(lambda count: warned.__setitem__(0, count)):
@@ -235,7 +279,7 @@ def _crossfit_fold(
         predictions = task.predict(model, test_block)
     spec = candidates[best]
     choice = FoldChoice(repeat, fold, int(train.size), int(test.size), best, scores, spec.penalty, spec.C)
-    return _FoldResult(np.sort(test), predictions, choice, warned[0])
+    return FoldResult(np.sort(test), predictions, choice, warned[0])
 
 
 def _score(y: np.ndarray, predictions: np.ndarray, metric: str) -> float:
@@ -246,12 +290,9 @@ def _score(y: np.ndarray, predictions: np.ndarray, metric: str) -> float:
 
 def _pacchiardi_split(
     task: ItemTask | OptionTask, feature_set: FeatureSet, settings: EncoderSettings, config: ProbeConfig
-) -> _FoldResult:
+) -> FoldResult:
     """Fit the grid on train, choose by validation accuracy, predict the test items (one split, no refit)."""
-    n = len(task.item_ids)
-    if n < 5:
-        raise ConfigError(f"{n} items are too few for a 60/20/20 split; the pacchiardi2024 protocol needs 5 or more")
-    train, val, test = paper_split(n)
+    train, val, test = paper_split(len(task.item_ids))
     warned = [0]
     with counting_convergence_warnings(lambda count: warned.__setitem__(0, count)):
         encoder = Encoder(feature_set, settings)
@@ -265,120 +306,4 @@ def _pacchiardi_split(
         predictions = task.predict(models[best], test_block)
         weights = top_features(models[best], encoder.feature_names(), task.class_names, config.top_k)
     choice = FoldChoice(0, 0, int(train.size), int(test.size), best, scores)
-    return _FoldResult(test, predictions, choice, warned[0], weights)
-
-
-def _outcome(
-    task: ItemTask | OptionTask,
-    feature_set: FeatureSet,
-    settings: EncoderSettings,
-    config: ProbeConfig,
-    folds: list[_FoldResult],
-    started: float,
-) -> ProbeOutcome:
-    n, n_repeats = len(task.item_ids), 1 + max(result.choice.repeat for result in folds)
-    predictions = np.full((n_repeats, n), -1, dtype=int)
-    for result in folds:
-        predictions[result.choice.repeat, result.test] = result.predictions
-    chosen = Counter(result.choice.classifier for result in folds)
-    candidates = {spec.name: spec for spec in config.candidates()}
-    final = max(candidates, key=lambda name: chosen.get(name, 0))
-    weights, final_warnings = _final_weights(task, feature_set, settings, config, folds, candidates[final])
-    scores = _scores(task, config, predictions)
-    scored = predictions >= 0
-    share = np.where(scored[0], (predictions == task.y).sum(axis=0) / np.maximum(scored.sum(axis=0), 1), np.nan)
-    n_warnings = sum(result.warnings for result in folds) + final_warnings
-    if n_warnings and config.protocol == "crossfit":
-        warnings.warn(
-            f"feature set '{feature_set.name}': {n_warnings} classifier fit(s) stopped at max_iter="
-            f"{config.max_iter} without converging; raise ProbeConfig.max_iter",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
-    return ProbeOutcome(
-        feature_set=feature_set.name,
-        level=task.level,
-        protocol=config.protocol,
-        classes=task.class_names,
-        accuracy=scores.accuracy,
-        kappa=scores.kappa,
-        chance_corrected_accuracy=scores.chance_corrected_accuracy,
-        majority_baseline=scores.majority_baseline,
-        per_repeat=scores.per_repeat,
-        folds=tuple(_with_penalty_and_C(result.choice, candidates) for result in folds),
-        final_classifier=final,
-        top_features=weights,
-        item_ids=tuple(task.item_ids),
-        gold=task.y.copy(),
-        prediction=predictions[0],
-        share_correct=share,
-        settings=_probe_settings(task, feature_set, settings, config, candidates),
-        convergence_warnings=n_warnings,
-        seconds=time.perf_counter() - started,
-        predictions=predictions,
-    )
-
-
-def _scores(task: ItemTask | OptionTask, config: ProbeConfig, predictions: np.ndarray) -> Scores:
-    """The probe's estimates from its per-repeat predictions, described by the protocol that made them."""
-    crossfit = config.protocol == "crossfit"
-    description = (
-        f"out-of-fold, {config.n_splits}-fold cross-fitting x {config.n_repeats} repeats (mean over repeats)"
-        if crossfit
-        else "pacchiardi2024: one unstratified 60/20/20 split (seed 42), test items only"
-    )
-    return score_predictions(
-        task.y,
-        predictions,
-        ScoreSettings(
-            n_classes=1.0 / task.chance,
-            seed=config.seed,
-            n_bootstrap=config.n_bootstrap,
-            n_permutations=config.n_permutations,
-            level=config.level,
-            accuracy_interval="bootstrap" if crossfit else "wilson",
-            description=description,
-        ),
-    )
-
-
-def _final_weights(
-    task: ItemTask | OptionTask,
-    feature_set: FeatureSet,
-    settings: EncoderSettings,
-    config: ProbeConfig,
-    folds: list[_FoldResult],
-    final: ClassifierSpec,
-) -> tuple[Any, int]:
-    """The top features and the convergence warnings of the reported model: the paper reports its one fitted
-    model; cross-fitting refits the most chosen classifier on all items."""
-    if folds[0].weights is not None:
-        return folds[0].weights, 0
-    encoder = Encoder(feature_set, settings)
-    return fit_final_model(task, encoder, final, seed=config.seed, max_iter=config.max_iter, top_k=config.top_k)
-
-
-def _probe_settings(
-    task: ItemTask | OptionTask,
-    feature_set: FeatureSet,
-    settings: EncoderSettings,
-    config: ProbeConfig,
-    candidates: dict[str, ClassifierSpec],
-) -> dict[str, Any]:
-    """Everything that made the probe, for its result's provenance."""
-    return {
-        "config": config.to_dict(),
-        "feature_set": feature_set.spec(),
-        "chance": task.chance,
-        "overrides": dict(settings.overrides),
-        "scale_dense": settings.scale_dense,
-        "scale_sparse": settings.scale_sparse,
-        "select_k": settings.select_k,
-        "classifiers": [spec.spec() for spec in candidates.values()],
-    }
-
-
-def _with_penalty_and_C(choice: FoldChoice, candidates: dict[str, ClassifierSpec]) -> FoldChoice:
-    """``choice`` with the chosen classifier's penalty and ``C`` filled in where the fit left them out."""
-    spec = candidates[choice.classifier]
-    return choice if choice.penalty else replace(choice, penalty=spec.penalty, C=spec.C)
+    return FoldResult(test, predictions, choice, warned[0], weights)

@@ -24,16 +24,15 @@ import numpy as np
 import pandas as pd
 
 from pfungst.audit.classifiers import FeatureWeight
+from pfungst.audit.resampled_kappa import bootstrap_draws_kappa, interval_from_draws, kappa_permutation_pvalue
 from pfungst.schema import Fields, read_dataclass
 from pfungst.serialization import to_jsonable
 from pfungst.stats import (
     ConfidenceInterval,
     Estimate,
-    bootstrap_interval,
     chance_corrected_accuracy,
     cohen_kappa,
     majority_baseline,
-    permutation_pvalue,
     wilson_interval,
 )
 
@@ -169,33 +168,21 @@ def _tests_and_intervals(
     stream for the permutations, one for both bootstraps, which then resample the same items)."""
     n, correct = int(truth.size), preds == truth
     seeds = np.random.SeedSequence(settings.seed).spawn(2)
+    if not n:
+        empty = ConfidenceInterval(math.nan, math.nan, settings.level)
+        return math.nan, empty, empty
     pvalue = (
-        permutation_pvalue(truth, preds, _mean_kappa, n_permutations=settings.n_permutations, seed=seeds[0])
-        if n and settings.n_permutations
+        kappa_permutation_pvalue(truth, preds, n_permutations=settings.n_permutations, seed=seeds[0])
+        if settings.n_permutations
         else math.nan
     )
+    accuracy_draws, kappa_draws = bootstrap_draws_kappa(truth, preds, n_resamples=settings.n_bootstrap, seed=seeds[1])
     if settings.accuracy_interval == "wilson":
         accuracy_ci = wilson_interval(int(correct.sum()), n, settings.level)
     else:
-        accuracy_ci = bootstrap_interval(
-            lambda idx: float(correct[:, idx].mean()),
-            n,
-            n_resamples=settings.n_bootstrap,
-            seed=seeds[1],
-            level=settings.level,
-        )
-    kappa_ci = bootstrap_interval(
-        lambda idx: _mean_kappa(truth[idx], preds[:, idx]),
-        n,
-        n_resamples=settings.n_bootstrap,
-        seed=seeds[1],
-        level=settings.level,
-    )
+        accuracy_ci = interval_from_draws(accuracy_draws, settings.level)
+    kappa_ci = interval_from_draws(kappa_draws, settings.level)
     return pvalue, accuracy_ci, kappa_ci
-
-
-def _mean_kappa(truth: np.ndarray, preds: np.ndarray) -> float:
-    return float(np.mean([cohen_kappa(truth, row) for row in np.atleast_2d(preds)]))
 
 
 @dataclass(frozen=True, eq=False)

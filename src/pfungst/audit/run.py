@@ -9,25 +9,26 @@ from typing import Literal
 
 import numpy as np
 
+from pfungst.audit.cluster import check_cluster_address, cluster_backend
 from pfungst.audit.cues import CueConfig, find_cues
 from pfungst.audit.feature_sets import PAPER_FEATURE_SETS, get_feature_set
 from pfungst.audit.heuristics import HeuristicConfig, run_heuristics
 from pfungst.audit.inputs import ItemInputs, OptionTable
 from pfungst.audit.paper_protocol import paper_rows
-from pfungst.audit.probe import ProbeConfig, feasible_splits, run_probe
+from pfungst.audit.probe import ProbeConfig, feasible_splits, run_probes
 from pfungst.audit.probe_outcome import ProbeOutcome
+from pfungst.audit.resampled_kappa import bootstrap_draws_kappa, interval_from_draws, mean_kappa
 from pfungst.audit.result import AuditResult, Verdict
 from pfungst.data.benchmark import Benchmark
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, override_settings
 from pfungst.stats import (
+    ConfidenceInterval,
     Estimate,
     binomial_pvalue,
     bonferroni_level,
     bonferroni_pvalue,
-    bootstrap_interval,
     chance_corrected_accuracy,
-    cohen_kappa,
 )
 
 __all__ = ["AuditConfig", "audit", "default_feature_sets", "verdict_of", "verdict_statistic"]
@@ -63,6 +64,11 @@ class AuditConfig:
     cues: bool = True
     cue_top_k: int = 30
     n_jobs: int = 1
+    """Parallel (feature set, fold) jobs with joblib on this machine (-1: every core)."""
+    cluster: str = ""
+    """Run the (feature set, fold) jobs on a Dask cluster: ``local`` (a LocalCluster of ``n_jobs`` worker processes,
+    2 when ``n_jobs`` is 1) or a scheduler address (``tcp://host:8786``); empty: joblib on this machine. The
+    results are the same, bit for bit, as a serial run with the same seed."""
 
     def probe_config(self) -> ProbeConfig:
         return ProbeConfig(
@@ -81,6 +87,7 @@ class AuditConfig:
         self.probe_config().validate()
         for name in self.feature_sets:
             get_feature_set(name)
+        check_cluster_address(self.cluster)
         if not 0 <= self.threshold < 1:
             raise ConfigError(f"threshold must lie in [0, 1), not {self.threshold}")
 
@@ -121,11 +128,14 @@ def audit(
         config = replace(config, n_splits=n_splits)
     names = config.feature_sets or default_feature_sets(benchmark, config.protocol)
     report = progress or (lambda step, done, total: None)
-    probes = []
-    for done, name in enumerate(names):
-        report(name, done, len(names))
-        probes.append(_probe(benchmark, name, config))
-    report("heuristics and cues", len(names), len(names))
+    report(f"{len(names)} feature sets", 0, 1)
+    with cluster_backend(config.cluster, config.n_jobs):
+        probes = run_probes(
+            [(get_feature_set(name), _inputs(benchmark, name, config)) for name in names],
+            config.probe_config(),
+            progress=lambda done, total: report(f"{len(names)} feature sets: fold {done} of {total}", done, total + 1),
+        )
+    report("heuristics and cues", 1, 1)
     heuristics = (
         run_heuristics(
             benchmark,
@@ -155,15 +165,11 @@ def audit(
     )
 
 
-def _probe(benchmark: Benchmark, name: str, config: AuditConfig) -> ProbeOutcome:
-    feature_set = get_feature_set(name)
-    inputs: ItemInputs | OptionTable
-    if feature_set.level == "option":
-        choices_only = name.startswith("options_")
-        inputs = OptionTable.from_benchmark(benchmark, config.fields, with_question=not choices_only)
-    else:
-        inputs = ItemInputs.from_benchmark(benchmark, config.fields)
-    return run_probe(feature_set, inputs, config.probe_config())
+def _inputs(benchmark: Benchmark, name: str, config: AuditConfig) -> ItemInputs | OptionTable:
+    """What feature set ``name`` reads: item texts, or the option table (without the question: choices only)."""
+    if get_feature_set(name).level == "option":
+        return OptionTable.from_benchmark(benchmark, config.fields, with_question=not name.startswith("options_"))
+    return ItemInputs.from_benchmark(benchmark, config.fields)
 
 
 def verdict_statistic(benchmark: Benchmark, protocol: Protocol) -> str:
@@ -209,15 +215,7 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, statistic: str) ->
     gold, prediction = best.gold[mask], predictions[:, mask]
     n_classes = _effective_classes(best)
 
-    def measure(indices: np.ndarray) -> float:
-        if statistic == "kappa":
-            return float(np.mean([cohen_kappa(gold[indices], row[indices]) for row in prediction]))
-        accuracy = float(np.mean(gold[indices] == prediction[:, indices]))
-        return chance_corrected_accuracy(accuracy, n_classes)
-
-    interval = bootstrap_interval(
-        measure, int(mask.sum()), n_resamples=config.n_bootstrap, seed=[config.seed, 7], level=level
-    )
+    interval = _verdict_interval(gold, prediction, statistic, n_classes, config, level)
     source: Estimate = getattr(best, statistic)
     pvalue, method = source.pvalue, source.method
     if statistic == "chance_corrected_accuracy":
@@ -228,7 +226,7 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, statistic: str) ->
         method = f"accuracy corrected for uniform guessing (chance {chance:.3f}); one-sided binomial test"
     pvalue = bonferroni_pvalue(pvalue, len(probes))
     estimate = Estimate(
-        value=measure(np.arange(int(mask.sum()))),
+        value=_repeat_averaged(gold, prediction, statistic, n_classes),
         method=f"{method}; percentile bootstrap over items of the repeat-averaged statistic, Bonferroni over "
         f"{len(probes)} feature sets",
         n=source.n,
@@ -246,6 +244,28 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, statistic: str) ->
         n_feature_sets=len(probes),
         note=_PAPER_NOTE if config.protocol == "pacchiardi2024" and statistic == "kappa" else "",
     )
+
+
+def _repeat_averaged(gold: np.ndarray, prediction: np.ndarray, statistic: str, n_classes: float) -> float:
+    """The repeat-averaged kappa, or the chance-corrected accuracy over all repeats, on all items."""
+    if not gold.size:
+        return math.nan
+    if statistic == "kappa":
+        return mean_kappa(gold, prediction)
+    return chance_corrected_accuracy(float(np.mean(gold == prediction)), n_classes)
+
+
+def _verdict_interval(
+    gold: np.ndarray, prediction: np.ndarray, statistic: str, n_classes: float, config: AuditConfig, level: float
+) -> ConfidenceInterval:
+    """The percentile bootstrap interval over items of :func:`_repeat_averaged` (vectorised over resamples)."""
+    if not gold.size:
+        return ConfidenceInterval(math.nan, math.nan, level)
+    accuracy, kappa = bootstrap_draws_kappa(gold, prediction, n_resamples=config.n_bootstrap, seed=[config.seed, 7])
+    if statistic == "kappa":
+        return interval_from_draws(kappa, level)
+    corrected = np.array([chance_corrected_accuracy(float(value), n_classes) for value in accuracy])
+    return interval_from_draws(corrected, level)
 
 
 _PAPER_NOTE = (

@@ -73,6 +73,13 @@ _FeatureSets = Annotated[
     typer.Option("--feature-set", help="Feature set to probe, repeatable: feature_sets (default: all that apply)."),
 ]
 _Fields = Annotated[str, typer.Option(help="Partial-input baseline: comma-separated named fields, e.g. hypothesis.")]
+_Cluster = Annotated[
+    str,
+    typer.Option(
+        help="Run the jobs on Dask: 'local' (a LocalCluster of --n-jobs worker processes, at least 2) or a "
+        "scheduler address such as tcp://host:8786. Results are identical to a serial run. Needs pfungst[dask]."
+    ),
+]
 _Fix = Annotated[
     Path | None, typer.Option("--fix", help="Write counterbalanced and filtered copies here and audit them.")
 ]
@@ -96,7 +103,8 @@ def audit_command(
     n_permutations: Annotated[int, typer.Option(help="Permutations per p-value.")] = 1000,
     threshold: Annotated[float, typer.Option(help="Verdict threshold on the interval's lower bound.")] = 0.2,
     deduplicate: Annotated[bool, typer.Option(help="Drop repeated texts first (the paper did).")] = False,
-    n_jobs: Annotated[int, typer.Option(help="Parallel folds (joblib).")] = 1,
+    n_jobs: Annotated[int, typer.Option(help="Parallel (feature set, fold) jobs (joblib; -1: every core).")] = 1,
+    cluster: _Cluster = "",
     json_path: Annotated[Path | None, typer.Option("--json", help="Write the result as JSON ('-': stdout).")] = None,
     items_path: Annotated[Path | None, typer.Option("--items", help="Write per-item predictions as CSV.")] = None,
     fix_dir: _Fix = None,

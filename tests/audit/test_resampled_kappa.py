@@ -1,0 +1,60 @@
+"""The vectorised bootstrap and permutation test give exactly what the per-resample stats functions give."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pfungst.audit import resampled_kappa
+from pfungst.audit.resampled_kappa import (
+    bootstrap_draws_kappa,
+    interval_from_draws,
+    kappa_permutation_pvalue,
+    mean_kappa,
+)
+from pfungst.stats import bootstrap_interval, cohen_kappa, permutation_pvalue
+
+
+def _reference_mean_kappa(truth: np.ndarray, preds: np.ndarray) -> float:
+    return float(np.mean([cohen_kappa(truth, row) for row in np.atleast_2d(preds)]))
+
+
+def _planted(n: int, n_classes: int, n_repeats: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, n_classes, size=n)
+    preds = np.where(rng.random((n_repeats, n)) < 0.4, truth, rng.integers(0, n_classes, size=(n_repeats, n)))
+    return truth, preds
+
+
+@pytest.mark.parametrize(("n", "n_classes", "n_repeats"), [(37, 2, 1), (151, 3, 2), (400, 5, 3), (9, 2, 2)])
+def test_bit_identical_to_the_per_resample_functions(n: int, n_classes: int, n_repeats: int) -> None:
+    truth, preds = _planted(n, n_classes, n_repeats, seed=n)
+    assert mean_kappa(truth, preds) == _reference_mean_kappa(truth, preds)
+    seed = np.random.SeedSequence(5).spawn(2)
+    expected_p = permutation_pvalue(truth, preds, _reference_mean_kappa, n_permutations=300, seed=seed[0])
+    assert kappa_permutation_pvalue(truth, preds, n_permutations=300, seed=seed[0]) == expected_p
+    accuracy, kappa = bootstrap_draws_kappa(truth, preds, n_resamples=300, seed=seed[1])
+    correct = preds == truth
+    expected_acc = bootstrap_interval(lambda i: float(correct[:, i].mean()), n, n_resamples=300, seed=seed[1])
+    expected_kappa = bootstrap_interval(
+        lambda i: _reference_mean_kappa(truth[i], preds[:, i]), n, n_resamples=300, seed=seed[1]
+    )
+    assert interval_from_draws(accuracy, 0.95) == expected_acc
+    assert interval_from_draws(kappa, 0.95) == expected_kappa
+
+
+def test_blocks_do_not_change_the_draws(monkeypatch: pytest.MonkeyPatch) -> None:
+    truth, preds = _planted(200, 3, 2, seed=1)
+    whole = bootstrap_draws_kappa(truth, preds, n_resamples=50, seed=3)
+    pvalue = kappa_permutation_pvalue(truth, preds, n_permutations=50, seed=3)
+    monkeypatch.setattr(resampled_kappa, "_BLOCK_CELLS", 700)  # 3 resamples per block
+    blocked = bootstrap_draws_kappa(truth, preds, n_resamples=50, seed=3)
+    assert all(np.array_equal(a, b) for a, b in zip(whole, blocked, strict=True))
+    assert kappa_permutation_pvalue(truth, preds, n_permutations=50, seed=3) == pvalue
+
+
+def test_constant_labels_and_predictions_score_zero() -> None:
+    truth = np.zeros(20, dtype=int)
+    assert mean_kappa(truth, truth[np.newaxis, :]) == 0.0
+    _, kappa = bootstrap_draws_kappa(truth, truth[np.newaxis, :], n_resamples=10, seed=0)
+    assert np.all(kappa == 0.0)
