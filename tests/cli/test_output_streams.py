@@ -139,7 +139,10 @@ COMMANDS = {
     "audit": (pfungst.AuditConfig, {"feature_set", "deduplicate", "fix"}),
     "score": (pfungst.ScoreConfig, set()),
     "stress": (pfungst.StressConfig, {"perturbation", "instruction", "instructions_file", "from_logs"}),
-    "reliance": (pfungst.RelianceConfig, {"outcomes", "outcome_format", "dataset", "metric", "variant"}),
+    "reliance": (
+        pfungst.RelianceConfig,
+        {"outcomes", "outcome_format", "dataset", "metric", "variant", "shortcut_stress", "shortcut_rule"},
+    ),
     "validity": (ValidityConfig, {"outcomes", "outcome_format", "dataset", "metric", "variant"}),
 }
 
