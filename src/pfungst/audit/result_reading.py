@@ -1,7 +1,7 @@
 """Read the parts of an audit's JSON back into typed objects: heuristics and cues (see ``AuditResult.from_dict``).
 
-Their result files hold summaries, not per-item rows: a heuristic read back keeps its item count, not its
-predictions.
+A heuristic keeps its per-item predictions when the file was written with ``items=True``; otherwise it keeps its
+item count only.
 """
 
 from __future__ import annotations
@@ -28,12 +28,13 @@ def read_heuristics(fields: Fields) -> HeuristicsReport:
 
 
 def _heuristic(fields: Fields) -> HeuristicResult:
+    rows = fields.records("items") if fields.has("items") else []  # written with items=True
     common = HeuristicResult(
         name=fields.string("name"),
         description=fields.string("description"),
-        item_ids=(),
-        gold=(),
-        predictions=(),
+        item_ids=tuple(row.string("item_id") for row in rows),
+        gold=tuple(row.integer("gold") for row in rows),
+        predictions=tuple(row.integer("prediction") for row in rows),
         accuracy=fields.estimate("accuracy"),
         kappa=fields.estimate("kappa"),
         chance_corrected_accuracy=fields.estimate("chance_corrected_accuracy"),
