@@ -31,6 +31,7 @@ from pfungst.audit.classifiers import (
     top_features,
 )
 from pfungst.audit.feature_sets import FeatureSet
+from pfungst.audit.features.corpus import TextCorpus
 from pfungst.audit.inputs import ItemInputs, OptionTable
 
 __all__ = [
@@ -136,7 +137,8 @@ class ItemTask:
 
     def __init__(self, inputs: ItemInputs) -> None:
         self.item_ids = inputs.item_ids
-        self.texts = inputs.texts
+        self.corpus = TextCorpus(inputs.texts)
+        """Every item's text: folds pass rows of it, so n-gram counts are computed once per corpus."""
         self.y = np.asarray(inputs.y, dtype=int)
         self.class_names = tuple(inputs.classes)
         self.n_classes = len(self.class_names)
@@ -146,7 +148,7 @@ class ItemTask:
 
     def encode(self, encoder: Encoder, items: np.ndarray, fit: bool) -> Block:
         """Features of ``items`` (positions), fitting ``encoder`` on them when ``fit``."""
-        raw = [self.texts[i] for i in items]
+        raw = self.corpus.rows(items)
         y = self.y[items]
         X = encoder.fit_transform(raw, y) if fit else encoder.transform(raw)
         return Block(X, y)

@@ -131,3 +131,37 @@ def test_paper_ngram_sets_fit_and_name_their_columns(name: str) -> None:
     X = features.fit_transform(TEXTS)
     assert X.shape == (4, len(features.get_feature_names_out()))
     assert np.isfinite(X.toarray()).all()
+
+
+CORPUS = (
+    "The cat is not on the mat.",
+    "A dog sat on the mat, not the cat.",
+    "Never mind the dog.",
+    "The cat sat; the dog did not.",
+    "Épée fencing is not boxing.",
+    "Nothing here.",
+)
+
+
+@pytest.mark.parametrize("name", [name for name in PAPER_FEATURE_SETS if name != "readability"])
+@pytest.mark.parametrize("overrides", [{}, {"min_df": 2, "paper_compatible": True}, {"min_df": 0.4}])
+def test_corpus_rows_give_the_same_features_as_the_texts_themselves(name: str, overrides: dict) -> None:
+    from pfungst.audit.features.corpus import TextCorpus
+
+    corpus, train, test = TextCorpus(CORPUS), [4, 0, 2, 3], [5, 1]
+    plain = get_feature_set(name).make(**overrides)
+    shared = get_feature_set(name).make(**overrides)
+    X_plain = plain.fit_transform([CORPUS[i] for i in train])
+    X_shared = shared.fit_transform(corpus.rows(train))
+    assert shared.get_feature_names_out().tolist() == plain.get_feature_names_out().tolist()
+    assert (X_shared != X_plain).nnz == 0
+    expected = plain.transform([CORPUS[i] for i in test])
+    assert (shared.transform(corpus.rows(test)) != expected).nnz == 0
+    assert (shared.transform([CORPUS[i] for i in test]) != expected).nnz == 0  # plain texts after a corpus fit
+
+
+def test_corpus_rows_with_no_ngram_left_name_min_df() -> None:
+    from pfungst.audit.features.corpus import TextCorpus
+
+    with pytest.raises(ConfigError, match="found no n-grams in 2 training texts.*min_df"):
+        NgramFeatures(min_df=2).fit(TextCorpus(("a cat", "one dog")).rows([0, 1]))

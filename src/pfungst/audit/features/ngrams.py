@@ -26,7 +26,10 @@ Example:
 
 from __future__ import annotations
 
+import numbers
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -36,6 +39,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer, strip_accents_unicode
 from sklearn.utils.validation import check_is_fitted
 
+from pfungst.audit.features.corpus import CorpusRows, TextCorpus
 from pfungst.audit.features.texts import as_texts
 from pfungst.audit.gpt2 import gpt2_symbols
 from pfungst.errors import ConfigError
@@ -100,6 +104,42 @@ def _as_texts(X: Any) -> list[str]:
     return as_texts(X, "n-gram", "document")
 
 
+@dataclass(frozen=True)
+class _CorpusCounts:
+    """Every n-gram count of a whole corpus: columns in the sorted order ``CountVectorizer`` gives its vocabulary."""
+
+    terms: np.ndarray
+    matrix: sp.csr_matrix
+
+
+_CORPUS_COUNTS: OrderedDict[tuple[str, str], _CorpusCounts] = OrderedDict()
+_CORPUS_COUNTS_KEPT = 2
+"""Count matrices kept per process: one word and one GPT-2 matrix, as the default feature sets alternate."""
+
+
+def _corpus_counts(corpus: TextCorpus, analyzer: _NgramAnalyzer) -> _CorpusCounts:
+    """The n-gram counts of every text of ``corpus``, computed once per process and analyzer (then reused)."""
+    key = (corpus.key, repr(analyzer))
+    found = _CORPUS_COUNTS.get(key)
+    if found is not None:
+        _CORPUS_COUNTS.move_to_end(key)
+        return found
+    vectorizer = CountVectorizer(analyzer=analyzer, lowercase=False, dtype=np.float64)
+    try:
+        matrix = vectorizer.fit_transform(corpus.texts).tocsr()
+    except ValueError:  # no n-gram in any text: every fold fails the same way, with the usual message
+        matrix = sp.csr_matrix((len(corpus), 0), dtype=np.float64)
+        terms = np.asarray([], dtype=object)
+    else:
+        terms = np.asarray(vectorizer.get_feature_names_out(), dtype=object)
+    matrix.sort_indices()
+    found = _CorpusCounts(terms, matrix)
+    _CORPUS_COUNTS[key] = found
+    while len(_CORPUS_COUNTS) > _CORPUS_COUNTS_KEPT:
+        _CORPUS_COUNTS.popitem(last=False)
+    return found
+
+
 class NgramFeatures(TransformerMixin, BaseEstimator):
     """Bag-of-n-grams features of each item's text, fitted on training folds only (unseen n-grams are ignored).
 
@@ -114,7 +154,10 @@ class NgramFeatures(TransformerMixin, BaseEstimator):
         max_features: Keep only the most frequent n-grams (None: all).
 
     Attributes:
-        vectorizer_: The fitted ``CountVectorizer``.
+        terms_: The n-gram of each output column, in order.
+        vectorizer_: The fitted ``CountVectorizer``; None when fitted on
+            :class:`~pfungst.audit.features.corpus.CorpusRows` (the corpus's shared counts are sliced instead).
+        corpus_columns_: With ``CorpusRows``: the corpus count columns kept, in output order; else None.
         weighter_: The fitted ``TfidfTransformer`` (``tf`` and ``tfidf``), or None for counts and presence.
     """
 
@@ -151,16 +194,20 @@ class NgramFeatures(TransformerMixin, BaseEstimator):
             )
         return low, high
 
+    def _binary(self) -> bool:
+        return self.weighting == "presence" and not self.paper_compatible
+
+    def _analyzer(self, ngram_range: tuple[int, int]) -> _NgramAnalyzer:
+        return _NgramAnalyzer(self.level, ngram_range, self.lowercase, self.paper_compatible)
+
     def _make_vectorizer(self, ngram_range: tuple[int, int]) -> CountVectorizer:
-        binary = self.weighting == "presence" and not self.paper_compatible
         common: dict[str, Any] = {
             "min_df": self.min_df,
             "max_features": self.max_features,
-            "binary": binary,
+            "binary": self._binary(),
             "dtype": np.float64,
         }
-        analyzer = _NgramAnalyzer(self.level, ngram_range, self.lowercase, self.paper_compatible)
-        return CountVectorizer(analyzer=analyzer, lowercase=False, **common)
+        return CountVectorizer(analyzer=self._analyzer(ngram_range), lowercase=False, **common)
 
     def _make_weighter(self) -> TfidfTransformer | None:
         if self.weighting == "tfidf":
@@ -177,35 +224,91 @@ class NgramFeatures(TransformerMixin, BaseEstimator):
     def fit_transform(self, X: Sequence[str], y: Any = None, **fit_params: Any) -> sp.csr_matrix:
         """Fit on ``X`` and return its features (one pass over the texts).
 
+        ``X`` may be :class:`~pfungst.audit.features.corpus.CorpusRows`: the vocabulary is then the columns of the
+        corpus's count matrix (counted once per process) that the training rows use, which is exactly the
+        vocabulary ``CountVectorizer`` would learn from those texts, with the same columns in the same order.
+
         Raises:
             ConfigError: invalid parameters, input that is not a sequence of strings, or no n-gram left after
                 ``min_df`` / ``max_features`` (the message suggests a lower ``min_df``).
         """
         ngram_range = self._check_params()
-        texts = _as_texts(X)
-        self.vectorizer_ = self._make_vectorizer(ngram_range)
+        if isinstance(X, CorpusRows) and self.max_features is None:
+            counts = self._fit_corpus_rows(X, ngram_range)
+        else:
+            counts = self._fit_texts(_as_texts(X), ngram_range)
+        self.weighter_ = self._make_weighter()
+        if self.weighter_ is None:
+            return counts
+        return self.weighter_.fit_transform(counts).tocsr()
+
+    def _fit_texts(self, texts: list[str], ngram_range: tuple[int, int]) -> sp.csr_matrix:
+        """Count the training texts with a fresh ``CountVectorizer`` (the vocabulary is its own)."""
+        self.vectorizer_: CountVectorizer | None = self._make_vectorizer(ngram_range)
         try:
             counts = self.vectorizer_.fit_transform(texts)
         except ValueError as exc:  # sklearn: empty vocabulary, or min_df pruned every term
-            raise ConfigError(
-                f"NgramFeatures({self.level}, min_df={self.min_df}) found no n-grams in "
-                f"{len(texts)} training texts: {exc}"
-            ) from exc
-        self.weighter_ = self._make_weighter()
-        if self.weighter_ is None:
-            return counts.tocsr()
-        return self.weighter_.fit_transform(counts).tocsr()
+            raise self._no_ngrams(len(texts), str(exc)) from exc
+        self.terms_ = np.asarray(self.vectorizer_.get_feature_names_out(), dtype=object)
+        self.corpus_columns_: np.ndarray | None = None
+        counts = counts.tocsr()
+        counts.sort_indices()  # canonical order, as the corpus path gives: the same sums to the last bit
+        return counts
+
+    def _fit_corpus_rows(self, X: CorpusRows, ngram_range: tuple[int, int]) -> sp.csr_matrix:
+        """The training rows of the corpus counts, restricted to the n-grams they use (``min_df`` applied)."""
+        shared = _corpus_counts(X.corpus, self._analyzer(ngram_range))
+        rows = shared.matrix[X.rows]
+        n_docs = len(X)
+        low = self.min_df if isinstance(self.min_df, numbers.Integral) else self.min_df * n_docs
+        document_frequency = np.bincount(rows.indices, minlength=shared.terms.size)
+        columns = np.flatnonzero((document_frequency > 0) & (document_frequency >= low))
+        if columns.size == 0:
+            raise self._no_ngrams(n_docs, "After pruning, no terms remain. Try a lower min_df.")
+        self.vectorizer_ = None
+        self.corpus_columns_ = columns
+        self.terms_ = shared.terms[columns]
+        return self._binarised(rows[:, columns])
+
+    def _binarised(self, counts: sp.csr_matrix) -> sp.csr_matrix:
+        counts = counts.tocsr()
+        if self._binary():
+            counts.data[:] = 1.0
+        return counts
+
+    def _no_ngrams(self, n_texts: int, reason: str) -> ConfigError:
+        return ConfigError(
+            f"NgramFeatures({self.level}, min_df={self.min_df}) found no n-grams in {n_texts} training texts: {reason}"
+        )
 
     def transform(self, X: Sequence[str]) -> sp.csr_matrix:
         """The features of ``X`` (sparse, one row per text); n-grams not seen in fit are ignored."""
-        check_is_fitted(self, "vectorizer_")
-        counts = self.vectorizer_.transform(_as_texts(X))
+        check_is_fitted(self, "terms_")
+        counts = self._counts(X)
         if self.weighter_ is None:
-            return counts.tocsr()
+            return counts
         return self.weighter_.transform(counts).tocsr()
+
+    def _counts(self, X: Sequence[str]) -> sp.csr_matrix:
+        if self.vectorizer_ is not None:
+            return self.vectorizer_.transform(_as_texts(X)).tocsr()
+        columns = self.corpus_columns_
+        if isinstance(X, CorpusRows) and columns is not None:
+            shared = _corpus_counts(X.corpus, self._analyzer(self._check_params()))
+            if shared.terms.size > int(columns.max()) and np.array_equal(shared.terms[columns], self.terms_):
+                return self._binarised(shared.matrix[X.rows][:, columns])
+        # Texts from elsewhere: count them against the fitted vocabulary.
+        fixed = CountVectorizer(
+            analyzer=self._analyzer(self._check_params()),
+            lowercase=False,
+            vocabulary={term: j for j, term in enumerate(self.terms_)},
+            binary=self._binary(),
+            dtype=np.float64,
+        )
+        return fixed.transform(_as_texts(X)).tocsr()
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """The n-gram of each column: words joined by spaces, or GPT-2 symbols (``"Ġnot"``) joined by spaces."""
-        check_is_fitted(self, "vectorizer_")
-        names: np.ndarray = self.vectorizer_.get_feature_names_out()
+        check_is_fitted(self, "terms_")
+        names: np.ndarray = self.terms_.copy()
         return names
