@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import string
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -98,6 +99,8 @@ class OptionTable:
     frame: pd.DataFrame
     gold: np.ndarray
     """Gold position per item."""
+    shared: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    """Work on the whole table that transformers reuse across folds (fit-free option features), by their key."""
 
     @classmethod
     def from_benchmark(
@@ -120,12 +123,39 @@ class OptionTable:
 
     def subset(self, indices: np.ndarray) -> OptionTable:
         """The rows of the items at ``indices``, renumbered 0..len(indices)-1 in that order."""
-        order = {int(old): new for new, old in enumerate(indices)}
-        rows = self.frame[self.frame["item"].isin(order)].copy()
-        rows["item"] = rows["item"].map(order)
-        rows = rows.sort_values(["item", "position"], kind="stable").reset_index(drop=True)
-        return OptionTable(
-            item_ids=tuple(self.item_ids[i] for i in indices),
-            frame=rows,
-            gold=self.gold[indices],
-        )
+        return self.rows(indices).table
+
+    def rows(self, indices: np.ndarray) -> OptionRows:
+        """The items at ``indices`` as a subset that remembers its rows in this table (see :class:`OptionRows`)."""
+        indices = np.asarray(indices, dtype=np.int64)
+        renumber = np.full(len(self.item_ids), -1, dtype=np.int64)
+        renumber[indices] = np.arange(indices.size)
+        new_item = renumber[self.frame["item"].to_numpy(dtype=np.int64)]
+        kept = np.flatnonzero(new_item >= 0)
+        # Rows of the new items in order, each item's options by position (stable, as the table lists them).
+        source_rows = kept[np.lexsort((self.frame["position"].to_numpy()[kept], new_item[kept]))]
+        frame = self.frame.iloc[source_rows].reset_index(drop=True)
+        frame["item"] = new_item[source_rows]
+        table = OptionTable(item_ids=tuple(self.item_ids[i] for i in indices), frame=frame, gold=self.gold[indices])
+        return OptionRows(table, self, source_rows)
+
+
+@dataclass(frozen=True)
+class OptionRows:
+    """A subset of an :class:`OptionTable` with the position of each of its rows in the whole table.
+
+    Transformers read ``frame`` as from a table; those with features that need no fitting (option lengths, overlap)
+    compute them once on ``source`` and take ``source_rows``, instead of once per fold.
+    """
+
+    table: OptionTable
+    source: OptionTable
+    source_rows: np.ndarray
+    """Per row of ``table.frame``, its row in ``source.frame``."""
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        return self.table.frame
+
+    def __len__(self) -> int:
+        return len(self.table)

@@ -180,9 +180,10 @@ class OptionTask:
     def encode(self, encoder: Encoder, items: np.ndarray, fit: bool) -> Block:
         """Features of the options of ``items`` (positions), fitting ``encoder`` on them when ``fit``."""
         items = np.sort(items)
-        frame = self.table.subset(items).frame
+        rows = self.table.rows(items)
+        frame = rows.frame
         is_gold = frame["is_gold"].to_numpy(dtype=bool)
-        X = encoder.fit_transform(frame, is_gold.astype(int)) if fit else encoder.transform(frame)
+        X = encoder.fit_transform(rows, is_gold.astype(int)) if fit else encoder.transform(rows)
         if fit:
             self.random_ties = not _has_position_columns(encoder)
         return Block(X, self.y[items], frame["item"].to_numpy(dtype=int), is_gold)

@@ -137,3 +137,15 @@ def test_without_positions_no_column_says_where_an_option_sits(seed: int) -> Non
     assert not any(name.startswith("position_") for name in names)
     assert blind.transform(table).shape == (len(table.frame), len(names))
     assert blind.n_positions_ == 0
+
+
+@pytest.mark.parametrize("positions", [True, False])
+def test_option_rows_give_the_same_features_as_the_subset_table(positions: bool) -> None:
+    table = OptionTable.from_benchmark(make_synthetic("longest-option", n_items=120, seed=3))
+    train, test = np.arange(0, 120, 3), np.arange(1, 120, 3)[::-1]  # test items out of order
+    plain, shared = OptionFeatures(positions=positions), OptionFeatures(positions=positions)
+    expected = plain.fit_transform(table.subset(train).frame)
+    assert np.array_equal(shared.fit_transform(table.rows(train)), expected)
+    assert np.array_equal(shared.transform(table.rows(test)), plain.transform(table.subset(test).frame))
+    assert table.rows(test).frame.equals(table.subset(test).frame)
+    assert table.shared  # the fit-free columns were computed once on the whole table

@@ -41,6 +41,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from pfungst.audit.features.ngrams import NgramFeatures
 from pfungst.audit.gpt2 import count_gpt2_tokens
+from pfungst.audit.inputs import OptionTable
 from pfungst.errors import ConfigError
 
 __all__ = ["NEGATION_WORDS", "OptionFeatures", "OptionNgramFeatures"]
@@ -143,6 +144,16 @@ def _text_features(frame: pd.DataFrame, words: list[list[str]]) -> pd.DataFrame:
     )
 
 
+_SHARED_KEY = "options:fit-free-columns"
+
+
+def _fit_free_columns(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The continuous and the 0/1 flag columns of every row of ``frame`` (positions apart: their width is fitted)."""
+    words = [_words(text) for text in frame["option"].astype(str)]
+    table = pd.concat([_length_features(frame, words), _text_features(frame, words)], axis=1)
+    return table[list(_CONTINUOUS)].to_numpy(dtype=float), table[list(_FLAGS)].to_numpy(dtype=float)
+
+
 def _position_names(n_positions: int) -> list[str]:
     letters = string.ascii_uppercase
     return [f"position_{letters[k] if k < 26 else k + 1}" for k in range(n_positions)] + ["position_last"]
@@ -175,12 +186,22 @@ class OptionFeatures(TransformerMixin, BaseEstimator):
         self.standardize = standardize
         self.positions = positions
 
-    def _unscaled(self, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-        """The continuous columns and the 0/1 columns (flags, then positions) of ``frame``, unscaled."""
-        words = [_words(text) for text in frame["option"].astype(str)]
-        table = pd.concat([_length_features(frame, words), _text_features(frame, words)], axis=1)
-        continuous = table[list(_CONTINUOUS)].to_numpy(dtype=float)
-        flags = table[list(_FLAGS)].to_numpy(dtype=float)
+    def _unscaled(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The continuous columns and the 0/1 columns (flags, then positions) of ``X``'s rows, unscaled.
+
+        For :class:`~pfungst.audit.inputs.OptionRows` the fit-free columns are computed once on the whole table
+        and taken by row (every option's features depend only on its own item's options).
+        """
+        frame = _option_frame(X)
+        source, source_rows = getattr(X, "source", None), getattr(X, "source_rows", None)
+        if isinstance(source, OptionTable) and source_rows is not None:
+            whole = source.shared.get(_SHARED_KEY)
+            if whole is None:
+                whole = source.shared[_SHARED_KEY] = _fit_free_columns(source.frame)
+            # The memory layout a frame's own columns have, so every sum over rows is the same to the last bit.
+            continuous, flags = (np.asfortranarray(columns[source_rows]) for columns in whole)
+        else:
+            continuous, flags = _fit_free_columns(frame)
         if self.positions:
             flags = np.column_stack([flags, _position_features(frame, self.n_positions_)])
         return continuous, flags
@@ -191,17 +212,18 @@ class OptionFeatures(TransformerMixin, BaseEstimator):
         Raises:
             ConfigError: ``X`` is not an option table, lacks a column, or has no rows.
         """
-        self._fit_features(_option_frame(X))
+        self._fit_features(X)
         return self
 
-    def _fit_features(self, frame: pd.DataFrame) -> np.ndarray:
+    def _fit_features(self, X: Any) -> np.ndarray:
         """Fix the columns, compute the training features once, learn the scaling; the scaled training features."""
+        frame = _option_frame(X)
         if frame.empty:
             raise ConfigError("option features need at least one option row to fit")
         self.n_positions_ = int(max(frame["n_options"].max(), frame["position"].max() + 1)) if self.positions else 0
         position_names = _position_names(self.n_positions_) if self.positions else []
         self.feature_names_ = np.asarray([*_CONTINUOUS, *_FLAGS, *position_names], dtype=object)
-        continuous, flags = self._unscaled(frame)
+        continuous, flags = self._unscaled(X)
         self.scaler_ = StandardScaler().fit(continuous) if self.standardize else None
         if self.scaler_ is not None:
             continuous = self.scaler_.transform(continuous)
@@ -209,7 +231,7 @@ class OptionFeatures(TransformerMixin, BaseEstimator):
 
     def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> np.ndarray:
         """Fit on ``X`` and return its features, computing them once."""
-        return self._fit_features(_option_frame(X))
+        return self._fit_features(X)
 
     def transform(self, X: Any) -> np.ndarray:
         """The features of each option row of ``X`` (float array, rows in ``X``'s order)."""
@@ -217,7 +239,7 @@ class OptionFeatures(TransformerMixin, BaseEstimator):
         frame = _option_frame(X)
         if frame.empty:
             return np.zeros((0, len(self.feature_names_)))
-        continuous, flags = self._unscaled(frame)
+        continuous, flags = self._unscaled(X)
         if self.scaler_ is not None:
             continuous = self.scaler_.transform(continuous)
         return np.column_stack([continuous, flags])
