@@ -242,3 +242,14 @@ def test_configuration_errors_are_reported_before_fitting(seed: int) -> None:
     one_per_class = np.array([int(np.flatnonzero(inputs.y == label)[0]) for label in np.unique(inputs.y)])
     with pytest.raises(ConfigError, match="too few for cross-fitting: no class has more than 1 item"):
         run_probe(WORDS, inputs.subset(one_per_class))
+
+
+def test_the_grid_is_compared_on_a_stratified_sample_of_a_large_training_fold() -> None:
+    from pfungst.audit.probe_tasks import selection_items
+
+    y = np.repeat([0, 1, 2], [600, 300, 100])
+    assert selection_items(y, 1000, seed=0) is None  # no larger than the cap: every item
+    chosen = selection_items(y, 200, seed=0)
+    assert chosen is not None and chosen.size == 200 and np.all(np.diff(chosen) > 0)
+    assert np.bincount(y[chosen]).tolist() == [120, 60, 20]
+    assert not np.array_equal(chosen, selection_items(y, 200, seed=1))

@@ -119,3 +119,29 @@ def test_item_level_chance_on_mixed_option_counts_is_the_mean_of_one_over_k(shar
     result = pfungst.audit(benchmark, FAST, feature_sets=("1-grams_presence",))
     expected = sum(1 / item.n_options for item in benchmark) / len(benchmark)
     assert result.best.settings["chance"] == pytest.approx(expected)
+
+
+def test_max_items_audits_a_stratified_sample_and_records_it(seed: int) -> None:
+    benchmark = make_synthetic("cue-word", 600, seed=seed)
+    result = pfungst.audit(benchmark, FAST, fields=("hypothesis",), feature_sets=("1-grams_presence",), max_items=200)
+    assert result.benchmark["n_items"] == 200
+    assert result.benchmark["provenance"]["steps"][-1] == "sample (seed 0, stratified by gold): kept 200 of 600"
+    assert result.settings["max_items"] == 200
+    full = np.bincount([item.gold for item in benchmark]) / 600
+    sampled = np.bincount([item.gold for item in benchmark.sample(200)]) / 200
+    assert np.abs(full - sampled).max() <= 1 / 200  # every label keeps its share, to one item
+    assert result.verdict.label == "predictable"
+
+
+def test_a_capped_classifier_choice_changes_nothing_below_the_cap_and_still_finds_the_cue(seed: int) -> None:
+    benchmark = make_synthetic("cue-word", 400, seed=seed)
+    settings = {"fields": ("hypothesis",), "feature_sets": ("1-grams_presence",), "seed": seed}
+    default = pfungst.audit(benchmark, FAST, **settings)
+    at_the_fold_size = pfungst.audit(benchmark, FAST, selection_max_items=320, **settings)  # 4 of 5 folds: 320 items
+    assert at_the_fold_size.best.kappa == default.best.kappa
+    assert [f.classifier for f in at_the_fold_size.best.folds] == [f.classifier for f in default.best.folds]
+    capped = pfungst.audit(benchmark, FAST, selection_max_items=120, **settings)
+    assert capped.verdict.label == "predictable"
+    assert all(f.n_train == 320 for f in capped.best.folds)  # the choice is refitted on the whole training fold
+    with pytest.raises(pfungst.ConfigError, match="selection_max_items must be at least 100"):
+        pfungst.audit(benchmark, FAST, selection_max_items=10, **settings)

@@ -44,6 +44,7 @@ __all__ = [
     "fit_final_model",
     "inner_split",
     "make_task",
+    "selection_items",
 ]
 
 
@@ -255,3 +256,17 @@ def inner_split(y: np.ndarray, fraction: float, seed: int) -> tuple[np.ndarray, 
     )
     inner_train, inner_val = next(splitter.split(np.zeros(y.size), y))
     return np.sort(inner_train), np.sort(inner_val)
+
+
+def selection_items(y: np.ndarray, max_items: int, seed: int) -> np.ndarray | None:
+    """At most ``max_items`` positions of a training fold to compare the classifier grid on (a seeded sample,
+    stratified when every class has two items), ascending; None when the fold is no larger (use all of it)."""
+    if y.size <= max_items:
+        return None
+    _, counts = np.unique(y, return_counts=True)
+    stratified = counts.min() >= 2 and max_items >= counts.size
+    splitter = (StratifiedShuffleSplit if stratified else ShuffleSplit)(
+        n_splits=1, train_size=max_items, random_state=seed
+    )
+    chosen, _ = next(splitter.split(np.zeros(y.size), y))
+    return np.sort(chosen)

@@ -63,6 +63,12 @@ class AuditConfig:
     heuristics: bool = True
     cues: bool = True
     cue_top_k: int = 30
+    max_items: int = 0
+    """Audit a seeded sample of at most this many items, stratified by gold (0: every item). The sample is
+    recorded in the result's provenance; for a first look at a very large benchmark, or a whole suite."""
+    selection_max_items: int = 20_000
+    """Compare the classifier grid on at most this many items of each training fold (a seeded stratified sample),
+    then refit the choice on the whole fold. Folds with fewer training items are unaffected."""
     n_jobs: int = 1
     """Parallel (feature set, fold) jobs with joblib on this machine (-1: every core)."""
     cluster: str = ""
@@ -79,6 +85,7 @@ class AuditConfig:
             n_bootstrap=self.n_bootstrap,
             n_permutations=self.n_permutations,
             level=self.level,
+            selection_max_items=self.selection_max_items,
             n_jobs=self.n_jobs,
         )
 
@@ -88,6 +95,8 @@ class AuditConfig:
         for name in self.feature_sets:
             get_feature_set(name)
         check_cluster_address(self.cluster)
+        if self.max_items < 0:
+            raise ConfigError(f"max_items must be 0 (every item) or a positive number of items, not {self.max_items}")
         if not 0 <= self.threshold < 1:
             raise ConfigError(f"threshold must lie in [0, 1), not {self.threshold}")
 
@@ -121,6 +130,8 @@ def audit(
     """
     config = override_settings(config or AuditConfig(), settings, "audit")
     config.validate()
+    if config.max_items:
+        benchmark = benchmark.sample(config.max_items, config.seed)
     if config.protocol == "pacchiardi2024":
         benchmark = paper_rows(benchmark)  # the paper's rows in its order; the probes split them in that order
     if config.protocol == "crossfit":

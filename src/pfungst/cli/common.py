@@ -91,6 +91,12 @@ DataArgument = Annotated[Path, typer.Argument(help="Benchmark file or directory.
 QuietOption = Annotated[bool, typer.Option(help="No progress bar.")]
 SeedOption = Annotated[int, typer.Option(help="Seed of every random choice.")]
 NBootstrapOption = Annotated[int, typer.Option(help="Bootstrap resamples per interval.")]
+MaxItemsOption = Annotated[
+    int, typer.Option(help="Audit a seeded sample of at most N items, stratified by gold (0: every item).")
+]
+SelectionMaxItemsOption = Annotated[
+    int, typer.Option(help="Compare the classifier grid on at most N items of each training fold, then refit.")
+]
 
 _Config = TypeVar("_Config")
 

@@ -9,10 +9,12 @@ import typer
 
 from pfungst.audit.gate import GateResult, check_gate, check_gates
 from pfungst.cli.common import (
+    MaxItemsOption,
     NBootstrapOption,
     QuietOption,
     ReaderOption,
     SeedOption,
+    SelectionMaxItemsOption,
     app,
     config_from_options,
     progress_bar,
@@ -59,6 +61,8 @@ def suite_command(
     threshold: Annotated[float, typer.Option(help="Verdict threshold on the interval's lower bound.")] = 0.2,
     alpha: Annotated[float, typer.Option("--fdr", help="False discovery rate across benchmarks (BH).")] = 0.05,
     top_cues: Annotated[int, typer.Option(help="Cues listed per benchmark.")] = 3,
+    max_items: MaxItemsOption = 0,
+    selection_max_items: SelectionMaxItemsOption = 20_000,
     n_jobs: Annotated[int, typer.Option(help="Parallel folds (joblib).")] = 1,
     json_path: Annotated[
         Path | None, typer.Option("--json", help="Also write the suite JSON here ('-': stdout).")

@@ -152,6 +152,35 @@ class Benchmark(Sequence[Item]):
                 kept.append(item)
         return self._derive(tuple(kept), f"deduplicate texts: dropped {len(self) - len(kept)}")
 
+    def sample(self, n: int, seed: int = 0) -> Benchmark:
+        """A seeded sample of ``n`` items, stratified by gold (label or position), kept in benchmark order.
+
+        Each gold class keeps its share (largest remainders, ties to the earlier class), so a rare label stays in
+        the sample; the step is recorded in provenance. The whole benchmark when it has ``n`` items or fewer.
+
+        Example:
+            >>> from pfungst.data.synthetic import make_synthetic
+            >>> b = make_synthetic("cue-word", 300).sample(30, seed=1)
+            >>> len(b), b.provenance.steps[-1]
+            (30, 'sample (seed 1, stratified by gold): kept 30 of 300')
+        """
+        if n >= len(self):
+            return self
+        import random
+
+        by_gold: dict[int, list[int]] = {}
+        for index, item in enumerate(self.items):
+            by_gold.setdefault(item.gold, []).append(index)
+        shares = {gold: n * len(members) / len(self) for gold, members in sorted(by_gold.items())}
+        counts = {gold: int(share) for gold, share in shares.items()}
+        by_remainder = sorted(shares, key=lambda gold: -(shares[gold] - counts[gold]))
+        for gold in by_remainder[: n - sum(counts.values())]:
+            counts[gold] += 1
+        rng = random.Random(seed)
+        kept = sorted(index for gold, members in sorted(by_gold.items()) for index in rng.sample(members, counts[gold]))
+        step = f"sample (seed {seed}, stratified by gold): kept {n} of {len(self)}"
+        return self._derive(tuple(self.items[index] for index in kept), step)
+
     def with_name(self, name: str) -> Benchmark:
         """The same benchmark under another name."""
         return replace(self, name=name)

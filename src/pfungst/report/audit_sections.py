@@ -46,6 +46,8 @@ def benchmark_facts(benchmark: Mapping[str, Any]) -> Facts:
     provenance = benchmark.get("provenance")
     if isinstance(provenance, Mapping) and provenance.get("format"):
         pairs.append(("read as", str(provenance["format"])))
+    if isinstance(provenance, Mapping) and provenance.get("steps"):  # e.g. a sample (--max-items), de-duplication
+        pairs.append(("steps", "; ".join(str(step) for step in provenance["steps"])))
     if benchmark.get("option_kind"):
         pairs.append(("options", str(benchmark["option_kind"]).replace("_", " ")))
     if benchmark.get("labels"):
