@@ -1,6 +1,6 @@
 """Audit the whole BIG-bench JSON task set as one suite and print the figures quoted in the README.
 
-Run: .venv/bin/python benchmarks/bigbench_suite.py [--cache DIR] [--out DIR] [--quick] [--limit N]
+Run: .venv/bin/python benchmarks/bigbench_suite.py [--cache DIR] [--out DIR] [--quick] [--limit N] [--max-items N]
 
 The task files come from the PyPI ``bigbench`` 1.0.0 source distribution (``bigbench-1.0.0.tar.gz``, about 358 MB,
 1,041 ``task.json`` files under ``bigbench/benchmark_tasks/``). The first run downloads it once with
@@ -15,6 +15,7 @@ memory (this process's maximum resident set size), the gold-position artifacts, 
 from __future__ import annotations
 
 import argparse
+import json
 import resource
 import subprocess
 import sys
@@ -100,17 +101,19 @@ def main() -> None:
     parser.add_argument("--archive", type=Path, default=None, help="a downloaded bigbench-1.0.0.tar.gz")
     parser.add_argument("--quick", action="store_true", help="1 x 3 folds, 200 resamples, per-item defaults only")
     parser.add_argument("--limit", type=int, default=0, help="audit only the first N task files (0: all)")
+    parser.add_argument("--max-items", type=int, default=0, help="audit a seeded sample of at most N items per task")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     tasks = fetch_tasks(args.cache, args.archive)
     files = sorted(tasks.rglob("task.json"))
     paths = [file.parent for file in files[: args.limit]] if args.limit else [tasks]
-    audit = AuditConfig(seed=args.seed, n_jobs=args.jobs)
+    audit = AuditConfig(seed=args.seed, n_jobs=args.jobs, max_items=args.max_items)
     if args.quick:
         audit = AuditConfig(
             seed=args.seed,
             n_jobs=args.jobs,
+            max_items=args.max_items,
             n_repeats=1,
             n_splits=3,
             n_bootstrap=200,
@@ -127,6 +130,18 @@ def main() -> None:
     wall = time.perf_counter() - started
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print_figures(result, len(files), wall, peak_mib)
+    held = sum(multiple_choice_examples(file) for file in files)
+    print(f"multiple-choice items in the task files: {held:,}; audited: {result.n_items:,}", end="")
+    print(f" (tasks over {args.max_items:,} items on a seeded stratified sample)" if args.max_items else "")
+
+
+def multiple_choice_examples(path: Path) -> int:
+    """How many examples of a task file have ``target_scores`` (0 for a file that is not JSON)."""
+    try:
+        examples = json.loads(path.read_text(encoding="utf-8")).get("examples", [])
+    except (ValueError, UnicodeDecodeError, AttributeError):
+        return 0
+    return sum(1 for example in examples if isinstance(example, dict) and "target_scores" in example)
 
 
 if __name__ == "__main__":

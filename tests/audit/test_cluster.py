@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -64,3 +65,53 @@ def test_a_running_scheduler_given_by_address_matches_the_serial_run(serial: str
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
         assert cluster.scheduler_address.startswith("tcp://")
         assert _figures(AuditConfig(**{**SMALL.__dict__, "cluster": cluster.scheduler_address})) == serial
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_run_loses_no_job_on_a_dask_scheduler_started_from_the_shell(serial: str) -> None:
+    """``dask scheduler`` and ``dask worker`` as separate processes on 127.0.0.1; one worker is SIGKILLed while it
+    runs a fold job: Dask reschedules the job and the audit's result is the serial run's, bit for bit."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    distributed = pytest.importorskip("distributed", reason="--cluster needs the extra pfungst[dask]")
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    port = address.rsplit(":")[-1]
+    scheduler_command = ["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", port, "--no-dashboard"]
+    worker_command = ["distributed.cli.dask_worker", address, "--nworkers", "2", "--nthreads", "1", "--no-dashboard"]
+    scheduler = subprocess.Popen([sys.executable, "-m", *scheduler_command], **quiet)
+    worker = subprocess.Popen([sys.executable, "-m", *worker_command], **quiet)
+    try:
+        with distributed.Client(address, timeout=60) as client:
+            client.wait_for_workers(2, timeout=60)
+            outcome: dict[str, str] = {}
+            run = threading.Thread(target=lambda: outcome.update(figures=_figures(replace(SMALL, cluster=address))))
+            run.start()
+            killed = None
+            deadline = time.monotonic() + 60
+            while killed is None and run.is_alive() and time.monotonic() < deadline:
+                busy = [addr for addr, tasks in client.processing().items() if tasks]
+                if busy:
+                    killed = client.run(os.getpid, workers=[busy[0]])[busy[0]]
+                    os.kill(killed, signal.SIGKILL)
+                time.sleep(0.02)
+            run.join(timeout=300)
+        assert killed is not None, "no fold job was seen running, so no worker could be killed mid-run"
+        assert outcome.get("figures") == serial
+    finally:
+        for process in (worker, scheduler):
+            process.terminate()
+            process.wait(timeout=30)
