@@ -189,3 +189,15 @@ def test_a_generative_bigbench_task_is_skipped_saying_why(tmp_path: Path) -> Non
     result = audit_suite([tmp_path / "checkout"], tmp_path / "out", SuiteConfig(audit=QUICK))
     assert result.entries == () and [s.name for s in result.skipped] == ["story_generation"]
     assert "field 'target_scores': missing. Only multiple-choice examples" in result.skipped[0].reason
+
+
+@pytest.mark.slow
+def test_a_suite_on_a_local_dask_cluster_matches_the_serial_run_and_shares_its_cache(tmp_path: Path, seed: int) -> None:
+    pytest.importorskip("distributed", reason="--cluster needs the extra pfungst[dask]")
+    folder = _make_folder(tmp_path / "suite", seed, SMALL)
+    serial = audit_suite([folder], tmp_path / "serial", SuiteConfig(audit=QUICK))
+    on_dask = SuiteConfig(audit=AuditConfig(**{**QUICK.__dict__, "cluster": "local", "n_jobs": 2}))
+    distributed_run = audit_suite([folder], tmp_path / "dask", on_dask)
+    assert distributed_run.n_reused == 0
+    assert distributed_run.leaderboard().equals(serial.leaderboard())
+    assert audit_suite([folder], tmp_path / "serial", on_dask).n_reused == 5  # the address is not in the cache key

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from pfungst.audit.cluster import cluster_backend
 from pfungst.audit.feature_sets import get_feature_set
 from pfungst.audit.position_content import POSITION_BLIND_FEATURE_SETS, split
 from pfungst.audit.run import AuditConfig, audit
@@ -109,15 +110,18 @@ def audit_suite(
     entries: list[SuiteEntry] = []
     skipped: list[SkippedSource] = []
     reused = 0
-    for done, source in enumerate(sources):
-        report(source.name, done, len(sources))
-        key = cache_key(file_sha256(source.path), config.key_settings(), __version__)
-        entry = cache.lookup(source.slug, key)
-        reused += entry is not None
-        if entry is None:
-            entry = _audit_one(source, key, config, cache)
-            cache.store(source.slug, entry)
-        (entries if isinstance(entry, SuiteEntry) else skipped).append(entry)  # type: ignore[arg-type]
+    # One cluster for the whole suite (not one per benchmark): every audit's fold jobs go to it.
+    with cluster_backend(config.audit.cluster, config.audit.n_jobs):
+        each = replace(config, audit=replace(config.audit, cluster=""))
+        for done, source in enumerate(sources):
+            report(source.name, done, len(sources))
+            key = cache_key(file_sha256(source.path), config.key_settings(), __version__)
+            entry = cache.lookup(source.slug, key)
+            reused += entry is not None
+            if entry is None:
+                entry = _audit_one(source, key, each, cache)
+                cache.store(source.slug, entry)
+            (entries if isinstance(entry, SuiteEntry) else skipped).append(entry)  # type: ignore[arg-type]
     report("ranking", len(sources), len(sources))
     result = SuiteResult.build(
         entries,
