@@ -3,8 +3,9 @@
 The key holds everything that changes an audit's answer: the bytes of the data file, every audit setting (seed,
 folds, resamples, feature sets, threshold, ...), the reader options and the pfungst version; and nothing that does
 not (``n_jobs``, ``cluster``, progress). A rerun after an interruption finds every finished benchmark's entry under
-its key and audits only what is missing; a changed file (or setting) has another key and is audited again. Entries are written
-atomically after the audit JSON they point at, so a run killed mid-write leaves no entry without its audit.
+its key and audits only what is missing; a changed file (or setting) has another key and is audited again. Entries are
+written atomically after the audit JSON they point at, so a run killed mid-write leaves no entry without its
+audit.
 """
 
 from __future__ import annotations
