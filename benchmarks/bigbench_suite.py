@@ -102,6 +102,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="1 x 3 folds, 200 resamples, per-item defaults only")
     parser.add_argument("--limit", type=int, default=0, help="audit only the first N task files (0: all)")
     parser.add_argument("--max-items", type=int, default=0, help="audit a seeded sample of at most N items per task")
+    parser.add_argument(
+        "--on-error",
+        choices=("raise", "skip"),
+        default="skip",
+        help="skip (default): drop malformed examples, counted in each audit's provenance; raise: skip the whole task",
+    )
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -124,7 +130,7 @@ def main() -> None:
     result = audit_suite(
         paths,
         args.out,
-        SuiteConfig(audit=audit),
+        SuiteConfig(audit=audit, on_error=args.on_error),
         progress=lambda name, done, total: print(f"[{done}/{total}] {name}", file=sys.stderr, flush=True),
     )
     wall = time.perf_counter() - started

@@ -172,10 +172,12 @@ def _element_lines(text: str, key: str, count: int) -> list[int]:
         return []
     position, lines = start + 1, []
     whitespace = re.compile(r"[\s,]*")
+    line, counted = 1, 0  # newlines are counted once, from where the last count stopped: linear in the text
     for _ in range(count):
         match = whitespace.match(text, position)
         position = match.end() if match else position
-        lines.append(text.count("\n", 0, position) + 1)
+        line, counted = line + text.count("\n", counted, position), position
+        lines.append(line)
         try:
             _, position = decoder.raw_decode(text, position)
         except json.JSONDecodeError:
