@@ -390,6 +390,16 @@ def test_stress_rejects_an_unknown_perturbation_with_exit_2(tmp_path: Path) -> N
     assert not (tmp_path / "cache.sqlite").exists()  # rejected before the model was loaded
 
 
+def test_stress_cluster_by_a_key_the_items_lack_exits_2_naming_it(tmp_path: Path) -> None:
+    _need_smollm2()
+    data = _tiny_benchmark(tmp_path)
+    result = runner.invoke(app, ["stress", str(data), "-p", "identity", "--cluster-by", "chapter", "--threads", "1"])
+    assert result.exit_code == 2
+    message = " ".join(result.output.split())
+    assert "cluster_by 'chapter': 5 of 5 items of 'tiny' have no metadata key or field 'chapter'" in message
+    assert "Use --cluster-by auto|none|FIELD" in message and "Traceback" not in result.output
+
+
 def test_stress_rejects_a_permutation_count_that_is_not_a_number(tmp_path: Path) -> None:
     data = _tiny_benchmark(tmp_path)
     result = runner.invoke(app, ["stress", str(data), "--permutations", "abc"])

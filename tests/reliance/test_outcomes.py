@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -280,3 +281,19 @@ def test_frame_has_one_row_per_item(tmp_path: Path) -> None:
     assert list(frame.columns) == ["model", "dataset", "item_id", "correct"]
     assert frame["correct"].tolist() == [True, False, False]
     assert outcomes.to_dict()["n_unparsed"] == 1
+
+
+def test_stress_lines_of_log_probability_rules_carry_option_probabilities(tmp_path: Path) -> None:
+    shown = {**_outcome("a", "identity", "identity", 1), "order": [1, 0], "scores": [math.log(0.8), math.log(0.2)]}
+    shown["chosen"] = 1
+    rows = [
+        shown,
+        {**_outcome("b", "identity", "identity", 0), "rule": "cloze-byte"},
+        {**_outcome("c", "identity", "identity", 0), "scores": [None, -1.0]},
+    ]
+    (outcomes,) = read_outcomes(_write_jsonl(tmp_path / "stress.jsonl", rows), model="m")
+    # scores are per shown position: position 0 shows original option B
+    assert dict(outcomes.answers["a"].probabilities) == pytest.approx({"A": 0.2, "B": 0.8})
+    assert outcomes.answers["a"].chosen == "B"
+    assert dict(outcomes.answers["b"].probabilities) == {}  # cloze-byte scores are per byte, not probabilities
+    assert dict(outcomes.answers["c"].probabilities) == {}  # an infinite score (written as null)

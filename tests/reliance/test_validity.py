@@ -181,3 +181,41 @@ def test_readers_keep_the_chosen_answer_for_the_screen(tmp_path: Path) -> None:
     lines.write_text(json.dumps(score) + "\n")
     (scored,) = read_outcomes(lines)
     assert scored.answers["a"] == ItemAnswer("A", "C")
+
+
+def _stress_lines(outcomes: ModelOutcomes) -> list[dict]:
+    """One model's answers as ``pfungst stress --items`` lines under letter scoring, options shown rotated by the
+    item's number, the log of each option's probability as its score."""
+    rows = []
+    for number, (item_id, answer) in enumerate(outcomes.answers.items()):
+        order = [(position + number) % 4 for position in range(4)]
+        chosen, gold = LABELS.index(answer.chosen), LABELS.index(answer.gold)
+        rows.append(
+            {
+                "item_id": item_id,
+                "perturbation": "identity",
+                "variant": "identity",
+                "rule": "letter",
+                "format": "mmlu",
+                "order": order,
+                "gold": gold,
+                "chosen": chosen,
+                "correct": chosen == gold,
+                "status": "ok",
+                "scores": [math.log(answer.probabilities[LABELS[index]]) for index in order],
+            }
+        )
+    return rows
+
+
+def test_cleanlab_scores_stress_outcomes_from_their_letter_scores(seed: int, tmp_path: Path) -> None:
+    found = []
+    for outcomes in _simulate(seed, probabilities=True):
+        path = tmp_path / f"{outcomes.model}.jsonl"
+        path.write_text("".join(json.dumps(row) + "\n" for row in _stress_lines(outcomes)))
+        found += read_outcomes(path, dataset="planted")
+    assert found[0].format == "pfungst-stress"
+    (screen,) = validity(found, ValidityConfig(irt=False)).datasets
+    by_id = {item.item_id: item for item in screen.items}
+    assert by_id[WRONG_KEY].label_issue and "cleanlab" in screen.label_issue_note
+    assert not any(math.isnan(item.label_quality) for item in screen.items)

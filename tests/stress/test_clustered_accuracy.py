@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
+
+import pytest
 
 import pfungst
 from pfungst.data import Benchmark, Item
@@ -87,3 +90,57 @@ def test_paired_differences_are_cluster_robust_where_items_cluster() -> None:
     assert robust.design_effect == 5.0 and "cluster-robust" in robust.difference.method
     assert robust.difference.pvalue > plain.difference.pvalue  # 8 clusters carry less evidence than 40 items
     assert PairedDifference.from_dict(robust.to_dict()) == robust
+
+
+def _knowing_parity_benchmark() -> Benchmark:
+    """Six subjects of four items; metadata ``parity`` puts the even subjects in one cluster, the odd in another."""
+    return Benchmark(
+        "clustered",
+        tuple(
+            Item(
+                f"q{s}-{i}",
+                f"Question {s}-{i}?",
+                ("right", "wrong"),
+                0,
+                metadata={"subject": f"s{s}", "parity": "even" if s % 2 == 0 else "odd"},
+            )
+            for s in range(6)
+            for i in range(4)
+        ),
+    )
+
+
+def _knows_even_subjects(context: str, candidate: str) -> float:
+    even = any(f"Question {s}-" in context for s in (0, 2, 4))
+    right = f"\n{candidate.strip()}. right\n" in context
+    return -0.1 if right == even else -3.0
+
+
+def _stress_parity(cluster_by: str) -> pfungst.StressResult:
+    config = pfungst.StressConfig(perturbations=("identity",), cache=False, n_bootstrap=50, cluster_by=cluster_by)
+    return pfungst.stress(_knowing_parity_benchmark(), ScriptedModel(next_token_script=_knows_even_subjects), config)
+
+
+def test_cluster_by_none_gives_the_independent_item_interval_and_no_design_effect() -> None:
+    (auto,) = [a for a in _stress_parity("auto").accuracies if a.perturbation == "identity"]
+    result = _stress_parity("none")
+    (plain,) = [a for a in result.accuracies if a.perturbation == "identity"]
+    assert auto.design_effect == 4.0 and "cluster-robust" in auto.accuracy.method
+    assert math.isnan(plain.design_effect) and plain.accuracy.method == "wilson"
+    assert plain.to_dict()["design_effect"] is None and result.settings["cluster_by"] == "none"
+    assert plain.accuracy.ci.high - plain.accuracy.ci.low < auto.accuracy.ci.high - auto.accuracy.ci.low
+
+
+def test_cluster_by_a_named_field_uses_its_clusters() -> None:
+    # by parity the model is right on one whole cluster of 12 and wrong on the other: design effect 12, not 4
+    (parity,) = [a for a in _stress_parity("parity").accuracies if a.perturbation == "identity"]
+    assert parity.accuracy.value == 0.5 and parity.design_effect == 12.0
+
+
+def test_cluster_by_a_key_the_items_lack_fails_before_any_model_call() -> None:
+    def no_call(context: str, candidate: str) -> float:
+        raise AssertionError("the model was asked")
+
+    config = pfungst.StressConfig(perturbations=("identity",), cache=False, cluster_by="chapter")
+    with pytest.raises(pfungst.ConfigError, match=r"cluster_by 'chapter': 24 of 24 items .* carry: parity, subject"):
+        pfungst.stress(_knowing_parity_benchmark(), ScriptedModel(next_token_script=no_call), config)

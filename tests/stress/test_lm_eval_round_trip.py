@@ -231,6 +231,11 @@ def test_the_command_line_exports_and_analyses_the_logs(tmp_path: Path) -> None:
     written = json.loads(summary.read_text())
     assert written["model"] == "lm-eval:scripted__model"
     assert {a["perturbation"] for a in written["analyses"]} == {"identity", "cyclic", "answer-moved"}
+    naive = runner.invoke(app, ["stress", "--from-logs", str(tmp_path / "out"), "--cluster-by", "none", "--json", "-"])
+    assert naive.exit_code == 0, naive.output
+    assert json.loads(naive.stdout)["settings"]["cluster_by"] == "none"
+    missing = runner.invoke(app, ["stress", "--from-logs", str(tmp_path / "out"), "--cluster-by", "chapter"])
+    assert missing.exit_code == 2 and "cluster_by 'chapter'" in missing.output
     both = runner.invoke(app, ["stress", str(data), "--from-logs", str(tmp_path / "out")])
     assert both.exit_code == 2 and "give a benchmark (DATA)" in both.output
 

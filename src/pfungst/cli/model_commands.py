@@ -171,6 +171,16 @@ def _write_score(result: ScoreResult, out: Path | None, json_path: Path | None) 
     write_json(json_path, result.save_json)
 
 
+_ClusterBy = Annotated[
+    str,
+    typer.Option(
+        help="Which items share errors (Miller 2024): auto (an MMLU subject, BIG-bench subtask, group or shared "
+        "passage, where items fall in two or more), none (independent items: plain intervals) or a metadata key or "
+        "field every item has."
+    ),
+]
+
+
 @app.command("stress", cls=renamed_options(STRESS_RENAMED))
 def stress_command(
     data: _StressData = None,
@@ -195,6 +205,7 @@ def stress_command(
     cache: Annotated[Path | None, typer.Option(help="SQLite cache file; a rerun resumes from it.")] = None,
     seed: SeedOption = 0,
     n_bootstrap: NBootstrapOption = 1000,
+    cluster_by: _ClusterBy = "auto",
     threads: Annotated[int | None, typer.Option(help="CPU threads for a llama.cpp model.")] = None,
     chunk_size: Annotated[int, typer.Option(help="Questions per batch sent to the model.")] = 16,
     timeout: TimeoutOption = None,
@@ -207,7 +218,7 @@ def stress_command(
     """How much of a model's score is option order, option IDs, format and scoring rule?"""
     options = locals()  # every option by name: StressConfig's fields are named after them
     if from_logs is not None or data is None:
-        _stress_from_logs(data, from_logs, json_path, items_path)
+        _stress_from_logs(data, from_logs, json_path, items_path, cluster_by)
         return
     with user_errors():
         check_outputs(
@@ -221,7 +232,9 @@ def stress_command(
         _write_stress(results, ranks, json_path, items_path)
 
 
-def _stress_from_logs(data: Path | None, logs: Path | None, json_path: Path | None, items_path: Path | None) -> None:
+def _stress_from_logs(
+    data: Path | None, logs: Path | None, json_path: Path | None, items_path: Path | None, cluster_by: str
+) -> None:
     """Analyse lm-eval's samples of an exported plan (the settings are the export's)."""
     from pfungst.report.stress_console import render_stress
     from pfungst.stress.lm_eval import stress_from_logs
@@ -231,7 +244,7 @@ def _stress_from_logs(data: Path | None, logs: Path | None, json_path: Path | No
             raise ConfigError("give a benchmark (DATA) to run a model, or --from-logs OUT to analyse lm-eval's samples")
         check_outputs([logs], {"--json": json_path, **_items_paths(items_path, 1)})
         check_suffix(items_path)
-        result = stress_from_logs(logs)
+        result = stress_from_logs(logs, cluster_by=cluster_by)
         render_stress(result, results_console(json_path))
         _write_stress([result], None, json_path, items_path)
 

@@ -193,12 +193,17 @@ def report_command(
     plots: Annotated[Path | None, typer.Option(help="Also write every plot to this folder.")] = None,
     plot_format: Annotated[str, typer.Option("--plot-format", help="png or svg.")] = "png",
 ) -> None:
-    """Render result files as one report: every figure with its interval, the provenance of each file."""
+    """Render result files as one report: every figure with its interval, the provenance of each file. Figures
+    shown side by side (an audit's classifier choices-only probe beside a stress run's) are also printed."""
     with user_errors():
+        from pfungst.report.console_blocks import render_sections
+        from pfungst.report.document import comparison_sections
         from pfungst.report.loading import load_results
         from pfungst.report.output import write_report
 
         check_outputs(results, {"--out": out}, folders={"--plots": plots})
-        written = write_report(load_results(results), out, title=title, plots=plots, plot_format=plot_format)
+        loaded = load_results(results)
+        written = write_report(loaded, out, title=title, plots=plots, plot_format=plot_format)
+        render_sections(comparison_sections(loaded), stdout)
         extra = f" and {len(written) - 1} plots in {escape(str(plots))}" if plots else ""
         stdout.print(f"wrote {escape(str(written[0]))}{extra}")

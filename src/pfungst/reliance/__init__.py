@@ -5,7 +5,8 @@
 model's accuracy on shortcut-solvable items with the rest, per model and per family of models (Pacchiardi et al.
 2024, second experiment, with Benjamini-Hochberg and a power statement); ``shortcut_table(audit)`` joins every
 shortcut per item (probes, heuristics, classifier and model choices-only) into one score, and
-``reliance(..., split="any-shortcut")`` splits accuracy by it.
+``reliance(..., split="any-shortcut")`` splits accuracy by it; ``compare_choices_only(audit, stresses)`` puts the
+audit's classifier choices-only accuracy beside each model's in one table.
 
 ``pfungst.reliance(audits, outcomes)`` is :func:`pfungst.reliance.analysis.reliance`, a plain function; this package
 is imported by name (``from pfungst.reliance import read_outcomes``).
@@ -19,6 +20,12 @@ from pfungst.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from pfungst.reliance.analysis import RelianceConfig, reliance
+    from pfungst.reliance.choices_only import (
+        ChoicesOnlyComparison,
+        ChoicesOnlyRow,
+        choices_only_comparisons,
+        compare_choices_only,
+    )
     from pfungst.reliance.families import VERSION_SEGMENT, family_of, family_tests
     from pfungst.reliance.outcomes import OUTCOME_FORMATS, ModelOutcomes, OutcomeRequest, OutcomesBuilder, read_outcomes
     from pfungst.reliance.paper import PaperDataset, PaperKappaTests, paper_kappa_tests
@@ -33,6 +40,8 @@ __all__ = [
     "SCHEMA_VERSION",
     "VERSION_SEGMENT",
     "AuditInput",
+    "ChoicesOnlyComparison",
+    "ChoicesOnlyRow",
     "FamilyTest",
     "ModelOutcomes",
     "ModelReliance",
@@ -46,6 +55,8 @@ __all__ = [
     "ShortcutItems",
     "ShortcutSummary",
     "ShortcutTable",
+    "choices_only_comparisons",
+    "compare_choices_only",
     "detectable_difference",
     "family_of",
     "family_tests",
@@ -61,6 +72,10 @@ __getattr__, __dir__ = lazy_exports(
     {
         "RelianceConfig": "pfungst.reliance.analysis",
         "reliance": "pfungst.reliance.analysis",
+        "ChoicesOnlyComparison": "pfungst.reliance.choices_only",
+        "ChoicesOnlyRow": "pfungst.reliance.choices_only",
+        "choices_only_comparisons": "pfungst.reliance.choices_only",
+        "compare_choices_only": "pfungst.reliance.choices_only",
         "VERSION_SEGMENT": "pfungst.reliance.families",
         "family_of": "pfungst.reliance.families",
         "family_tests": "pfungst.reliance.families",

@@ -3,7 +3,8 @@
 The overview comes first: a one-glance board (one row per benchmark and model: verdict, headline figure with its
 interval, a status in colour, symbol and words) and the list of inputs; then the data side (per benchmark: its
 summary and its audit), the model side (per model: its stress run or score; per comparison: the rank stability),
-the reliance analysis, and the provenance of every input (data file hash, seeds, versions, settings, git revision).
+the figures of several results side by side (the audit's classifier choices-only probe beside each model's), the
+reliance analysis, and the provenance of every input (data file hash, seeds, versions, settings, git revision).
 HTML, Markdown, JSON and the console all render this one structure, so they show the same figures.
 """
 
@@ -13,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pfungst.blocks import Facts, Report, Section, Table, format_number, short_model
+from pfungst.reliance.choices_only import choices_only_comparisons
 from pfungst.report.audit_sections import audit_sections, benchmark_facts, summary_sections
 from pfungst.report.board import board, headline
 from pfungst.report.loading import LoadedResult, as_mapping, as_result
@@ -23,7 +25,7 @@ from pfungst.report.stress_sections import rank_sections, stress_sections
 from pfungst.report.suite_sections import suite_sections
 from pfungst.report.validity_sections import validity_sections
 
-__all__ = ["build_report", "result_sections"]
+__all__ = ["build_report", "comparison_sections", "result_sections"]
 
 
 def build_report(results: Iterable[Any], *, title: str | None = None) -> Report:
@@ -51,6 +53,7 @@ def build_report(results: Iterable[Any], *, title: str | None = None) -> Report:
     sections += [section for result in loaded if result.kind == "suite" for section in suite_sections(result.data)]
     sections += _data_side(loaded)
     sections += _model_side(loaded)
+    sections += comparison_sections(loaded)
     for result in loaded:
         if result.kind == "reliance":
             sections += [Section("Reliance on shortcuts", ()), *reliance_sections(result.data)]
@@ -83,6 +86,14 @@ def result_sections(result: Any) -> tuple[Section, ...]:
     if loaded.kind == "suite":
         return suite_sections(loaded.data)
     return tuple(_model_side([loaded]))
+
+
+def comparison_sections(loaded: Iterable[Any]) -> list[Section]:
+    """The figures of several results side by side: the audit's classifier choices-only probe beside each model's
+    choices-only accuracy on the same benchmark (:func:`~pfungst.reliance.choices_only.choices_only_comparisons`
+    pairs them; nothing is estimated here). Empty where no audit and stress run pair up."""
+    comparisons = choices_only_comparisons(as_result(result).data for result in loaded)
+    return [Section(f"{c.TITLE} on {c.benchmark}", c.blocks()) for c in comparisons]
 
 
 def _overview(loaded: list[LoadedResult]) -> Section:

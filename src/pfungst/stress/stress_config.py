@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from pfungst.data.builder import OnError
+from pfungst.data.clusters import check_cluster_by
 from pfungst.errors import ConfigError, check_run_settings, unknown_name_message
 from pfungst.evaluate.formats import PromptFormat, get_format
 from pfungst.evaluate.runner import apply_renamed_prompt, cache_location
@@ -89,6 +90,10 @@ class StressConfig:
     """Bootstrap resamples behind every interval that is not a Wilson interval."""
     level: float = 0.95
     """Coverage of every interval."""
+    cluster_by: str = "auto"
+    """Which items belong together for cluster-robust intervals and paired tests (Miller 2024): ``auto`` (an MMLU
+    subject, a BIG-bench subtask, a ``group``, a shared passage: :func:`pfungst.data.clusters.item_clusters`),
+    ``none`` (independent items: Wilson and plain paired intervals) or a metadata key or field every item carries."""
 
     format: str | PromptFormat | None = field(default=None, repr=False, compare=False, kw_only=True)
     """Deprecated: the old name of ``prompt`` (it sets ``prompt``, with a ``DeprecationWarning``, for one release;
@@ -114,6 +119,7 @@ class StressConfig:
             if getattr(self, name) is not None:
                 _check_count(name, getattr(self, name), minimum=1)
         check_run_settings(seed=self.seed)
+        check_cluster_by(self.cluster_by)
         if self.on_error not in ("raise", "skip"):
             raise ConfigError(f"on_error must be 'raise' or 'skip', not {self.on_error!r}")
         if not 0 < self.pride_fraction <= 1:
@@ -189,6 +195,7 @@ class StressConfig:
             "on_error": self.on_error,
             "n_bootstrap": self.n_bootstrap,
             "level": self.level,
+            "cluster_by": self.cluster_by,
         }
 
 

@@ -18,7 +18,6 @@ from dataclasses import replace
 from typing import Any
 
 from pfungst.data.benchmark import Benchmark
-from pfungst.data.clusters import item_clusters
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, override_settings
 from pfungst.evaluate.engine import Cell, Plan, Progress, ask_plans, count_requests, open_cached, plan_cell
@@ -103,8 +102,8 @@ def stress(
 
 
 def _accuracies(run: StressRun, outcomes: Sequence[Outcome]) -> tuple[VariantAccuracy, ...]:
-    """Accuracy per variant; cluster-robust where the benchmark's items cluster (subject, subtask, group)."""
-    return variant_accuracies(outcomes, level=run.config.level, clusters=item_clusters(run.benchmark))
+    """Accuracy per variant; cluster-robust where the items cluster (subject, subtask, group; ``cluster_by``)."""
+    return variant_accuracies(outcomes, level=run.config.level, clusters=run.clusters)
 
 
 def prepare_run(benchmark: Benchmark, config: StressConfig) -> StressRun:
@@ -134,7 +133,9 @@ def prepare_run(benchmark: Benchmark, config: StressConfig) -> StressRun:
     paraphrases = {
         f"paraphrase {index}": dataclasses.replace(base, instruction=text) for index, text in enumerate(texts)
     }
-    return StressRun(config, benchmark, rule, base, formats, paraphrases, search_formats)
+    run = StressRun(config, benchmark, rule, base, formats, paraphrases, search_formats)
+    _ = run.clusters  # a --cluster-by key the items lack fails here, before the first model call
+    return run
 
 
 def first_pass_cells(run: StressRun, perturbations: Sequence[Perturbation]) -> list[Cell]:

@@ -13,13 +13,17 @@
   (``pfungst.stress-comparison/1``) gives one set of outcomes per model.
 
 Answers whose ``status`` is not ``ok`` (refused, unparseable) count as wrong and as unparsed. Lines with integer
-``gold`` and ``chosen`` (original option indices) keep each item's answer, lettered A, B, ... by original index
-(no probabilities: a rule's scores are not all log-probabilities).
+``gold`` and ``chosen`` (original option indices) keep each item's answer, lettered A, B, ... by original index.
+Under the rules whose scores are log-probabilities of the options (:data:`PROBABILITY_RULES`: ``letter``, the label
+token's; ``cloze-raw``, the option text's) the answer also carries the option probabilities, the softmax of the
+scores over the options (what the validity screen's cleanlab score needs); the other rules' scores are normalised
+or differenced (``cloze-byte``, ``cloze-token``, ``pmi``) or absent (``generate``) and give none.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -30,7 +34,11 @@ from pfungst.data.records import Record, iter_jsonl, parse_json
 from pfungst.errors import ReaderError
 from pfungst.reliance.outcomes import ItemAnswer, ModelOutcomes, OutcomeRequest, OutcomesBuilder
 
-__all__ = ["read", "sniff"]
+__all__ = ["PROBABILITY_RULES", "read", "sniff"]
+
+PROBABILITY_RULES = ("letter", "cloze-raw")
+"""Scoring rules whose per-option scores are log-probabilities, so that their softmax over the options is the
+model's probability of each option given that one of them is the answer."""
 
 _SCHEMA = re.compile(r'"schema_version"\s*:\s*"pfungst\.(score|stress|stress-comparison)/')
 _STRESS_FIELDS = {"item_id", "perturbation", "variant", "rule", "format", "correct"}
@@ -157,4 +165,20 @@ def _answer(data: dict[str, Any]) -> ItemAnswer | None:
     if not isinstance(gold, int) or not isinstance(chosen, int) or isinstance(gold, bool) or not 0 <= gold < 26:
         return None
     letter = chr(ord("A") + chosen) if 0 <= chosen < 26 else ""
-    return ItemAnswer(chosen=letter, gold=chr(ord("A") + gold))
+    return ItemAnswer(chosen=letter, gold=chr(ord("A") + gold), probabilities=_probabilities(data))
+
+
+def _probabilities(data: dict[str, Any]) -> dict[str, float]:
+    """Original option letter -> softmax of the scores, for a rule of :data:`PROBABILITY_RULES` with a finite score
+    per shown option (scores are per shown position; ``order`` maps each to its original index); else empty."""
+    scores, order = data.get("scores"), data.get("order")
+    if data.get("rule") not in PROBABILITY_RULES or not isinstance(scores, list) or not isinstance(order, list):
+        return {}
+    numbers = [s for s in scores if isinstance(s, int | float) and not isinstance(s, bool) and math.isfinite(s)]
+    indices = [i for i in order if isinstance(i, int) and not isinstance(i, bool) and 0 <= i < 26]
+    if not scores or len(numbers) != len(scores) or len(indices) != len(order) or len(scores) != len(order):
+        return {}
+    top = max(numbers)
+    weights = [math.exp(score - top) for score in numbers]
+    total = sum(weights)
+    return {chr(ord("A") + index): weight / total for index, weight in zip(indices, weights, strict=True)}

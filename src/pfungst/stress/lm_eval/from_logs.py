@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from pfungst.data.benchmark import Benchmark, Provenance
-from pfungst.data.clusters import item_clusters
 from pfungst.data.item import Item
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, ReaderError
@@ -34,13 +33,19 @@ from pfungst.stress.lm_eval.samples import LoggedDoc, find_sample_files, read_sa
 from pfungst.stress.metrics import variant_accuracies
 from pfungst.stress.perturbations import get_perturbation
 from pfungst.stress.perturbations.base import Asked
+from pfungst.stress.stress_config import StressConfig
 from pfungst.stress.stress_result import StressResult
 
 __all__ = ["stress_from_logs"]
 
 
 def stress_from_logs(
-    out: str | Path, *, n_bootstrap: int | None = None, level: float | None = None, model: str | None = None
+    out: str | Path,
+    *,
+    n_bootstrap: int | None = None,
+    level: float | None = None,
+    model: str | None = None,
+    cluster_by: str | None = None,
 ) -> StressResult:
     """Every stress figure the logged samples of an exported plan allow.
 
@@ -49,6 +54,8 @@ def stress_from_logs(
         n_bootstrap: Bootstrap resamples per interval (default: as exported).
         level: Coverage of every interval (default: as exported).
         model: The model's name in the result (default: ``lm-eval:<the folder lm-eval named after it>``).
+        cluster_by: Which items share errors: ``auto``, ``none`` or a metadata key or field
+            (``StressConfig.cluster_by``); default: as exported (``auto``).
 
     Raises:
         ConfigError: no samples, samples of several models or plans, or none from ``pfungst export lm-eval``.
@@ -57,12 +64,7 @@ def stress_from_logs(
     files = find_sample_files(out)
     logged = [doc for path in files for doc in read_samples(path)]
     settings = _settings(logged)
-    config = config_from_settings(settings)
-    config = dataclasses.replace(
-        config,
-        n_bootstrap=config.n_bootstrap if n_bootstrap is None else n_bootstrap,
-        level=config.level if level is None else level,
-    )
+    config = _overridden(config_from_settings(settings), n_bootstrap=n_bootstrap, level=level, cluster_by=cluster_by)
     benchmark = _benchmark(logged, str(settings["benchmark"]), files)
     run, plans = rebuild_plan(benchmark, config)
     by_key = {key: doc for doc in logged for key in doc.keys}
@@ -83,7 +85,7 @@ def stress_from_logs(
         accuracies=variant_accuracies(
             [*outcomes, *(o for f in findings for o in f.outcomes)],
             level=config.level,
-            clusters=item_clusters(run.benchmark),  # cluster-robust where items cluster, as pfungst.stress does
+            clusters=run.clusters,  # cluster-robust where items cluster, as pfungst.stress does
         ),
         analyses=tuple(analysis for found in findings for analysis in found.analyses),
         costs=plan_costs(answered, config.run) + tuple(cost for found in findings for cost in found.costs),
@@ -100,6 +102,11 @@ def stress_from_logs(
         seed=config.seed,
         environment=environment(),
     )
+
+
+def _overridden(config: StressConfig, **overrides: Any) -> StressConfig:
+    """The exported settings, with each override that is not None in place of its field."""
+    return dataclasses.replace(config, **{name: value for name, value in overrides.items() if value is not None})
 
 
 def _no_model(plans: Sequence[Plan], step: str | None) -> tuple[Outcome, ...]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pfungst.data.benchmark import Benchmark
+from pfungst.data.clusters import item_clusters
 from pfungst.data.item import Item
 from pfungst.errors import ConfigError
 from pfungst.evaluate.engine import Cell, Plan, Progress, plan_cell
@@ -72,6 +73,16 @@ class StressRun:
     """The base format under each instruction paraphrase, by name (``paraphrase 2``)."""
     search_formats: Mapping[str, PromptFormat]
     """The formats the budgeted search chooses among, by name."""
+
+    @property
+    def clusters(self) -> Mapping[str, str] | None:
+        """Item id -> cluster for cluster-robust intervals, by ``config.cluster_by``; None: the items are taken as
+        independent (they do not cluster, or ``cluster_by`` is ``none``).
+
+        Raises:
+            ConfigError: ``cluster_by`` names a key some item lacks (:func:`~pfungst.data.clusters.item_clusters`).
+        """
+        return item_clusters(self.benchmark, self.config.cluster_by)
 
     @property
     def estimation(self) -> dict[str, Any]:

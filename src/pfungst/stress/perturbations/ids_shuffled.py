@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pfungst.data.clusters import item_clusters
 from pfungst.evaluate.engine import Cell
 from pfungst.evaluate.variants import ShuffledIds
 from pfungst.stress.metrics import PairedDifference, SelectionBias, paired_difference, selection_bias
@@ -43,7 +42,7 @@ class IdsShuffledPerturbation:
                 plain,
                 shuffled,
                 names=("identity", "ids shuffled"),
-                clusters=item_clusters(run.benchmark),
+                clusters=run.clusters,
                 **run.estimation,
             ),
         )

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from pfungst.data.clusters import item_clusters
 from pfungst.evaluate.engine import Cell
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.variants import TopTwo
@@ -52,7 +51,7 @@ class TopTwoPerturbation:
                     [o for o in outcomes if o.variant == "adjacent"],
                     [o for o in outcomes if o.variant == "ends"],
                     names=("adjacent", "ends"),
-                    clusters=item_clusters(run.benchmark),
+                    clusters=run.clusters,
                     **run.estimation,
                 ),
             )

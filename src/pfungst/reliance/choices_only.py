@@ -1,0 +1,300 @@
+"""The choices-only baseline from both sides in one table: the audit's classifier (``options_1-grams_presence``, the
+options without the question, out of fold) and each model asked without the question (``pfungst stress -p
+choices-only``) under each scoring rule.
+
+Both answer the same question - do the options alone give the answer away? - one for a bag-of-words classifier
+trained on the benchmark, one for the model being evaluated. Each row keeps the figures its own analysis computed
+(nothing is re-estimated here): accuracy with its interval, chance, the majority-position baseline, the p-value of
+its own test and its item count. The classifier sees every item of the audit, the model the items stressed (often a
+sample), so ``n`` differs; the p-values test different nulls (the classifier: a label-shuffle permutation test, no
+better than predictions that ignore the options; the model: an exact binomial test against chance).
+
+Example:
+    >>> import pfungst
+    >>> from pfungst.audit import AuditConfig
+    >>> from pfungst.data.synthetic import make_synthetic
+    >>> benchmark = make_synthetic("longest-option", 60)
+    >>> audited = pfungst.audit(benchmark, AuditConfig(feature_sets=("options_1-grams_presence",), heuristics=False,
+    ...                         cues=False, n_repeats=1, n_bootstrap=50, n_permutations=50))
+    >>> comparison = compare_choices_only(audited, [])
+    >>> [(row.source, row.n) for row in comparison.rows]
+    [('classifier', 60)]
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import pandas as pd
+
+from pfungst.audit.probe_outcome import ProbeOutcome
+from pfungst.audit.result import AuditResult
+from pfungst.blocks import Block, Facts, Table, format_estimate, format_number, format_pvalue, short_model
+from pfungst.errors import ConfigError
+from pfungst.schema import Fields
+from pfungst.stats import Estimate
+from pfungst.stress.comparison import StressComparison
+from pfungst.stress.metrics.choices_only import ChoicesOnlyAccuracy
+from pfungst.stress.stress_result import StressResult
+
+__all__ = [
+    "CLASSIFIER_PROBE",
+    "ChoicesOnlyComparison",
+    "ChoicesOnlyRow",
+    "choices_only_comparisons",
+    "compare_choices_only",
+]
+
+CLASSIFIER_PROBE = "options_1-grams_presence"
+"""The audit's classifier choices-only probe: word 1-gram presence of each option, no question."""
+_CLASSIFIER_TEST = "permutation (label shuffles): no better than predictions ignoring the options"
+_MODEL_TEST = "exact one-sided binomial: no better than chance"
+
+
+@dataclass(frozen=True)
+class ChoicesOnlyRow:
+    """One source of a choices-only figure: the audit's classifier or one model under one scoring rule."""
+
+    source: str
+    """``classifier`` (the audit's probe) or ``model`` (a stress run's ``choices-only`` perturbation)."""
+    name: str
+    """The probe's feature set, or the model's short name."""
+    how: str
+    """The classifier's protocol (``crossfit``), or the model's scoring rule (``letter``, ``cloze-raw``, ...)."""
+    accuracy: Estimate
+    """Share of items answered right from the options alone, as that analysis estimated it (interval, p-value)."""
+    chance: float
+    """Expected accuracy of a random answer (mean ``1 / K`` over items)."""
+    majority: Estimate
+    """Accuracy of always answering the position that holds the gold most often (classifier: among its scored
+    items; model: among the items stressed)."""
+    majority_position: str
+    """That position's label (``C``); empty where the audit file holds no per-item golds."""
+    test: str
+    """What ``accuracy.pvalue`` tests."""
+
+    @property
+    def n(self) -> int:
+        """Items behind the accuracy."""
+        return self.accuracy.n
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict with stable keys."""
+        return {
+            "source": self.source,
+            "name": self.name,
+            "how": self.how,
+            "accuracy": self.accuracy.to_dict(),
+            "chance": self.chance,
+            "majority": self.majority.to_dict(),
+            "majority_position": self.majority_position,
+            "test": self.test,
+            "n": self.n,
+        }
+
+    @classmethod
+    def from_fields(cls, fields: Fields) -> ChoicesOnlyRow:
+        """Read :meth:`to_dict` back, checking every value's type."""
+        return cls(
+            source=fields.string("source"),
+            name=fields.string("name"),
+            how=fields.string("how"),
+            accuracy=fields.estimate("accuracy"),
+            chance=fields.number("chance"),
+            majority=fields.estimate("majority"),
+            majority_position=fields.string("majority_position"),
+            test=fields.string("test"),
+        )
+
+
+@dataclass(frozen=True)
+class ChoicesOnlyComparison:
+    """The classifier's and the models' choices-only accuracy on one benchmark, side by side."""
+
+    KIND: ClassVar[str] = "pfungst.choices-only-comparison"
+    """The result's kind in JSON."""
+    TITLE: ClassVar[str] = "Choices-only: classifier vs model"
+    """The result's heading in reports."""
+
+    benchmark: str
+    """The benchmark's name."""
+    rows: tuple[ChoicesOnlyRow, ...]
+    """The classifier's row first (when the audit ran the probe), then each model under each rule."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict with stable keys."""
+        return {"kind": self.KIND, "benchmark": self.benchmark, "rows": [row.to_dict() for row in self.rows]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> ChoicesOnlyComparison:
+        """Read :meth:`to_dict` back.
+
+        Raises:
+            ReaderError: a key missing or a value of the wrong type, naming ``source`` and the field.
+        """
+        fields = Fields(data, source)
+        rows = tuple(ChoicesOnlyRow.from_fields(entry) for entry in fields.records("rows"))
+        return cls(benchmark=fields.string("benchmark"), rows=rows)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per source: accuracy, interval, chance, majority baseline, p-value, n."""
+        return pd.DataFrame(
+            [
+                {
+                    "source": row.source,
+                    "name": row.name,
+                    "how": row.how,
+                    "accuracy": row.accuracy.value,
+                    "ci_low": row.accuracy.ci.low if row.accuracy.ci else math.nan,
+                    "ci_high": row.accuracy.ci.high if row.accuracy.ci else math.nan,
+                    "chance": row.chance,
+                    "majority": row.majority.value,
+                    "majority_position": row.majority_position,
+                    "pvalue": row.accuracy.pvalue,
+                    "test": row.test,
+                    "n": row.n,
+                }
+                for row in self.rows
+            ]
+        )
+
+    def blocks(self) -> tuple[Block, ...]:
+        """One table, one row per source, and what its p-values test."""
+        rows = tuple(
+            (
+                f"{row.source}: {row.name}",
+                row.how,
+                format_estimate(row.accuracy),
+                format_number(row.chance),
+                format_number(row.majority.value) + (f" ({row.majority_position})" if row.majority_position else ""),
+                format_pvalue(row.accuracy.pvalue),
+                format_number(row.n),
+            )
+            for row in self.rows
+        )
+        table = Table(
+            f"Accuracy from the options alone on {self.benchmark}",
+            ("source", "protocol / rule", "accuracy [95% CI]", "chance", "majority position", "p", "n"),
+            rows,
+            text_columns=2,
+            note="what p tests - " + "; ".join(dict.fromkeys(f"{row.source}: {row.test}" for row in self.rows)),
+        )
+        facts = Facts(
+            (
+                ("reading", "a source well above chance and the majority position finds the answer in the options"),
+                ("items", "the classifier sees every audited item; a model only the items stressed (n)"),
+            )
+        )
+        return table, facts
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{row.name}/{row.how}={row.accuracy.value:.3f}" for row in self.rows)
+        return f"ChoicesOnlyComparison({self.benchmark!r}, {shown})"
+
+
+def compare_choices_only(audit: AuditResult, stresses: Iterable[StressResult]) -> ChoicesOnlyComparison:
+    """The audit's classifier choices-only figure beside each stress run's model choices-only figures.
+
+    Args:
+        audit: An audit that ran the ``options_1-grams_presence`` probe (a per-item default).
+        stresses: Stress runs of the same benchmark with the ``choices-only`` perturbation; one row per model and
+            scoring rule. May be empty (the classifier's row alone).
+
+    Raises:
+        ConfigError: a stress run of another benchmark, or neither the probe nor a choices-only analysis to show.
+    """
+    stresses = tuple(stresses)
+    for stress in stresses:
+        if _benchmark_key(stress.benchmark) != _benchmark_key(audit.benchmark):
+            raise ConfigError(
+                f"compare_choices_only: the stress run of {stress.benchmark.get('name', '?')!r} is not on the audited "
+                f"benchmark {audit.benchmark.get('name', '?')!r} (different data files). Pass runs of the same file."
+            )
+    rows = [_classifier_row(probe) for probe in audit.probes if probe.feature_set == CLASSIFIER_PROBE]
+    rows += [row for stress in stresses for row in _model_rows(stress)]
+    if not rows:
+        raise ConfigError(
+            f"compare_choices_only: nothing to compare on {audit.benchmark.get('name', '?')!r}: the audit ran no "
+            f"'{CLASSIFIER_PROBE}' probe and no stress run has the choices-only perturbation. Run pfungst audit "
+            f"--feature-set {CLASSIFIER_PROBE} or pfungst stress -p choices-only."
+        )
+    return ChoicesOnlyComparison(benchmark=str(audit.benchmark.get("name", "?")), rows=tuple(rows))
+
+
+def choices_only_comparisons(results: Iterable[Any]) -> tuple[ChoicesOnlyComparison, ...]:
+    """One comparison per audit that ran the classifier probe and shares its benchmark with a stress run that has
+    the ``choices-only`` perturbation; other results are ignored (what a report given many results shows).
+
+    Args:
+        results: Result objects in any order: ``AuditResult``, ``StressResult``, ``StressComparison`` (each of its
+            runs counts) and any others (ignored).
+    """
+    results = list(results)
+    stresses = [stress for result in results for stress in _stress_runs(result) if _model_rows(stress)]
+    comparisons = []
+    for audit in results:
+        if not isinstance(audit, AuditResult) or all(p.feature_set != CLASSIFIER_PROBE for p in audit.probes):
+            continue
+        mine = [s for s in stresses if _benchmark_key(s.benchmark) == _benchmark_key(audit.benchmark)]
+        if mine:
+            comparisons.append(compare_choices_only(audit, mine))
+    return tuple(comparisons)
+
+
+def _stress_runs(result: Any) -> tuple[StressResult, ...]:
+    if isinstance(result, StressResult):
+        return (result,)
+    return tuple(result.results) if isinstance(result, StressComparison) else ()
+
+
+def _benchmark_key(benchmark: Mapping[str, Any]) -> str:
+    """The data file's SHA-256 (a sampled stress run keeps its file's), else the benchmark's name."""
+    provenance = benchmark.get("provenance") or {}
+    return str(provenance.get("sha256") or benchmark.get("name") or "")
+
+
+def _classifier_row(probe: ProbeOutcome) -> ChoicesOnlyRow:
+    majority = probe.majority_baseline
+    return ChoicesOnlyRow(
+        source="classifier",
+        name=probe.feature_set,
+        how=probe.protocol,
+        accuracy=probe.accuracy,
+        chance=majority.baseline,
+        majority=majority,
+        majority_position=_majority_label(probe),
+        test=_CLASSIFIER_TEST,
+    )
+
+
+def _majority_label(probe: ProbeOutcome) -> str:
+    """The class (position) the gold holds most often among the predicted items; empty without per-item golds."""
+    golds = probe.gold[probe.predicted] if len(probe.gold) else probe.gold
+    if not len(golds):
+        return ""
+    counts = Counter(int(gold) for gold in golds)
+    return probe.classes[min(counts, key=lambda g: (-counts[g], g))]
+
+
+def _model_rows(stress: StressResult) -> list[ChoicesOnlyRow]:
+    rows = []
+    for analysis in stress.analyses:
+        found = analysis.result
+        if isinstance(found, ChoicesOnlyAccuracy):
+            rows.append(
+                ChoicesOnlyRow(
+                    source="model",
+                    name=short_model(stress.model),
+                    how=analysis.rule,
+                    accuracy=found.accuracy,
+                    chance=found.accuracy.baseline,
+                    majority=found.majority,
+                    majority_position=found.majority_position,
+                    test=_MODEL_TEST,
+                )
+            )
+    return rows
