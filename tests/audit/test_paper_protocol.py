@@ -122,11 +122,6 @@ def test_test_labels_are_those_behind_the_published_constant_cells(
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=False,
-    reason="two causal_judgment GPT-2 cells give -0.57, published -0.62: environment drift, under "
-    "investigation; it fails on commit 8cbf8f6 too with today's packages (README, 'Known failures')",
-)
 def test_every_deterministic_cell_of_the_published_table_is_reproduced(shared_data: Path) -> None:
     """Cells whose chosen model is the L2 logistic regression (lbfgs, no seed) are deterministic: 13 of the 78.
 
