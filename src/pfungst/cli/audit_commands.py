@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -123,13 +123,7 @@ def audit_command(
 
         check_fail_on(fail_on)
         check_outputs([data], {"--json": json_path, "--items": items_path, "--card": card}, folders={"--fix": fix_dir})
-        config = config_from_options(
-            AuditConfig,
-            options,
-            feature_sets=tuple(feature_set or ()),
-            fields=tuple(f.strip() for f in fields.split(",") if f.strip()),
-        )
-        config.validate()  # before reading data: a typo should not cost a load
+        config = _audit_config(AuditConfig, options)  # validated before reading data: a typo costs no load
         benchmark = load_benchmark(data, reader, map, on_error, strict)
         if deduplicate and protocol != "pacchiardi2024":  # that protocol de-duplicates in the paper's order
             benchmark = benchmark.deduplicate()
@@ -141,6 +135,14 @@ def audit_command(
             _fix_and_audit(benchmark, fix_dir, config, quiet, out)
         gate = audit_gate(fail_on, result, parts)
     end_with_gate(gate)
+
+
+def _audit_config(config_type: type[AuditConfig], options: dict[str, Any]) -> AuditConfig:
+    """The audit's settings from the command's options (repeatable and comma-separated ones parsed), validated."""
+    fields = tuple(name.strip() for name in options["fields"].split(",") if name.strip())
+    config = config_from_options(config_type, options, feature_sets=tuple(options["feature_set"] or ()), fields=fields)
+    config.validate()
+    return config
 
 
 def _report(

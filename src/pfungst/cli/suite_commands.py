@@ -39,6 +39,12 @@ _Paths = Annotated[
 ]
 
 
+_Cluster = Annotated[
+    str, typer.Option(help="Run every benchmark's fold jobs on Dask: 'local' or tcp://host:8786 (pfungst[dask]).")
+]
+_SuiteJson = Annotated[Path | None, typer.Option("--json", help="Also write the suite JSON here ('-': stdout).")]
+
+
 @app.command("suite")
 def suite_command(
     context: typer.Context,
@@ -64,12 +70,8 @@ def suite_command(
     max_items: MaxItemsOption = 0,
     selection_max_items: SelectionMaxItemsOption = 20_000,
     n_jobs: Annotated[int, typer.Option(help="Parallel folds (joblib).")] = 1,
-    cluster: Annotated[
-        str, typer.Option(help="Run every benchmark's fold jobs on Dask: 'local' or tcp://host:8786 (pfungst[dask]).")
-    ] = "",
-    json_path: Annotated[
-        Path | None, typer.Option("--json", help="Also write the suite JSON here ('-': stdout).")
-    ] = None,
+    cluster: _Cluster = "",
+    json_path: _SuiteJson = None,
     fail_on: FailOnOption = None,
     card: CardOption = None,
     quiet: QuietOption = False,
