@@ -36,20 +36,25 @@ def make_items(n_items: int, seed: int = 0) -> object:
     from pfungst.data.benchmark import Benchmark, Item
 
     rng = np.random.default_rng(seed)
-    vocabulary = np.array([f"w{k}" for k in range(30_000)])
-    weights = 1.0 / np.arange(1, vocabulary.size + 1)
+    vocabulary = [f"w{k}" for k in range(30_000)]
+    weights = 1.0 / np.arange(1, len(vocabulary) + 1)
     weights /= weights.sum()
     labels = rng.integers(0, 3, size=n_items)
     lengths = rng.integers(20, 61, size=n_items)
-    words = rng.choice(vocabulary, size=int(lengths.sum()), p=weights)
     cued = rng.random(n_items) < np.where(labels == 0, 0.60, 0.05)
-    items, start = [], 0
-    for index in range(n_items):
-        text = words[start : start + lengths[index]].tolist()
-        start += lengths[index]
-        if cued[index]:
-            text[int(rng.integers(0, len(text)))] = CUE
-        items.append(Item(f"s{index}", " ".join(text), LABELS, int(labels[index])))
+    items = []
+    # Word ids in chunks of items, so that generating a million items holds no 40-million-word array: the peak
+    # memory measured is the audit's, not the generator's.
+    for chunk in range(0, n_items, 50_000):
+        stop = min(n_items, chunk + 50_000)
+        ids = rng.choice(len(vocabulary), size=int(lengths[chunk:stop].sum()), p=weights).tolist()
+        start = 0
+        for index in range(chunk, stop):
+            text = [vocabulary[i] for i in ids[start : start + lengths[index]]]
+            start += lengths[index]
+            if cued[index]:
+                text[int(rng.integers(0, len(text)))] = CUE
+            items.append(Item(f"s{index}", " ".join(text), LABELS, int(labels[index])))
     return Benchmark(f"scaling-{n_items}", tuple(items), "shared_labels", LABELS)
 
 

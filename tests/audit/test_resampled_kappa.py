@@ -58,3 +58,34 @@ def test_constant_labels_and_predictions_score_zero() -> None:
     assert mean_kappa(truth, truth[np.newaxis, :]) == 0.0
     _, kappa = bootstrap_draws_kappa(truth, truth[np.newaxis, :], n_resamples=10, seed=0)
     assert np.all(kappa == 0.0)
+
+
+@pytest.mark.parametrize(("n_classes", "n_repeats"), [(2, 1), (3, 2), (4, 3)])
+def test_table_resampling_has_the_item_resampling_distribution(
+    monkeypatch: pytest.MonkeyPatch, n_classes: int, n_repeats: int
+) -> None:
+    """Above TABLE_ITEMS the draws come from the contingency table: the same bootstrap distribution and the same
+    permutation null (within Monte Carlo error of 4,000 resamples), however the items are ordered."""
+    truth, preds = _planted(600, n_classes, n_repeats, seed=7)
+    by_items = bootstrap_draws_kappa(truth, preds, n_resamples=4000, seed=1)
+    p_items = kappa_permutation_pvalue(truth, preds, n_permutations=4000, seed=1)
+    null_truth = np.random.default_rng(3).permutation(truth)  # no association: p-values spread over (0, 1)
+    p_null_items = kappa_permutation_pvalue(null_truth, preds, n_permutations=4000, seed=1)
+    monkeypatch.setattr(resampled_kappa, "TABLE_ITEMS", 100)
+    by_table = bootstrap_draws_kappa(truth, preds, n_resamples=4000, seed=1)
+    for items, table in zip(by_items, by_table, strict=True):
+        assert abs(items.mean() - table.mean()) < 0.01 and abs(items.std() - table.std()) < 0.005
+    assert interval_from_draws(by_table[1], 0.95).low > 0.2  # the planted signal, as by items
+    assert kappa_permutation_pvalue(truth, preds, n_permutations=4000, seed=1) == pytest.approx(p_items, abs=1e-3)
+    assert kappa_permutation_pvalue(null_truth, preds, n_permutations=4000, seed=1) == pytest.approx(
+        p_null_items, abs=0.04
+    )
+
+
+def test_table_bootstrap_of_a_perfect_prediction_is_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(resampled_kappa, "TABLE_ITEMS", 10)
+    truth = np.repeat([0, 1, 2], 100)
+    accuracy, kappa = bootstrap_draws_kappa(truth, np.stack([truth, truth]), n_resamples=200, seed=0)
+    assert np.all(accuracy == 1.0) and np.allclose(kappa, 1.0)
+    pvalue = kappa_permutation_pvalue(truth, np.stack([truth, truth]), n_permutations=200, seed=0)
+    assert pvalue == pytest.approx(1 / 201)

@@ -38,6 +38,7 @@ from scipy import sparse
 from sklearn.feature_extraction.text import CountVectorizer
 
 from pfungst.audit.inputs import item_texts
+from pfungst.audit.ngram_presence import NgramPresence
 from pfungst.data.benchmark import Benchmark, OptionKind
 from pfungst.errors import ConfigError
 from pfungst.serialization import to_jsonable
@@ -265,26 +266,32 @@ def _option_pvalues(frame: pd.DataFrame, two_options: bool) -> np.ndarray:
 
 
 def _label_counts(benchmark: Benchmark, config: CueConfig) -> tuple[pd.DataFrame, str]:
-    """Per (n-gram, label): items with the n-gram, of which with that label, and Fisher's one-sided p-value."""
+    """Per (n-gram, label): items with the n-gram, of which with that label, and Fisher's one-sided p-value.
+
+    Rows come in the order of the n-grams' spelling (as ``CountVectorizer`` sorts its vocabulary), labels in their
+    order within each n-gram."""
     texts = item_texts(benchmark, config.fields)
-    vectorizer = _vectorizer(config)
-    presence = vectorizer.fit_transform(texts).tocsc()
-    counts = np.asarray(presence.sum(axis=0)).ravel()
+    presence = NgramPresence.count((tokenize(text, config.expand_negations) for text in texts), config.ngram_range)
+    counts = presence.document_counts()
     keep = np.flatnonzero(counts >= config.min_count)
-    presence, counts = presence[:, keep], counts[keep]
+    names = presence.names(keep)
+    order = np.argsort(names, kind="stable") if names.size else np.zeros(0, dtype=np.int64)
+    keep, names = keep[order], names[order]
     labels = benchmark.labels
     gold = np.array([item.gold for item in benchmark], dtype=np.int64)
-    onehot = sparse.csr_matrix((np.ones(len(gold)), (np.arange(len(gold)), gold)), shape=(len(gold), len(labels)))
-    hits = np.asarray((presence.T @ onehot).todense()).astype(int)  # n-grams x labels
+    row = np.full(presence.n_grams, -1, dtype=np.int64)
+    row[keep] = np.arange(keep.size)
+    kept = row[presence.gram] >= 0
+    cells = row[presence.gram[kept]] * len(labels) + gold[presence.document[kept]]
+    hits = np.bincount(cells, minlength=keep.size * len(labels))  # n-grams x labels, flattened
     totals = np.bincount(gold, minlength=len(labels))
-    names = vectorizer.get_feature_names_out()[keep]
     n = len(benchmark)
     frame = pd.DataFrame(
         {
             "cue": np.repeat(names, len(labels)),
             "label": np.tile(np.array(labels, dtype=object), len(names)),
-            "count": np.repeat(counts, len(labels)).astype(int),
-            "hits": hits.ravel(),
+            "count": np.repeat(counts[keep], len(labels)).astype(int),
+            "hits": hits.astype(int),
             "base_rate": np.tile(totals / n, len(names)),
         }
     )

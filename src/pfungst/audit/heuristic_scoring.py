@@ -12,15 +12,14 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from pfungst.audit.resampled_kappa import bootstrap_draws_kappa, interval_from_draws, kappa_permutation_pvalue
 from pfungst.data.benchmark import Benchmark
 from pfungst.errors import ConfigError
 from pfungst.stats import (
     ConfidenceInterval,
     Estimate,
     binomial_pvalue,
-    bootstrap_interval,
     cohen_kappa,
-    permutation_pvalue,
     wilson_interval,
 )
 
@@ -189,16 +188,14 @@ def _rescale(accuracy: float, chance: float) -> float:
 def _kappa(true: np.ndarray, pred: np.ndarray, config: HeuristicConfig) -> Estimate:
     if true.size == 0:
         return Estimate(math.nan, "Cohen's kappa (no items scored)", 0)
-    interval = bootstrap_interval(
-        lambda idx: cohen_kappa(true[idx], pred[idx]),
-        true.size,
-        n_resamples=config.n_resamples,
-        seed=config.seed,
-        level=config.level,
-    )
-    pvalue = permutation_pvalue(
-        true, pred, cohen_kappa, n_permutations=config.n_permutations, seed=config.seed, alternative="greater"
-    )
+    # The vectorised resamplers draw exactly what bootstrap_interval and permutation_pvalue draw with
+    # cohen_kappa (tests/audit/test_resampled_kappa.py), without a Python call per resample.
+    true, pred = true.astype(np.int64), pred.astype(np.int64)
+    interval = ConfidenceInterval(math.nan, math.nan, config.level)
+    if config.n_resamples > 0:
+        _, draws = bootstrap_draws_kappa(true, pred[np.newaxis, :], n_resamples=config.n_resamples, seed=config.seed)
+        interval = interval_from_draws(draws, config.level)
+    pvalue = kappa_permutation_pvalue(true, pred[np.newaxis, :], n_permutations=config.n_permutations, seed=config.seed)
     return Estimate(
         cohen_kappa(true, pred),
         "Cohen's kappa (chance from label and prediction marginals); "
