@@ -24,10 +24,21 @@ def _vectorizer_pairs(texts: list[str], ngram_range: tuple[int, int]) -> set[tup
     return {(int(row), str(names[col])) for row, col in zip(matrix.row, matrix.col, strict=True)}
 
 
-def _pairs(texts: list[str], ngram_range: tuple[int, int]) -> set[tuple[int, str]]:
-    presence = NgramPresence.count((tokenize(text) for text in texts), ngram_range)
-    names = presence.names(presence.gram)
-    return {(int(d), str(name)) for d, name in zip(presence.document, names, strict=True)}
+def _tally(texts: list[str], ngram_range: tuple[int, int], classes: list[int], min_documents: int = 1) -> dict:
+    """Per kept n-gram: (documents, per-class documents), from NgramPresence."""
+    tally = NgramPresence.count(
+        (tokenize(text) for text in texts), ngram_range, classes=classes, n_classes=2, min_documents=min_documents
+    )
+    rows = zip(tally.names().tolist(), tally.documents.tolist(), tally.by_class.tolist(), strict=True)
+    return {name: (documents, tuple(by_class)) for name, documents, by_class in rows}
+
+
+def _oracle(texts: list[str], ngram_range: tuple[int, int], classes: list[int], min_documents: int = 1) -> dict:
+    """The same from the CountVectorizer's (document, n-gram) pairs."""
+    found: dict[str, list[int]] = {}
+    for document, gram in _vectorizer_pairs(texts, ngram_range):
+        found.setdefault(gram, [0, 0])[classes[document]] += 1
+    return {gram: (sum(c), tuple(c)) for gram, c in found.items() if sum(c) >= min_documents}
 
 
 TEXTS = [
@@ -40,27 +51,29 @@ TEXTS = [
 ]
 
 
+CLASSES = [0, 1, 0, 1, 1, 0]
+
+
 @pytest.mark.parametrize("ngram_range", [(1, 1), (1, 2), (2, 2), (1, 3), (2, 4)])
-def test_pairs_are_those_of_a_binary_count_vectorizer(ngram_range: tuple[int, int]) -> None:
-    assert _pairs(TEXTS, ngram_range) == _vectorizer_pairs(TEXTS, ngram_range)
+@pytest.mark.parametrize("min_documents", [1, 2])
+def test_counts_are_those_of_a_binary_count_vectorizer(ngram_range: tuple[int, int], min_documents: int) -> None:
+    assert _tally(TEXTS, ngram_range, CLASSES, min_documents) == _oracle(TEXTS, ngram_range, CLASSES, min_documents)
 
 
 def test_document_counts_count_each_document_once() -> None:
-    presence = NgramPresence.count([tokenize(text) for text in TEXTS], (1, 1))
-    counts = dict(
-        zip(presence.names(range(presence.n_grams)).tolist(), presence.document_counts().tolist(), strict=True)
-    )
-    assert counts["the"] == 3 and counts["cat"] == 3 and counts["not"] == 2
+    counts = _tally(TEXTS, (1, 1), CLASSES)
+    assert counts["the"] == (3, (1, 2)) and counts["cat"] == (3, (2, 1)) and counts["not"] == (2, (1, 1))
 
 
 def test_no_tokens_anywhere_gives_no_ngrams() -> None:
-    presence = NgramPresence.count([[], []], (1, 2))
-    assert presence.n_grams == 0 and presence.document_counts().size == 0 and presence.names([]).size == 0
+    tally = NgramPresence.count([[], []], (1, 2), classes=[0, 1], n_classes=2)
+    assert tally.documents.size == 0 and tally.by_class.shape == (0, 2) and tally.names().size == 0
 
 
-def test_synthetic_pairs_match_the_vectorizer_at_a_thousand_items() -> None:
-    texts = [item.text for item in make_synthetic("cue-word", 1000)]
-    assert _pairs(texts, (1, 2)) == _vectorizer_pairs(texts, (1, 2))
+def test_synthetic_counts_match_the_vectorizer_at_a_thousand_items() -> None:
+    benchmark = make_synthetic("cue-word", 1000)
+    texts, classes = [item.text for item in benchmark], [int(item.gold > 0) for item in benchmark]
+    assert _tally(texts, (1, 2), classes, 5) == _oracle(texts, (1, 2), classes, 5)
 
 
 def test_mnli_label_cue_table_is_that_of_the_count_vectorizer(shared_data: Path) -> None:

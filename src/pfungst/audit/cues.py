@@ -271,26 +271,25 @@ def _label_counts(benchmark: Benchmark, config: CueConfig) -> tuple[pd.DataFrame
     Rows come in the order of the n-grams' spelling (as ``CountVectorizer`` sorts its vocabulary), labels in their
     order within each n-gram."""
     texts = item_texts(benchmark, config.fields)
-    presence = NgramPresence.count((tokenize(text, config.expand_negations) for text in texts), config.ngram_range)
-    counts = presence.document_counts()
-    keep = np.flatnonzero(counts >= config.min_count)
-    names = presence.names(keep)
-    order = np.argsort(names, kind="stable") if names.size else np.zeros(0, dtype=np.int64)
-    keep, names = keep[order], names[order]
     labels = benchmark.labels
     gold = np.array([item.gold for item in benchmark], dtype=np.int64)
-    row = np.full(presence.n_grams, -1, dtype=np.int64)
-    row[keep] = np.arange(keep.size)
-    kept = row[presence.gram] >= 0
-    cells = row[presence.gram[kept]] * len(labels) + gold[presence.document[kept]]
-    hits = np.bincount(cells, minlength=keep.size * len(labels))  # n-grams x labels, flattened
+    tally = NgramPresence.count(
+        (tokenize(text, config.expand_negations) for text in texts),
+        config.ngram_range,
+        classes=gold,
+        n_classes=len(labels),
+        min_documents=config.min_count,
+    )
+    names = tally.names()
+    order = np.argsort(names, kind="stable") if names.size else np.zeros(0, dtype=np.int64)
+    names, counts, hits = names[order], tally.documents[order], tally.by_class[order].ravel()
     totals = np.bincount(gold, minlength=len(labels))
     n = len(benchmark)
     frame = pd.DataFrame(
         {
             "cue": np.repeat(names, len(labels)),
             "label": np.tile(np.array(labels, dtype=object), len(names)),
-            "count": np.repeat(counts[keep], len(labels)).astype(int),
+            "count": np.repeat(counts, len(labels)).astype(int),
             "hits": hits.astype(int),
             "base_rate": np.tile(totals / n, len(names)),
         }

@@ -1,17 +1,17 @@
-"""Which word n-grams occur in which documents, counted with integer arrays instead of a string per n-gram.
+"""How many documents of each class contain each word n-gram, counted with integer arrays, not a string per n-gram.
 
-The cue table needs, for every n-gram, the documents that contain it. ``CountVectorizer`` with a Python analyzer
-builds a string for every n-gram occurrence and looks it up in a dict: about 2 microseconds per n-gram, 270 s for
-a million 40-word documents. Here each word is looked up once (word -> id), longer n-grams are numbered by pairing
-the id of their first ``n - 1`` words with the id of the last word (``numpy.unique`` makes the numbers dense), and
-each (document, n-gram) pair is kept once. Strings are made only for the n-grams a caller names. The pairs are
-exactly those a binary ``CountVectorizer`` with the same tokens would store (a test compares them).
+The cue table needs, for every n-gram, the number of documents that contain it, in total and per label.
+``CountVectorizer`` with a Python analyzer builds a string for every n-gram occurrence and looks it up in a dict
+(about 2 microseconds per n-gram: 270 s and several GiB for a million 40-word documents, with 1- and 2-grams).
+Here each word is looked up once (word -> id); an n-gram is numbered by pairing the number of its first ``n - 1``
+words with the id of its last word (``numpy.unique`` keeps the numbers dense); each (document, n-gram) pair counts
+once; and strings are made only for the n-grams kept (those in at least ``min_documents`` documents). The counts
+are exactly those of a binary ``CountVectorizer`` on the same tokens (tests compare them).
 
 Example:
-    >>> presence = NgramPresence.count([["not", "a", "cat"], ["a", "cat"]], (1, 2))
-    >>> counts = presence.document_counts()
-    >>> sorted(zip(presence.names(range(presence.n_grams)).tolist(), counts.tolist()))
-    [('a', 2), ('a cat', 2), ('cat', 2), ('not', 1), ('not a', 1)]
+    >>> tally = NgramPresence.count([["not", "a", "cat"], ["a", "cat"]], (1, 2), classes=[0, 1], n_classes=2)
+    >>> sorted(zip(tally.names().tolist(), tally.documents.tolist(), tally.by_class.tolist()))
+    [('a', 2, [1, 1]), ('a cat', 2, [1, 1]), ('cat', 2, [1, 1]), ('not', 1, [1, 0]), ('not a', 1, [1, 0])]
 """
 
 from __future__ import annotations
@@ -27,75 +27,93 @@ __all__ = ["NgramPresence"]
 
 @dataclass(frozen=True)
 class NgramPresence:
-    """(document, n-gram) presence pairs, each pair once, with n-grams numbered ``0 .. n_grams - 1``."""
+    """The kept n-grams (in no particular order): their spelling, document counts and per-class document counts."""
 
-    document: np.ndarray
-    """Per pair: the document's position (int64)."""
-    gram: np.ndarray
-    """Per pair: the n-gram's number (int64)."""
-    n_grams: int
-    """How many distinct n-grams occur in any document."""
+    documents: np.ndarray
+    """Per kept n-gram: how many documents contain it (int64)."""
+    by_class: np.ndarray
+    """Kept n-grams x classes: how many documents of each class contain it (int64)."""
     words: tuple[str, ...]
     """The word of each word id."""
-    spelling: tuple[np.ndarray, ...]
-    """Per n-gram number: its word ids, one array per word position (``spelling[j][g]``: the j-th word of n-gram
-    ``g``, -1 past its end)."""
+    spelling: np.ndarray
+    """Kept n-grams x longest n: the word ids of each n-gram, -1 past its end."""
 
     @classmethod
-    def count(cls, documents: Iterable[Sequence[str]], ngram_range: tuple[int, int]) -> NgramPresence:
-        """The n-grams of ``ngram_range`` (in words, both ends included) of each tokenised document."""
+    def count(
+        cls,
+        documents: Iterable[Sequence[str]],
+        ngram_range: tuple[int, int],
+        *,
+        classes: Sequence[int] | np.ndarray,
+        n_classes: int,
+        min_documents: int = 1,
+    ) -> NgramPresence:
+        """Count the n-grams of ``ngram_range`` (in words, both ends included) of each tokenised document.
+
+        Args:
+            documents: Each document's tokens.
+            ngram_range: Shortest and longest n-gram, in words.
+            classes: Each document's class, ``0 .. n_classes - 1``.
+            n_classes: How many classes.
+            min_documents: Keep only n-grams that occur in at least this many documents.
+        """
         vocabulary: dict[str, int] = {}
-        ids = array("q")  # 8 bytes a token, not a Python int each
-        lengths = array("q")
+        ids, lengths = array("i"), array("q")  # 4 bytes a token, not a Python int each
         for tokens in documents:
             ids.extend([vocabulary.setdefault(token, len(vocabulary)) for token in tokens])
             lengths.append(len(tokens))
-        word = np.frombuffer(ids, dtype=np.int64) if ids else np.zeros(0, dtype=np.int64)
+        word = np.frombuffer(ids, dtype=np.int32) if ids else np.zeros(0, dtype=np.int32)
         size = np.frombuffer(lengths, dtype=np.int64) if lengths else np.zeros(0, dtype=np.int64)
-        owner = np.repeat(np.arange(size.size, dtype=np.int64), size)
-        # Per token: how many tokens of its document start at it (itself included).
-        left = np.repeat(size, size) - (np.arange(word.size) - np.repeat(np.cumsum(size) - size, size))
+        owner = np.repeat(np.arange(size.size, dtype=np.int32), size)
+        label = np.asarray(classes, dtype=np.int64)
         low, high = ngram_range
-        documents_out, grams_out, spellings = [], [], []
-        offset = 0
-        starts, code = np.arange(word.size, dtype=np.int64), word  # 1-grams: every token starts one
+        parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        starts, code = np.arange(word.size, dtype=np.int64), word.astype(np.int64)  # 1-grams: every token
         for n in range(1, high + 1):
-            if n > 1:  # an (n-1)-gram extends to an n-gram where its document has a word left
-                keep = left[starts] >= n
-                starts, prefix = starts[keep], code[keep]
-                code = prefix * (int(word.max(initial=0)) + 1) + word[starts + n - 1]
+            if n > 1:  # an (n-1)-gram extends to an n-gram where its document has one more word
+                last = starts + n - 1
+                keep = last < word.size
+                keep[keep] = owner[last[keep]] == owner[starts[keep]]
+                starts, code = starts[keep], code[keep] * len(vocabulary) + word[last[keep]]
+                del last, keep
             code, first = _dense(code)
             if n >= low:
-                n_distinct = max(1, first.size)
-                pairs = _distinct(owner[starts] * n_distinct + code)  # each (document, n-gram) once
-                documents_out.append(pairs // n_distinct)
-                grams_out.append(pairs % n_distinct + offset)
-                spellings.append(_spell(word, starts[first], n, high))
-                offset += first.size
-        empty = np.zeros(0, dtype=np.int64)
+                counts, by_class, kept = _tally(owner[starts], code, first.size, label, n_classes, min_documents)
+                parts.append((counts, by_class, _spell(word, starts[first[kept]], n, high)))
+        if not parts:
+            empty = np.zeros(0, dtype=np.int64)
+            return cls(
+                empty, np.zeros((0, n_classes), dtype=np.int64), tuple(vocabulary), np.zeros((0, high), np.int64)
+            )
         return cls(
-            document=np.concatenate(documents_out) if documents_out else empty,
-            gram=np.concatenate(grams_out) if grams_out else empty,
-            n_grams=offset,
+            documents=np.concatenate([documents for documents, _, _ in parts]),
+            by_class=np.concatenate([by_class for _, by_class, _ in parts]),
             words=tuple(vocabulary),
-            spelling=tuple(np.concatenate(parts) for parts in zip(*spellings, strict=True))
-            if spellings
-            else tuple(empty for _ in range(high)),
+            spelling=np.concatenate([spelling for _, _, spelling in parts]),
         )
 
-    def document_counts(self) -> np.ndarray:
-        """Per n-gram: the number of documents that contain it."""
-        return np.bincount(self.gram, minlength=self.n_grams)
-
-    def names(self, grams: Iterable[int] | np.ndarray) -> np.ndarray:
-        """The n-grams numbered ``grams`` as strings (words joined by one space), an object array."""
-        grams = np.asarray(list(grams) if not isinstance(grams, np.ndarray) else grams, dtype=np.int64)
+    def names(self) -> np.ndarray:
+        """Each kept n-gram as a string (words joined by one space), an object array."""
         words = self.words
-        parts = [row[grams].tolist() for row in self.spelling]
-        return np.array(
-            [" ".join(words[i] for i in ids if i >= 0) for ids in zip(*parts, strict=True)] if parts else [],
-            dtype=object,
-        )
+        return np.array([" ".join(words[i] for i in row if i >= 0) for row in self.spelling.tolist()], dtype=object)
+
+
+def _tally(
+    owner: np.ndarray, code: np.ndarray, n_codes: int, label: np.ndarray, n_classes: int, min_documents: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Document counts, per-class document counts and codes of the n-grams in ``min_documents`` documents."""
+    pairs = _distinct(owner.astype(np.int64) * max(1, n_codes) + code)  # each (document, n-gram) once
+    document, gram = np.divmod(pairs, max(1, n_codes))
+    del pairs
+    counts = np.bincount(gram, minlength=n_codes)
+    kept = np.flatnonzero(counts >= min_documents)
+    row = np.full(n_codes, -1, dtype=np.int64)
+    row[kept] = np.arange(kept.size)
+    gram = row[gram]
+    present = gram >= 0
+    cells = gram[present] * n_classes + label[document[present]]
+    by_class = np.bincount(cells, minlength=kept.size * n_classes).reshape(kept.size, n_classes)
+    return counts[kept], by_class, kept
 
 
 def _distinct(values: np.ndarray) -> np.ndarray:
@@ -106,11 +124,13 @@ def _distinct(values: np.ndarray) -> np.ndarray:
 
 def _dense(code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Codes renumbered ``0 .. distinct - 1``, and the position of each code's first occurrence."""
-    distinct, first, inverse = np.unique(code, return_index=True, return_inverse=True)
-    del distinct
+    _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
     return inverse.reshape(-1).astype(np.int64), first
 
 
-def _spell(word: np.ndarray, starts: np.ndarray, n: int, high: int) -> list[np.ndarray]:
-    """The word ids of the n-grams starting at ``starts`` (one array per word position, -1 past the n-th)."""
-    return [word[starts + j] if j < n else np.full(starts.size, -1, dtype=np.int64) for j in range(high)]
+def _spell(word: np.ndarray, starts: np.ndarray, n: int, high: int) -> np.ndarray:
+    """The word ids of the n-grams starting at ``starts``: one row each, -1 past the n-th word."""
+    spelling = np.full((starts.size, high), -1, dtype=np.int64)
+    for j in range(n):
+        spelling[:, j] = word[starts + j]
+    return spelling
