@@ -9,7 +9,7 @@ squares on the logs (1 is linear), on the audit's CPU seconds by default: on a s
 neighbours (``--fit-on seconds`` fits wall time; with ``--n-jobs`` above 1 only wall time counts the workers).
 
 Run: .venv/bin/python benchmarks/audit_scaling.py [--sizes 10000,100000] [--feature-set 1-grams_presence ...]
-     [--n-jobs 1] [--cues/--no-cues]
+     [--n-jobs 1] [--parallel processes|threads] [--no-cues]
 Without ``--feature-set`` the 13 default feature sets run (slow on 2 cores past 10k items).
 """
 
@@ -58,13 +58,13 @@ def make_items(n_items: int, seed: int = 0) -> object:
     return Benchmark(f"scaling-{n_items}", tuple(items), "shared_labels", LABELS)
 
 
-def run_one(n_items: int, feature_sets: list[str], n_jobs: int, cues: bool) -> dict[str, object]:
+def run_one(n_items: int, feature_sets: list[str], n_jobs: int, cues: bool, parallel: str) -> dict[str, object]:
     """Audit one size in this process; the figures as a dict."""
     import pfungst
     from pfungst.audit import AuditConfig
 
     benchmark = make_items(n_items)
-    config = AuditConfig(feature_sets=tuple(feature_sets), n_jobs=n_jobs, cues=cues)
+    config = AuditConfig(feature_sets=tuple(feature_sets), n_jobs=n_jobs, cues=cues, parallel=parallel)  # type: ignore[arg-type]
     started, cpu = time.perf_counter(), time.process_time()
     result = pfungst.audit(benchmark, config)
     seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
@@ -87,6 +87,7 @@ def run_one(n_items: int, feature_sets: list[str], n_jobs: int, cues: bool) -> d
 def measure(n_items: int, args: argparse.Namespace) -> dict[str, object]:
     """Run one size in a child process and read its peak memory (``/usr/bin/time -v`` when present)."""
     command = [sys.executable, __file__, "--child", str(n_items), "--n-jobs", str(args.n_jobs)]
+    command += ["--parallel", args.parallel]
     command += [part for name in args.feature_set for part in ("--feature-set", name)]
     command += [] if args.cues else ["--no-cues"]
     timer = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
@@ -106,6 +107,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--feature-set", action="append", default=[])
     parser.add_argument("--n-jobs", type=int, default=1)
+    parser.add_argument("--parallel", choices=("processes", "threads"), default="processes")
     parser.add_argument("--no-cues", dest="cues", action="store_false")
     parser.add_argument(
         "--fit-on",
@@ -116,7 +118,7 @@ def main() -> None:
     parser.add_argument("--child", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(run_one(args.child, args.feature_set, args.n_jobs, args.cues)))
+        print(json.dumps(run_one(args.child, args.feature_set, args.n_jobs, args.cues, args.parallel)))
         return
     rows = []
     for n_items in (int(size) for size in args.sizes.split(",")):

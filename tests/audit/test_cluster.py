@@ -31,8 +31,10 @@ def _figures(config: AuditConfig) -> str:
     for probe in result["probes"]:
         probe.pop("seconds")
         probe["settings"]["config"].pop("n_jobs")
+        probe["settings"]["config"].pop("parallel")
     result.pop("environment")
     result["settings"].pop("n_jobs")
+    result["settings"].pop("parallel")
     result["settings"].pop("cluster")
     return json.dumps(result, sort_keys=True, default=str)
 
@@ -44,6 +46,32 @@ def serial() -> str:
 
 def test_two_joblib_workers_match_the_serial_run(serial: str) -> None:
     assert _figures(AuditConfig(**{**SMALL.__dict__, "n_jobs": 2})) == serial
+
+
+def test_two_threads_match_the_serial_run(serial: str) -> None:
+    assert _figures(AuditConfig(**{**SMALL.__dict__, "n_jobs": 2, "parallel": "threads"})) == serial
+
+
+def test_threads_count_each_fits_convergence_warnings_as_the_serial_run_does() -> None:
+    """Fits stopped at 3 iterations warn; threads count them per job (catch_warnings is process-wide)."""
+    from pfungst.audit.feature_sets import get_feature_set
+    from pfungst.audit.inputs import ItemInputs
+    from pfungst.audit.probe import ProbeConfig, run_probes
+
+    inputs = ItemInputs.from_benchmark(make_synthetic("cue-word", 160), fields=("hypothesis",))
+    requests = [(get_feature_set(name), inputs) for name in ("1-grams_tf", "2-grams_presence")]
+    config = ProbeConfig(max_iter=3, n_bootstrap=50, n_permutations=50)
+    with pytest.warns(Warning):
+        serial = [(probe.convergence_warnings, probe.folds) for probe in run_probes(requests, config)]
+    with pytest.warns(Warning):
+        threaded = run_probes(requests, replace(config, n_jobs=2, parallel="threads"))
+    assert serial[0][0] > 0
+    assert [(probe.convergence_warnings, probe.folds) for probe in threaded] == serial
+
+
+def test_threads_and_a_cluster_are_refused_together() -> None:
+    with pytest.raises(ConfigError, match="parallel='threads' runs the jobs in this process"):
+        audit(make_synthetic("cue-word", 40), SMALL, cluster="local", parallel="threads")
 
 
 def test_a_local_dask_cluster_with_two_workers_matches_the_serial_run(serial: str) -> None:

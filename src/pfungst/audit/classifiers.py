@@ -26,6 +26,7 @@ penalty and ``C``.
 from __future__ import annotations
 
 import math
+import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -56,6 +57,7 @@ __all__ = [
     "make_choice_model",
     "make_classifier",
     "top_features",
+    "warnings_routed_by_thread",
 ]
 
 
@@ -170,7 +172,18 @@ def fit_item_classifier(
 
 @contextmanager
 def counting_convergence_warnings(count: Callable[[int], None]) -> Iterator[None]:
-    """Capture ConvergenceWarnings (reporting how many through ``count``); let every other warning through."""
+    """Capture ConvergenceWarnings (reporting how many through ``count``); let every other warning through.
+
+    Inside :func:`warnings_routed_by_thread` (fold jobs in threads) the count is this thread's own; elsewhere
+    ``warnings.catch_warnings``, which is process-wide, records them.
+    """
+    if _ROUTED.active:
+        _THREAD.converged = 0
+        try:
+            yield
+        finally:
+            count(_THREAD.__dict__.pop("converged", 0))
+        return
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
         yield
@@ -181,6 +194,38 @@ def counting_convergence_warnings(count: Callable[[int], None]) -> Iterator[None
         else:
             warnings.warn_explicit(entry.message, entry.category, entry.filename, entry.lineno)
     count(converged)
+
+
+class _Routing:
+    active = False
+
+
+_ROUTED = _Routing()
+"""Whether :func:`warnings_routed_by_thread` is in force (then each thread counts its own warnings)."""
+_THREAD = threading.local()
+"""Per thread: the ConvergenceWarnings seen inside its :func:`counting_convergence_warnings`."""
+
+
+@contextmanager
+def warnings_routed_by_thread() -> Iterator[None]:
+    """While fold jobs run in threads: count each thread's ConvergenceWarnings for it, as
+    :func:`counting_convergence_warnings` does for a job alone in its process (show every other warning)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", ConvergenceWarning)
+        shown = warnings.showwarning
+
+        def route(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+            if issubclass(category, ConvergenceWarning) and hasattr(_THREAD, "converged"):
+                _THREAD.converged += 1
+            else:
+                shown(message, category, *args, **kwargs)
+
+        warnings.showwarning = route
+        _ROUTED.active = True
+        try:
+            yield
+        finally:
+            _ROUTED.active = False
 
 
 def class_weights(model: Any, class_names: Sequence[str]) -> dict[str, np.ndarray]:

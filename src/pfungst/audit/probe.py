@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
@@ -44,6 +45,7 @@ from pfungst.audit.classifiers import (
     candidate_grid,
     counting_convergence_warnings,
     top_features,
+    warnings_routed_by_thread,
 )
 from pfungst.audit.feature_sets import FeatureSet
 from pfungst.audit.folds import feasible_splits
@@ -110,6 +112,10 @@ class ProbeConfig:
     on 20,000 items is as good; smaller folds use every item, so their results do not change."""
     n_jobs: int = 1
     """Parallel (repeat, fold) fits with joblib."""
+    parallel: Literal["processes", "threads"] = "processes"
+    """How ``n_jobs`` run on this machine: worker ``processes`` (joblib's loky; each gets a copy of the inputs) or
+    ``threads`` of this process (no copies: the memory of one job per thread on top of the data, and the fits,
+    liblinear's and lbfgs's, release the GIL). The results are the same, bit for bit."""
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` for an invalid setting, before any fitting."""
@@ -134,6 +140,8 @@ class ProbeConfig:
             )
         if not 0 < self.validation_fraction < 1 or not 0 < self.level < 1:
             raise ConfigError("validation_fraction and level must lie strictly between 0 and 1")
+        if self.parallel not in ("processes", "threads"):
+            raise ConfigError(f"parallel must be 'processes' or 'threads', not {self.parallel!r}")
         if self.selection_metric not in ("kappa", "accuracy"):
             raise ConfigError(f"selection_metric must be 'kappa' or 'accuracy', not {self.selection_metric!r}")
 
@@ -195,19 +203,31 @@ def run_probes(
     config.validate()
     plans = [_plan(feature_set, make_task(inputs), config) for feature_set, inputs in requests]
     jobs = [(index, job) for index, plan in enumerate(plans) for job in plan.jobs]
-    results = Parallel(n_jobs=config.n_jobs, return_as="generator")(
-        delayed(_run_job)(plans[index], config, job) for index, job in jobs
-    )
     folds: list[list[FoldResult]] = [[] for _ in plans]
-    for done, ((index, _), result) in enumerate(zip(jobs, results, strict=True), start=1):
-        folds[index].append(result)
-        if progress is not None:
-            progress(done, len(jobs))
+    with _job_context(config):
+        results = Parallel(n_jobs=config.n_jobs, return_as="generator", prefer=config.parallel)(
+            delayed(_run_job)(plans[index], config, job) for index, job in jobs
+        )
+        for done, ((index, _), result) in enumerate(zip(jobs, results, strict=True), start=1):
+            folds[index].append(result)
+            if progress is not None:
+                progress(done, len(jobs))
     with threadpool_limits(limits=1, user_api="blas"):
         return [
             assemble_outcome(plan.task, plan.feature_set, plan.settings, config, fold_results)
             for plan, fold_results in zip(plans, folds, strict=True)
         ]
+
+
+@contextmanager
+def _job_context(config: ProbeConfig) -> Iterator[None]:
+    """Around the fold jobs: with threads, one BLAS thread and per-thread warning counts for the whole run (both
+    are process-wide, so a job could not set them for itself without changing another's)."""
+    if config.parallel != "threads" or config.n_jobs == 1:
+        yield
+        return
+    with threadpool_limits(limits=1, user_api="blas"), warnings_routed_by_thread():
+        yield
 
 
 @dataclass(frozen=True)

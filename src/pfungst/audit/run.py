@@ -71,6 +71,9 @@ class AuditConfig:
     then refit the choice on the whole fold. Folds with fewer training items are unaffected."""
     n_jobs: int = 1
     """Parallel (feature set, fold) jobs with joblib on this machine (-1: every core)."""
+    parallel: Literal["processes", "threads"] = "processes"
+    """How the ``n_jobs`` run: worker ``processes`` (each holds its own copy of the inputs) or ``threads`` of this
+    process (one copy: for very large benchmarks, where memory binds). Identical results either way."""
     cluster: str = ""
     """Run the (feature set, fold) jobs on a Dask cluster: ``local`` (a LocalCluster of ``n_jobs`` worker processes,
     2 when ``n_jobs`` is 1) or a scheduler address (``tcp://host:8786``); empty: joblib on this machine. The
@@ -87,6 +90,7 @@ class AuditConfig:
             level=self.level,
             selection_max_items=self.selection_max_items,
             n_jobs=self.n_jobs,
+            parallel=self.parallel,
         )
 
     def validate(self) -> None:
@@ -95,6 +99,10 @@ class AuditConfig:
         for name in self.feature_sets:
             get_feature_set(name)
         check_cluster_address(self.cluster)
+        if self.cluster and self.parallel == "threads":
+            raise ConfigError(
+                "parallel='threads' runs the jobs in this process; a cluster runs them on its workers: give one"
+            )
         if self.max_items < 0:
             raise ConfigError(f"max_items must be 0 (every item) or a positive number of items, not {self.max_items}")
         if not 0 <= self.threshold < 1:

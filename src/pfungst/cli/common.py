@@ -97,6 +97,13 @@ MaxItemsOption = Annotated[
 SelectionMaxItemsOption = Annotated[
     int, typer.Option(help="Compare the classifier grid on at most N items of each training fold, then refit.")
 ]
+ParallelOption = Annotated[
+    str,
+    typer.Option(
+        help="How --n-jobs run: worker 'processes' (each copies the data) or 'threads' of one process (one copy of "
+        "the data: for very large benchmarks). Identical results."
+    ),
+]
 
 _Config = TypeVar("_Config")
 

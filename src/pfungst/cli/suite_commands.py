@@ -11,6 +11,7 @@ from pfungst.audit.gate import GateResult, check_gate, check_gates
 from pfungst.cli.common import (
     MaxItemsOption,
     NBootstrapOption,
+    ParallelOption,
     QuietOption,
     ReaderOption,
     SeedOption,
@@ -70,6 +71,7 @@ def suite_command(
     max_items: MaxItemsOption = 0,
     selection_max_items: SelectionMaxItemsOption = 20_000,
     n_jobs: Annotated[int, typer.Option(help="Parallel folds (joblib).")] = 1,
+    parallel: ParallelOption = "processes",
     cluster: _Cluster = "",
     json_path: _SuiteJson = None,
     fail_on: FailOnOption = None,

@@ -61,8 +61,20 @@ def hypergeometric_pvalues(hits: ArrayLike, population: int, successes: ArrayLik
         return np.zeros(hits.shape)
     # Cue tables repeat the same (hits, successes, draws) many times (rare n-grams share counts): each distinct
     # triple is evaluated once, which is exact and, at 50,000 items, about 20x faster.
-    triples, inverse = np.unique(
-        np.stack([hits.ravel(), successes.ravel(), draws.ravel()]), axis=1, return_inverse=True
-    )
+    triples, inverse = _distinct_triples(hits.ravel(), successes.ravel(), draws.ravel(), population)
     pvalues = _scipy_stats.hypergeom.sf(triples[0] - 1, population, triples[1], triples[2])
     return np.asarray(pvalues[inverse.ravel()]).reshape(hits.shape)
+
+
+def _distinct_triples(
+    hits: np.ndarray, successes: np.ndarray, draws: np.ndarray, population: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct (hits, successes, draws) columns and the inverse map; each count lies in 0..population, so up to
+    two million items a triple packs into one int64 (a 1-D ``numpy.unique``, several times faster than ``axis=1``)."""
+    base = int(population) + 1
+    if base**3 >= 2**62 or min(hits.min(), successes.min(), draws.min()) < 0:
+        distinct, inverse = np.unique(np.stack([hits, successes, draws]), axis=1, return_inverse=True)
+        return distinct, inverse
+    packed = (draws.astype(np.int64) * base + successes) * base + hits
+    keys, inverse = np.unique(packed, return_inverse=True)
+    return np.stack([keys % base, (keys // base) % base, keys // (base * base)]), inverse

@@ -27,6 +27,7 @@ Example:
 from __future__ import annotations
 
 import numbers
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -117,8 +118,17 @@ _CORPUS_COUNTS_KEPT = 2
 """Count matrices kept per process: one word and one GPT-2 matrix, as the default feature sets alternate."""
 
 
+_CORPUS_COUNTS_LOCK = threading.Lock()
+"""Fold jobs in threads share the cache: one computes a corpus's counts, the others wait for them."""
+
+
 def _corpus_counts(corpus: TextCorpus, analyzer: _NgramAnalyzer) -> _CorpusCounts:
     """The n-gram counts of every text of ``corpus``, computed once per process and analyzer (then reused)."""
+    with _CORPUS_COUNTS_LOCK:
+        return _cached_corpus_counts(corpus, analyzer)
+
+
+def _cached_corpus_counts(corpus: TextCorpus, analyzer: _NgramAnalyzer) -> _CorpusCounts:
     key = (corpus.key, repr(analyzer))
     found = _CORPUS_COUNTS.get(key)
     if found is not None:

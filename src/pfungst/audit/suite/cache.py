@@ -2,10 +2,10 @@
 
 The key holds everything that changes an audit's answer: the bytes of the data file, every audit setting (seed,
 folds, resamples, feature sets, threshold, ...), the reader options and the pfungst version; and nothing that does
-not (``n_jobs``, ``cluster``, progress). A rerun after an interruption finds every finished benchmark's entry under
-its key and audits only what is missing; a changed file (or setting) has another key and is audited again. Entries are
-written atomically after the audit JSON they point at, so a run killed mid-write leaves no entry without its
-audit.
+not (``n_jobs``, ``cluster``, ``parallel``, progress). A rerun after an interruption finds every finished
+benchmark's entry under its key and audits only what is missing; a changed file (or setting) has another key and is
+audited again. Entries are written atomically after the audit JSON they point at, so a run killed mid-write leaves
+no entry without its audit.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ __all__ = ["ENTRY_SCHEMA", "SuiteCache", "cache_key"]
 ENTRY_SCHEMA = "pfungst.suite-entry/1"
 """The ``schema_version`` of a cached entry file; another value is a cache miss."""
 
-_NOT_IN_KEY = ("n_jobs", "cluster")
+_NOT_IN_KEY = ("n_jobs", "cluster", "parallel")
 """Settings that change how fast an audit runs, not what it finds."""
 
 
