@@ -2,10 +2,11 @@
 
 A ``dask.distributed.LocalCluster`` of N single-threaded worker processes is started here and handed to pfungst by
 its scheduler address (``pfungst.audit(benchmark, cluster="tcp://...")``, as ``pfungst audit --cluster ADDRESS``
-does), for N = 1 and then 2. Both runs audit the same benchmark with every default (13 feature sets x 2 x 5 folds
-for shared labels); the script checks that both results are identical, figure for figure, and prints the wall
-seconds of each and the ratio, all measured in this run. Starting the cluster is not timed (a suite keeps one
-cluster for all its benchmarks).
+does), for N = 1 and then 2. (With one worker, joblib's Dask backend sees one core and runs the jobs in this
+process, as a serial run does: that is the 1-worker figure.) Both runs audit the same benchmark with every default
+(13 feature sets x 2 x 5 folds for shared labels); the script checks that both results are identical, figure for
+figure, and prints the wall seconds of each and the ratio, all measured in this run. Starting the cluster is not
+timed (a suite keeps one cluster for all its benchmarks).
 
 Run: .venv/bin/python benchmarks/cluster_speedup.py [DATA] [--workers 1,2]
 Default DATA: ../shared/data/pacchiardi/commonsense_qa_2/gpt-4-0613.jsonl (2,537 items). Needs ``pfungst[dask]``.
@@ -61,7 +62,8 @@ def main() -> None:
         if reference and not same:
             raise SystemExit(f"{n_workers} workers: the result differs from the {counts[0]}-worker run")
         reference = reference or figures(result)
-        print(f"{n_workers} worker(s): {seconds[n_workers]:.1f} s wall{same}", flush=True)
+        where = " (joblib runs the jobs in this process: one core)" if n_workers == 1 else ""
+        print(f"{n_workers} worker(s): {seconds[n_workers]:.1f} s wall{where}{same}", flush=True)
     base = seconds[counts[0]]
     for n_workers in counts[1:]:
         print(f"speed-up {counts[0]} -> {n_workers} workers: {base / seconds[n_workers]:.2f}x")

@@ -57,7 +57,9 @@ class _NgramAnalyzer:
     """CountVectorizer analyzer: a document's word or GPT-2 token n-grams, cached by text (a class, so it pickles).
 
     Probes fit the same texts again and again (every fold, every feature set, every seed); the n-grams of a text
-    are computed once per setting and reused. The cache never changes a feature.
+    are computed once per setting and reused (for the last 16,384 texts: the corpus counts below already spare a
+    large corpus a second pass, and a larger cache held hundreds of MB at a million items). The cache never changes
+    a feature.
     """
 
     def __init__(self, level: Level, ngram_range: tuple[int, int], lowercase: bool, strip_accents: bool) -> None:
@@ -86,7 +88,7 @@ def _word_analyzer(ngram_range: tuple[int, int], lowercase: bool, strip_accents:
     return analyzer
 
 
-@lru_cache(maxsize=1 << 17)
+@lru_cache(maxsize=1 << 14)
 def _document_grams(
     document: str, level: Level, ngram_range: tuple[int, int], lowercase: bool, strip_accents: bool
 ) -> tuple[str, ...]:
@@ -107,10 +109,17 @@ def _as_texts(X: Any) -> list[str]:
 
 @dataclass(frozen=True)
 class _CorpusCounts:
-    """Every n-gram count of a whole corpus: columns in the sorted order ``CountVectorizer`` gives its vocabulary."""
+    """Every n-gram count of a whole corpus: columns in the sorted order ``CountVectorizer`` gives its vocabulary.
+
+    Counts are held as float32 (whole numbers below 2**24 are exact there: half the memory of float64 for a
+    million-document corpus) and handed out as float64, as ``CountVectorizer(dtype=float64)`` gives them."""
 
     terms: np.ndarray
     matrix: sp.csr_matrix
+
+    def rows(self, rows: np.ndarray) -> sp.csr_matrix:
+        """The counts of documents ``rows`` (in that order), float64."""
+        return self.matrix[rows].astype(np.float64)
 
 
 _CORPUS_COUNTS: OrderedDict[tuple[str, str], _CorpusCounts] = OrderedDict()
@@ -134,11 +143,11 @@ def _cached_corpus_counts(corpus: TextCorpus, analyzer: _NgramAnalyzer) -> _Corp
     if found is not None:
         _CORPUS_COUNTS.move_to_end(key)
         return found
-    vectorizer = CountVectorizer(analyzer=analyzer, lowercase=False, dtype=np.float64)
+    vectorizer = CountVectorizer(analyzer=analyzer, lowercase=False, dtype=np.float32)
     try:
         matrix = vectorizer.fit_transform(corpus.texts).tocsr()
     except ValueError:  # no n-gram in any text: every fold fails the same way, with the usual message
-        matrix = sp.csr_matrix((len(corpus), 0), dtype=np.float64)
+        matrix = sp.csr_matrix((len(corpus), 0), dtype=np.float32)
         terms = np.asarray([], dtype=object)
     else:
         terms = np.asarray(vectorizer.get_feature_names_out(), dtype=object)
@@ -268,7 +277,7 @@ class NgramFeatures(TransformerMixin, BaseEstimator):
     def _fit_corpus_rows(self, X: CorpusRows, ngram_range: tuple[int, int]) -> sp.csr_matrix:
         """The training rows of the corpus counts, restricted to the n-grams they use (``min_df`` applied)."""
         shared = _corpus_counts(X.corpus, self._analyzer(ngram_range))
-        rows = shared.matrix[X.rows]
+        rows = shared.rows(X.rows)
         n_docs = len(X)
         low = self.min_df if isinstance(self.min_df, numbers.Integral) else self.min_df * n_docs
         document_frequency = np.bincount(rows.indices, minlength=shared.terms.size)
@@ -306,7 +315,7 @@ class NgramFeatures(TransformerMixin, BaseEstimator):
         if isinstance(X, CorpusRows) and columns is not None:
             shared = _corpus_counts(X.corpus, self._analyzer(self._check_params()))
             if shared.terms.size > int(columns.max()) and np.array_equal(shared.terms[columns], self.terms_):
-                return self._binarised(shared.matrix[X.rows][:, columns])
+                return self._binarised(shared.rows(X.rows)[:, columns])
         # Texts from elsewhere: count them against the fitted vocabulary.
         fixed = CountVectorizer(
             analyzer=self._analyzer(self._check_params()),
