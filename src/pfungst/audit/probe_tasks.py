@@ -32,6 +32,7 @@ from pfungst.audit.classifiers import (
 )
 from pfungst.audit.feature_sets import FeatureSet
 from pfungst.audit.features.corpus import TextCorpus
+from pfungst.audit.features.ngrams import NgramFeatures
 from pfungst.audit.inputs import ItemInputs, OptionTable
 
 __all__ = [
@@ -86,7 +87,7 @@ class Encoder:
             self.scaler = StandardScaler()
             X = self.scaler.fit_transform(X)
         elif self.settings.scale_sparse and sp.issparse(X):
-            self.scaler = MaxAbsScaler()
+            self.scaler = MaxAbsScaler(copy=not self._fresh_output())
             X = self.scaler.fit_transform(X)
         if self.settings.select_k and y is not None:
             self.selector = SelectKBest(f_classif, k=min(self.settings.select_k, X.shape[1]))
@@ -103,6 +104,11 @@ class Encoder:
         if self.selector is not None:
             X = self.selector.transform(X)
         return X
+
+    def _fresh_output(self) -> bool:
+        """Whether every output of the transformer is a new matrix of its own (n-grams: scaled in place, one copy
+        fewer; a plugin's output may be shared, so it is copied)."""
+        return isinstance(self.transformer, NgramFeatures)
 
     def feature_names(self) -> np.ndarray:
         names = np.asarray(self.transformer.get_feature_names_out(), dtype=object)

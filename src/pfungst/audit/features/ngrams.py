@@ -117,9 +117,14 @@ class _CorpusCounts:
     terms: np.ndarray
     matrix: sp.csr_matrix
 
-    def rows(self, rows: np.ndarray) -> sp.csr_matrix:
-        """The counts of documents ``rows`` (in that order), float64."""
-        return self.matrix[rows].astype(np.float64)
+    def take(self, rows: np.ndarray, columns: np.ndarray | None = None) -> sp.csr_matrix:
+        """The counts of documents ``rows`` (in that order) in ``columns`` (ascending; None: all), float64."""
+        return _columns(self.matrix[rows], columns).astype(np.float64)
+
+
+def _columns(counts: sp.csr_matrix, columns: np.ndarray | None) -> sp.csr_matrix:
+    """``counts`` restricted to ``columns`` (ascending); all of them: the matrix itself, not a copy."""
+    return counts if columns is None or columns.size == counts.shape[1] else counts[:, columns]
 
 
 _CORPUS_COUNTS: OrderedDict[tuple[str, str], _CorpusCounts] = OrderedDict()
@@ -277,7 +282,7 @@ class NgramFeatures(TransformerMixin, BaseEstimator):
     def _fit_corpus_rows(self, X: CorpusRows, ngram_range: tuple[int, int]) -> sp.csr_matrix:
         """The training rows of the corpus counts, restricted to the n-grams they use (``min_df`` applied)."""
         shared = _corpus_counts(X.corpus, self._analyzer(ngram_range))
-        rows = shared.rows(X.rows)
+        rows = shared.matrix[X.rows]  # float32 until the columns are chosen: one float64 copy, of those only
         n_docs = len(X)
         low = self.min_df if isinstance(self.min_df, numbers.Integral) else self.min_df * n_docs
         document_frequency = np.bincount(rows.indices, minlength=shared.terms.size)
@@ -287,7 +292,7 @@ class NgramFeatures(TransformerMixin, BaseEstimator):
         self.vectorizer_ = None
         self.corpus_columns_ = columns
         self.terms_ = shared.terms[columns]
-        return self._binarised(rows[:, columns])
+        return self._binarised(_columns(rows, columns).astype(np.float64))
 
     def _binarised(self, counts: sp.csr_matrix) -> sp.csr_matrix:
         counts = counts.tocsr()
@@ -315,7 +320,7 @@ class NgramFeatures(TransformerMixin, BaseEstimator):
         if isinstance(X, CorpusRows) and columns is not None:
             shared = _corpus_counts(X.corpus, self._analyzer(self._check_params()))
             if shared.terms.size > int(columns.max()) and np.array_equal(shared.terms[columns], self.terms_):
-                return self._binarised(shared.rows(X.rows)[:, columns])
+                return self._binarised(shared.take(X.rows, columns))
         # Texts from elsewhere: count them against the fitted vocabulary.
         fixed = CountVectorizer(
             analyzer=self._analyzer(self._check_params()),
