@@ -43,6 +43,7 @@ _Paths = Annotated[
 _Cluster = Annotated[
     str, typer.Option(help="Run every benchmark's fold jobs on Dask: 'local' or tcp://host:8786 (pfungst[dask]).")
 ]
+_Out = Annotated[Path, typer.Option("--out", "-o", help="Output folder (suite.json, benchmarks/); reruns resume here.")]
 _SuiteJson = Annotated[Path | None, typer.Option("--json", help="Also write the suite JSON here ('-': stdout).")]
 
 
@@ -50,9 +51,7 @@ _SuiteJson = Annotated[Path | None, typer.Option("--json", help="Also write the 
 def suite_command(
     context: typer.Context,
     paths: _Paths,
-    out: Annotated[
-        Path, typer.Option("--out", "-o", help="Output folder (suite.json, benchmarks/); reruns resume here.")
-    ] = Path("pfungst-suite"),
+    out: _Out = Path("pfungst-suite"),
     reader: ReaderOption = None,
     on_error: Annotated[
         str, typer.Option("--on-error", help="raise: skip a benchmark with a bad row; skip: drop the row.")
