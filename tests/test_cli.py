@@ -128,6 +128,29 @@ def test_audit_rejects_an_unknown_feature_set_before_any_work(tmp_path: Path) ->
     assert "Did you mean: 1-grams_tfidf" in result.output
 
 
+def test_audit_in_two_threads_gives_the_serial_verdict(tmp_path: Path) -> None:
+    from pfungst.data.synthetic import make_synthetic
+
+    data = make_synthetic("cue-word", 400).save(tmp_path / "cue.jsonl")
+    common = ["audit", str(data), "--feature-set", "1-grams_presence", "--fields", "hypothesis", "--quiet"]
+    common += ["--n-bootstrap", "100", "--n-permutations", "100"]
+    serial = runner.invoke(app, [*common, "--json", str(tmp_path / "serial.json")])
+    threads = runner.invoke(
+        app, [*common, "--n-jobs", "2", "--parallel", "threads", "--json", str(tmp_path / "threads.json")]
+    )
+    assert serial.exit_code == 0 and threads.exit_code == 0, threads.output
+    verdicts = [json.loads((tmp_path / f"{name}.json").read_text())["verdict"] for name in ("serial", "threads")]
+    assert verdicts[0] == verdicts[1] and verdicts[0]["label"] == "predictable"
+
+
+def test_audit_rejects_an_unknown_parallel_mode_before_any_work(tmp_path: Path) -> None:
+    data = tmp_path / "items.jsonl"
+    data.write_text('{"question": "q", "choices": ["a", "b"], "answer": 1}\n')
+    result = runner.invoke(app, ["audit", str(data), "--parallel", "fibers"])
+    assert result.exit_code == 2
+    assert "parallel must be 'processes' or 'threads', not 'fibers'" in result.output
+
+
 # --- pfungst score: the embedded SmolLM2 model on real ARC-Easy items -------------------------------------------
 
 SCORE_RULES = ["letter", "cloze-raw", "cloze-token", "cloze-byte", "pmi", "generate"]
