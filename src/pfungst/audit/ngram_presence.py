@@ -69,15 +69,19 @@ class NgramPresence:
         label = np.asarray(classes, dtype=np.int64)
         low, high = ngram_range
         parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        starts, code = np.arange(word.size, dtype=np.int64), word.astype(np.int64)  # 1-grams: every token
+        # Word ids are dense already, numbered by first occurrence: the 1-grams need no renumbering. Positions are
+        # int32 (a corpus of up to 2**31 tokens), n-gram numbers int64.
+        starts, code = np.arange(word.size, dtype=np.int32), word.astype(np.int64)
+        first = _first_occurrences(code)
         for n in range(1, high + 1):
             if n > 1:  # an (n-1)-gram extends to an n-gram where its document has one more word
-                last = starts + n - 1
-                keep = last < word.size
-                keep[keep] = owner[last[keep]] == owner[starts[keep]]
-                starts, code = starts[keep], code[keep] * len(vocabulary) + word[last[keep]]
-                del last, keep
-            code, first = _dense(code)
+                keep = starts < word.size - (n - 1)
+                keep[keep] = owner[starts[keep] + (n - 1)] == owner[starts[keep]]
+                starts, code = starts[keep], code[keep]
+                del keep
+                code *= len(vocabulary)
+                code += word[starts + (n - 1)]
+                code, first = _dense(code)
             if n >= low:
                 counts, by_class, kept = _tally(owner[starts], code, first.size, label, n_classes, min_documents)
                 parts.append((counts, by_class, _spell(word, starts[first[kept]], n, high)))
@@ -102,37 +106,55 @@ class NgramPresence:
 def _tally(
     owner: np.ndarray, code: np.ndarray, n_codes: int, label: np.ndarray, n_classes: int, min_documents: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Document counts, per-class document counts and codes of the n-grams in ``min_documents`` documents."""
-    pairs = _distinct(owner.astype(np.int64) * max(1, n_codes) + code)  # each (document, n-gram) once
-    document, gram = np.divmod(pairs, max(1, n_codes))
-    del pairs
+    """Document counts, per-class document counts and codes of the n-grams in ``min_documents`` documents.
+
+    Arrays of one value per occurrence are the memory at a million documents (40 million occurrences: 320 MB
+    each), so they are updated in place and dropped as soon as they are used."""
+    base = max(1, n_codes)
+    pairs = owner.astype(np.int64)  # (document, n-gram) as one int64
+    pairs *= base
+    pairs += code
+    pairs = _distinct(pairs)  # each (document, n-gram) once
+    gram = pairs % base
+    pairs //= base  # now the documents
     counts = np.bincount(gram, minlength=n_codes)
     kept = np.flatnonzero(counts >= min_documents)
-    row = np.full(n_codes, -1, dtype=np.int64)
+    present = counts[gram] >= min_documents
+    if not present.all():
+        gram, pairs = gram[present], pairs[present]
+    del present
+    row = np.zeros(n_codes, dtype=np.int64)
     row[kept] = np.arange(kept.size)
-    gram = row[gram]
-    present = gram >= 0
-    cells = gram[present] * n_classes + label[document[present]]
-    by_class = np.bincount(cells, minlength=kept.size * n_classes).reshape(kept.size, n_classes)
+    np.take(row, gram, out=gram)  # each occurrence's kept row, then its (row, class) cell
+    gram *= n_classes
+    np.take(label, pairs, out=pairs)
+    gram += pairs
+    del pairs
+    by_class = np.bincount(gram, minlength=kept.size * n_classes).reshape(kept.size, n_classes)
     return counts[kept], by_class, kept
 
 
 def _distinct(values: np.ndarray) -> np.ndarray:
-    """The distinct values, ascending (a sort and a comparison: for integers, faster than ``numpy.unique``'s hash)."""
-    values = np.sort(values)
+    """The distinct values, ascending (sorted in place, then compared: for integers, faster than ``numpy.unique``)."""
+    values.sort()
     return values[np.concatenate(([True], values[1:] != values[:-1]))] if values.size else values
 
 
 def _dense(code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Codes renumbered ``0 .. distinct - 1`` in order of first occurrence (a hash table: linear time), and the
-    position of each number's first occurrence (where a number first exceeds every number before it)."""
+    position of each number's first occurrence."""
     numbers, _ = pd.factorize(code, sort=False)
     numbers = numbers.astype(np.int64, copy=False)
+    return numbers, _first_occurrences(numbers)
+
+
+def _first_occurrences(numbers: np.ndarray) -> np.ndarray:
+    """Where each number of a sequence numbered by first occurrence first appears: where it first exceeds every
+    number before it."""
     if not numbers.size:
-        return numbers, np.zeros(0, dtype=np.int64)
+        return np.zeros(0, dtype=np.int64)
     seen = np.maximum.accumulate(numbers)
-    first = np.flatnonzero(np.concatenate(([True], numbers[1:] > seen[:-1])))
-    return numbers, first
+    return np.flatnonzero(np.concatenate(([True], numbers[1:] > seen[:-1])))
 
 
 def _spell(word: np.ndarray, starts: np.ndarray, n: int, high: int) -> np.ndarray:
