@@ -69,15 +69,15 @@ class NgramPresence:
         label = np.asarray(classes, dtype=np.int64)
         low, high = ngram_range
         parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        # Word ids are dense already, numbered by first occurrence: the 1-grams need no renumbering. Positions are
-        # int32 (a corpus of up to 2**31 tokens), n-gram numbers int64.
-        starts, code = np.arange(word.size, dtype=np.int32), word.astype(np.int64)
+        # Word ids are dense already, numbered by first occurrence: the 1-grams need no renumbering. Positions and
+        # word ids are int32 (a corpus of up to 2**31 tokens), longer n-grams' numbers int64.
+        starts, code = np.arange(word.size, dtype=np.int32), word
         first = _first_occurrences(code)
         for n in range(1, high + 1):
             if n > 1:  # an (n-1)-gram extends to an n-gram where its document has one more word
                 keep = starts < word.size - (n - 1)
                 keep[keep] = owner[starts[keep] + (n - 1)] == owner[starts[keep]]
-                starts, code = starts[keep], code[keep]
+                starts, code = starts[keep], code[keep].astype(np.int64)
                 del keep
                 code *= len(vocabulary)
                 code += word[starts + (n - 1)]
