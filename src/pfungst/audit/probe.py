@@ -239,16 +239,6 @@ class _Plan:
     settings: EncoderSettings
     jobs: tuple[tuple[int, int, np.ndarray, np.ndarray], ...]
 
-    def __sizeof__(self) -> int:
-        """Roughly the bytes of the inputs it carries: Dask's ``sizeof`` reads this, and joblib's Dask backend
-        sends an argument over 1 kB to the workers once and reuses it, instead of pickling it into every job."""
-        task = self.task
-        if isinstance(task, ItemTask):
-            carried = sum(len(text) for text in task.corpus.texts)
-        else:
-            carried = int(task.table.frame.memory_usage(deep=False).sum())
-        return object.__sizeof__(self) + carried + sum(train.nbytes + test.nbytes for *_, train, test in self.jobs)
-
 
 def _plan(feature_set: FeatureSet, task: ItemTask | OptionTask, config: ProbeConfig) -> _Plan:
     if feature_set.level != task.level:
