@@ -167,7 +167,16 @@ def fit_item_classifier(
     if np.unique(y).size < 2:
         return DummyClassifier(strategy="most_frequent").fit(X, y)
     model = make_classifier(classifier, n_classes=n_classes, seed=seed, max_iter=max_iter)
-    return model.fit(X, y)
+    if _spec(classifier).penalty == "l2":
+        return model.fit(X, y)
+    with _LIBLINEAR:  # its seeded generator is one per process: two fits at once would draw from each other's
+        return model.fit(X, y)
+
+
+_LIBLINEAR = threading.Lock()
+"""scikit-learn's liblinear shuffles coordinates with one process-wide generator (``newrand``'s ``mt_rand``), reseeded
+by each fit: fits in two threads at once would interleave its draws and give other coefficients than a serial run.
+One liblinear fit at a time keeps threaded audits bit-identical to serial ones (lbfgs fits still run together)."""
 
 
 @contextmanager
