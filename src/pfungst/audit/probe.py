@@ -114,8 +114,8 @@ class ProbeConfig:
     """Parallel (repeat, fold) fits with joblib."""
     parallel: Literal["processes", "threads"] = "processes"
     """How ``n_jobs`` run on this machine: worker ``processes`` (joblib's loky; each gets a copy of the inputs) or
-    ``threads`` of this process (no copies: the memory of one job per thread on top of the data, and the fits,
-    liblinear's and lbfgs's, release the GIL). The results are the same, bit for bit."""
+    ``threads`` of this process (no copies: the memory of one job per thread on top of the data; lbfgs fits run
+    side by side, liblinear's one at a time). The results are the same, bit for bit."""
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` for an invalid setting, before any fitting."""
