@@ -167,16 +167,18 @@ def fit_item_classifier(
     if np.unique(y).size < 2:
         return DummyClassifier(strategy="most_frequent").fit(X, y)
     model = make_classifier(classifier, n_classes=n_classes, seed=seed, max_iter=max_iter)
-    if _spec(classifier).penalty == "l2":
+    if _spec(classifier).penalty == "l2" or not _ROUTED.active:
         return model.fit(X, y)
-    with _LIBLINEAR:  # its seeded generator is one per process: two fits at once would draw from each other's
+    with _LIBLINEAR:  # fold jobs in threads: liblinear's generator is one per process (see _LIBLINEAR)
         return model.fit(X, y)
 
 
 _LIBLINEAR = threading.Lock()
 """scikit-learn's liblinear shuffles coordinates with one process-wide generator (``newrand``'s ``mt_rand``), reseeded
 by each fit: fits in two threads at once would interleave its draws and give other coefficients than a serial run.
-One liblinear fit at a time keeps threaded audits bit-identical to serial ones (lbfgs fits still run together)."""
+One liblinear fit at a time keeps threaded audits bit-identical to serial ones (lbfgs fits still run together).
+Taken only while fold jobs run in threads (:func:`warnings_routed_by_thread`): a Dask worker runs a job's nested
+one-vs-rest fits as tasks beside other jobs, which a lock held across them would deadlock."""
 
 
 @contextmanager
@@ -210,7 +212,8 @@ class _Routing:
 
 
 _ROUTED = _Routing()
-"""Whether :func:`warnings_routed_by_thread` is in force (then each thread counts its own warnings)."""
+"""Whether :func:`warnings_routed_by_thread` is in force: fold jobs run in threads of this process, each thread
+counts its own warnings, and liblinear fits take turns."""
 _THREAD = threading.local()
 """Per thread: the ConvergenceWarnings seen inside its :func:`counting_convergence_warnings`."""
 
