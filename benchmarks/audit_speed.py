@@ -7,7 +7,7 @@ the zero-training heuristics and the cue table. This script runs exactly that (`
 default) on each dataset in one process, after the one-time loads (GPT-2's tokenizer, textstat), and prints the
 seconds per dataset, the total and the ratio reference / pfungst, all measured in this run.
 
-Run: .venv/bin/python benchmarks/audit_speed.py [--n-jobs 2] [--repeat 3] [--profile]
+Run: .venv/bin/python benchmarks/audit_speed.py [--n-jobs 2] [--parallel processes|threads] [--repeat 3] [--profile]
 Needs ../shared/data (the gpt-4-0613 prompt logs). ``--repeat`` keeps the fastest of several runs (the machine is
 shared: the minimum is the least disturbed). ``--profile`` prints a pyinstrument profile of one run instead.
 """
@@ -49,12 +49,13 @@ def time_audits(benchmarks: dict[str, Benchmark], config: AuditConfig) -> dict[s
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n-jobs", type=int, default=1)
+    parser.add_argument("--parallel", choices=("processes", "threads"), default="processes")
     parser.add_argument("--repeat", type=int, default=1, help="Runs; the fastest per dataset is kept.")
     parser.add_argument("--profile", action="store_true", help="Print a pyinstrument profile of one run.")
     args = parser.parse_args()
     gpt2_encoding()  # one-time load, as in any process that audits more than once
     benchmarks = load_all()
-    config = AuditConfig(n_jobs=args.n_jobs)
+    config = AuditConfig(n_jobs=args.n_jobs, parallel=args.parallel)
     time_audits({"neubaroco": benchmarks["neubaroco"]}, config)  # warm up imports and caches of code, not data
     if args.profile:
         from pyinstrument import Profiler
