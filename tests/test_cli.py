@@ -12,6 +12,13 @@ from pfungst.cli import app
 runner = CliRunner()
 
 
+def _one_item(folder: Path) -> Path:
+    """A valid one-item JSONL file: for errors that must come before any data is read or audited."""
+    data = folder / "items.jsonl"
+    data.write_text('{"question": "q", "choices": ["a", "b"], "answer": 1}\n')
+    return data
+
+
 def test_formats_lists_every_reader_one_line_each() -> None:
     from pfungst.data.readers import READERS
 
@@ -53,8 +60,7 @@ def test_skip_policy_reports_rejected_rows(tmp_path: Path) -> None:
 
 
 def test_bad_map_syntax_is_a_user_error(tmp_path: Path) -> None:
-    data = tmp_path / "items.jsonl"
-    data.write_text('{"question": "q", "choices": ["a", "b"], "answer": 1}\n')
+    data = _one_item(tmp_path)
     result = runner.invoke(app, ["inspect", str(data), "--map", "question"])
     assert result.exit_code == 2
     assert "expected KEY=VALUE" in result.output
@@ -121,8 +127,7 @@ def test_audit_writes_json_items_and_fixed_copies(tmp_path: Path) -> None:
 
 
 def test_audit_rejects_an_unknown_feature_set_before_any_work(tmp_path: Path) -> None:
-    data = tmp_path / "items.jsonl"
-    data.write_text('{"question": "q", "choices": ["a", "b"], "answer": 1}\n')
+    data = _one_item(tmp_path)
     result = runner.invoke(app, ["audit", str(data), "--feature-set", "1-grams_tfdf"])
     assert result.exit_code == 2
     assert "Did you mean: 1-grams_tfidf" in result.output
@@ -144,8 +149,7 @@ def test_audit_in_two_threads_gives_the_serial_verdict(tmp_path: Path) -> None:
 
 
 def test_audit_rejects_an_unknown_parallel_mode_before_any_work(tmp_path: Path) -> None:
-    data = tmp_path / "items.jsonl"
-    data.write_text('{"question": "q", "choices": ["a", "b"], "answer": 1}\n')
+    data = _one_item(tmp_path)
     result = runner.invoke(app, ["audit", str(data), "--parallel", "fibers"])
     assert result.exit_code == 2
     assert "parallel must be 'processes' or 'threads', not 'fibers'" in result.output
