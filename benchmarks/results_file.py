@@ -15,6 +15,7 @@ Usage in a script::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as _datetime
 import os
 import platform
@@ -56,10 +57,8 @@ def machine() -> str:
     except (ValueError, OSError, AttributeError):
         pass
     load = ""
-    try:
+    with contextlib.suppress(OSError):
         load = f", load {os.getloadavg()[0]:.1f} at start"
-    except OSError:
-        pass
     return f"{cpu}, {os.cpu_count()} logical cores{memory}, {platform.system()} {platform.release()}{load}"
 
 
@@ -88,7 +87,9 @@ def record_results(name: str, title: str, body: str, *, command: str | None = No
     )
     text = path.read_text() if path.exists() else _HEADER
     pattern = re.compile(rf"<!-- begin: {re.escape(name)} -->.*?<!-- end: {re.escape(name)} -->\n?", re.S)
-    text = pattern.sub(lambda _: section, text, count=1) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
+    text = (
+        pattern.sub(lambda _: section, text, count=1) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
+    )
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".RESULTS.", suffix=".tmp")
     with os.fdopen(descriptor, "w") as handle:
         handle.write(text)
