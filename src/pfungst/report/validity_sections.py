@@ -33,6 +33,16 @@ _COLUMNS = (
     "cleanlab quality",
 )
 
+_NOTE = (
+    "p: chance that this many models pick the same non-gold answer if the key were right, each model at its "
+    "own rate of picking that answer on other items (Poisson-binomial, Bonferroni over the answers tested); "
+    "q: Benjamini-Hochberg over the dataset's items. Strength log-odds: the models' votes for the agreed "
+    "answer against the key, each weighted by the model's accuracy on the other items; high when the strongest "
+    "models reject the key together, negative when they keep it (an item built to make weaker models fail). "
+    "A shared misconception or an ambiguous item also gives a small p: read the text."
+)
+"""What the table's columns mean."""
+
 
 def validity_sections(result: ValidityResult) -> tuple[Section, ...]:
     """One part per dataset screened, then the warnings."""
@@ -77,16 +87,8 @@ def _blocks(screen: DatasetValidity) -> tuple[Block, ...]:
         )
         for item in screen.items[:TOP_ITEMS]
     )
-    note = (
-        "p: chance that this many models pick the same non-gold answer if the key were right, each model at its "
-        "own rate of picking that answer on other items (Poisson-binomial, Bonferroni over the answers tested); "
-        "q: Benjamini-Hochberg over the dataset's items. Strength log-odds: the models' votes for the agreed "
-        "answer against the key, each weighted by the model's accuracy on the other items; high when the strongest "
-        "models reject the key together, negative when they keep it (an item built to make weaker models fail). "
-        "A shared misconception or an ambiguous item also gives a small p: read the text."
-    )
     caption = f"The {min(TOP_ITEMS, len(screen.items))} items whose key is most likely wrong"
-    blocks: list[Block] = [facts, Table(caption, _COLUMNS, rows, text_columns=5, note=note)]
+    blocks: list[Block] = [facts, Table(caption, _COLUMNS, rows, text_columns=5, note=_NOTE)]
     verdict = (
         f"{screen.n_suspected} key(s) suspected wrong: a majority of the models agree on one other answer "
         "(q <= alpha) and the strength-weighted vote favours it over the key"
