@@ -30,7 +30,7 @@ SCHEMA_VERSIONS: dict[str, str] = {
     "stress-comparison": "pfungst.stress-comparison/1",
     "score": "pfungst.score/1",
     "reliance": "pfungst.reliance/1",
-    "validity": "pfungst.validity/1",
+    "validity": "pfungst.validity/2",
     "report": "pfungst.report/1",
     "suite": "pfungst.suite/1",
 }

@@ -30,7 +30,7 @@ def test_validity_ranks_the_planted_key_first_and_writes_json_and_a_report(tmp_p
     assert result.exit_code == 0, result.output
     assert "Which planet is largest?" in result.stdout and "keys suspected wrong: 1" in " ".join(result.stdout.split())
     data = json.loads(out.read_text())
-    assert data["schema_version"] == "pfungst.validity/1"
+    assert data["schema_version"] == "pfungst.validity/2"
     top = data["datasets"][0]["items"][0]
     assert (top["item_id"], top["key"], top["agreed_answer"], top["suspected"]) == ("miskeyed", "A", "B", True)
     page = tmp_path / "report.html"

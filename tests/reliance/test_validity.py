@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -219,3 +220,66 @@ def test_cleanlab_scores_stress_outcomes_from_their_letter_scores(seed: int, tmp
     by_id = {item.item_id: item for item in screen.items}
     assert by_id[WRONG_KEY].label_issue and "cleanlab" in screen.label_issue_note
     assert not any(math.isnan(item.label_quality) for item in screen.items)
+
+
+def _lure_and_wrong_key(seed: int) -> list[ModelOutcomes]:
+    """12 models, 3 labels, 120 items of spread difficulty; items 0-5 are built to make models fail (the four
+    strongest keep the key, the others all take one lure), items 6-8 are keyed wrong (the four strongest choose the
+    true answer, the weaker ones split between it and the key)."""
+    rng = np.random.default_rng(seed)
+    labels = ("yes", "no", "maybe")
+    ability = np.linspace(-1.0, 2.5, 12)
+    n_items, found = 120, []
+    truth = rng.integers(0, 3, n_items)
+    difficulty = rng.normal(0, 1, n_items)
+    for m in range(12):
+        answers, correct = {}, {}
+        strong = m >= 8
+        for i in range(n_items):
+            key, lure = int(truth[i]), int((truth[i] + 1) % 3)
+            if i < 6:
+                choice = key if strong else lure
+            elif i < 9:
+                key = int((truth[i] + 2) % 3)  # the true answer stays truth[i]; the key is wrong
+                choice = int(truth[i]) if strong or rng.random() < 0.5 else key
+            else:
+                knows = rng.random() < 1 / (1 + math.exp(-(ability[m] - difficulty[i])))
+                choice = int(truth[i]) if knows else int(rng.choice([c for c in range(3) if c != truth[i]]))
+            answers[f"q{i}"] = ItemAnswer(labels[choice], labels[key], f"question {i}?")
+            correct[f"q{i}"] = choice == key
+        found.append(ModelOutcomes(f"model-{m}", "lures", correct, "sim", "csv", answers=answers))
+    return found
+
+
+def test_keys_the_strongest_models_reject_rank_above_items_built_to_make_models_fail(seed: int) -> None:
+    (screen,) = validity(_lure_and_wrong_key(seed), ValidityConfig(irt=False)).datasets
+    rank = {item.item_id: item for item in screen.items}
+    wrong_keys, lures = [rank[f"q{i}"] for i in (6, 7, 8)], [rank[f"q{i}"] for i in range(6)]
+    assert max(item.rank for item in wrong_keys) < min(item.rank for item in lures)
+    assert all(item.strength_log_odds > 0 for item in wrong_keys)
+    assert all(item.strength_log_odds < 0 and not item.suspected for item in lures)
+    assert all(item.n_agreed == 8 and item.qvalue < 0.05 for item in lures)  # agreement alone would flag them
+
+
+def test_real_neubaroco_planted_keys_rank_above_items_the_strongest_models_keep(shared_data: Path, seed: int) -> None:
+    """Keys changed on 10 items that the 4 strongest of 14 real models answered right: every such key ranks above
+    every item whose key the 2 strongest models chose (the items the dataset built to make weaker models fail)."""
+    outcomes = read_outcomes(shared_data / "pacchiardi" / "neubaroco")
+    strongest = sorted(outcomes, key=lambda o: o.accuracy, reverse=True)
+    labels = ("contradiction", "entailment", "neutral")
+    pool = sorted(k for k in strongest[0].answers if all(o.correct.get(k) for o in strongest[:4]))
+    rng = np.random.default_rng(seed)
+    planted = {
+        k: rng.choice([x for x in labels if x != strongest[0].answers[k].gold])
+        for k in rng.choice(pool, 10, replace=False)
+    }
+
+    def rekeyed(o: ModelOutcomes) -> ModelOutcomes:
+        answers = {k: replace(a, gold=str(planted.get(k, a.gold))) for k, a in o.answers.items()}
+        return replace(o, answers=answers, correct={k: answers[k].chosen == answers[k].gold for k in o.correct})
+
+    (screen,) = validity([rekeyed(o) for o in outcomes], ValidityConfig(irt=False)).datasets
+    kept = {k for k in strongest[0].answers if k not in planted and all(o.correct.get(k) for o in strongest[:2])}
+    last_planted = max(item.rank for item in screen.items if item.item_id in planted)
+    above = [item.item_id for item in screen.items if item.item_id in kept and item.rank < last_planted]
+    assert above == []

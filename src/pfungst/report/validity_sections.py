@@ -23,6 +23,7 @@ _COLUMNS = (
     "key",
     "models agree on",
     "agree / answered",
+    "strength log-odds",
     "expected share",
     "p",
     "q (BH)",
@@ -31,6 +32,16 @@ _COLUMNS = (
     "item-rest r",
     "cleanlab quality",
 )
+
+_NOTE = (
+    "p: chance that this many models pick the same non-gold answer if the key were right, each model at its "
+    "own rate of picking that answer on other items (Poisson-binomial, Bonferroni over the answers tested); "
+    "q: Benjamini-Hochberg over the dataset's items. Strength log-odds: the models' votes for the agreed "
+    "answer against the key, each weighted by the model's accuracy on the other items; high when the strongest "
+    "models reject the key together, negative when they keep it (an item built to make weaker models fail). "
+    "A shared misconception or an ambiguous item also gives a small p: read the text."
+)
+"""What the table's columns mean."""
 
 
 def validity_sections(result: ValidityResult) -> tuple[Section, ...]:
@@ -65,6 +76,7 @@ def _blocks(screen: DatasetValidity) -> tuple[Block, ...]:
             item.key,
             item.agreed_answer,
             f"{item.n_agreed} / {item.n_models}",
+            format_number(item.strength_log_odds, 2),
             format_number(item.wrong_key.baseline),
             format_pvalue(item.wrong_key.pvalue),
             format_pvalue(item.qvalue),
@@ -75,16 +87,11 @@ def _blocks(screen: DatasetValidity) -> tuple[Block, ...]:
         )
         for item in screen.items[:TOP_ITEMS]
     )
-    note = (
-        "p: chance that this many models pick the same non-gold answer if the key were right, each model at its "
-        "own rate of picking that answer on other items (Poisson-binomial, Bonferroni over the answers tested); "
-        "q: Benjamini-Hochberg over the dataset's items. A shared misconception or an ambiguous item also gives "
-        "a small p: read the text. A negative item-rest r (stronger models miss it more) points to the key."
-    )
     caption = f"The {min(TOP_ITEMS, len(screen.items))} items whose key is most likely wrong"
-    blocks: list[Block] = [facts, Table(caption, _COLUMNS, rows, text_columns=5, note=note)]
+    blocks: list[Block] = [facts, Table(caption, _COLUMNS, rows, text_columns=5, note=_NOTE)]
     verdict = (
-        f"{screen.n_suspected} key(s) suspected wrong: a majority of the models agree on one other answer (q <= alpha)"
+        f"{screen.n_suspected} key(s) suspected wrong: a majority of the models agree on one other answer "
+        "(q <= alpha) and the strength-weighted vote favours it over the key"
     )
     blocks.append(Text(verdict, tone="bad" if screen.n_suspected else "good"))
     if screen.no_model_right:

@@ -26,8 +26,8 @@ class ItemValidity:
     """One item: its key, the answer the models agree on instead, and the evidence that its key is wrong."""
 
     rank: int
-    """1 for the item whose key is most likely wrong: suspected items first, then by wrong-key p-value (ties: more
-    models agreeing, then lower item-rest correlation)."""
+    """1 for the item whose key is most likely wrong: suspected items first, then by :attr:`strength_log_odds`
+    (highest first), then by wrong-key p-value (ties: more models agreeing, then lower item-rest correlation)."""
     item_id: str
     text: str
     """The item's text as the outcomes give it (``""`` where none did)."""
@@ -48,8 +48,13 @@ class ItemValidity:
     qvalue: float
     """Benjamini-Hochberg q-value of ``wrong_key.pvalue`` across the dataset's items."""
     suspected: bool
-    """A majority of the models agree on ``agreed_answer``, ``qvalue <= alpha``, and the item-rest correlation is
-    not significantly positive (``item_rest_pvalue > alpha``)."""
+    """A majority of the models agree on ``agreed_answer``, ``qvalue <= alpha``, the item-rest correlation is not
+    significantly positive (``item_rest_pvalue > alpha``), and :attr:`strength_log_odds` is above 0."""
+    strength_log_odds: float
+    """Log-odds that ``agreed_answer`` rather than the key is right when each model's vote is weighted by its
+    accuracy on the other items (:mod:`pfungst.reliance.validity.strength`): high when the strongest models reject
+    the key together (a wrong key), negative when they keep it and weaker ones do not (a hard item). 0 without an
+    agreed answer."""
     difficulty: float
     """2PL IRT difficulty ``b`` (ability scale; higher is harder); NaN where not fitted."""
     discrimination: float
@@ -79,6 +84,7 @@ class ItemValidity:
             "wrong_key": self.wrong_key.to_dict(),
             "qvalue": to_jsonable(self.qvalue),
             "suspected": self.suspected,
+            "strength_log_odds": to_jsonable(self.strength_log_odds),
             "difficulty": to_jsonable(self.difficulty),
             "discrimination": to_jsonable(self.discrimination),
             "item_rest": to_jsonable(self.item_rest),

@@ -4,12 +4,13 @@ Per dataset (outcomes grouped by their ``dataset``): the wrong-key test of every
 (:mod:`~pfungst.reliance.validity.agreement`) with Benjamini-Hochberg q-values across the dataset's items; the items
 no model gets right; 2PL IRT difficulty and discrimination and the item-rest correlation
 (:mod:`~pfungst.reliance.validity.irt`); and cleanlab's label-issue score where models gave option probabilities
-(:mod:`~pfungst.reliance.validity.label_issues`). Items are ranked by the wrong-key p-value (ties: more models
-agreeing, then lower item-rest correlation). An item's key is *suspected* when more than ``majority`` of the models
-that answered it agree on one non-gold answer, its q-value is at most ``alpha``, and the stronger models do not
-do significantly better on it (item-rest correlation not above 0 at one-sided ``alpha``): a wrong key makes the
+(:mod:`~pfungst.reliance.validity.label_issues`). An item's key is *suspected* when more than ``majority`` of the
+models that answered it agree on one non-gold answer, its q-value is at most ``alpha``, the stronger models do not do
+significantly better on it (item-rest correlation not above 0 at one-sided ``alpha``), and the strength-weighted
+vote favours the agreed answer over the key (:mod:`~pfungst.reliance.validity.strength`): a wrong key makes the
 models that know the answer look worse, whereas a hard item that weak models miss the same way makes them look
-better. Suspected items rank first.
+better. Suspected items rank first, then every item by that strength-weighted log-odds (the key the strongest models
+reject together first), then by the wrong-key p-value.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pfungst.reliance.validity.irt import IrtMethod, ItemParameters, item_parame
 from pfungst.reliance.validity.label_issues import LabelIssues, label_issues
 from pfungst.reliance.validity.responses import Responses, responses
 from pfungst.reliance.validity.result import DatasetValidity, ItemValidity, ValidityResult
+from pfungst.reliance.validity.strength import strength_log_odds
 from pfungst.stats import Estimate, benjamini_hochberg
 
 __all__ = ["ValidityConfig", "validity"]
@@ -110,6 +112,8 @@ class _Evidence:
     parameters: ItemParameters
     issues: LabelIssues | None
     n_answered: np.ndarray
+    log_odds: np.ndarray
+    """Strength-weighted log-odds that the agreed answer rather than the key is right, per item."""
 
 
 def _screen(table: Responses, config: ValidityConfig) -> DatasetValidity:
@@ -120,6 +124,7 @@ def _screen(table: Responses, config: ValidityConfig) -> DatasetValidity:
         parameters=item_parameters(table.correct, config.irt_method if config.irt else None),
         issues=label_issues(table.probabilities, table.keys) if config.label_issues else None,
         n_answered=table.answered.sum(axis=1),
+        log_odds=strength_log_odds(table, np.array([t.answer for t in tests], dtype=int)),
     )
     items = sorted((_item(table, i, evidence, config) for i in range(len(table.item_ids))), key=_rank_key)
     ranked = [replace(item, rank=number) for number, item in enumerate(items, start=1)]
@@ -150,6 +155,8 @@ def _item(table: Responses, i: int, evidence: _Evidence, config: ValidityConfig)
     )
     qvalue = float(evidence.qvalues[i])
     stronger_do_better = parameters.item_rest_pvalue[i] <= config.alpha
+    log_odds = float(evidence.log_odds[i])
+    agreed = bool(n and share > config.majority and qvalue <= config.alpha)
     return ItemValidity(
         rank=0,
         item_id=table.item_ids[i],
@@ -161,7 +168,8 @@ def _item(table: Responses, i: int, evidence: _Evidence, config: ValidityConfig)
         n_agreed=test.n_agreed,
         wrong_key=estimate,
         qvalue=qvalue,
-        suspected=bool(n and share > config.majority and qvalue <= config.alpha and not stronger_do_better),
+        suspected=agreed and not stronger_do_better and log_odds > 0,
+        strength_log_odds=log_odds,
         difficulty=float(parameters.difficulty[i]),
         discrimination=float(parameters.discrimination[i]),
         item_rest=float(parameters.item_rest[i]),
@@ -180,9 +188,9 @@ def _agreement_tests(table: Responses) -> list[AgreementTest]:
     ]
 
 
-def _rank_key(item: ItemValidity) -> tuple[bool, float, int, float, str]:
+def _rank_key(item: ItemValidity) -> tuple[bool, float, float, int, float, str]:
     rest = item.item_rest if not math.isnan(item.item_rest) else 0.0
-    return (not item.suspected, item.wrong_key.pvalue, -item.n_agreed, rest, item.item_id)
+    return (not item.suspected, -item.strength_log_odds, item.wrong_key.pvalue, -item.n_agreed, rest, item.item_id)
 
 
 def _warnings(screen: DatasetValidity) -> list[str]:
