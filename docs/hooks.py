@@ -54,7 +54,8 @@ def _api(package_name: str) -> str:
         if path is None:
             values.append(name)
             continue
-        blocks.append(f"::: {path}\n    options:\n      show_root_heading: true\n      heading_level: 3\n")
+        alias = "" if path.endswith(f".{name}") else f"`{package_name}.{name}` is:\n\n"
+        blocks.append(f"{alias}::: {path}\n    options:\n      show_root_heading: true\n      heading_level: 3\n")
     text = "\n".join(blocks)
     if values:
         listed = ", ".join(f"`{package_name}.{value}`" for value in values)
