@@ -1,4 +1,4 @@
-"""Audit real benchmarks end to end and print the figures quoted in the README and the issue notes.
+"""Audit real benchmarks end to end and record its figures in RESULTS.md.
 
 Run: .venv/bin/python benchmarks/audit_real_data.py [--jobs 2]
 Needs ../shared/data. Prints, per benchmark: verdict, best feature set, its statistic with interval, seconds.

@@ -1,4 +1,4 @@
-"""Audit the whole BIG-bench JSON task set as one suite and print the figures quoted in the README.
+"""Audit the whole BIG-bench JSON task set as one suite and record its figures in RESULTS.md.
 
 Run: .venv/bin/python benchmarks/bigbench_suite.py [--cache DIR] [--out DIR] [--quick] [--limit N] [--max-items N]
 
@@ -72,7 +72,7 @@ def fetch_tasks(cache: Path, archive_path: Path | None = None) -> Path:
 
 
 def print_figures(result: SuiteResult, found: int, wall: float, peak_mib: float) -> None:
-    """The README's figures: counts, time, memory, position artifacts and the top 15 by risk."""
+    """The recorded figures: counts, time, memory, position artifacts and the top 15 by risk."""
     print(
         f"task.json files: {found}; audited: {len(result.entries)} (sub)tasks, {result.n_items:,} items; "
         f"skipped: {len(result.skipped)}; reused from the cache: {result.n_reused}"
