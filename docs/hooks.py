@@ -12,6 +12,7 @@ A page asks for a generated part with a marker comment on a line of its own:
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import re
@@ -34,6 +35,11 @@ def _registry(name: str) -> str:
     return "\n".join(lines)
 
 
+API_PACKAGES = ("data", "audit", "evaluate", "models", "stress", "reliance", "report", "stats")
+"""The packages with a page each under reference/api/, in navigation order: a name exported by several is
+documented on the first and linked from the others, so every object has one home."""
+
+
 def _defined_at(package: types.ModuleType, name: str) -> str | None:
     """The dotted path where ``package.name`` is defined, or None for a value that is not a class or function."""
     value = getattr(package, name)
@@ -44,19 +50,43 @@ def _defined_at(package: types.ModuleType, name: str) -> str | None:
     return f"{module}.{qualname}" if module else None
 
 
+@functools.cache
+def _homes() -> dict[str, str]:
+    """Defined path -> the API page (``audit.md``) that documents it."""
+    homes: dict[str, str] = {}
+    for short in API_PACKAGES:
+        package = importlib.import_module(f"pfungst.{short}")
+        for name in package.__all__:
+            path = _defined_at(package, name)
+            if path is not None:
+                homes.setdefault(path, f"{short}.md")
+    return homes
+
+
+def _block(path: str, name: str, package_name: str) -> str:
+    alias = "" if path.endswith(f".{name}") else f"`{package_name}.{name}` is:\n\n"
+    return f"{alias}::: {path}\n    options:\n      show_root_heading: true\n      heading_level: 3\n"
+
+
 def _api(package_name: str) -> str:
     package = importlib.import_module(package_name)
-    blocks, values = [], []
+    here = f"{package_name.removeprefix('pfungst.')}.md"
+    blocks, values, elsewhere = [], [], []
     for name in package.__all__:
         if name.startswith("__"):
             continue
         path = _defined_at(package, name)
         if path is None:
             values.append(name)
-            continue
-        alias = "" if path.endswith(f".{name}") else f"`{package_name}.{name}` is:\n\n"
-        blocks.append(f"{alias}::: {path}\n    options:\n      show_root_heading: true\n      heading_level: 3\n")
+        elif package_name == "pfungst" and path.startswith("pfungst.errors."):
+            elsewhere.append(f"[`{name}`](#{path})")  # the errors section of the same page
+        elif _homes().get(path, here) != here:
+            elsewhere.append(f"[`{name}`]({_homes()[path]}#{path})")
+        else:
+            blocks.append(_block(path, name, package_name))
     text = "\n".join(blocks)
+    if elsewhere:
+        text = f"Documented with their own package: {', '.join(elsewhere)}.\n\n" + text
     if values:
         listed = ", ".join(f"`{package_name}.{value}`" for value in values)
         text = f"Also exported (registries and constants): {listed}.\n\n" + text
@@ -71,13 +101,16 @@ def _schemas() -> str:
     blocks = []
     for kind, version in SCHEMA_VERSIONS.items():
         target = RESULT_CLASSES.get(kind)
-        shown = f"`{target.replace(':', '.')}`" if isinstance(target, str) else "a checked mapping"
-        lines.append(f"| {kind} | `{version}` | {shown} |")
-        if isinstance(target, str):
-            blocks.append(
-                f"### {kind}\n\n`{version}`\n\n::: {target.replace(':', '.')}\n"
-                "    options:\n      show_root_heading: false\n      members: false\n      heading_level: 4\n"
-            )
+        if not isinstance(target, str):
+            lines.append(f"| {kind} | `{version}` | a checked mapping |")
+            continue
+        path = target.replace(":", ".")
+        home = _homes().get(path)
+        if home is not None:
+            lines.append(f"| {kind} | `{version}` | [`{path}`](api/{home}#{path}) |")
+        else:
+            lines.append(f"| {kind} | `{version}` | [`{path}`](#{path}) |")
+            blocks.append(f"::: {path}\n    options:\n      show_root_heading: true\n      heading_level: 3\n")
     return "\n".join(lines) + "\n\n" + "\n".join(blocks)
 
 
@@ -94,6 +127,15 @@ def _cli() -> str:
 
 
 _PARTS = {"registry": _registry, "api": _api, "schemas": lambda _: _schemas(), "cli": lambda _: _cli()}
+
+
+def on_config(config: Any, **_: Any) -> Any:
+    """Read a Google-style ``Example:`` section (the project's spelling) as examples, as ``Examples:`` is read."""
+    from griffe import DocstringSectionKind
+    from griffe._internal.docstrings import google
+
+    google._section_kind.setdefault("example", DocstringSectionKind.examples)
+    return config
 
 
 def on_page_markdown(markdown: str, **_: Any) -> str:
