@@ -103,14 +103,21 @@ def test_the_registry_pages_list_every_registered_name(hooks: ModuleType) -> Non
         assert f"| `{name}` |" in page
 
 
-def test_the_api_page_documents_every_public_name_where_it_is_defined(hooks: ModuleType) -> None:
+def test_the_api_pages_document_every_public_name_once(hooks: ModuleType) -> None:
     import pfungst
 
-    page = hooks.on_page_markdown("<!-- pfungst:api pfungst -->\n")
+    top = hooks.on_page_markdown("<!-- pfungst:api pfungst -->\n\n<!-- pfungst:api pfungst.errors -->\n")
     for name in pfungst.__all__:
         value = getattr(pfungst, name)
         if callable(value):
-            assert f"::: {value.__module__}.{value.__qualname__}\n" in page, name
+            path = f"{value.__module__}.{value.__qualname__}"
+            assert f"::: {path}\n" in top or f"#{path})" in top, name
+    pages = [top] + [
+        hooks.on_page_markdown(f"<!-- pfungst:api pfungst.{package} -->\n") for package in hooks.API_PACKAGES
+    ]
+    blocks = [path for page in pages for path in re.findall(r"^::: (\S+)$", page, re.M)]
+    assert len(blocks) > 100
+    assert len(blocks) == len(set(blocks)), [path for path in set(blocks) if blocks.count(path) > 1]
 
 
 def test_the_schema_page_lists_every_result_kind(hooks: ModuleType) -> None:
