@@ -132,8 +132,11 @@ _PARTS = {"registry": _registry, "api": _api, "schemas": lambda _: _schemas(), "
 def on_config(config: Any, **_: Any) -> Any:
     """Read a Google-style ``Example:`` section (the project's spelling) as examples, as ``Examples:`` is read."""
     from griffe import DocstringSectionKind
-    from griffe._internal.docstrings import google
 
+    try:  # griffe keeps its section names in a private table: griffe 2, then griffe 1
+        from griffe._internal.docstrings import google
+    except ImportError:
+        from _griffe.docstrings import google  # type: ignore[no-redef]
     google._section_kind.setdefault("example", DocstringSectionKind.examples)
     return config
 
