@@ -1,11 +1,13 @@
 # Two entry points, each of which sets up its own virtualenv on a fresh machine:
 #   make demo   install pfungst and run the main job on the built-in planted-artifact benchmarks
-#   make test   install pfungst with its development extras and run lint, type checks and the test suite
+#   make test   install pfungst with its development extras and run lint, type checks, the test suite and the docs build
+# and one more:
+#   make docs   build the documentation site into site/ with mkdocs --strict (tutorials run as it builds)
 PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 
-.PHONY: demo test install install-dev clean
+.PHONY: demo test docs install install-dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +42,12 @@ test: $(VENV)/.installed-dev
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
+	$(MAKE) docs
+
+# The tutorials execute their code (the embedded model included) while the site builds; NO_MKDOCS_2_WARNING keeps
+# mkdocs-material's notice about its successor out of the log.
+docs: $(VENV)/.installed-dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict
 
 clean:
-	rm -rf $(VENV) pfungst-demo .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) pfungst-demo site .pytest_cache .mypy_cache .ruff_cache

@@ -26,6 +26,10 @@ import sys
 import time
 
 import numpy as np
+from results_file import add_record_option, recording
+
+TITLE = "Audit time and memory against the number of items"
+"""This script's section title in benchmarks/RESULTS.md."""
 
 CUE = "zqxcue"
 LABELS = ("entailment", "neutral", "contradiction")
@@ -116,26 +120,30 @@ def main() -> None:
         help="Fit the exponent on CPU seconds of the audit (default: robust on a shared machine; n_jobs 1) or wall.",
     )
     parser.add_argument("--child", type=int, default=0, help=argparse.SUPPRESS)
+    add_record_option(parser)
     args = parser.parse_args()
-    if args.child:
-        print(json.dumps(run_one(args.child, args.feature_set, args.n_jobs, args.cues, args.parallel)))
-        return
-    rows = []
-    for n_items in (int(size) for size in args.sizes.split(",")):
-        row = measure(n_items, args)
-        rows.append(row)
-        print(
-            f"{n_items} items: {row['seconds']:.1f} s wall, {row['cpu_seconds']:.1f} s CPU, "
-            f"peak {row['peak_mib']:.0f} MiB, {row['verdict']} "
-            f"({row['best']}, kappa {row['kappa']:.3f}), cue found: {row['cue_found']}",
-            flush=True,
-        )
-    if len(rows) >= 2:
-        x = np.log([float(row["items"]) for row in rows])  # type: ignore[arg-type]
-        y = np.log([float(row[args.fit_on]) for row in rows])  # type: ignore[arg-type]
-        exponent, intercept = np.polyfit(x, y, 1)
-        million = math.exp(intercept) * 1e6**exponent
-        print(f"{args.fit_on} ~ items^{exponent:.2f} (1 is linear); extrapolated to 1M items: {million / 60:.1f} min")
+    with recording("audit_scaling", TITLE, enabled=not args.no_record and not args.child):
+        if args.child:
+            print(json.dumps(run_one(args.child, args.feature_set, args.n_jobs, args.cues, args.parallel)))
+            return
+        rows = []
+        for n_items in (int(size) for size in args.sizes.split(",")):
+            row = measure(n_items, args)
+            rows.append(row)
+            print(
+                f"{n_items} items: {row['seconds']:.1f} s wall, {row['cpu_seconds']:.1f} s CPU, "
+                f"peak {row['peak_mib']:.0f} MiB, {row['verdict']} "
+                f"({row['best']}, kappa {row['kappa']:.3f}), cue found: {row['cue_found']}",
+                flush=True,
+            )
+        if len(rows) >= 2:
+            x = np.log([float(row["items"]) for row in rows])  # type: ignore[arg-type]
+            y = np.log([float(row[args.fit_on]) for row in rows])  # type: ignore[arg-type]
+            exponent, intercept = np.polyfit(x, y, 1)
+            million = math.exp(intercept) * 1e6**exponent
+            print(
+                f"{args.fit_on} ~ items^{exponent:.2f} (1 is linear); extrapolated to 1M items: {million / 60:.1f} min"
+            )
 
 
 if __name__ == "__main__":

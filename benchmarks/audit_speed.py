@@ -19,10 +19,15 @@ import os
 import time
 from pathlib import Path
 
+from results_file import add_record_option, recording
+
 import pfungst
 from pfungst.audit import AuditConfig
 from pfungst.audit.gpt2 import gpt2_encoding
 from pfungst.data.benchmark import Benchmark
+
+TITLE = "Default audit on the four Pacchiardi datasets, against the reference code"
+"""This script's section title in benchmarks/RESULTS.md."""
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "pacchiardi"
 REFERENCE_SECONDS = {"neubaroco": 14, "moral_permissibility": 25, "causal_judgment": 39, "commonsense_qa_2": 82}
@@ -52,36 +57,38 @@ def main() -> None:
     parser.add_argument("--parallel", choices=("processes", "threads"), default="processes")
     parser.add_argument("--repeat", type=int, default=1, help="Runs; the fastest per dataset is kept.")
     parser.add_argument("--profile", action="store_true", help="Print a pyinstrument profile of one run.")
+    add_record_option(parser)
     args = parser.parse_args()
-    gpt2_encoding()  # one-time load, as in any process that audits more than once
-    benchmarks = load_all()
-    config = AuditConfig(n_jobs=args.n_jobs, parallel=args.parallel)
-    time_audits({"neubaroco": benchmarks["neubaroco"]}, config)  # warm up imports and caches of code, not data
-    if args.profile:
-        from pyinstrument import Profiler
+    with recording("audit_speed", TITLE, enabled=not args.no_record):
+        gpt2_encoding()  # one-time load, as in any process that audits more than once
+        benchmarks = load_all()
+        config = AuditConfig(n_jobs=args.n_jobs, parallel=args.parallel)
+        time_audits({"neubaroco": benchmarks["neubaroco"]}, config)  # warm up imports and caches of code, not data
+        if args.profile:
+            from pyinstrument import Profiler
 
-        with Profiler() as profiler:
-            time_audits(benchmarks, config)
-        print(profiler.output_text(unicode=True, color=False, show_all=False))
-        return
-    best: dict[str, tuple[float, float]] = {}
-    for _ in range(args.repeat):
-        for name, seconds in time_audits(benchmarks, config).items():
-            best[name] = min(seconds, best.get(name, (float("inf"), float("inf"))))
-    for name, (wall, cpu) in best.items():
+            with Profiler() as profiler:
+                time_audits(benchmarks, config)
+            print(profiler.output_text(unicode=True, color=False, show_all=False))
+            return
+        best: dict[str, tuple[float, float]] = {}
+        for _ in range(args.repeat):
+            for name, seconds in time_audits(benchmarks, config).items():
+                best[name] = min(seconds, best.get(name, (float("inf"), float("inf"))))
+        for name, (wall, cpu) in best.items():
+            print(
+                f"{name}: {len(benchmarks[name])} items, {wall:.2f} s wall, {cpu:.2f} s CPU of this process "
+                f"(reference {REFERENCE_SECONDS[name]} s)"
+            )
+        total, cpu_total = sum(w for w, _ in best.values()), sum(c for _, c in best.values())
+        reference = sum(REFERENCE_SECONDS.values())
+        ratio = reference / total
+        met = "met" if ratio >= TARGET_RATIO else "NOT met"
         print(
-            f"{name}: {len(benchmarks[name])} items, {wall:.2f} s wall, {cpu:.2f} s CPU of this process "
-            f"(reference {REFERENCE_SECONDS[name]} s)"
+            f"total: {total:.2f} s wall ({cpu_total:.2f} s CPU) against the reference's {reference} s: {ratio:.1f}x "
+            f"({met}; target {TARGET_RATIO:g}x)"
         )
-    total, cpu_total = sum(w for w, _ in best.values()), sum(c for _, c in best.values())
-    reference = sum(REFERENCE_SECONDS.values())
-    ratio = reference / total
-    met = "met" if ratio >= TARGET_RATIO else "NOT met"
-    print(
-        f"total: {total:.2f} s wall ({cpu_total:.2f} s CPU) against the reference's {reference} s: {ratio:.1f}x "
-        f"({met}; target {TARGET_RATIO:g}x)"
-    )
-    print(f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        print(f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Audit the whole BIG-bench JSON task set as one suite and print the figures quoted in the README.
+"""Audit the whole BIG-bench JSON task set as one suite and record its figures in RESULTS.md.
 
 Run: .venv/bin/python benchmarks/bigbench_suite.py [--cache DIR] [--out DIR] [--quick] [--limit N] [--max-items N]
 
@@ -23,8 +23,13 @@ import tarfile
 import time
 from pathlib import Path
 
+from results_file import add_record_option, recording
+
 from pfungst.audit import AuditConfig
 from pfungst.audit.suite import SuiteConfig, SuiteResult, audit_suite
+
+TITLE = "The whole BIG-bench JSON task set as one suite"
+"""This script's section title in benchmarks/RESULTS.md."""
 
 VERSION = "1.0.0"
 TASKS_PREFIX = "bigbench/benchmark_tasks/"
@@ -67,7 +72,7 @@ def fetch_tasks(cache: Path, archive_path: Path | None = None) -> Path:
 
 
 def print_figures(result: SuiteResult, found: int, wall: float, peak_mib: float) -> None:
-    """The README's figures: counts, time, memory, position artifacts and the top 15 by risk."""
+    """The recorded figures: counts, time, memory, position artifacts and the top 15 by risk."""
     print(
         f"task.json files: {found}; audited: {len(result.entries)} (sub)tasks, {result.n_items:,} items; "
         f"skipped: {len(result.skipped)}; reused from the cache: {result.n_reused}"
@@ -110,35 +115,37 @@ def main() -> None:
     )
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
+    add_record_option(parser)
     args = parser.parse_args()
-    tasks = fetch_tasks(args.cache, args.archive)
-    files = sorted(tasks.rglob("task.json"))
-    paths = [file.parent for file in files[: args.limit]] if args.limit else [tasks]
-    audit = AuditConfig(seed=args.seed, n_jobs=args.jobs, max_items=args.max_items)
-    if args.quick:
-        audit = AuditConfig(
-            seed=args.seed,
-            n_jobs=args.jobs,
-            max_items=args.max_items,
-            n_repeats=1,
-            n_splits=3,
-            n_bootstrap=200,
-            n_permutations=200,
-            feature_sets=("1-grams_presence", "options", "options_no_position", "options_1-grams_presence"),
+    with recording("bigbench_suite", TITLE, enabled=not args.no_record):
+        tasks = fetch_tasks(args.cache, args.archive)
+        files = sorted(tasks.rglob("task.json"))
+        paths = [file.parent for file in files[: args.limit]] if args.limit else [tasks]
+        audit = AuditConfig(seed=args.seed, n_jobs=args.jobs, max_items=args.max_items)
+        if args.quick:
+            audit = AuditConfig(
+                seed=args.seed,
+                n_jobs=args.jobs,
+                max_items=args.max_items,
+                n_repeats=1,
+                n_splits=3,
+                n_bootstrap=200,
+                n_permutations=200,
+                feature_sets=("1-grams_presence", "options", "options_no_position", "options_1-grams_presence"),
+            )
+        started = time.perf_counter()
+        result = audit_suite(
+            paths,
+            args.out,
+            SuiteConfig(audit=audit, on_error=args.on_error),
+            progress=lambda name, done, total: print(f"[{done}/{total}] {name}", file=sys.stderr, flush=True),
         )
-    started = time.perf_counter()
-    result = audit_suite(
-        paths,
-        args.out,
-        SuiteConfig(audit=audit, on_error=args.on_error),
-        progress=lambda name, done, total: print(f"[{done}/{total}] {name}", file=sys.stderr, flush=True),
-    )
-    wall = time.perf_counter() - started
-    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print_figures(result, len(files), wall, peak_mib)
-    held = sum(multiple_choice_examples(file) for file in files)
-    print(f"multiple-choice items in the task files: {held:,}; audited: {result.n_items:,}", end="")
-    print(f" (tasks over {args.max_items:,} items on a seeded stratified sample)" if args.max_items else "")
+        wall = time.perf_counter() - started
+        peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print_figures(result, len(files), wall, peak_mib)
+        held = sum(multiple_choice_examples(file) for file in files)
+        print(f"multiple-choice items in the task files: {held:,}; audited: {result.n_items:,}", end="")
+        print(f" (tasks over {args.max_items:,} items on a seeded stratified sample)" if args.max_items else "")
 
 
 def multiple_choice_examples(path: Path) -> int:

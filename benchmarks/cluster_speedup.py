@@ -20,9 +20,14 @@ import os
 import time
 from pathlib import Path
 
+from results_file import add_record_option, recording
+
 import pfungst
 from pfungst.audit import AuditResult
 from pfungst.audit.gpt2 import gpt2_encoding
+
+TITLE = "Dask cluster: 1 against 2 local workers"
+"""This script's section title in benchmarks/RESULTS.md."""
 
 SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 DEFAULT_DATA = SHARED_DATA / "pacchiardi" / "commonsense_qa_2" / "gpt-4-0613.jsonl"
@@ -51,23 +56,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("data", nargs="?", default=str(DEFAULT_DATA))
     parser.add_argument("--workers", default="1,2", help="Comma-separated worker counts, the first is the base.")
+    add_record_option(parser)
     args = parser.parse_args()
-    gpt2_encoding()
-    benchmark = pfungst.load(args.data)
-    counts = [int(part) for part in args.workers.split(",")]
-    seconds, reference = {}, ""
-    for n_workers in counts:
-        seconds[n_workers], result = timed_audit(benchmark, n_workers)
-        same = "" if not reference else ("; identical to the first run" if figures(result) == reference else "")
-        if reference and not same:
-            raise SystemExit(f"{n_workers} workers: the result differs from the {counts[0]}-worker run")
-        reference = reference or figures(result)
-        where = " (joblib runs the jobs in this process: one core)" if n_workers == 1 else ""
-        print(f"{n_workers} worker(s): {seconds[n_workers]:.1f} s wall{where}{same}", flush=True)
-    base = seconds[counts[0]]
-    for n_workers in counts[1:]:
-        print(f"speed-up {counts[0]} -> {n_workers} workers: {base / seconds[n_workers]:.2f}x")
-    print(f"{len(benchmark)} items of {args.data}; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
+    with recording("cluster_speedup", TITLE, enabled=not args.no_record):
+        gpt2_encoding()
+        benchmark = pfungst.load(args.data)
+        counts = [int(part) for part in args.workers.split(",")]
+        seconds, reference = {}, ""
+        for n_workers in counts:
+            seconds[n_workers], result = timed_audit(benchmark, n_workers)
+            same = "" if not reference else ("; identical to the first run" if figures(result) == reference else "")
+            if reference and not same:
+                raise SystemExit(f"{n_workers} workers: the result differs from the {counts[0]}-worker run")
+            reference = reference or figures(result)
+            where = " (joblib runs the jobs in this process: one core)" if n_workers == 1 else ""
+            print(f"{n_workers} worker(s): {seconds[n_workers]:.1f} s wall{where}{same}", flush=True)
+        base = seconds[counts[0]]
+        for n_workers in counts[1:]:
+            print(f"speed-up {counts[0]} -> {n_workers} workers: {base / seconds[n_workers]:.2f}x")
+        print(f"{len(benchmark)} items of {args.data}; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

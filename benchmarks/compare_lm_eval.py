@@ -27,11 +27,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from results_file import add_record_option, recording
+
 import pfungst
 from pfungst.evaluate.arrangement import ArrangedItem
 from pfungst.evaluate.formats.builtin import get_format
 from pfungst.evaluate.scoring.cloze import ClozeRawRule
 from pfungst.models.requests import LoglikelihoodRequest
+
+TITLE = "Cloze throughput against lm-evaluation-harness"
+"""This script's section title in benchmarks/RESULTS.md."""
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "llm_foundry" / "arc_easy.jsonl"
 
@@ -156,29 +161,33 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=8, help="lm-eval's batch size")
     parser.add_argument("--hf-batch-size", type=int, default=None, help="HFModel's batch size (its default if unset)")
     parser.add_argument("--no-llamacpp", action="store_true", help="skip the llama.cpp row")
+    add_record_option(parser)
     args = parser.parse_args()
+    with recording("compare_lm_eval", TITLE, enabled=not args.no_record):
+        import torch
 
-    import torch
+        from pfungst.models.hf import HFModel
 
-    from pfungst.models.hf import HFModel
+        torch.set_num_threads(args.threads)
+        requests, sizes = build_requests(args.items)
+        golds = [item.gold for item in list(pfungst.load(DATA))[: args.items]]
+        hf_options = {"batch_size": args.hf_batch_size} if args.hf_batch_size else {}
+        hf = HFModel(args.model_dir, n_threads=args.threads, **hf_options)
+        scorers = {
+            "lm-eval HFLM": lm_eval_scorer(args.model_dir, args.batch_size),
+            "pfungst HFModel": pfungst_scorer(hf),
+        }
+        if not args.no_llamacpp:
+            from pfungst.models.embedded import embedded_model_path
+            from pfungst.models.llamacpp import LlamaCppModel
 
-    torch.set_num_threads(args.threads)
-    requests, sizes = build_requests(args.items)
-    golds = [item.gold for item in list(pfungst.load(DATA))[: args.items]]
-    hf_options = {"batch_size": args.hf_batch_size} if args.hf_batch_size else {}
-    hf = HFModel(args.model_dir, n_threads=args.threads, **hf_options)
-    scorers = {"lm-eval HFLM": lm_eval_scorer(args.model_dir, args.batch_size), "pfungst HFModel": pfungst_scorer(hf)}
-    if not args.no_llamacpp:
-        from pfungst.models.embedded import embedded_model_path
-        from pfungst.models.llamacpp import LlamaCppModel
-
-        scorers["pfungst llama.cpp"] = pfungst_scorer(LlamaCppModel(embedded_model_path(), n_threads=args.threads))
-    minimum = minimum_tokens(hf, requests)
-    print(
-        f"torch {torch.__version__}, {torch.get_num_threads()} threads; HFModel batch size {hf.batch_size}, "
-        f"prefix sharing {hf.prefix_sharing}; lm-eval batch size {args.batch_size}"
-    )
-    print_table(run(scorers, requests, args.runs), sizes, golds, minimum)
+            scorers["pfungst llama.cpp"] = pfungst_scorer(LlamaCppModel(embedded_model_path(), n_threads=args.threads))
+        minimum = minimum_tokens(hf, requests)
+        print(
+            f"torch {torch.__version__}, {torch.get_num_threads()} threads; HFModel batch size {hf.batch_size}, "
+            f"prefix sharing {hf.prefix_sharing}; lm-eval batch size {args.batch_size}"
+        )
+        print_table(run(scorers, requests, args.runs), sizes, golds, minimum)
 
 
 if __name__ == "__main__":

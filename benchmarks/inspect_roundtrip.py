@@ -21,9 +21,13 @@ from importlib import metadata
 from pathlib import Path
 
 import httpx
+from results_file import add_record_option, recording
 
 from pfungst.integrations.inspect_log import read_inspect_log
 from pfungst.models.embedded import embedded_model_path
+
+TITLE = "inspect_ai round trip against llama-cpp-python's server"
+"""This script's section title in benchmarks/RESULTS.md."""
 
 ARC = (Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "arc" / "ARC-Challenge-Test.jsonl").resolve()
 
@@ -56,40 +60,44 @@ def main() -> None:
     parser.add_argument("--perturbations", default="cyclic", help="comma-separated arrangements")
     parser.add_argument("--solver", default="pfungst_answer", help="pfungst_answer or multiple_choice")
     parser.add_argument("--max-tokens", type=int, default=4, help="tokens generated per answer")
+    add_record_option(parser)
     args = parser.parse_args()
-    if not any(point.name == "pfungst" for point in metadata.entry_points(group="inspect_ai")):
-        raise SystemExit("inspect cannot find pfungst's entry point: pip install -e '.[inspect]' first")
-    port = _free_port()
-    with tempfile.TemporaryDirectory() as folder, (Path(folder) / "server.log").open("wb") as server_log:
-        server = _server(port, server_log)
-        try:
-            environment = {**os.environ, "LLAMACPP_BASE_URL": f"http://127.0.0.1:{port}/v1"}
-            environment["LLAMACPP_API_KEY"] = "none"  # the local server checks no key, but the provider needs one
-            command = [str(Path(sys.executable).with_name("inspect")), "eval", "pfungst/arrangements"]
-            command += ["-T", f"data={args.data}", "-T", f"limit={args.limit}"]
-            command += ["-T", f"perturbations={args.perturbations}", "-T", f"solver={args.solver}"]
-            command += ["--model", "openai-api/llamacpp/smollm2", "--max-tokens", str(args.max_tokens)]
-            command += ["--temperature", "0", "--log-dir", folder, "--display", "plain"]
-            print("$", " ".join(command), file=sys.stderr)
-            start = time.perf_counter()
-            subprocess.run(command, env=environment, check=True, stdout=subprocess.DEVNULL)
-            seconds = time.perf_counter() - start
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
-        (log_path,) = Path(folder).glob("*.eval")
-        log = read_inspect_log(log_path)
-        figures = log.figures(seed=0).values()
-    print(f"{log.task} on {log.model}: {len(log.outcomes)} arranged samples in {seconds:.0f} s")
-    print(f"{'figure':28} {'inspect log':>12} {'pfungst':>12}")
-    differ = []
-    for name, value in figures.items():
-        logged = log.metrics.get(name, math.nan)
-        same = math.isclose(logged, value, rel_tol=1e-12, abs_tol=1e-12) or (math.isnan(logged) and math.isnan(value))
-        differ += [] if same else [name]
-        print(f"{name:28} {logged:12.4f} {value:12.4f}")
-    print("all equal" if not differ else f"DIFFER: {', '.join(differ)}")
-    raise SystemExit(1 if differ else 0)
+    with recording("inspect_roundtrip", TITLE, enabled=not args.no_record):
+        if not any(point.name == "pfungst" for point in metadata.entry_points(group="inspect_ai")):
+            raise SystemExit("inspect cannot find pfungst's entry point: pip install -e '.[inspect]' first")
+        port = _free_port()
+        with tempfile.TemporaryDirectory() as folder, (Path(folder) / "server.log").open("wb") as server_log:
+            server = _server(port, server_log)
+            try:
+                environment = {**os.environ, "LLAMACPP_BASE_URL": f"http://127.0.0.1:{port}/v1"}
+                environment["LLAMACPP_API_KEY"] = "none"  # the local server checks no key, but the provider needs one
+                command = [str(Path(sys.executable).with_name("inspect")), "eval", "pfungst/arrangements"]
+                command += ["-T", f"data={args.data}", "-T", f"limit={args.limit}"]
+                command += ["-T", f"perturbations={args.perturbations}", "-T", f"solver={args.solver}"]
+                command += ["--model", "openai-api/llamacpp/smollm2", "--max-tokens", str(args.max_tokens)]
+                command += ["--temperature", "0", "--log-dir", folder, "--display", "plain"]
+                print("$", " ".join(command), file=sys.stderr)
+                start = time.perf_counter()
+                subprocess.run(command, env=environment, check=True, stdout=subprocess.DEVNULL)
+                seconds = time.perf_counter() - start
+            finally:
+                server.terminate()
+                server.wait(timeout=10)
+            (log_path,) = Path(folder).glob("*.eval")
+            log = read_inspect_log(log_path)
+            figures = log.figures(seed=0).values()
+        print(f"{log.task} on {log.model}: {len(log.outcomes)} arranged samples in {seconds:.0f} s")
+        print(f"{'figure':28} {'inspect log':>12} {'pfungst':>12}")
+        differ = []
+        for name, value in figures.items():
+            logged = log.metrics.get(name, math.nan)
+            same = math.isclose(logged, value, rel_tol=1e-12, abs_tol=1e-12) or (
+                math.isnan(logged) and math.isnan(value)
+            )
+            differ += [] if same else [name]
+            print(f"{name:28} {logged:12.4f} {value:12.4f}")
+        print("all equal" if not differ else f"DIFFER: {', '.join(differ)}")
+        raise SystemExit(1 if differ else 0)
 
 
 if __name__ == "__main__":

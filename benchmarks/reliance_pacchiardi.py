@@ -19,10 +19,14 @@ import time
 from pathlib import Path
 
 import pandas as pd
+from results_file import add_record_option, recording
 
 import pfungst
 from pfungst.audit import AuditConfig
 from pfungst.reliance import RelianceResult, detectable_difference, read_outcomes, reliance, shortcut_items
+
+TITLE = "Reliance on Pacchiardi et al. 2024's shipped logs"
+"""This script's section title in benchmarks/RESULTS.md."""
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "pacchiardi"
 DATASETS = ("causal_judgment", "commonsense_qa_2", "moral_permissibility", "neubaroco")
@@ -93,27 +97,29 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="reuse audit JSONs already in --out")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--feature-set", action="append", help="audit only these feature sets (repeatable)")
+    add_record_option(parser)
     args = parser.parse_args()
-    config = AuditConfig(seed=0, n_jobs=args.jobs, feature_sets=tuple(args.feature_set or ()))
-    audits = _audits(args.out, args.prompts_from, args.reuse, config)
-    started = time.perf_counter()
-    outcomes = read_outcomes(DATA)
-    print(
-        f"read {len(outcomes)} outcome sets in {time.perf_counter() - started:.1f} s "
-        f"({sum(o.n_unparsed for o in outcomes)} unparsed answers counted as wrong)"
-    )
-    everything = reliance(audits, outcomes, seed=0)
-    _print("all 4 datasets", everything)
-    everything.save_json(args.out / "reliance_all.json")
-    predictable = [
-        path
-        for path, split in zip(audits, everything.shortcuts, strict=True)
-        if split.kappa_pvalue <= 0.05 and split.kappa > 0 and not split.constant
-    ]
-    chosen = {shortcut_items(path).dataset for path in predictable}
-    subset = reliance(predictable, [o for o in outcomes if o.dataset in chosen], seed=0)
-    _print(f"datasets whose probe beats chance: {', '.join(sorted(chosen))}", subset)
-    subset.save_json(args.out / "reliance_predictable.json")
+    with recording("reliance_pacchiardi", TITLE, enabled=not args.no_record):
+        config = AuditConfig(seed=0, n_jobs=args.jobs, feature_sets=tuple(args.feature_set or ()))
+        audits = _audits(args.out, args.prompts_from, args.reuse, config)
+        started = time.perf_counter()
+        outcomes = read_outcomes(DATA)
+        print(
+            f"read {len(outcomes)} outcome sets in {time.perf_counter() - started:.1f} s "
+            f"({sum(o.n_unparsed for o in outcomes)} unparsed answers counted as wrong)"
+        )
+        everything = reliance(audits, outcomes, seed=0)
+        _print("all 4 datasets", everything)
+        everything.save_json(args.out / "reliance_all.json")
+        predictable = [
+            path
+            for path, split in zip(audits, everything.shortcuts, strict=True)
+            if split.kappa_pvalue <= 0.05 and split.kappa > 0 and not split.constant
+        ]
+        chosen = {shortcut_items(path).dataset for path in predictable}
+        subset = reliance(predictable, [o for o in outcomes if o.dataset in chosen], seed=0)
+        _print(f"datasets whose probe beats chance: {', '.join(sorted(chosen))}", subset)
+        subset.save_json(args.out / "reliance_predictable.json")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
+from results_file import add_record_option, recording
 
 import pfungst
 from pfungst.audit import AuditConfig
@@ -37,6 +38,9 @@ from pfungst.audit.probe_outcome import ProbeOutcome
 from pfungst.data.benchmark import Benchmark
 from pfungst.reliance import read_outcomes, reliance
 from pfungst.reliance.paper import paper_kappa_tests
+
+TITLE = "Pacchiardi et al. 2024 reproduced cell by cell"
+"""This script's section title in benchmarks/RESULTS.md."""
 
 ROOT = Path(__file__).resolve().parents[1] / ".." / "shared"
 DATA = ROOT / "data"
@@ -193,13 +197,15 @@ def main() -> None:
     parser.add_argument("--no-reliance", action="store_true", help="skip the second experiment")
     parser.add_argument("--others", action="store_true", help="also the other KindsOfReasoning files")
     parser.add_argument("--audits", type=Path, default=Path("reliance-pacchiardi"), help="crossfit audit JSONs")
+    add_record_option(parser)
     args = parser.parse_args()
-    probes = print_table(args.seeds)
-    if args.others:
-        print_other_datasets()
-    if not args.no_reliance:
-        args.audits.mkdir(parents=True, exist_ok=True)
-        print_reliance(probes, args.audits)
+    with recording("reproduce_pacchiardi2024", TITLE, enabled=not args.no_record):
+        probes = print_table(args.seeds)
+        if args.others:
+            print_other_datasets()
+        if not args.no_reliance:
+            args.audits.mkdir(parents=True, exist_ok=True)
+            print_reliance(probes, args.audits)
 
 
 if __name__ == "__main__":

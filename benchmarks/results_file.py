@@ -6,9 +6,14 @@ script and says where each came from. The README and the docs quote figures from
 
 Usage in a script::
 
-    from results_file import record_results
-    record_results("audit_speed", "Default audit against the reference code", markdown_table)
+    from results_file import add_record_option, recording
 
+    add_record_option(parser)
+    args = parser.parse_args()
+    with recording("audit_speed", "Default audit against the reference code", enabled=not args.no_record):
+        ...  # everything printed to stdout here becomes the section's body
+
+or, with a Markdown table built by the script, ``record_results(name, title, markdown_table)``.
 ``--no-record`` on a script (see :func:`add_record_option`) prints without touching the file.
 """
 
@@ -17,11 +22,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as _datetime
+import io
 import os
 import platform
 import re
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
@@ -87,13 +94,50 @@ def record_results(name: str, title: str, body: str, *, command: str | None = No
     )
     text = path.read_text() if path.exists() else _HEADER
     pattern = re.compile(rf"<!-- begin: {re.escape(name)} -->.*?<!-- end: {re.escape(name)} -->\n?", re.S)
-    text = (
-        pattern.sub(lambda _: section, text, count=1) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
-    )
+    if pattern.search(text):
+        text = pattern.sub(lambda _: section, text, count=1)
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".RESULTS.", suffix=".tmp")
     with os.fdopen(descriptor, "w") as handle:
         handle.write(text)
     os.replace(temporary, path)
+
+
+class _Tee(io.TextIOBase):
+    """A text stream that writes through to ``stream`` and keeps a copy."""
+
+    def __init__(self, stream: io.TextIOBase) -> None:
+        self.stream, self.copy = stream, io.StringIO()
+
+    def write(self, text: str) -> int:
+        self.copy.write(text)
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+@contextlib.contextmanager
+def recording(name: str, title: str, *, enabled: bool = True, path: Path = RESULTS) -> Iterator[None]:
+    """Print as usual and, when the block ends without an error, record what was printed as section ``name``.
+
+    The printed output goes into the section as a preformatted block, so the figures appear exactly as the script
+    showed them. Nothing is recorded when ``enabled`` is false (``--no-record``), when the block raises, when it
+    printed nothing, or when its output starts with ``skipped:`` (the data it needs is absent).
+    """
+    import sys
+
+    if not enabled:
+        yield
+        return
+    tee = _Tee(sys.stdout)  # type: ignore[arg-type]
+    with contextlib.redirect_stdout(tee):  # type: ignore[type-var]
+        yield
+    printed = tee.copy.getvalue().strip("\n")
+    if printed and not printed.startswith("skipped:"):
+        record_results(name, title, f"```text\n{printed}\n```", path=path)
+        print(f"recorded in {path}", file=sys.stderr)
 
 
 def _command() -> str:

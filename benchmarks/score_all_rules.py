@@ -22,7 +22,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from results_file import add_record_option, recording
+
 import pfungst
+
+TITLE = "Every scoring rule on 200 ARC-Easy items, and kill-and-resume"
+"""This script's section title in benchmarks/RESULTS.md."""
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "llm_foundry" / "arc_easy.jsonl"
 RULES = ["letter", "cloze-raw", "cloze-token", "cloze-byte", "pmi", "generate"]
@@ -119,8 +124,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=200)
     parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: its choice)")
+    add_record_option(parser)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as name:
+    with recording("score_all_rules", TITLE, enabled=not args.no_record), tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         results = score_every_rule(args.items, args.threads, folder)
         kill_and_resume(args.items, args.threads, folder, results["cloze-raw"])

@@ -14,6 +14,11 @@ import subprocess
 import sys
 import time
 
+from results_file import add_record_option, recording
+
+TITLE = "Command-line start-up time"
+"""This script's section title in benchmarks/RESULTS.md."""
+
 CLI = [sys.executable, "-m", "pfungst"]
 COMMANDS = {
     "python -c pass": [sys.executable, "-c", "pass"],
@@ -38,12 +43,14 @@ def median_seconds(command: list[str], runs: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=7, help="fresh processes per command (median reported)")
+    add_record_option(parser)
     args = parser.parse_args()
-    baseline = median_seconds(COMMANDS["python -c pass"], args.runs)
-    print(f"{'command':<34} {'seconds':>8} {'over bare':>10} {'ratio':>7}")
-    for name, command in COMMANDS.items():
-        seconds = baseline if name == "python -c pass" else median_seconds(command, args.runs)
-        print(f"{name:<34} {seconds:>8.3f} {seconds - baseline:>10.3f} {seconds / baseline:>7.1f}")
+    with recording("startup_time", TITLE, enabled=not args.no_record):
+        baseline = median_seconds(COMMANDS["python -c pass"], args.runs)
+        print(f"{'command':<34} {'seconds':>8} {'over bare':>10} {'ratio':>7}")
+        for name, command in COMMANDS.items():
+            seconds = baseline if name == "python -c pass" else median_seconds(command, args.runs)
+            print(f"{name:<34} {seconds:>8.3f} {seconds - baseline:>10.3f} {seconds / baseline:>7.1f}")
 
 
 if __name__ == "__main__":

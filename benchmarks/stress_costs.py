@@ -31,8 +31,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from results_file import add_record_option, recording
+
 import pfungst
 from pfungst.stress.suite import stress
+
+TITLE = "What each stress perturbation costs"
+"""This script's section title in benchmarks/RESULTS.md."""
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "arc" / "ARC-Challenge-Test.jsonl"
 PERMUTATIONS, PRIDE_FRACTION, N_FORMATS, SPREAD_BUDGET = 6, 0.05, 8, 200
@@ -177,41 +182,43 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=40, help="first N ARC-Challenge test items")
     parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: its choice)")
     parser.add_argument("--json", type=Path, default=None, help="write the table as JSON here")
+    add_record_option(parser)
     args = parser.parse_args()
-    if not DATA.exists():
-        print(f"skipped: {DATA} is absent (ARC-Challenge test split in pfungst JSONL or ARC JSONL)")
-        return
-    benchmark = pfungst.load(DATA)[: args.items]
-    options = [item.n_options for item in benchmark]
-    started = time.perf_counter()
-    first = run(benchmark, "identity", {}, args.items, args.threads)
-    rows_results = []
-    for case in CASES:
-        print(f"running {case.name} ...", flush=True)
-        rows_results.append((case, run(benchmark, case.perturbation, case.settings, args.items, args.threads)))
-    last = run(benchmark, "identity", {}, args.items, args.threads)
-    runs = [first.counts.seconds, last.counts.seconds]
-    plain = {"requests": float(first.counts.unique_requests), "seconds": sum(runs) / len(runs), "runs": runs}
-    rows = [measure(case, result, plain, options) for case, result in rows_results]
-    print_table(plain, rows)
-    model = Path(first.model.split(":")[1]).name if first.model.startswith("llamacpp:") else first.model
-    print(f"\n{len(benchmark)} items, model {model}, {time.perf_counter() - started:.0f} s in all")
-    if args.json:
-        args.json.write_text(
-            json.dumps(
-                {
-                    "items": len(benchmark),
-                    "data": str(DATA),
-                    "model": first.model,
-                    "threads": args.threads,
-                    "plain": plain,
-                    "rows": rows,
-                },
-                indent=2,
+    with recording("stress_costs", TITLE, enabled=not args.no_record):
+        if not DATA.exists():
+            print(f"skipped: {DATA} is absent (ARC-Challenge test split in pfungst JSONL or ARC JSONL)")
+            return
+        benchmark = pfungst.load(DATA)[: args.items]
+        options = [item.n_options for item in benchmark]
+        started = time.perf_counter()
+        first = run(benchmark, "identity", {}, args.items, args.threads)
+        rows_results = []
+        for case in CASES:
+            print(f"running {case.name} ...", flush=True)
+            rows_results.append((case, run(benchmark, case.perturbation, case.settings, args.items, args.threads)))
+        last = run(benchmark, "identity", {}, args.items, args.threads)
+        runs = [first.counts.seconds, last.counts.seconds]
+        plain = {"requests": float(first.counts.unique_requests), "seconds": sum(runs) / len(runs), "runs": runs}
+        rows = [measure(case, result, plain, options) for case, result in rows_results]
+        print_table(plain, rows)
+        model = Path(first.model.split(":")[1]).name if first.model.startswith("llamacpp:") else first.model
+        print(f"\n{len(benchmark)} items, model {model}, {time.perf_counter() - started:.0f} s in all")
+        if args.json:
+            args.json.write_text(
+                json.dumps(
+                    {
+                        "items": len(benchmark),
+                        "data": str(DATA),
+                        "model": first.model,
+                        "threads": args.threads,
+                        "plain": plain,
+                        "rows": rows,
+                    },
+                    indent=2,
+                )
+                + "\n"
             )
-            + "\n"
-        )
-        print(f"wrote {args.json}")
+            print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":

@@ -35,9 +35,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from results_file import add_record_option, recording
 
 from pfungst.models.embedded import embedded_model_path
 from pfungst.models.openai import OpenAIModel
+
+TITLE = "OpenAI-compatible backend against vLLM (CPU build)"
 
 ROOT = Path(__file__).resolve().parents[1]
 ARC = (ROOT / ".." / "shared" / "data" / "arc" / "ARC-Challenge-Test.jsonl").resolve()
@@ -287,46 +290,48 @@ def main() -> None:
     parser.add_argument("--server-wait", type=float, default=900.0, help="seconds to wait for the server")
     parser.add_argument("--eager", action="store_true", help="pass --enforce-eager (no torch.compile warm-up)")
     parser.add_argument("--install-only", action="store_true", help="stop after steps 1 and 2")
+    add_record_option(parser)
     args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
-    summary: dict[str, Any] = {"install": ensure_venv(args.venv)}
-    python = args.venv / "bin" / "python"
-    summary["convert_seconds"] = ensure_model_folder(python, args.model_dir)
-    _log(f"installed: {summary['install']}; model folder: {args.model_dir}")
-    if args.install_only:
-        print(json.dumps(summary, indent=2))
-        return
-    port = _free_port()
-    start = time.perf_counter()
-    server = start_server(python, args.model_dir, port, args.out / "server.log", args.server_wait, eager=args.eager)
-    summary["server_start_seconds"] = round(time.perf_counter() - start, 1)
-    summary["eager"] = args.eager
-    base = f"http://127.0.0.1:{port}"
-    try:
-        summary["served"] = served_features(base)
-        _log("served: " + json.dumps(summary["served"])[:2000])
-        spec = f"openai:{base}/v1#{SERVED_NAME}"
-        summary["command_model"] = spec
-        summary["results"] = compare(args.data, spec, args.limit, args.stress_limit, args.out)
-    finally:
-        server.terminate()
+    with recording("vllm_backend", TITLE, enabled=not args.no_record and not args.install_only):
+        args.out.mkdir(parents=True, exist_ok=True)
+        summary: dict[str, Any] = {"install": ensure_venv(args.venv)}
+        python = args.venv / "bin" / "python"
+        summary["convert_seconds"] = ensure_model_folder(python, args.model_dir)
+        _log(f"installed: {summary['install']}; model folder: {args.model_dir}")
+        if args.install_only:
+            print(json.dumps(summary, indent=2))
+            return
+        port = _free_port()
+        start = time.perf_counter()
+        server = start_server(python, args.model_dir, port, args.out / "server.log", args.server_wait, eager=args.eager)
+        summary["server_start_seconds"] = round(time.perf_counter() - start, 1)
+        summary["eager"] = args.eager
+        base = f"http://127.0.0.1:{port}"
         try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    print(json.dumps(summary["served"], indent=2))
-    print(f"{'run':24} {'vLLM acc':>9} {'llama.cpp acc':>14} {'same choice':>12} {'vLLM s':>7} {'llama.cpp s':>12}")
-    for name, row in summary["results"].items():
-        vllm, llama, agree = row["vllm"], row["llamacpp"], row.get("agreement") or {}
-        same = f"{agree['same']}/{agree['n']}" if agree else "error"
-        print(
-            f"{name:24} {vllm.get('accuracy', ''):>9} {llama.get('accuracy', ''):>14} {same:>12} "
-            f"{vllm['seconds']:>7} {llama['seconds']:>12}"
-        )
-        for backend in ("vllm", "llamacpp"):
-            if row[backend].get("error"):
-                print(f"  {backend} failed: {row[backend]['error']}")
+            summary["served"] = served_features(base)
+            _log("served: " + json.dumps(summary["served"])[:2000])
+            spec = f"openai:{base}/v1#{SERVED_NAME}"
+            summary["command_model"] = spec
+            summary["results"] = compare(args.data, spec, args.limit, args.stress_limit, args.out)
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+            (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+        print(json.dumps(summary["served"], indent=2))
+        print(f"{'run':24} {'vLLM acc':>9} {'llama.cpp acc':>14} {'same choice':>12} {'vLLM s':>7} {'llama.cpp s':>12}")
+        for name, row in summary["results"].items():
+            vllm, llama, agree = row["vllm"], row["llamacpp"], row.get("agreement") or {}
+            same = f"{agree['same']}/{agree['n']}" if agree else "error"
+            print(
+                f"{name:24} {vllm.get('accuracy', ''):>9} {llama.get('accuracy', ''):>14} {same:>12} "
+                f"{vllm['seconds']:>7} {llama['seconds']:>12}"
+            )
+            for backend in ("vllm", "llamacpp"):
+                if row[backend].get("error"):
+                    print(f"  {backend} failed: {row[backend]['error']}")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from pfungst.cli import app
@@ -66,6 +67,7 @@ def test_bad_map_syntax_is_a_user_error(tmp_path: Path) -> None:
     assert "expected KEY=VALUE" in result.output
 
 
+@pytest.mark.slow  # the whole demo with the embedded model
 def test_demo_writes_the_planted_benchmarks_and_stresses_the_embedded_model(tmp_path: Path) -> None:
     _need_smollm2()
     result = runner.invoke(
@@ -91,6 +93,7 @@ def test_version() -> None:
     assert result.exit_code == 0 and result.stdout.startswith("pfungst ")
 
 
+@pytest.mark.slow  # three audits
 def test_audit_writes_json_items_and_fixed_copies(tmp_path: Path) -> None:
     from pfungst.data.synthetic import make_synthetic
 
@@ -239,6 +242,7 @@ def _cache_rows(path: Path) -> int:
         return 0
 
 
+@pytest.mark.slow  # two scoring runs with the embedded model
 def test_score_killed_with_sigkill_resumes_without_repeating_a_model_call(shared_data: Path, tmp_path: Path) -> None:
     import os
     import signal

@@ -45,6 +45,7 @@ def _reads_the_options(seed: int) -> ScriptedModel:
     return ScriptedModel(next_token_script=script)
 
 
+@pytest.mark.slow  # the whole demo: four audits and a stress run
 def test_a_model_drawn_to_a_scores_the_share_of_items_with_gold_in_a_and_is_caught(tmp_path: Path, seed: int) -> None:
     result = run_demo(tmp_path, seed=seed, n_items=60, config=QUICK, stress_items=STRESSED, model=_always_a())
     in_a = sum(item.gold == 0 for item in load(tmp_path / "gold-position.jsonl")[:STRESSED])
@@ -56,6 +57,7 @@ def test_a_model_drawn_to_a_scores_the_share_of_items_with_gold_in_a_and_is_caug
     assert result.conclusion[1].endswith("Clever Hans: the score rides on where the answer sits, not on what it says.")
 
 
+@pytest.mark.slow  # the whole demo: four audits and a stress run
 def test_a_model_that_reads_the_options_is_not_flagged(tmp_path: Path, seed: int) -> None:
     model = _reads_the_options(seed)
     result = run_demo(tmp_path, seed=seed, n_items=60, config=QUICK, stress_items=STRESSED, model=model)

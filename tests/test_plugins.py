@@ -32,6 +32,8 @@ from pfungst.stress.perturbations import PERTURBATIONS
 
 PLUGIN = Path(__file__).resolve().parent / "fixtures" / "pfungst_plugin_example"
 DISTRIBUTION = "pfungst-plugin-example"
+pytestmark = pytest.mark.slow  # installs the example plugin with pip
+
 REGISTRIES: tuple[Registry[object], ...] = (READERS, FEATURE_SETS, SCORING_RULES, MODELS, PERTURBATIONS)
 """Every registry the plugin extends."""
 

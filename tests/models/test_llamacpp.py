@@ -82,6 +82,7 @@ def test_fingerprint_holds_resolved_path_size_and_sha256_and_follows_content(tmp
 # -- log-likelihood -------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # evaluates every prefix one at a time
 def test_loglikelihood_equals_the_per_token_log_softmax_sum_computed_the_slow_way(model: LlamaCppModel) -> None:
     expected, n_tokens = _slow_loglikelihood(model.path, CONTEXT, " the sun")
 

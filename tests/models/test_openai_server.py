@@ -26,6 +26,7 @@ from pfungst.models.requests import GenerateRequest, LoglikelihoodRequest, NextT
 LETTERS = (" A", " B", " C", " D")
 SMOLLM2_BOS = "<|im_start|>"
 TOLERANCE = 1e-3
+pytestmark = pytest.mark.slow  # a real llama_cpp.server on the embedded model
 
 
 @pytest.fixture(scope="session")

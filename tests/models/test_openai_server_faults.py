@@ -30,6 +30,7 @@ FAULT_RATE = 0.25
 REQUEST_LIMIT = 400
 CLIENT_TIMEOUT = 5.0  # a completion on a loaded 2-core machine can take 2 s
 LETTERS = (" A", " B", " C", " D")
+pytestmark = pytest.mark.slow  # a real llama_cpp.server behind a faulty proxy
 
 
 class FaultProxy:

@@ -35,7 +35,10 @@ def _missing() -> str:
 # CI sets PFUNGST_REQUIRE_BROWSER=1 after installing the browser: there a missing part fails instead of skipping.
 if os.environ.get("PFUNGST_REQUIRE_BROWSER") == "1" and _missing():
     raise RuntimeError(f"PFUNGST_REQUIRE_BROWSER is set but the browser test cannot run: {_missing()}")
-pytestmark = pytest.mark.skipif(bool(_missing()), reason=_missing() or "browser available")
+pytestmark = [
+    pytest.mark.skipif(bool(_missing()), reason=_missing() or "browser available"),
+    pytest.mark.slow,  # a headless Chromium
+]
 
 
 @pytest.fixture(scope="module")

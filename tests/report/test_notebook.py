@@ -13,6 +13,7 @@ from pfungst.display import FIGURE_COLUMNS, figures_frame
 from pfungst.stress.comparison import StressComparison
 
 NOTEBOOK = Path(__file__).parents[2] / "examples" / "clever-hans-tour.ipynb"
+pytestmark = pytest.mark.slow  # runs the demo and executes the example notebook
 
 
 def _results(demo_objects: dict[str, Any]) -> dict[str, Any]:
