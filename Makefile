@@ -1,6 +1,6 @@
 # Two entry points, each of which sets up its own virtualenv on a fresh machine:
 #   make demo   install pfungst and run the main job on the built-in planted-artifact benchmarks
-#   make test   install pfungst with its development extras and run lint, type checks, the test suite and the docs build
+#   make test   install pfungst with its development extras and run lint, type checks, the docs build and the test suite
 # and one more:
 #   make docs   build the documentation site into site/ with mkdocs --strict (tutorials run as it builds)
 PYTHON ?= python3
@@ -41,8 +41,8 @@ test: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q
 	$(MAKE) docs
+	$(BIN)/python -m pytest -q
 
 # The tutorials execute their code (the embedded model included) while the site builds; NO_MKDOCS_2_WARNING keeps
 # mkdocs-material's notice about its successor out of the log.
