@@ -9,7 +9,8 @@ Anything else that escapes is a bug and is shown with its traceback.
     ├── DataError (also ValueError)          a benchmark could not be read or is not usable
     │   └── ReaderError                      ... at a known place: path, line (or record), field
     ├── ConfigError (also ValueError)        an option, name or combination of settings is invalid
-    │   └── MissingDependency (also ImportError)  an optional extra is needed and not installed
+    │   ├── MissingDependency (also ImportError)  an optional extra is needed and not installed
+    │   └── PluginError                      an installed plugin's code failed (import, constructor, sniff)
     └── BackendError (also RuntimeError)     a language-model backend failed
         ├── BackendUnavailable               it could not be reached or started
         ├── RequestFailed                    it refused or failed one request
@@ -33,6 +34,7 @@ __all__ = [
     "DataError",
     "MissingDependency",
     "PfungstError",
+    "PluginError",
     "ReaderError",
     "RequestFailed",
     "ResponseInvalid",
@@ -90,6 +92,10 @@ class ConfigError(PfungstError, ValueError):
 
 class MissingDependency(ConfigError, ImportError):
     """An optional dependency is needed for the requested feature; the message gives the install line."""
+
+
+class PluginError(ConfigError):
+    """An installed package's entry point failed to import, to build or to run; the message names the package."""
 
 
 class BackendError(PfungstError, RuntimeError):

@@ -13,7 +13,7 @@ from pfungst.errors import ConfigError, check_run_settings, unknown_name_message
 from pfungst.evaluate.formats import PromptFormat, get_format
 from pfungst.evaluate.runner import apply_renamed_prompt, cache_location
 from pfungst.evaluate.scoring import SCORING_RULES, ScoringRule, get_scoring_rule
-from pfungst.stress.perturbations import PERTURBATIONS
+from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
 
 __all__ = ["BUILTIN_INSTRUCTIONS", "DEFAULT_PERTURBATIONS", "PERTURBATIONS", "StressConfig"]
 
@@ -110,6 +110,8 @@ class StressConfig:
         """
         for name in self.perturbations:
             PERTURBATIONS.check(name)
+            if PERTURBATIONS.is_plugin(name):  # a plugin that fails to load stops the run before any model call
+                get_perturbation(name)
         for name in self.rules:
             if name not in SCORING_RULES:
                 raise ConfigError(unknown_name_message("scoring rule", name, SCORING_RULES))
