@@ -9,7 +9,7 @@ from typing import Any
 
 from pfungst.data.builder import OnError
 from pfungst.data.clusters import check_cluster_by
-from pfungst.errors import ConfigError, check_run_settings, unknown_name_message
+from pfungst.errors import ConfigError, check_resamples, check_run_settings, unknown_name_message
 from pfungst.evaluate.formats import PromptFormat, get_format
 from pfungst.evaluate.runner import apply_renamed_prompt, cache_location
 from pfungst.evaluate.scoring import SCORING_RULES, ScoringRule, get_scoring_rule
@@ -101,6 +101,7 @@ class StressConfig:
 
     def __post_init__(self) -> None:
         apply_renamed_prompt(self)
+        check_resamples(n_bootstrap=self.n_bootstrap)
 
     def validate(self) -> None:
         """Check every setting.
