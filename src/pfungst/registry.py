@@ -7,6 +7,10 @@ package adds its own by declaring an entry point in the registry's group (``pfun
 convention of pytest and inspect_ai. Nothing is imported before a name is resolved (STYLE rule 16), and an unknown
 name lists close matches and every choice (rule 17).
 
+A plugin whose code fails (its import, its constructor, its ``sniff``) raises :class:`~pfungst.errors.PluginError`
+naming the package, the entry point and the error when its name is asked for; where every entry is visited
+(``pfungst formats``, format detection) :meth:`Registry.skip_if_broken` warns once and leaves that entry out.
+
 Example:
     >>> rules = Registry("scoring rule", {"letter": "pfungst.evaluate.scoring.letter:LetterRule"}, group=None)
     >>> "letter" in rules, rules.resolve("letter").__name__
@@ -21,15 +25,17 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from importlib import metadata
 from typing import Any, Generic, NamedTuple, TypeVar
 
-from pfungst.errors import ConfigError, MissingDependency, unknown_name_message
+from pfungst.errors import ConfigError, MissingDependency, PfungstError, PluginError, unknown_name_message
 
-__all__ = ["ENTRY_POINT_GROUPS", "Registry", "resolve_target"]
+__all__ = ["ENTRY_POINT_GROUPS", "PluginWarning", "Registry", "resolve_target"]
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 ENTRY_POINT_GROUPS: tuple[str, ...] = (
     "pfungst.readers",
@@ -74,6 +80,19 @@ class _Plugin(NamedTuple):
 
     target: str
     distribution: str
+    version: str
+    entry_point: str
+    """``group: name = module:Name``, as the package declares it."""
+
+    def failure(self, kind: str, name: str, step: str, error: BaseException) -> PluginError:
+        """The error for this plugin's ``step`` (``import``, ``construction``, ``sniff``) having raised ``error``."""
+        package = " ".join(part for part in (self.distribution or "an unknown package", self.version) if part)
+        cause = " ".join(f"{type(error).__name__}: {error}".split())
+        cause = cause if len(cause) <= 300 else cause[:297] + "..."
+        return PluginError(
+            f"{kind} '{name}' from the plugin {package} (entry point {self.entry_point}) failed on {step}: {cause}. "
+            f"Fix or uninstall {self.distribution or 'that package'}."
+        )
 
 
 class Registry(Mapping[str, Any], Generic[T]):
@@ -94,6 +113,7 @@ class Registry(Mapping[str, Any], Generic[T]):
         self._builtin: dict[str, T | str] = dict(entries)
         self._plugins: dict[str, _Plugin] | None = None
         self._merged: dict[str, T | str] | None = None
+        self._broken: dict[str, PluginError] = {}
 
     def _entries(self) -> dict[str, T | str]:
         if self._merged is None:
@@ -112,7 +132,9 @@ class Registry(Mapping[str, Any], Generic[T]):
                     stacklevel=4,
                 )
                 continue
-            plugins[point.name] = _Plugin(point.value, distribution)
+            version = point.dist.version if point.dist is not None else ""
+            entry = f"{point.group}: {point.name} = {point.value}"
+            plugins[point.name] = _Plugin(point.value, distribution, version, entry)
         return plugins
 
     def __getitem__(self, name: str) -> T | str:
@@ -133,8 +155,7 @@ class Registry(Mapping[str, Any], Generic[T]):
 
     def distribution(self, name: str) -> str | None:
         """The installed package (distribution) whose entry point registered ``name``; None for a built-in."""
-        self._entries()
-        plugin = (self._plugins or {}).get(name)
+        plugin = self._plugin(name)
         return plugin.distribution if plugin is not None else None
 
     def check(self, name: str) -> None:
@@ -151,12 +172,69 @@ class Registry(Mapping[str, Any], Generic[T]):
         """
         self.check(name)
         target = self[name]
-        if isinstance(target, str):
+        if not isinstance(target, str):
+            return target
+        with self.plugin_code(name, "import", everything=True):
             resolved: T = resolve_target(target)
-            return resolved
-        return target
+        return resolved
+
+    @contextmanager
+    def plugin_code(self, name: str, step: str, *, everything: bool = False) -> Iterator[None]:
+        """Inside, an exception raised by the plugin registered as ``name`` becomes a :class:`PluginError` naming its
+        package, entry point and ``step``; a built-in's passes unchanged (a bug in pfungst keeps its traceback).
+
+        Args:
+            name: A registered name.
+            step: What ran, for the message: ``import``, ``construction``, ``sniff``.
+            everything: Also wrap pfungst's own errors (an import's MissingDependency); by default a plugin that
+                raises a :class:`~pfungst.errors.PfungstError` (a backend that cannot reach its server) means it.
+        """
+        plugin = self._plugin(name)
+        try:
+            yield
+        except PluginError:
+            raise
+        except Exception as error:
+            if plugin is None or (isinstance(error, PfungstError) and not everything):
+                raise
+            raise plugin.failure(self.kind, name, step, error) from error
+
+    def create(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        """The component ``name`` called with the arguments (a class built, a factory run), plugin failures
+        reported as :class:`PluginError`."""
+        target: Any = self.resolve(name)
+        with self.plugin_code(name, "construction"):
+            return target(*args, **kwargs)
+
+    def skip_if_broken(self, name: str, step: str, use: Callable[..., R], *args: Any) -> R | None:
+        """``use(*args)``; for a plugin that raises, one warning naming its package and None from then on.
+
+        For code that visits every entry (``pfungst formats``, format detection): one broken plugin must not break
+        the others. A built-in entry's exception propagates.
+        """
+        if name in self._broken:
+            return None
+        plugin = self._plugin(name)
+        try:
+            return use(*args)
+        except Exception as error:
+            if plugin is None:
+                raise
+            failure = error if isinstance(error, PluginError) else plugin.failure(self.kind, name, step, error)
+        self._broken[name] = failure
+        warnings.warn(f"{failure} It is skipped.", PluginWarning, stacklevel=2)
+        return None
+
+    def _plugin(self, name: str) -> _Plugin | None:
+        self._entries()
+        return (self._plugins or {}).get(name)
 
     def refresh(self) -> None:
         """Forget the entry points read so far (after installing a plugin into a running interpreter)."""
         self._plugins = None
         self._merged = None
+        self._broken = {}
+
+
+class PluginWarning(UserWarning):
+    """An installed plugin failed and its entry is left out."""

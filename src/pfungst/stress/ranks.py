@@ -16,7 +16,7 @@ from collections.abc import Mapping
 import numpy as np
 from scipy import stats as _scipy_stats
 
-from pfungst.errors import ConfigError
+from pfungst.errors import ConfigError, check_resamples
 from pfungst.stats import ConfidenceInterval, Estimate, bootstrap_draws, kendall_tau, kendall_w, wilson_interval
 from pfungst.stats.hypothesis_tests import paired_bootstrap_difference
 from pfungst.stats.intervals import percentile_bounds
@@ -56,6 +56,7 @@ def rank_stability(
     """
     if n_bootstrap < 1:
         raise ConfigError(f"n_bootstrap must be at least 1, found {n_bootstrap}. Use e.g. 1000.")
+    check_resamples(n_bootstrap=n_bootstrap)
     if not 0 < level < 1:
         raise ConfigError(f"level must be in (0, 1), found {level}. Use e.g. 0.95.")
     models, variants = _check_models_and_variants(correctness)

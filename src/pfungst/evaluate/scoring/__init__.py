@@ -43,8 +43,9 @@ def get_scoring_rule(name: str, **params: Any) -> ScoringRule:
         'cloze-byte'
     """
     rule_class = SCORING_RULES.resolve(name)
-    try:
-        rule: ScoringRule = rule_class(**params)
-    except TypeError as exc:
-        raise ConfigError(f"scoring rule '{name}' does not take the parameters {sorted(params)}: {exc}") from exc
+    with SCORING_RULES.plugin_code(name, "construction"):
+        try:
+            rule: ScoringRule = rule_class(**params)
+        except TypeError as exc:
+            raise ConfigError(f"scoring rule '{name}' does not take the parameters {sorted(params)}: {exc}") from exc
     return rule

@@ -49,7 +49,8 @@ def get_perturbation(name: str) -> Any:
     from pfungst.stress.perturbations.base import Perturbation  # base imports the results, which read this registry
 
     target = PERTURBATIONS.resolve(name)
-    perturbation = target() if isinstance(target, type) else target
+    with PERTURBATIONS.plugin_code(name, "construction"):
+        perturbation = target() if isinstance(target, type) else target
     if not isinstance(perturbation, Perturbation) or perturbation.name != name:
         raise ConfigError(
             f"perturbation '{name}' ({PERTURBATIONS[name]!r}) is not a Perturbation named '{name}': it needs name, "
