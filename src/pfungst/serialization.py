@@ -269,7 +269,7 @@ def check_outputs(
     """  # noqa: E501
     sources = _sources(inputs)
     wanted = list(_wanted(outputs, folders or {}))
-    written: dict[Path, str] = {}
+    written: dict[Path | tuple[int, int], str] = {}
     for option, path, _ in wanted:  # every clash first: a refused command creates no folder
         resolved, identity = _resolved(path), _identity(path)
         for shown, source, source_identity in sources:
@@ -278,9 +278,12 @@ def check_outputs(
                     f"{option} {path}: this is the input {shown}; writing there would overwrite it. "
                     "Choose another output path."
                 )
-        if resolved in written:
-            raise ConfigError(f"{option} {path}: {written[resolved]} writes there too. Give each output its own path.")
+        other = written.get(resolved) or (written.get(identity) if identity is not None else None)
+        if other is not None:
+            raise ConfigError(f"{option} {path}: {other} writes there too. Give each output its own path.")
         written[resolved] = option
+        if identity is not None:
+            written[identity] = option
     for option, path, is_folder in wanted:
         if is_folder:
             _check_folder(option, Path(path), Path(path))

@@ -13,6 +13,7 @@ from pfungst.cli.common import (
     WRITE,
     WRITE_FOLDER,
     DataArgument,
+    JsonOption,
     MapOption,
     MaxItemsOption,
     NBootstrapOption,
@@ -85,6 +86,7 @@ _Cluster = Annotated[
         "scheduler address such as tcp://host:8786. Results are identical to a serial run. Needs pfungst[dask]."
     ),
 ]
+_Items = Annotated[Path | None, typer.Option("--items", help="Write per-item predictions as CSV."), WRITE]
 _Fix = Annotated[
     Path | None,
     typer.Option("--fix", help="Write counterbalanced and filtered copies here and audit them."),
@@ -115,12 +117,8 @@ def audit_command(
     n_jobs: Annotated[int, typer.Option(help="Parallel (feature set, fold) jobs (joblib; -1: every core).")] = 1,
     parallel: ParallelOption = "processes",
     cluster: _Cluster = "",
-    json_path: Annotated[
-        Path | None, typer.Option("--json", help="Write the result as JSON ('-': stdout)."), WRITE
-    ] = None,
-    items_path: Annotated[
-        Path | None, typer.Option("--items", help="Write per-item predictions as CSV."), WRITE
-    ] = None,
+    json_path: JsonOption = None,
+    items_path: _Items = None,
     fix_dir: _Fix = None,
     fail_on: FailOnOption = None,
     card: CardOption = None,

@@ -36,6 +36,7 @@ __all__ = [
     "WRITE",
     "WRITE_FOLDER",
     "DataArgument",
+    "JsonOption",
     "MapOption",
     "NBootstrapOption",
     "OnErrorOption",
@@ -112,6 +113,7 @@ OnErrorOption = Annotated[
 ]
 StrictOption = Annotated[bool, typer.Option("--strict", help="Also stop on warnings (duplicate options).")]
 DataArgument = Annotated[Path, typer.Argument(help="Benchmark file or directory."), READ]
+JsonOption = Annotated[Path | None, typer.Option("--json", help="Write the result as JSON ('-': stdout)."), WRITE]
 QuietOption = Annotated[bool, typer.Option(help="No progress bar.")]
 SeedOption = Annotated[int, typer.Option(help="Seed of every random choice.")]
 NBootstrapOption = Annotated[int, typer.Option(help="Bootstrap resamples per interval.")]
@@ -281,6 +283,7 @@ def progress_bar(quiet: bool) -> Iterator[Any]:
         yield report
 
 
-def check_suffix(out: Path | None) -> None:
+def check_suffix(out: Path | None, option: str = "--out") -> None:
+    """Refuse a per-item file (``option``) whose suffix is neither ``.jsonl`` nor ``.parquet``."""
     if out is not None and out.suffix.lower() not in (".jsonl", ".parquet"):
-        raise ConfigError(f"--out {out}: the suffix must be .jsonl or .parquet, not {out.suffix!r}")
+        raise ConfigError(f"{option} {out}: the suffix must be .jsonl or .parquet, not {out.suffix!r}")

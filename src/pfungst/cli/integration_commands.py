@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from pfungst.cli.common import READ, WRITE, app, results_console, user_errors, write_json
+from pfungst.cli.common import READ, JsonOption, app, results_console, user_errors, write_json
 from pfungst.serialization import check_outputs
 
 __all__ = ["inspect_log_command"]
@@ -27,9 +27,7 @@ def inspect_log_command(
         str | None, typer.Option(help="The scorer to read (default: pfungst_choice, else the first).")
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap intervals.")] = 0,
-    json_path: Annotated[
-        Path | None, typer.Option("--json", help="Write the result as JSON ('-': stdout)."), WRITE
-    ] = None,
+    json_path: JsonOption = None,
 ) -> None:
     """pfungst's figures from an inspect log's arranged samples, beside the metrics inspect wrote in the log."""
     from pfungst.integrations.inspect_log import read_inspect_log  # the stress metrics load only for this command

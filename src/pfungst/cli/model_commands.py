@@ -241,7 +241,7 @@ def stress_command(
         )
         config = _stress_config(options)
         config.validate()
-        check_suffix(items_path)
+        check_suffix(items_path, "--items")
         benchmark = load_benchmark(data, reader, map, on_error, strict)
         results, ranks = _run_stress(benchmark, model, config, quiet, results_console(json_path))
         _write_stress(results, ranks, json_path, items_path)
@@ -258,7 +258,7 @@ def _stress_from_logs(
         if data is not None or logs is None:
             raise ConfigError("give a benchmark (DATA) to run a model, or --from-logs OUT to analyse lm-eval's samples")
         check_outputs([logs], {"--json": json_path, **_items_paths(items_path, 1)})
-        check_suffix(items_path)
+        check_suffix(items_path, "--items")
         result = stress_from_logs(logs, cluster_by=cluster_by)
         render_stress(result, results_console(json_path))
         _write_stress([result], None, json_path, items_path)

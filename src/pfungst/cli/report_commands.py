@@ -9,7 +9,17 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from pfungst.cli.common import READ, WRITE, WRITE_FOLDER, app, results_console, stdout, user_errors, write_json
+from pfungst.cli.common import (
+    READ,
+    WRITE,
+    WRITE_FOLDER,
+    JsonOption,
+    app,
+    results_console,
+    stdout,
+    user_errors,
+    write_json,
+)
 from pfungst.errors import ConfigError
 from pfungst.serialization import check_outputs
 
@@ -92,9 +102,7 @@ def reliance_command(
     test: Annotated[str, typer.Option(help="Per-model test: fisher (exact) or permutation.")] = "fisher",
     alpha: Annotated[float, typer.Option(help="Level of the Benjamini-Hochberg procedure.")] = 0.05,
     seed: Annotated[int, typer.Option(help="Seed of the permutation test.")] = 0,
-    json_path: Annotated[
-        Path | None, typer.Option("--json", help="Write the result as JSON ('-': stdout)."), WRITE
-    ] = None,
+    json_path: JsonOption = None,
 ) -> None:
     """Do models do better on the items a surface-feature shortcut solves? Per model, per family, with BH."""
     with user_errors():
@@ -141,9 +149,7 @@ def validity_command(
         float, typer.Option(help="A key is suspected when more than this share of models agree on one other answer.")
     ] = 0.5,
     irt: Annotated[str, typer.Option(help="2PL IRT fit with girth: jml (fast), mml (slow) or none.")] = "jml",
-    json_path: Annotated[
-        Path | None, typer.Option("--json", help="Write the result as JSON ('-': stdout)."), WRITE
-    ] = None,
+    json_path: JsonOption = None,
 ) -> None:
     """Rank items by how likely their key is wrong, from several models' outcomes (agreement, IRT, cleanlab)."""
     with user_errors():

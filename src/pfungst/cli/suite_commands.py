@@ -88,8 +88,7 @@ def suite_command(
     """Audit every benchmark of a suite; rank them by risk (content), flag gold-position artifacts; resumable."""
     options = locals()
     with user_errors():
-        from pfungst.audit.suite import audit_suite
-        from pfungst.audit.suite.run import check_suite_outputs
+        from pfungst.audit.suite import audit_suite, check_suite_outputs
         from pfungst.report.card import render_suite_card
         from pfungst.report.console_blocks import render_sections
         from pfungst.report.suite_sections import suite_sections

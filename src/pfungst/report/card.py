@@ -101,7 +101,7 @@ def _fenced(language: str, *lines: str) -> list[str]:
     """``lines`` as a fenced code block (shown as typed, never rendered), its fence longer than any backtick run."""
     longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
     fence = "`" * max(3, longest + 1)
-    return [f"{fence}{language}", *(" ".join(line.splitlines()) for line in lines), fence]
+    return [f"{fence}{language}", *lines, fence]
 
 
 def _hex(digest: Any) -> str:
