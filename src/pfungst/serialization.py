@@ -176,7 +176,7 @@ def atomic_write(path: str | Path, *, binary: bool = False) -> Iterator[IO[Any]]
         target.parent.mkdir(parents=True, exist_ok=True)
         temporary, descriptor = _create_beside(target)
         if mode is not None:
-            os.fchmod(descriptor, mode)
+            os.chmod(temporary, mode)
         with os.fdopen(
             descriptor, "wb" if binary else "w", encoding=None if binary else "utf-8", newline=None if binary else ""
         ) as handle:
@@ -294,14 +294,28 @@ def check_outputs(
 def _sources(inputs: Iterable[str | Path | None]) -> list[tuple[str, Path, tuple[int, int] | None]]:
     """Each input as (shown, resolved, device and inode), and every file beneath an input folder (links followed)."""
     given = [str(path) for path in inputs if path is not None and str(path) not in ("", "-")]
-    paths = list(given)
+    return [(path, _resolved(path), _identity(path)) for path in [*given, *_files_beneath(given)]]
+
+
+def _files_beneath(folders: Iterable[str]) -> Iterator[str]:
+    """Every file in ``folders`` and their subfolders, depth-first without recursion; a folder reached twice (a
+    link loop) is walked once."""
+    stack = [folder for folder in folders if os.path.isdir(folder)]
     seen: set[tuple[int, int] | None] = set()
-    for path in given:
-        for folder, subfolders, names in os.walk(path, followlinks=True):  # nothing for a file
-            seen.add(_identity(folder))
-            subfolders[:] = [name for name in subfolders if _identity(os.path.join(folder, name)) not in seen]
-            paths += [os.path.join(folder, name) for name in names]
-    return [(path, _resolved(path), _identity(path)) for path in paths]
+    while stack:
+        folder = stack.pop()
+        if _identity(folder) in seen:
+            continue
+        seen.add(_identity(folder))
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir():  # a link to a folder too
+                stack.append(entry.path)
+            else:
+                yield entry.path
 
 
 def _wanted(outputs: Mapping[str, str | Path | None], folders: Mapping[str, str | Path | None]) -> Iterator[Any]:
