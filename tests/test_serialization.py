@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import signal
+import stat
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -207,3 +209,72 @@ def test_atomic_write_writes_bytes_and_text_as_given(tmp_path: Path) -> None:
         handle.write("line\nänd\n")
     assert (tmp_path / "b.bin").read_bytes() == b"\x00\x01"
     assert (tmp_path / "t.txt").read_bytes() == "line\nänd\n".encode()
+
+
+def test_a_replaced_file_keeps_its_permission_bits(tmp_path: Path) -> None:
+    private = tmp_path / "private.json"
+    private.write_text("old\n")
+    private.chmod(0o600)
+    write_json(private, {"new": True})
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600 and json.loads(private.read_text()) == {"new": True}
+    shared = tmp_path / "shared.csv"
+    shared.write_text("old\n")
+    shared.chmod(0o664)
+    with atomic_write(shared) as handle:
+        handle.write("new\n")
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o664
+
+
+def test_a_fifo_is_refused_not_replaced(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(ConfigError, match=r"^--json .*pipe: this is a FIFO \(named pipe\), not a regular file"):
+        check_outputs([], {"--json": fifo})
+    with pytest.raises(ConfigError, match=r"^cannot write .*pipe: a FIFO \(named pipe\), not a regular file"):
+        write_json(fifo, {})
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and list(tmp_path.iterdir()) == [fifo]
+
+
+def test_a_device_node_is_refused_not_replaced(tmp_path: Path) -> None:
+    """A device of our own, so that a regression replaces nothing of the system's."""
+    node = tmp_path / "null"
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except (PermissionError, OSError) as exc:
+        pytest.skip(f"cannot make a device node here: {exc}")
+    link = tmp_path / "link"
+    link.symlink_to(node)
+    for target in (node, link):
+        with pytest.raises(ConfigError, match="a device, not a regular file"):
+            write_json(target, {})
+    assert stat.S_ISCHR(os.stat(node).st_mode) and os.stat(node).st_rdev == os.makedev(1, 3)
+
+
+def test_dev_null_is_refused_as_an_output_before_any_work() -> None:
+    """Only checked, never written: a regression here must not replace the system's /dev/null."""
+    before = os.stat("/dev/null")
+    with pytest.raises(ConfigError, match=r"^--json /dev/null: this is a device, not a regular file"):
+        check_outputs([], {"--json": "/dev/null"})
+    after = os.stat("/dev/null")
+    assert stat.S_ISCHR(after.st_mode) and (after.st_ino, after.st_rdev) == (before.st_ino, before.st_rdev)
+
+
+def test_a_file_beneath_an_input_folder_is_an_input(tmp_path: Path) -> None:
+    folder = tmp_path / "mmlu"
+    (folder / "test").mkdir(parents=True)
+    data = folder / "test" / "anatomy_test.csv"
+    data.write_text("q,a,b,c,d,A\n")
+    outside = tmp_path / "elsewhere.csv"
+    outside.write_text("kept\n")
+    (folder / "linked.csv").symlink_to(outside)
+    hard = tmp_path / "hard.csv"
+    os.link(data, hard)
+    for output, shown in ((data, data), (outside, folder / "linked.csv"), (hard, data)):
+        with pytest.raises(ConfigError, match=re.escape(f"--json {output}: this is the input {shown};")):
+            check_outputs([folder], {"--json": output})
+    check_outputs([folder], {"--json": folder / "test" / "new.json"})  # a new file beside the data is no input
+
+
+def test_a_folder_that_takes_no_new_file_is_refused_though_root_may_pass_os_access() -> None:
+    with pytest.raises(ConfigError, match=r"^--json /proc/x\.json: the folder /proc is not writable"):
+        check_outputs([], {"--json": "/proc/x.json"})

@@ -14,6 +14,7 @@ import json
 import math
 import os
 import secrets
+import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -153,10 +154,12 @@ def atomic_write(path: str | Path, *, binary: bool = False) -> Iterator[IO[Any]]
 
     The temporary file is flushed and synced to disk before :func:`os.replace` renames it into place, so a reader,
     a crash or a kill sees the old file or the new one, never a part. A symbolic link at ``path`` is followed (its
-    target is replaced). Missing folders are created. Text is UTF-8 with ``\\n`` line ends.
+    target is replaced). A replaced file keeps its permission bits; a new one gets the usual ones (umask applied).
+    Missing folders are created. Text is UTF-8 with ``\\n`` line ends.
 
     Raises:
-        ConfigError: the file cannot be written (the message names it and why); the old file is left as it was.
+        ConfigError: the file cannot be written, or ``path`` exists and is not a regular file (a FIFO, a device, a
+            socket: never replaced by a file); the message names it and why. The old file is left as it was.
 
     Example:
         >>> import tempfile
@@ -169,11 +172,14 @@ def atomic_write(path: str | Path, *, binary: bool = False) -> Iterator[IO[Any]]
     target = Path(os.path.realpath(path))
     temporary: Path | None = None
     try:
+        mode = _kept_mode(path, target)
         target.parent.mkdir(parents=True, exist_ok=True)
         temporary, descriptor = _create_beside(target)
-        mode = "wb" if binary else "w"
-        encoding = None if binary else "utf-8"
-        with os.fdopen(descriptor, mode, encoding=encoding, newline=None if binary else "") as handle:
+        if mode is not None:
+            os.chmod(temporary, mode)
+        with os.fdopen(
+            descriptor, "wb" if binary else "w", encoding=None if binary else "utf-8", newline=None if binary else ""
+        ) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
@@ -185,6 +191,29 @@ def atomic_write(path: str | Path, *, binary: bool = False) -> Iterator[IO[Any]]
     finally:
         if temporary is not None:
             temporary.unlink(missing_ok=True)
+
+
+def _kept_mode(path: str | Path, target: Path) -> int | None:
+    """The permission bits of the file ``target`` replaces (None: a new file); refuse what is not a regular file."""
+    try:
+        status = os.stat(target)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(status.st_mode):
+        raise ConfigError(f"cannot write {path}: {_kind(status.st_mode)}, not a regular file. Choose another path.")
+    return stat.S_IMODE(status.st_mode)
+
+
+def _kind(mode: int) -> str:
+    """What a non-regular file is, in words, for a message."""
+    kinds = (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    return next((name for test, name in kinds if test(mode)), "a special file")
 
 
 def _create_beside(target: Path) -> tuple[Path, int]:
@@ -218,10 +247,11 @@ def check_outputs(
 ) -> None:
     """Refuse output paths that would destroy an input or cannot be written, before any work is done.
 
-    Each output file must differ from every input (symbolic links and ``./x`` against ``x`` resolved) and from
-    the other outputs, must not be a directory, and its folder must be writable; a missing folder is created.
-    Output folders (``folders``) must not be an input or an existing file. ``-`` (standard output) and None are
-    skipped.
+    Each output file must differ from every input (symbolic links, hard links and ``./x`` against ``x`` resolved;
+    an input folder stands for every file beneath it) and from the other outputs, must not be a directory, a FIFO,
+    a device or a socket, and its folder must take new files (tried, not assumed: root passes every permission
+    test); a missing folder is created. Output folders (``folders``) must not be an input or an existing file.
+    ``-`` (standard output) and None are skipped.
 
     Args:
         inputs: Files and folders the command reads.
@@ -237,23 +267,55 @@ def check_outputs(
         ...
         pfungst.errors.ConfigError: --json data.jsonl: this is the input data.jsonl; writing there would overwrite it. Choose another output path.
     """  # noqa: E501
-    sources = [(str(path), _resolved(path)) for path in inputs if path is not None and str(path) not in ("", "-")]
-    written: dict[Path, str] = {}
-    for option, path, is_folder in _wanted(outputs, folders or {}):
-        resolved = _resolved(path)
-        for shown, source in sources:
-            if resolved == source or _same_file(path, shown):
+    sources = _sources(inputs)
+    wanted = list(_wanted(outputs, folders or {}))
+    written: dict[Path | tuple[int, int], str] = {}
+    for option, path, _ in wanted:  # every clash first: a refused command creates no folder
+        resolved, identity = _resolved(path), _identity(path)
+        for shown, source, source_identity in sources:
+            if resolved == source or (identity is not None and identity == source_identity):
                 raise ConfigError(
                     f"{option} {path}: this is the input {shown}; writing there would overwrite it. "
                     "Choose another output path."
                 )
-        if resolved in written:
-            raise ConfigError(f"{option} {path}: {written[resolved]} writes there too. Give each output its own path.")
+        other = written.get(resolved) or (written.get(identity) if identity is not None else None)
+        if other is not None:
+            raise ConfigError(f"{option} {path}: {other} writes there too. Give each output its own path.")
         written[resolved] = option
+        if identity is not None:
+            written[identity] = option
+    for option, path, is_folder in wanted:
         if is_folder:
             _check_folder(option, Path(path), Path(path))
         else:
             _check_file(option, Path(path))
+
+
+def _sources(inputs: Iterable[str | Path | None]) -> list[tuple[str, Path, tuple[int, int] | None]]:
+    """Each input as (shown, resolved, device and inode), and every file beneath an input folder (links followed)."""
+    given = [str(path) for path in inputs if path is not None and str(path) not in ("", "-")]
+    return [(path, _resolved(path), _identity(path)) for path in [*given, *_files_beneath(given)]]
+
+
+def _files_beneath(folders: Iterable[str]) -> Iterator[str]:
+    """Every file in ``folders`` and their subfolders, depth-first without recursion; a folder reached twice (a
+    link loop) is walked once."""
+    stack = [folder for folder in folders if os.path.isdir(folder)]
+    seen: set[tuple[int, int] | None] = set()
+    while stack:
+        folder = stack.pop()
+        if _identity(folder) in seen:
+            continue
+        seen.add(_identity(folder))
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir():  # a link to a folder too
+                stack.append(entry.path)
+            else:
+                yield entry.path
 
 
 def _wanted(outputs: Mapping[str, str | Path | None], folders: Mapping[str, str | Path | None]) -> Iterator[Any]:
@@ -269,33 +331,53 @@ def _resolved(path: str | Path) -> Path:
     return Path(os.path.realpath(os.path.expanduser(path)))
 
 
-def _same_file(first: str | Path, second: str | Path) -> bool:
-    """Hard links and the like: two existing paths to one file."""
+def _identity(path: str | Path) -> tuple[int, int] | None:
+    """(device, inode) of an existing path, links followed: two names of one file (hard links) share it."""
     try:
-        return os.path.samefile(first, second)
+        status = os.stat(os.path.expanduser(path))
     except OSError:
-        return False
+        return None
+    return status.st_dev, status.st_ino
 
 
 def _check_file(option: str, path: Path) -> None:
-    if path.is_dir():
+    try:
+        mode: int | None = os.stat(path).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
         raise ConfigError(f"{option} {path}: this is a directory. Give a file name, e.g. {path / 'result.json'}.")
-    if path.exists() and not os.access(path, os.W_OK):
+    if mode is not None and not stat.S_ISREG(mode):
+        raise ConfigError(
+            f"{option} {path}: this is {_kind(mode)}, not a regular file; pfungst writes only regular files. "
+            "Choose another path."
+        )
+    if mode is not None and not os.access(path, os.W_OK):
         raise ConfigError(f"{option} {path}: the file is read-only. Choose another path or make it writable.")
     _check_folder(option, path, path.parent)
 
 
 def _check_folder(option: str, path: Path, folder: Path) -> None:
-    """``folder`` exists (created if missing), is a directory, and new files can be made in it."""
+    """``folder`` exists (created if missing), is a directory, and a new file can be made in it (tried)."""
     if folder.exists() and not folder.is_dir():
-        raise ConfigError(f"{option} {path}: {folder} is a file, not a folder. Choose another path.")
+        kind = "a file" if folder.is_file() else _kind(os.stat(folder).st_mode)
+        raise ConfigError(f"{option} {path}: {folder} is {kind}, not a folder. Choose another path.")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ConfigError(
             f"{option} {path}: cannot create the folder {folder} ({exc.strerror or exc}). Choose another path."
         ) from exc
-    if not os.access(folder, os.W_OK | os.X_OK):
+    reason = "" if os.access(folder, os.W_OK | os.X_OK) else "permission denied"
+    if not reason:
+        try:
+            probe, descriptor = _create_beside(folder / "pfungst-check")
+            os.close(descriptor)
+            probe.unlink()
+        except OSError as exc:
+            reason = str(exc.strerror or exc)
+    if reason:
         raise ConfigError(
-            f"{option} {path}: the folder {folder} is not writable. Choose another path or make the folder writable."
+            f"{option} {path}: the folder {folder} is not writable. Choose another path or make the folder "
+            f"writable ({reason})."
         )

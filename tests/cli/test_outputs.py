@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -192,3 +193,102 @@ def test_output_folders_that_are_files_are_refused(tmp_path: Path, summary: Path
     _refused(runner.invoke(app, report), f"--plots {blocker}: {blocker} is a file, not a folder.")
     _refused(runner.invoke(app, ["demo", "--out", str(blocker)]), f"--out {blocker}: {blocker} is a file")
     assert blocker.read_text() == "keep me"
+
+
+def _benchmark_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "benchmarks"
+    folder.mkdir()
+    (folder / "items.jsonl").write_text(ITEMS)
+    return folder
+
+
+@pytest.mark.parametrize("option", ["--card", "--json"])
+def test_suite_outputs_onto_the_benchmark_folder_or_a_file_in_it_are_refused(tmp_path: Path, option: str) -> None:
+    folder = _benchmark_folder(tmp_path)
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(folder / "items.jsonl")
+    for target, shown in ((folder, folder), (folder / "items.jsonl", folder / "items.jsonl"), (link, link)):
+        result = runner.invoke(app, ["suite", str(folder), "--out", str(tmp_path / "out"), option, str(target)])
+        _refused(result, f"{option} {shown}: this is the input")
+    assert (folder / "items.jsonl").read_text() == ITEMS and folder.is_dir() and not (tmp_path / "out").exists()
+
+
+def test_suite_out_onto_the_benchmark_folder_is_refused_before_writing_into_it(tmp_path: Path) -> None:
+    folder = _benchmark_folder(tmp_path)
+    result = runner.invoke(app, ["suite", str(folder), "--out", str(folder)])
+    _refused(result, f"--out {folder}: this is the input {folder}")
+    assert sorted(p.name for p in folder.iterdir()) == ["items.jsonl"]
+
+
+def test_stress_from_logs_json_onto_one_of_the_samples_files_is_refused(tmp_path: Path) -> None:
+    samples = tmp_path / "out" / "model" / "samples_pfungst_toy_identity_2025-01-01T00-00-00.jsonl"
+    samples.parent.mkdir(parents=True)
+    samples.write_text('{"doc": {}}\n')
+    for option in ("--json", "--items"):
+        result = runner.invoke(app, ["stress", "--from-logs", str(tmp_path / "out"), option, str(samples)])
+        _refused(result, f"{option} {samples}: this is the input {samples}")
+    assert samples.read_text() == '{"doc": {}}\n'
+
+
+def test_the_cache_is_never_the_benchmark_nor_another_output(tmp_path: Path, data: Path) -> None:
+    start = ["score", str(data), "--reader", "jsonl", "--model", NO_MODEL]
+    _refused(runner.invoke(app, [*start, "--cache", str(data)]), f"--cache {data}: this is the input {data}")
+    cache = tmp_path / "cache.sqlite"
+    result = runner.invoke(app, [*start, "--cache", str(cache), "--json", str(cache)])
+    _refused(result, f"--json {cache}: --cache writes there too.")
+    assert data.read_text() == ITEMS
+
+
+def test_json_onto_a_fifo_is_refused_and_the_fifo_kept(tmp_path: Path, data: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    result = runner.invoke(app, ["inspect", str(data), "--reader", "jsonl", "--json", str(fifo)])
+    _refused(result, f"--json {fifo}: this is a FIFO (named pipe), not a regular file")
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_json_over_a_private_file_keeps_it_private(tmp_path: Path, data: Path) -> None:
+    out = tmp_path / "summary.json"
+    out.write_text("old\n")
+    out.chmod(0o600)
+    result = runner.invoke(app, ["inspect", str(data), "--reader", "jsonl", "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(out.read_text())["benchmark"]["n_items"] == 3 and stat.S_IMODE(out.stat().st_mode) == 0o600
+
+
+def _unwritable(tmp_path: Path, case: str) -> Path:
+    """An output folder that cannot be made or written, of the kind ``case`` names (root passes os.access)."""
+    if case == "a file":
+        (tmp_path / "taken").write_text("keep me")
+        return tmp_path / "taken"
+    if case == "under a file":
+        (tmp_path / "taken").write_text("keep me")
+        return tmp_path / "taken" / "tasks"
+    if case == "under a FIFO":
+        os.mkfifo(tmp_path / "pipe")
+        return tmp_path / "pipe" / "tasks"
+    return Path("/proc/pfungst-tasks") if case == "under /proc" else Path("/proc")
+
+
+@pytest.mark.parametrize("case", ["a file", "under a file", "under a FIFO", "under /proc", "/proc itself"])
+def test_export_into_a_folder_it_cannot_write_is_a_user_error_naming_the_option(
+    tmp_path: Path, data: Path, case: str
+) -> None:
+    out = _unwritable(tmp_path, case)
+    result = runner.invoke(app, ["export", "lm-eval", str(data), "--reader", "jsonl", "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert _said(result).startswith("error:--out" + "".join(str(out).split()) + ":"), result.output
+    if case in ("a file", "under a file"):
+        assert (tmp_path / "taken").read_text() == "keep me"
+
+
+def test_export_never_removes_the_benchmark_as_an_earlier_export(tmp_path: Path) -> None:
+    """An earlier export's files are removed before a new one; the benchmark may carry such a name."""
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    data = folder / "pfungst_toy_identity.jsonl"
+    data.write_text(ITEMS)
+    args = ["export", "lm-eval", str(data), "--reader", "jsonl", "--out", str(folder), "--name", "toy"]
+    _refused(runner.invoke(app, args), f"({data.name}) {data}: this is the input {data}")
+    assert data.read_text() == ITEMS

@@ -10,7 +10,10 @@ from rich.markup import escape
 
 from pfungst.cli.common import (
     READER_RENAMED,
+    WRITE,
+    WRITE_FOLDER,
     DataArgument,
+    JsonOption,
     MapOption,
     MaxItemsOption,
     NBootstrapOption,
@@ -83,8 +86,11 @@ _Cluster = Annotated[
         "scheduler address such as tcp://host:8786. Results are identical to a serial run. Needs pfungst[dask]."
     ),
 ]
+_Items = Annotated[Path | None, typer.Option("--items", help="Write per-item predictions as CSV."), WRITE]
 _Fix = Annotated[
-    Path | None, typer.Option("--fix", help="Write counterbalanced and filtered copies here and audit them.")
+    Path | None,
+    typer.Option("--fix", help="Write counterbalanced and filtered copies here and audit them."),
+    WRITE_FOLDER,
 ]
 
 
@@ -111,8 +117,8 @@ def audit_command(
     n_jobs: Annotated[int, typer.Option(help="Parallel (feature set, fold) jobs (joblib; -1: every core).")] = 1,
     parallel: ParallelOption = "processes",
     cluster: _Cluster = "",
-    json_path: Annotated[Path | None, typer.Option("--json", help="Write the result as JSON ('-': stdout).")] = None,
-    items_path: Annotated[Path | None, typer.Option("--items", help="Write per-item predictions as CSV.")] = None,
+    json_path: JsonOption = None,
+    items_path: _Items = None,
     fix_dir: _Fix = None,
     fail_on: FailOnOption = None,
     card: CardOption = None,

@@ -9,6 +9,7 @@ tables move to stderr, so stdout stays one valid JSON document.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import tempfile
 import warnings
 from collections.abc import Callable, Iterator, Mapping
@@ -29,11 +30,17 @@ if TYPE_CHECKING:
     from pfungst.data.builder import OnError
 
 __all__ = [
+    "READ",
     "READER_RENAMED",
+    "READ_WRITE",
+    "WRITE",
+    "WRITE_FOLDER",
     "DataArgument",
+    "JsonOption",
     "MapOption",
     "NBootstrapOption",
     "OnErrorOption",
+    "PathRole",
     "QuietOption",
     "ReaderOption",
     "SeedOption",
@@ -64,6 +71,24 @@ console = Console(stderr=True)
 stdout = Console()
 """For results: tables and summaries (unless ``--json -`` claims stdout)."""
 
+
+class PathRole(enum.Enum):
+    """What a command does with a path it is given, declared beside the option (``Annotated[Path, typer.Option(...),
+    WRITE]``): every path parameter of every command carries one, and a test tries each written one against each
+    input, so no output escapes :func:`~pfungst.serialization.check_outputs`."""
+
+    READ = "read"
+    """An input: a file, or a folder whose files are read."""
+    WRITE = "write"
+    """An output file."""
+    WRITE_FOLDER = "write folder"
+    """An output folder, files are written into it."""
+    READ_WRITE = "read and write"
+    """Read and written in place (a cache): an output that must not be any other input."""
+
+
+READ, WRITE, WRITE_FOLDER, READ_WRITE = PathRole.READ, PathRole.WRITE, PathRole.WRITE_FOLDER, PathRole.READ_WRITE
+
 ReaderOption = Annotated[
     str | None,
     typer.Option("--reader", "-r", help="Reader name (see `pfungst formats`); detected when omitted."),
@@ -87,7 +112,8 @@ OnErrorOption = Annotated[
     ),
 ]
 StrictOption = Annotated[bool, typer.Option("--strict", help="Also stop on warnings (duplicate options).")]
-DataArgument = Annotated[Path, typer.Argument(help="Benchmark file or directory.")]
+DataArgument = Annotated[Path, typer.Argument(help="Benchmark file or directory."), READ]
+JsonOption = Annotated[Path | None, typer.Option("--json", help="Write the result as JSON ('-': stdout)."), WRITE]
 QuietOption = Annotated[bool, typer.Option(help="No progress bar.")]
 SeedOption = Annotated[int, typer.Option(help="Seed of every random choice.")]
 NBootstrapOption = Annotated[int, typer.Option(help="Bootstrap resamples per interval.")]
@@ -257,6 +283,7 @@ def progress_bar(quiet: bool) -> Iterator[Any]:
         yield report
 
 
-def check_suffix(out: Path | None) -> None:
+def check_suffix(out: Path | None, option: str = "--out") -> None:
+    """Refuse a per-item file (``option``) whose suffix is neither ``.jsonl`` nor ``.parquet``."""
     if out is not None and out.suffix.lower() not in (".jsonl", ".parquet"):
-        raise ConfigError(f"--out {out}: the suffix must be .jsonl or .parquet, not {out.suffix!r}")
+        raise ConfigError(f"{option} {out}: the suffix must be .jsonl or .parquet, not {out.suffix!r}")

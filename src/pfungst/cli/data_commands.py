@@ -10,7 +10,10 @@ import typer
 from rich.markup import escape
 
 from pfungst.cli.common import (
+    READ,
     READER_RENAMED,
+    WRITE,
+    WRITE_FOLDER,
     MapOption,
     OnErrorOption,
     ReaderOption,
@@ -136,14 +139,14 @@ _HEADINGS = {
 @app.command(cls=renamed_options(READER_RENAMED))
 def inspect(
     data: Annotated[
-        Path, typer.Argument(help="Benchmark file or directory (or a hub name with --reader huggingface).")
+        Path, typer.Argument(help="Benchmark file or directory (or a hub name with --reader huggingface)."), READ
     ],
     reader: ReaderOption = None,
     map: MapOption = None,
     on_error: OnErrorOption = "raise",
     strict: StrictOption = False,
     json_path: Annotated[
-        Path | None, typer.Option("--json", help="Also write the summary as JSON here ('-': stdout).")
+        Path | None, typer.Option("--json", help="Also write the summary as JSON here ('-': stdout)."), WRITE
     ] = None,
 ) -> None:
     """Summarise a benchmark: items, options, label and gold-position histograms, lengths, duplicates, provenance."""
@@ -159,7 +162,7 @@ def inspect(
 
 @app.command()
 def demo(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the generated benchmarks.")] = Path(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the generated benchmarks."), WRITE_FOLDER] = Path(
         "pfungst-demo"
     ),
     seed: Annotated[int, typer.Option(help="Random seed; the same seed gives the same files.")] = 0,

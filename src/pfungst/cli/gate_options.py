@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 
 from pfungst.audit.gate import FAIL_ON, GATE_EXIT_CODE, GateResult, check_gate
-from pfungst.cli.common import console
+from pfungst.cli.common import WRITE, console
 from pfungst.errors import ConfigError
 from pfungst.serialization import atomic_write
 
@@ -42,7 +42,7 @@ FailOnOption = Annotated[
     ),
 ]
 CardOption = Annotated[
-    Path | None, typer.Option("--card", help="Write a Markdown benchmark card (for a dataset README) here.")
+    Path | None, typer.Option("--card", help="Write a Markdown benchmark card (for a dataset README) here."), WRITE
 ]
 
 

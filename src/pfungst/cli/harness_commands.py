@@ -12,6 +12,7 @@ import typer
 from rich.markup import escape
 
 from pfungst.cli.common import (
+    WRITE_FOLDER,
     DataArgument,
     MapOption,
     NBootstrapOption,
@@ -27,6 +28,7 @@ from pfungst.cli.common import (
     user_errors,
 )
 from pfungst.errors import ConfigError
+from pfungst.serialization import check_outputs
 
 if TYPE_CHECKING:  # the command imports what it runs when it runs: `--help` stays fast
     from pfungst.stress.stress_config import StressConfig
@@ -50,7 +52,9 @@ _Perturbations = Annotated[
 @export_app.command("lm-eval")
 def lm_eval_command(
     data: DataArgument,
-    out: Annotated[Path, typer.Option("--out", "-o", help="A new or empty folder for the tasks (--include_path).")],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="A new or empty folder for the tasks (--include_path)."), WRITE_FOLDER
+    ],
     reader: ReaderOption = None,
     map: MapOption = None,
     on_error: OnErrorOption = "raise",
@@ -79,6 +83,7 @@ def lm_eval_command(
     from pfungst.stress.lm_eval import export_lm_eval
 
     with user_errors():
+        check_outputs([data], {}, folders={"--out": out})
         config = _config(options)
         config.validate()
         benchmark = load_benchmark(data, reader, map, on_error, strict)

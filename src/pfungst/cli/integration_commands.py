@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from pfungst.cli.common import app, results_console, user_errors, write_json
+from pfungst.cli.common import READ, JsonOption, app, results_console, user_errors, write_json
 from pfungst.serialization import check_outputs
 
 __all__ = ["inspect_log_command"]
@@ -22,12 +22,12 @@ def _number(value: float | None, digits: int = 3) -> str:
 
 @app.command("inspect-log")
 def inspect_log_command(
-    log: Annotated[Path, typer.Argument(help="An inspect eval log (.eval or .json).")],
+    log: Annotated[Path, typer.Argument(help="An inspect eval log (.eval or .json)."), READ],
     scorer: Annotated[
         str | None, typer.Option(help="The scorer to read (default: pfungst_choice, else the first).")
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap intervals.")] = 0,
-    json_path: Annotated[Path | None, typer.Option("--json", help="Write the result as JSON ('-': stdout).")] = None,
+    json_path: JsonOption = None,
 ) -> None:
     """pfungst's figures from an inspect log's arranged samples, beside the metrics inspect wrote in the log."""
     from pfungst.integrations.inspect_log import read_inspect_log  # the stress metrics load only for this command

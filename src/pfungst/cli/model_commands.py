@@ -11,7 +11,10 @@ from rich.markup import escape
 
 from pfungst import serialization
 from pfungst.cli.common import (
+    READ,
+    READ_WRITE,
     READER_RENAMED,
+    WRITE,
     DataArgument,
     MapOption,
     NBootstrapOption,
@@ -74,8 +77,11 @@ _ScoreCache = Annotated[
     typer.Option(
         help="SQLite cache file (default: $PFUNGST_CACHE or ~/.cache/pfungst/cache.sqlite); a rerun resumes from it."
     ),
+    READ_WRITE,
 ]
-_ScoreOut = Annotated[Path | None, typer.Option("--out", "-o", help="Write per-item results here: .jsonl or .parquet.")]
+_ScoreOut = Annotated[
+    Path | None, typer.Option("--out", "-o", help="Write per-item results here: .jsonl or .parquet."), WRITE
+]
 _ScoreThreads = Annotated[int | None, typer.Option(help="CPU threads for a llama.cpp model (default: its choice).")]
 _StressModels = Annotated[
     list[str] | None,
@@ -99,9 +105,11 @@ _Perturbations = Annotated[
 ]
 _Permutations = Annotated[str, typer.Option(help="Orders per item for 'permutations': a number or 'all'.")]
 _Instructions = Annotated[list[str] | None, typer.Option(help="An instruction paraphrase of your own, repeatable.")]
-_InstructionsFile = Annotated[Path | None, typer.Option(help="A file of instruction paraphrases, one per line.")]
+_InstructionsFile = Annotated[Path | None, typer.Option(help="A file of instruction paraphrases, one per line."), READ]
 _StressData = Annotated[
-    Path | None, typer.Argument(help="Benchmark file or directory (none with --from-logs).", show_default=False)
+    Path | None,
+    typer.Argument(help="Benchmark file or directory (none with --from-logs).", show_default=False),
+    READ,
 ]
 _FromLogs = Annotated[
     Path | None,
@@ -109,12 +117,14 @@ _FromLogs = Annotated[
         help="Analyse lm-eval's --log_samples of tasks from `pfungst export lm-eval` (its --output_path) instead "
         "of running a model; the settings are the export's."
     ),
+    READ,
 ]
 _StressItems = Annotated[
     Path | None,
     typer.Option(
         "--items", help="Write every outcome here: .jsonl or .parquet (one file per model, numbered, when several)."
     ),
+    WRITE,
 ]
 
 
@@ -131,7 +141,9 @@ def score_command(
     limit: Annotated[int | None, typer.Option(help="Score only the first N items.")] = None,
     cache: _ScoreCache = None,
     out: _ScoreOut = None,
-    json_path: Annotated[Path | None, typer.Option("--json", help="Write the summary as JSON ('-': stdout).")] = None,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Write the summary as JSON ('-': stdout)."), WRITE
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed (sampled generation).")] = 0,
     threads: _ScoreThreads = None,
     chunk_size: _ScoreChunkSize = 16,
@@ -145,7 +157,7 @@ def score_command(
         from pfungst.models.registry import applicable_options
         from pfungst.report.console_blocks import render_to_console
 
-        check_outputs([data, cache], {"--out": out, "--json": json_path})
+        check_outputs([data, *_default_cache(cache)], {"--cache": cache, "--out": out, "--json": json_path})
         config = ScoreConfig(
             rule=rule,
             prompt=prompt,
@@ -202,7 +214,7 @@ def stress_command(
     pride_fraction: Annotated[float, typer.Option(help="Share of items estimating PriDe's prior.")] = 0.05,
     limit: Annotated[int | None, typer.Option(help="Use only the first N items.")] = None,
     sample: Annotated[int | None, typer.Option(help="Use a seeded random sample of N items.")] = None,
-    cache: Annotated[Path | None, typer.Option(help="SQLite cache file; a rerun resumes from it.")] = None,
+    cache: Annotated[Path | None, typer.Option(help="SQLite cache file; a rerun resumes from it."), READ_WRITE] = None,
     seed: SeedOption = 0,
     n_bootstrap: NBootstrapOption = 1000,
     cluster_by: _ClusterBy = "auto",
@@ -210,7 +222,9 @@ def stress_command(
     chunk_size: Annotated[int, typer.Option(help="Questions per batch sent to the model.")] = 16,
     timeout: TimeoutOption = None,
     retries: RetriesOption = None,
-    json_path: Annotated[Path | None, typer.Option("--json", help="Write the result(s) as JSON ('-': stdout).")] = None,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Write the result(s) as JSON ('-': stdout)."), WRITE
+    ] = None,
     items_path: _StressItems = None,
     from_logs: _FromLogs = None,
     quiet: QuietOption = False,
@@ -221,12 +235,13 @@ def stress_command(
         _stress_from_logs(data, from_logs, json_path, items_path, cluster_by)
         return
     with user_errors():
+        items = _items_paths(items_path, len(model or ()))
         check_outputs(
-            [data, cache, instructions_file], {"--json": json_path, **_items_paths(items_path, len(model or ()))}
+            [data, instructions_file, *_default_cache(cache)], {"--cache": cache, "--json": json_path, **items}
         )
         config = _stress_config(options)
         config.validate()
-        check_suffix(items_path)
+        check_suffix(items_path, "--items")
         benchmark = load_benchmark(data, reader, map, on_error, strict)
         results, ranks = _run_stress(benchmark, model, config, quiet, results_console(json_path))
         _write_stress(results, ranks, json_path, items_path)
@@ -243,7 +258,7 @@ def _stress_from_logs(
         if data is not None or logs is None:
             raise ConfigError("give a benchmark (DATA) to run a model, or --from-logs OUT to analyse lm-eval's samples")
         check_outputs([logs], {"--json": json_path, **_items_paths(items_path, 1)})
-        check_suffix(items_path)
+        check_suffix(items_path, "--items")
         result = stress_from_logs(logs, cluster_by=cluster_by)
         render_stress(result, results_console(json_path))
         _write_stress([result], None, json_path, items_path)
@@ -301,6 +316,13 @@ def _items_paths(items_path: Path | None, n_models: int) -> dict[str, Path]:
     if n_models < 2:
         return {"--items": items_path}
     return {f"--items (model {i})": items_path.with_stem(f"{items_path.stem}-{i}") for i in range(1, n_models + 1)}
+
+
+def _default_cache(cache: Path | None) -> list[Path]:
+    """The cache file read and written when ``--cache`` is not given: an input no other output may replace."""
+    from pfungst.evaluate.runner import default_cache_path
+
+    return [] if cache is not None else [default_cache_path()]
 
 
 def _permutations(value: str) -> int | None:

@@ -9,7 +9,17 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from pfungst.cli.common import app, results_console, stdout, user_errors, write_json
+from pfungst.cli.common import (
+    READ,
+    WRITE,
+    WRITE_FOLDER,
+    JsonOption,
+    app,
+    results_console,
+    stdout,
+    user_errors,
+    write_json,
+)
 from pfungst.errors import ConfigError
 from pfungst.serialization import check_outputs
 
@@ -19,6 +29,7 @@ __all__ = ["reliance_command", "report_command", "validity_command"]
 _Audits = Annotated[
     list[Path],
     typer.Argument(help="Audit JSON files written by `pfungst audit --json` (with their per-item predictions)."),
+    READ,
 ]
 _Outcomes = Annotated[
     list[Path],
@@ -28,6 +39,7 @@ _Outcomes = Annotated[
         "a folder (evals logs, pfungst score/stress files, lm-eval "
         "samples, HELM runs, inspect .eval/.json logs, CSV).",
     ),
+    READ,
 ]
 _OutcomeFormat = Annotated[
     str | None,
@@ -49,6 +61,7 @@ _Variant = Annotated[
 _Families = Annotated[
     Path | None,
     typer.Option(help="CSV with columns model,family; default: the model name without its date or version suffix."),
+    READ,
 ]
 _FeatureSet = Annotated[
     str | None, typer.Option(help="The probe whose predictions define solvable items (default: the audit's best).")
@@ -66,6 +79,7 @@ _ShortcutStress = Annotated[
         help="Stress JSON / --items file of a run with the choices-only perturbation, repeatable: each model's "
         "choices-only outcomes become a column of the shortcut table (implies --split any-shortcut)."
     ),
+    READ,
 ]
 
 
@@ -88,7 +102,7 @@ def reliance_command(
     test: Annotated[str, typer.Option(help="Per-model test: fisher (exact) or permutation.")] = "fisher",
     alpha: Annotated[float, typer.Option(help="Level of the Benjamini-Hochberg procedure.")] = 0.05,
     seed: Annotated[int, typer.Option(help="Seed of the permutation test.")] = 0,
-    json_path: Annotated[Path | None, typer.Option("--json", help="Write the result as JSON ('-': stdout).")] = None,
+    json_path: JsonOption = None,
 ) -> None:
     """Do models do better on the items a surface-feature shortcut solves? Per model, per family, with BH."""
     with user_errors():
@@ -135,7 +149,7 @@ def validity_command(
         float, typer.Option(help="A key is suspected when more than this share of models agree on one other answer.")
     ] = 0.5,
     irt: Annotated[str, typer.Option(help="2PL IRT fit with girth: jml (fast), mml (slow) or none.")] = "jml",
-    json_path: Annotated[Path | None, typer.Option("--json", help="Write the result as JSON ('-': stdout).")] = None,
+    json_path: JsonOption = None,
 ) -> None:
     """Rank items by how likely their key is wrong, from several models' outcomes (agreement, IRT, cleanlab)."""
     with user_errors():
@@ -185,12 +199,13 @@ def report_command(
     results: Annotated[
         list[Path],
         typer.Argument(help="Result JSON written with --json by inspect, audit, stress, score, reliance or validity."),
+        READ,
     ],
     out: Annotated[
-        Path, typer.Option("--out", "-o", help="The report: .html (one self-contained page), .md or .json.")
+        Path, typer.Option("--out", "-o", help="The report: .html (one self-contained page), .md or .json."), WRITE
     ] = Path("report.html"),
     title: Annotated[str | None, typer.Option(help="Title (default: names the benchmarks).")] = None,
-    plots: Annotated[Path | None, typer.Option(help="Also write every plot to this folder.")] = None,
+    plots: Annotated[Path | None, typer.Option(help="Also write every plot to this folder."), WRITE_FOLDER] = None,
     plot_format: Annotated[str, typer.Option("--plot-format", help="png or svg.")] = "png",
 ) -> None:
     """Render result files as one report: every figure with its interval, the provenance of each file. Figures

@@ -9,6 +9,9 @@ import typer
 
 from pfungst.audit.gate import GateResult, check_gate, check_gates
 from pfungst.cli.common import (
+    READ,
+    WRITE,
+    WRITE_FOLDER,
     MaxItemsOption,
     NBootstrapOption,
     ParallelOption,
@@ -37,14 +40,19 @@ _Paths = Annotated[
         help="Benchmark files and folders: a BIG-bench checkout (every task.json, subtasks included) or a folder "
         "of benchmark files."
     ),
+    READ,
 ]
 
 
 _Cluster = Annotated[
     str, typer.Option(help="Run every benchmark's fold jobs on Dask: 'local' or tcp://host:8786 (pfungst[dask]).")
 ]
-_Out = Annotated[Path, typer.Option("--out", "-o", help="Output folder (suite.json, benchmarks/); reruns resume here.")]
-_SuiteJson = Annotated[Path | None, typer.Option("--json", help="Also write the suite JSON here ('-': stdout).")]
+_Out = Annotated[
+    Path,
+    typer.Option("--out", "-o", help="Output folder (suite.json, benchmarks/); reruns resume here."),
+    WRITE_FOLDER,
+]
+_SuiteJson = Annotated[Path | None, typer.Option("--json", help="Also write the suite JSON here ('-': stdout)."), WRITE]
 
 
 @app.command("suite")
@@ -80,13 +88,14 @@ def suite_command(
     """Audit every benchmark of a suite; rank them by risk (content), flag gold-position artifacts; resumable."""
     options = locals()
     with user_errors():
-        from pfungst.audit.suite import audit_suite
+        from pfungst.audit.suite import audit_suite, check_suite_outputs
         from pfungst.report.card import render_suite_card
         from pfungst.report.console_blocks import render_sections
         from pfungst.report.suite_sections import suite_sections
 
         check_fail_on(fail_on)
         config = _config(options)
+        check_suite_outputs(paths, out, {"--json": json_path, "--card": card}, "--out")
         with progress_bar(quiet) as report:
             result = audit_suite(paths, out, config, progress=report)
         console_out = results_console(json_path)

@@ -2,17 +2,22 @@
 
 What was audited (file, hash, items), the verdict with its interval, the content verdict and the gold-position test
 apart (per-item benchmarks), the top cues, and how to reproduce the run (command, pfungst version, seed). For a
-suite, one table of every benchmark instead. Everything is read from the results; nothing is computed.
+suite, one table of every benchmark instead. Everything is read from the results; nothing is computed. Text from
+the data (file and benchmark names, cues, labels) is escaped as in the Markdown report
+(:func:`~pfungst.report.markdown.escape_markdown`): a name like ``<img src=x onerror=...>`` shows as text, and the
+reproduce command sits in a code fence longer than any run of backticks in it.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pfungst.audit.position_content import POSITION_FIX, PositionContentSplit
 from pfungst.audit.result import AuditResult
 from pfungst.audit.suite import SuiteResult
 from pfungst.blocks import format_estimate
+from pfungst.report.markdown import escape_markdown as _text
 
 __all__ = ["render_card", "render_suite_card"]
 
@@ -33,22 +38,23 @@ def render_card(result: AuditResult, parts: PositionContentSplit | None = None, 
     """
     benchmark, settings = result.benchmark, result.settings
     provenance = benchmark.get("provenance") or {}
+    kind = str(benchmark.get("option_kind", "")).replace("_", " ")
     lines = [
         _HEADING,
         "",
         f"Audited with [pfungst](https://pypi.org/project/pfungst/) {_version(result.environment)}: can "
         "the answers be predicted from surface features alone (no model, no reasoning)?",
         "",
-        f"- **Data:** `{benchmark.get('name', '?')}` ({provenance.get('source', '?')}), "
-        f"{benchmark.get('n_items', '?')} items, {str(benchmark.get('option_kind', '')).replace('_', ' ')}; "
-        f"SHA-256 `{provenance.get('sha256', '?')}`",
-        f"- **Verdict:** {result.verdict.explanation}",
+        f"- **Data:** {_text(benchmark.get('name', '?'))} ({_text(provenance.get('source', '?'))}), "
+        f"{_text(benchmark.get('n_items', '?'))} items, {_text(kind)}; "
+        f"SHA-256 {_hex(provenance.get('sha256', '?'))}",
+        f"- **Verdict:** {_text(result.verdict.explanation)}",
     ]
     if parts is not None and parts.position is not None:
         lines += [
-            f"- **Content** (probes that cannot see positions: {', '.join(parts.content_feature_sets)}): "
-            f"{parts.content.explanation}",
-            f"- **Gold position:** {parts.position.explanation}"
+            f"- **Content** (probes that cannot see positions: {_text(', '.join(parts.content_feature_sets))}): "
+            f"{_text(parts.content.explanation)}",
+            f"- **Gold position:** {_text(parts.position.explanation)}"
             + ("" if parts.position.flagged else f". If it were skewed, the fix: {POSITION_FIX}"),
         ]
     lines += ["", *_cue_lines(result), "", *_reproduce_lines(result, settings, command)]
@@ -65,7 +71,10 @@ def _cue_lines(result: AuditResult) -> list[str]:
         "|---|---|---:|---:|---:|",
     ]
     for cue in result.cues.cues[:5]:
-        lines.append(f"| `{cue.cue}` | {cue.label} | {cue.productivity:.2f} | {cue.coverage:.2f} | {cue.qvalue:.2g} |")
+        lines.append(
+            f"| {_text(cue.cue)} | {_text(cue.label)} | {cue.productivity:.2f} | {cue.coverage:.2f} | "
+            f"{cue.qvalue:.2g} |"
+        )
     return lines
 
 
@@ -76,17 +85,29 @@ def _reproduce_lines(result: AuditResult, settings: dict[str, Any], command: str
         f"--n-repeats {settings.get('n_repeats')} --n-bootstrap {settings.get('n_bootstrap')} "
         f"--n-permutations {settings.get('n_permutations')} --threshold {settings.get('threshold')}"
     )
+    feature_sets = settings.get("feature_sets") or []
     return [
         "Reproduce:",
         "",
-        "```bash",
-        f"pip install 'pfungst=={_version(result.environment)}'",
-        command,
-        "```",
+        *_fenced("bash", f"pip install 'pfungst=={_version(result.environment)}'", command),
         "",
-        f"Seed {settings.get('seed', 0)}; {settings.get('n_splits')} folds x {settings.get('n_repeats')} repeats; "
-        f"{len(settings.get('feature_sets') or [])} feature sets ({', '.join(settings.get('feature_sets') or [])}).",
+        f"Seed {_text(settings.get('seed', 0))}; {_text(settings.get('n_splits'))} folds x "
+        f"{_text(settings.get('n_repeats'))} repeats; {len(feature_sets)} feature sets "
+        f"({_text(', '.join(feature_sets))}).",
     ]
+
+
+def _fenced(language: str, *lines: str) -> list[str]:
+    """``lines`` as a fenced code block (shown as typed, never rendered), its fence longer than any backtick run."""
+    longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{language}", *lines, fence]
+
+
+def _hex(digest: Any) -> str:
+    """A hash as code when it is one (hex digits), else as escaped text."""
+    text = str(digest)
+    return f"`{text}`" if re.fullmatch(r"[0-9a-fA-F]+", text) else _text(text)
 
 
 def _version(environment: dict[str, Any]) -> str:
@@ -109,13 +130,14 @@ def render_suite_card(result: SuiteResult, command: str = "") -> str:
     for rank, (entry, q) in enumerate(zip(result.entries, result.content_tests.qvalues, strict=True), start=1):
         position = "-"
         if entry.position is not None:
-            share = f"{entry.position.most_common} {entry.position.most_common_share:.0%}"
+            share = f"{_text(entry.position.most_common)} {entry.position.most_common_share:.0%}"
             position = f"**artifact** ({share})" if entry.position_flagged else share
         lines.append(
-            f"| {rank} | {entry.name} | {entry.n_items} | {entry.content.label} | {entry.content.statistic} "
-            f"{format_estimate(entry.content.estimate)} | {q:.2g} | {position} |"
+            f"| {rank} | {_text(entry.name)} | {entry.n_items} | {_text(entry.content.label)} | "
+            f"{_text(entry.content.statistic)} {_text(format_estimate(entry.content.estimate))} | {q:.2g} | "
+            f"{position} |"
         )
     seed = result.settings.get("seed", 0)
-    lines += ["", "Reproduce:", "", "```bash", command or f"pfungst suite ... --seed {seed}", "```"]
-    lines += ["", f"pfungst {result.settings.get('pfungst', '')}, seed {seed}."]
+    lines += ["", "Reproduce:", "", *_fenced("bash", command or f"pfungst suite ... --seed {seed}")]
+    lines += ["", f"pfungst {_text(result.settings.get('pfungst', ''))}, seed {_text(seed)}."]
     return "\n".join(lines) + "\n"

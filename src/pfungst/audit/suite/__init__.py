@@ -8,7 +8,7 @@ and tests across benchmarks with Benjamini-Hochberg.
 from pfungst.audit.suite.cache import SuiteCache, cache_key
 from pfungst.audit.suite.entry import SkippedSource, SuiteEntry, TopCue
 from pfungst.audit.suite.result import SuiteResult
-from pfungst.audit.suite.run import SuiteConfig, audit_suite
+from pfungst.audit.suite.run import SuiteConfig, audit_suite, check_suite_outputs
 from pfungst.audit.suite.sources import Source, discover
 
 __all__ = [
@@ -21,5 +21,6 @@ __all__ = [
     "TopCue",
     "audit_suite",
     "cache_key",
+    "check_suite_outputs",
     "discover",
 ]

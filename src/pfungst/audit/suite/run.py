@@ -10,7 +10,7 @@ kept as skipped with the error's message. Bugs are not swallowed: they stop the 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -27,8 +27,9 @@ from pfungst.data.benchmark import Benchmark
 from pfungst.data.loading import load
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, PfungstError
+from pfungst.serialization import check_outputs
 
-__all__ = ["SuiteConfig", "audit_suite"]
+__all__ = ["SuiteConfig", "audit_suite", "check_suite_outputs"]
 
 Progress = Callable[[str, int, int], None]
 """Called as ``progress(benchmark, done, total)`` before each benchmark and once at the end."""
@@ -82,7 +83,7 @@ def audit_suite(
         progress: Optional callback ``progress(benchmark, done, total)``.
 
     Raises:
-        ConfigError: an invalid setting.
+        ConfigError: an invalid setting, or a file the suite would write is one of its inputs (or cannot be written).
         DataError: a path does not exist or a folder holds no file.
 
     Example:
@@ -101,7 +102,7 @@ def audit_suite(
     config = config or SuiteConfig()
     config.validate()
     started = time.perf_counter()
-    sources = discover(paths)
+    sources = check_suite_outputs(paths, out_dir)
     out = Path(out_dir)
     cache = SuiteCache(out / "benchmarks")
     report = progress or (lambda step, done, total: None)
@@ -133,6 +134,34 @@ def audit_suite(
     )
     result.save_json(out / SUITE_JSON)
     return result
+
+
+def check_suite_outputs(
+    paths: Sequence[str | Path],
+    out_dir: str | Path,
+    outputs: Mapping[str, str | Path | None] | None = None,
+    out_name: str = "out_dir",
+) -> tuple[Source, ...]:
+    """The suite's sources, once every file it would write (``suite.json``, each benchmark's audit and entry under
+    ``out_dir``, and ``outputs``) is known to be no input: every benchmark file, every file of a given folder.
+
+    Args:
+        paths: The suite's files and folders.
+        out_dir: Its output folder.
+        outputs: Other output files by option name (``--json``, ``--card``).
+        out_name: How messages name the output folder (``--out`` on the command line).
+
+    Raises:
+        ConfigError: an output is an input, two outputs clash, or one cannot be written (names the option and path).
+        DataError: a path does not exist or a folder holds no file.
+    """
+    sources = discover(paths)
+    out = Path(out_dir)
+    cache = SuiteCache(out / "benchmarks")
+    files = [out / SUITE_JSON] + [p for s in sources for p in (cache.audit_path(s.slug), cache.entry_path(s.slug))]
+    written = {f"{out_name} ({path.relative_to(out).as_posix()})": path for path in files}
+    check_outputs([*paths, *(s.path for s in sources)], {**(outputs or {}), **written}, folders={out_name: out})
+    return sources
 
 
 def _audit_one(source: Source, key: str, config: SuiteConfig, cache: SuiteCache) -> SuiteEntry | SkippedSource:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from pfungst.errors import ConfigError
-from pfungst.serialization import to_jsonable
+from pfungst.serialization import atomic_write, check_outputs, to_jsonable
 from pfungst.stress.lm_eval.plan import HarnessDoc, HarnessPlan, settings_text
 
 __all__ = ["ExportResult", "task_name", "write_tasks"]
@@ -80,15 +80,12 @@ def write_tasks(plan: HarnessPlan, folder: str | Path, name: str | None = None) 
     """Write ``plan`` into ``folder`` as lm-eval tasks and a group named after ``name`` (default: the benchmark).
 
     Raises:
-        ConfigError: ``folder`` exists and is a file, or holds files other than an earlier export of this name.
+        ConfigError: ``folder`` exists and is a file, holds files other than an earlier export of this name, cannot
+            be written, or a file written (or an earlier one removed) there is the benchmark itself.
     """
     root = Path(folder).expanduser().resolve()
     group = task_name(name or plan.run.benchmark.name)
-    _check_folder(root, group)
-    root.mkdir(parents=True, exist_ok=True)
-    for stale in root.glob(f"{group}*"):  # an earlier export of this name: its tasks would run beside the new ones
-        if stale.suffix in (".yaml", ".jsonl") and stale.is_file():
-            stale.unlink()
+    _prepare_folder(plan, root, group, name)
     settings = settings_text(plan.settings)
     bos_text = str(plan.settings.get("bos_text", ""))
     position = {item.id: index for index, item in enumerate(plan.run.benchmark)}
@@ -98,7 +95,7 @@ def write_tasks(plan: HarnessPlan, folder: str | Path, name: str | None = None) 
         task = task_name(name or plan.run.benchmark.name, suffix)
         delimiter = _delimiter(docs)
         data = root / f"{task}.jsonl"
-        with data.open("w", encoding="utf-8") as handle:
+        with atomic_write(data) as handle:
             for doc in docs:
                 handle.write(
                     json.dumps(
@@ -109,11 +106,36 @@ def write_tasks(plan: HarnessPlan, folder: str | Path, name: str | None = None) 
                     )
                     + "\n"
                 )
-        (root / f"{task}.yaml").write_text(_task_yaml(task, group, data, delimiter, docs[0].kind), encoding="utf-8")
+        _write_text(root / f"{task}.yaml", _task_yaml(task, group, data, delimiter, docs[0].kind))
         counts[task] = len(docs)
-    (root / f"{group}.yaml").write_text(_group_yaml(group, list(counts)), encoding="utf-8")
+    _write_text(root / f"{group}.yaml", _group_yaml(group, list(counts)))
     questions = sum(len(doc.plans) for doc in plan.docs)
     return ExportResult(root, group, counts, questions, plan.not_exported)
+
+
+def _write_text(path: Path, text: str) -> None:
+    with atomic_write(path) as handle:
+        handle.write(text)
+
+
+def _prepare_folder(plan: HarnessPlan, root: Path, group: str, name: str | None) -> None:
+    """Check ``root`` takes the export (no file it writes or removes is the benchmark), then remove an earlier one."""
+    _check_folder(root, group)
+    stale = (
+        [p for p in root.glob(f"{group}*") if p.suffix in (".yaml", ".jsonl") and p.is_file()] if root.is_dir() else []
+    )
+    tasks = [task_name(name or plan.run.benchmark.name, suffix) for suffix in plan.tasks]
+    written = [root / f"{group}.yaml", *(root / f"{task}{ext}" for task in tasks for ext in (".jsonl", ".yaml"))]
+    check_outputs(
+        [plan.run.benchmark.provenance.source],
+        {f"folder ({path.name})": path for path in [*stale, *written]},
+        folders={"folder": root},
+    )
+    try:
+        for path in stale:  # an earlier export of this name: its tasks would run beside the new ones
+            path.unlink()
+    except OSError as exc:
+        raise ConfigError(f"cannot remove {exc.filename} of an earlier export: {exc.strerror}") from exc
 
 
 def _check_folder(root: Path, group: str) -> None:
