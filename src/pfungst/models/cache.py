@@ -129,6 +129,11 @@ class Memo:
     def __repr__(self) -> str:
         return f"Memo({str(self._path)!r})"
 
+    @property
+    def path(self) -> Path:
+        """The cache file the facts are kept in (named in messages about a fact read from it)."""
+        return self._path
+
     def get(self, key: str) -> dict[str, Any] | None:
         """The fact stored under ``key``, or ``None`` (also for an unreadable one)."""
         try:
