@@ -26,7 +26,14 @@ from contextlib import contextmanager
 
 from pfungst.errors import PfungstError
 
-__all__ = ["REDACTED", "Scrubber", "scrubbed_errors", "url_credentials", "without_credentials"]
+__all__ = [
+    "REDACTED",
+    "Scrubber",
+    "scrubbed_errors",
+    "spec_without_credentials",
+    "url_credentials",
+    "without_credentials",
+]
 
 REDACTED = "***"
 """What a secret is replaced with."""
@@ -151,6 +158,20 @@ def without_credentials(url: str) -> str:
     else:
         query = parts.query
     return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def spec_without_credentials(spec: str) -> str:
+    """A model spec to show or store: the URL of ``openai:<url>#<model>`` without credentials; others unchanged.
+
+    Example:
+        >>> spec_without_credentials("openai:http://u:sk-secret@127.0.0.1:8000/v1#smollm2")
+        'openai:http://127.0.0.1:8000/v1#smollm2'
+    """
+    backend, separator, rest = spec.partition(":")
+    if not separator or "://" not in rest:
+        return spec
+    url, hash_mark, model = rest.rpartition("#") if "#" in rest else (rest, "", "")
+    return f"{backend}:{without_credentials(url)}{hash_mark}{model}"
 
 
 @contextmanager
