@@ -2,11 +2,12 @@
 
 Modes, each a way a real server (or a proxy, or a debugging stub) leaks the key back:
 
-- ``shape``: every path answers 200 ``{"echo": <the request>}``, a shape no OpenAI client expects;
+- ``shape``: every path answers 200 ``{"echo": {"received": <the Authorization value>, "request": <the request>}}``,
+  a shape no OpenAI client expects;
 - ``text``: well-formed completions (with letter log-probabilities) whose text is the echoed request; the model id
   listed by ``/v1/models`` carries the Authorization header; tokenize routes answer 200 with no token list;
 - ``upper``: as ``text``, the echo upper-cased;
-- ``split``: as ``text``, the echo with a space after every fifth character;
+- ``split``: as ``text``, the echo with a space after every eleventh character (the key cut in two or three);
 - ``masked``: as ``text``, the text being OpenAI's own message with its masked key (``sk-CANARY123****cdef``);
 - ``masked-401``: every completion is refused with 401 and OpenAI's message with the masked key.
 
@@ -37,7 +38,7 @@ def _transform(mode: str, echo: str, authorization: str) -> str:
     if mode == "upper":
         return echo.upper()
     if mode == "split":
-        return " ".join(echo[i : i + 5] for i in range(0, len(echo), 5))
+        return " ".join(echo[i : i + 11] for i in range(0, len(echo), 11))
     if mode == "masked":
         return _masked(authorization)
     return echo
@@ -51,7 +52,7 @@ def _completion(text: str) -> dict[str, Any]:
 def answer(mode: str, path: str, echo: str, authorization: str) -> tuple[int, dict[str, Any]]:
     """The status and JSON body the server sends for a request to ``path`` whose echo is ``echo``."""
     if mode == "shape":
-        return 200, {"echo": json.loads(echo)}
+        return 200, {"echo": {"received": authorization, "request": json.loads(echo)}}
     if path.startswith("/v1/models"):
         return 200, {"data": [{"id": "m-" + _transform(mode, authorization, authorization)}]}
     if "tokenize" in path:

@@ -97,7 +97,3 @@ def test_a_key_echoed_back_in_any_shape_appears_in_no_output_and_not_in_the_cach
     texts.update(_outputs(tmp_path))
     assert (tmp_path / "cache.sqlite").exists()
     assert _leaks(texts, secrets) == {}
-
-
-def test_the_cli_hides_locals_of_a_traceback() -> None:
-    assert app.pretty_exceptions_show_locals is False

@@ -199,6 +199,11 @@ class CachedModel:
         """The wrapped model's capabilities."""
         return self.model.capabilities
 
+    @property
+    def limitations(self) -> tuple[str, ...]:
+        """Why the wrapped model lacks a capability, one sentence each, where it says (a server's probe)."""
+        return tuple(getattr(self.model, "limitations", ()))
+
     def close(self) -> None:
         """Close the database connection (answers are already committed); warn of invalid rows not yet told."""
         self._connection.close()

@@ -28,9 +28,9 @@ kept in the cache file, the probe under the model's fingerprint: a run answered 
 server (when ``/v1/models`` cannot be reached in one attempt, the model id last seen there is used).
 
 A flaky server costs time, not the run: each request is retried on 429, 5xx, timeouts, broken connections and
-broken bodies, with jittered exponential backoff, up to ``retries`` times and ``retry_budget`` seconds
-(:mod:`pfungst.models.http`). Connecting may take 5 seconds; an answer ``timeout`` seconds (a generation
-``timeout`` plus half a second per token asked).
+broken bodies, up to ``retries`` times and ``retry_budget`` seconds (:mod:`pfungst.models.http`, which also says
+how the API key is kept out of every message). Connecting may take 5 seconds; an answer ``timeout`` seconds between
+two pieces (a generation half a second more per token asked), and ``deadline`` seconds in all.
 
 For the echo shift, ``bos_text`` (for SmolLM2 ``"<|im_start|>"``, its BOS token, which the server strips from the
 echo) is put before every completions prompt, as a tokenizer that adds a BOS token would: echo log-probabilities
@@ -212,8 +212,16 @@ class OpenAIModel:
 
     @property
     def limitations(self) -> tuple[str, ...]:
-        """What the probe found missing, one sentence each (empty when everything is served)."""
-        return self._probe().limitations
+        """What the probe found missing, one sentence each (empty when all is served), naming the cache it came from."""
+        features = self._probe()
+        if not features.source or not features.limitations:
+            return features.limitations
+        path = features.source
+        return (
+            *features.limitations,
+            f"(Found by an earlier probe kept in the model cache {path}; to probe the server again, delete that file, "
+            f"give another --cache, or run: sqlite3 {path} \"DELETE FROM memo WHERE key LIKE 'openai-probe:%'\")",
+        )
 
     def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[Loglikelihood]:
         """Log-probability of each continuation given its context, from echoed prompt log-probabilities.
@@ -266,17 +274,9 @@ class OpenAIModel:
             return None  # written by another version: probe again
 
     def _require(self, capability: Capability) -> None:
-        features = self._probe()
-        if capability not in features.capabilities:
-            why = " ".join(features.limitations) or "The probe found no support."
-            remembered = (
-                f" This was found by an earlier probe kept in the model cache {features.source}; to probe the server "
-                "again, delete that file, give another --cache, or run: sqlite3 "
-                f"{features.source} \"DELETE FROM memo WHERE key LIKE 'openai-probe:%'\"."
-                if features.source
-                else ""
-            )
-            raise ConfigError(f"{self!r} cannot serve '{capability}'. {why}{remembered}")
+        if capability not in self._probe().capabilities:
+            why = " ".join(self.limitations) or "The probe found no support."
+            raise ConfigError(f"{self!r} cannot serve '{capability}'. {why}")
 
     def _map(self, function: Callable[[_T], _R], items: Sequence[_T]) -> list[_R]:
         """``function`` over ``items`` with at most ``max_concurrency`` in flight; the first error cancels the rest."""
