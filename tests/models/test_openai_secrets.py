@@ -56,7 +56,7 @@ def _outputs(folder: Path) -> dict[str, str]:
 def _run(arguments: list[str], texts: dict[str, str]) -> int:
     result = runner.invoke(app, arguments)
     assert "Traceback" not in result.output, result.output
-    name = " ".join(arguments[:3])
+    name = " ".join(arguments[:1] + arguments[arguments.index("--quiet") + 1 :][:2])
     texts[f"{name} stdout"], texts[f"{name} stderr"] = result.stdout, result.stderr
     return result.exit_code
 
@@ -66,10 +66,11 @@ def _commands(spec: str, folder: Path) -> list[list[str]]:
     data.write_text(ITEMS)
     common = ["--model", spec, "--cache", str(folder / "cache.sqlite"), "--retries", "0", "--timeout", "5", "--quiet"]
     out = folder / "out"
+    score = ["score", str(data), *common]
     return [
-        ["score", str(data), "--rule", "letter", *common, "--json", str(out / "letter.json"), "-o", str(out / "a.jsonl")],
-        ["score", str(data), "--rule", "generate", *common, "--json", str(out / "gen.json"), "-o", str(out / "b.jsonl")],
-        ["stress", str(data), "-p", "cyclic", "--n-bootstrap", "20", *common, "--json", str(out / "stress.json")],
+        [*score, "--rule", "letter", "--json", str(out / "letter.json"), "-o", str(out / "letter.jsonl")],
+        [*score, "--rule", "generate", "--json", str(out / "generate.json"), "-o", str(out / "generate.jsonl")],
+        ["stress", str(data), *common, "-p", "cyclic", "--n-bootstrap", "20", "--json", str(out / "stress.json")],
     ]
 
 

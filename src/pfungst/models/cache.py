@@ -228,7 +228,7 @@ class CachedModel:
             fingerprint = self.model.fingerprint
             unique = list(dict.fromkeys(requests))
             keys = {request: request_key(fingerprint, request) for request in unique}
-            answers = self._parse_found(unique, keys)
+            answers: dict[Req, Res] = self._parse_found(unique, keys)
             misses = sorted((r for r in unique if r not in answers), key=_group_key)
             self.stats.requests += len(requests)
             self.stats.duplicates += len(requests) - len(unique)
@@ -244,17 +244,17 @@ class CachedModel:
                 answers.update(zip(chunk, results, strict=True))
             return [answers[request] for request in requests]
 
-    def _parse_found(self, unique: list[Req], keys: dict[Req, str]) -> dict[Req, Res]:
+    def _parse_found(self, unique: list[Req], keys: dict[Req, str]) -> dict[Req, Any]:
         """The stored answers to ``unique``; a row that cannot be read back is a miss, counted and warned about."""
         found = self._lookup(list(keys.values()))
-        answers: dict[Req, Res] = {}
+        answers: dict[Req, Any] = {}
         invalid: list[str] = []
         reason = ""
         for request in unique:
             if keys[request] not in found:
                 continue
             try:
-                answers[request] = read_row(request, found[keys[request]])  # type: ignore[assignment]
+                answers[request] = read_row(request, found[keys[request]])
             except InvalidRow as exc:
                 invalid.append(keys[request])
                 reason = f"last: {exc}"
