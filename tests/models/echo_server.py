@@ -9,7 +9,8 @@ Modes, each a way a real server (or a proxy, or a debugging stub) leaks the key 
 - ``upper``: as ``text``, the echo upper-cased;
 - ``split``: as ``text``, the echo with a space after every eleventh character (the key cut in two or three);
 - ``masked``: as ``text``, the text being OpenAI's own message with its masked key (``sk-CANARY123****cdef``);
-- ``masked-401``: every completion is refused with 401 and OpenAI's message with the masked key.
+- ``masked-401``: every completion is refused with 401 and OpenAI's message with the masked key;
+- ``chat-only`` (no leak): ``/v1/completions`` and the tokenize routes are not served (404), chat is as ``text``.
 
 A server also slow-drips (``drip``): headers, then one byte every ``drip_interval`` seconds. Each server answers at
 most ``REQUEST_LIMIT`` requests (then 500), so no test loop can run unbounded.
@@ -53,6 +54,8 @@ def answer(mode: str, path: str, echo: str, authorization: str) -> tuple[int, di
     """The status and JSON body the server sends for a request to ``path`` whose echo is ``echo``."""
     if mode == "shape":
         return 200, {"echo": {"received": authorization, "request": json.loads(echo)}}
+    if mode == "chat-only" and (path.startswith("/v1/completions") or "tokenize" in path):
+        return 404, {"detail": "Not Found"}
     if path.startswith("/v1/models"):
         return 200, {"data": [{"id": "m-" + _transform(mode, authorization, authorization)}]}
     if "tokenize" in path:
