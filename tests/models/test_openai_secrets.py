@@ -98,3 +98,21 @@ def test_a_key_echoed_back_in_any_shape_appears_in_no_output_and_not_in_the_cach
     texts.update(_outputs(tmp_path))
     assert (tmp_path / "cache.sqlite").exists()
     assert _leaks(texts, secrets) == {}
+
+
+def test_models_compared_by_stress_are_named_without_the_credentials_of_their_urls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    data = tmp_path / "items.jsonl"
+    data.write_text(ITEMS)
+    with EchoServer("text") as server:
+        with_credentials = server.url.replace("://", f"://{URL_USER}:{URL_PASSWORD}@")
+        models = ["--model", f"openai:{with_credentials}#m", "--model", f"openai:{server.url}#m"]
+        options = ["-p", "cyclic", "--n-bootstrap", "20", "--retries", "0", "--quiet", "--cache", str(tmp_path / "c")]
+        texts: dict[str, str] = {}
+        code = _run(["stress", str(data), *models, *options, "--json", str(tmp_path / "out" / "ranks.json")], texts)
+    assert code == 0, texts
+    texts.update(_outputs(tmp_path))
+    assert f"openai:{server.url}#m (1)" in texts[str(tmp_path / "out" / "ranks.json")]
+    assert _leaks(texts, (URL_USER, URL_PASSWORD)) == {}

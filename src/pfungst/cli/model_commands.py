@@ -293,6 +293,8 @@ def _run_stress(
     if len(results) < 2:
         return results, None
     names = [spec_without_credentials(spec) for spec in models or ()]  # names are shown and stored
+    if len(set(names)) < len(names):  # specs that differed only in their credentials
+        names = [f"{name} ({number})" for number, name in enumerate(names, 1)]
     ranks = compare(results, names=names, seed=config.seed, n_bootstrap=config.n_bootstrap)
     render_ranks(ranks, out)
     return results, ranks
