@@ -134,7 +134,7 @@ NOT_CONFIG = {
     "fail_on",
     "card",
 }
-MODEL_OPTIONS = {"threads", "timeout", "retries"}  # the backend's options (model_options), not config fields
+MODEL_OPTIONS = {"threads", "timeout", "deadline", "retries"}  # the backend's options (model_options)
 COMMANDS = {
     "audit": (pfungst.AuditConfig, {"feature_set", "deduplicate", "fix"}),
     "score": (pfungst.ScoreConfig, set()),

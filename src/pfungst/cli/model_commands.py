@@ -61,6 +61,13 @@ STRESS_RENAMED = {
 TimeoutOption = Annotated[
     float | None, typer.Option(help="Seconds a model server may take to answer one request (openai: models).")
 ]
+DeadlineOption = Annotated[
+    float | None,
+    typer.Option(
+        help="Seconds one request to a model server may take in all, to the answer's last byte (openai: models; "
+        "default: twice --timeout)."
+    ),
+]
 RetriesOption = Annotated[
     int | None, typer.Option(help="Retries of a failed request to a model server (openai: models; default 8).")
 ]
@@ -148,6 +155,7 @@ def score_command(
     threads: _ScoreThreads = None,
     chunk_size: _ScoreChunkSize = 16,
     timeout: TimeoutOption = None,
+    deadline: DeadlineOption = None,
     retries: RetriesOption = None,
     quiet: QuietOption = False,
 ) -> None:
@@ -165,7 +173,7 @@ def score_command(
             cache=cache or True,
             chunk_size=chunk_size,
             seed=seed,
-            model_options=applicable_options(model, _model_options(threads, timeout, retries)),
+            model_options=applicable_options(model, _model_options(threads, timeout, retries, deadline)),
             on_error="skip" if on_error == "skip" else "raise",
         )
         config.resolve()  # before reading data: a typo should not cost a load
@@ -221,6 +229,7 @@ def stress_command(
     threads: Annotated[int | None, typer.Option(help="CPU threads for a llama.cpp model.")] = None,
     chunk_size: Annotated[int, typer.Option(help="Questions per batch sent to the model.")] = 16,
     timeout: TimeoutOption = None,
+    deadline: DeadlineOption = None,
     retries: RetriesOption = None,
     json_path: Annotated[
         Path | None, typer.Option("--json", help="Write the result(s) as JSON ('-': stdout)."), WRITE
@@ -276,7 +285,7 @@ def _stress_config(options: dict[str, Any]) -> StressConfig:
         permutations=_permutations(options["permutations"]),
         instructions=_instructions(options["instruction"], options["instructions_file"]),
         cache=options["cache"] or True,
-        model_options=_model_options(options["threads"], options["timeout"], options["retries"]),
+        model_options=_model_options(options["threads"], options["timeout"], options["retries"], options["deadline"]),
     )
 
 
@@ -285,6 +294,7 @@ def _run_stress(
 ) -> tuple[list[StressResult], RankStability | None]:
     """Stress each model in turn (printing each result), then compare their ranks when there are several."""
     from pfungst.models.registry import applicable_options
+    from pfungst.models.secrets import spec_without_credentials
     from pfungst.report.stress_console import render_ranks, render_stress
     from pfungst.stress.comparison import compare
     from pfungst.stress.suite import stress
@@ -297,15 +307,21 @@ def _run_stress(
         render_stress(results[-1], out)
     if len(results) < 2:
         return results, None
-    ranks = compare(results, names=models, seed=config.seed, n_bootstrap=config.n_bootstrap)
+    names = [spec_without_credentials(spec) for spec in models or ()]  # names are shown and stored
+    if len(set(names)) < len(names):  # specs that differed only in their credentials
+        names = [f"{name} ({number})" for number, name in enumerate(names, 1)]
+    ranks = compare(results, names=names, seed=config.seed, n_bootstrap=config.n_bootstrap)
     render_ranks(ranks, out)
     return results, ranks
 
 
-def _model_options(threads: int | None, timeout: float | None, retries: int | None) -> dict[str, Any]:
+def _model_options(
+    threads: int | None, timeout: float | None, retries: int | None, deadline: float | None = None
+) -> dict[str, Any]:
     """Backend options from the CLI; each backend is later given only those it takes."""
     options: dict[str, Any] = {"n_threads": threads} if threads else {}
-    options.update({name: v for name, v in (("timeout", timeout), ("retries", retries)) if v is not None})
+    given = (("timeout", timeout), ("retries", retries), ("deadline", deadline))
+    options.update({name: value for name, value in given if value is not None})
     return options
 
 

@@ -106,9 +106,10 @@ def answer_plans(
     missing = needed - set(model.capabilities)
     if missing:
         rules = ", ".join(f"'{name}'" for name in sorted({plan.cell.rule.name for plan in plans}))
+        why = "".join(f" {note}" for note in getattr(model, "limitations", ()))  # a server's probe says why
         raise ConfigError(
             f"scoring rule {rules} needs {sorted(missing)} requests, which the model cannot serve "
-            f"(it offers {sorted(model.capabilities)}); choose another scoring rule"
+            f"(it offers {sorted(model.capabilities)}); choose another scoring rule.{why}"
         )
     answers: dict[Request, Result] = {}
     progress(step, 0, len(plans))

@@ -9,8 +9,10 @@ work: each asks the model for every request that was not in the cache when it lo
 one cache both ask everything; nothing breaks, and the first answer stored is kept). Start a second run on the same
 cache once the first is done, or give each its own share of the benchmark.
 
-A row whose stored result is not JSON or lacks a field is a miss: the model is asked again, the row is replaced, a
-warning names the cache, and :attr:`CacheStats.invalid_rows` counts it. A backend may also keep small facts about
+A row that is not a valid answer to its request (malformed or too deeply nested JSON, a missing field, a NaN or
+positive log-probability, the wrong number of values: see :mod:`pfungst.models.cache_rows`) is a miss: the model is
+asked again, the row is replaced, one warning gives the count and names the cache file, and
+:attr:`CacheStats.invalid_rows` counts it. A backend may also keep small facts about
 its model here (a server's probed capabilities) through :class:`Memo`, so that a run answered wholly from the cache
 needs no server.
 
@@ -45,7 +47,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pfungst.data.records import parse_json
 from pfungst.errors import BackendUnavailable, ConfigError, ResponseInvalid
+from pfungst.models.cache_rows import InvalidRow, read_row
 from pfungst.models.protocol import Capability, LanguageModel
 from pfungst.models.requests import (
     GenerateRequest,
@@ -93,7 +97,7 @@ class CacheStats:
     model_calls: int = 0
     """Calls made to the wrapped model (one per chunk of misses)."""
     invalid_rows: int = 0
-    """Stored rows that could not be read back (not JSON, or a field missing) and were asked again."""
+    """Stored rows that were not valid answers (malformed JSON, a field missing, a NaN...) and were asked again."""
 
 
 def _canonical(request: LoglikelihoodRequest | NextTokenRequest | GenerateRequest) -> str:
@@ -129,11 +133,16 @@ class Memo:
     def __repr__(self) -> str:
         return f"Memo({str(self._path)!r})"
 
+    @property
+    def path(self) -> Path:
+        """The cache file the facts are kept in (named in messages about a fact read from it)."""
+        return self._path
+
     def get(self, key: str) -> dict[str, Any] | None:
-        """The fact stored under ``key``, or ``None`` (also for an unreadable one)."""
+        """The fact stored under ``key``, or ``None`` (also for an unreadable or too deeply nested one)."""
         try:
             row = self._connection.execute("SELECT value FROM memo WHERE key = ?", (key,)).fetchone()
-            value = json.loads(row[0]) if row else None
+            value = parse_json(str(row[0])) if row else None
         except (sqlite3.Error, ValueError):
             return None
         return value if isinstance(value, dict) else None
@@ -144,18 +153,6 @@ class Memo:
             self._connection.execute("INSERT OR REPLACE INTO memo VALUES (?, ?)", (key, json.dumps(value)))
         except sqlite3.Error as exc:
             warnings.warn(f"Cannot write to the model cache {self._path}: {exc}", RuntimeWarning, stacklevel=2)
-
-
-def _loglikelihood_from(data: dict[str, Any]) -> Loglikelihood:
-    return Loglikelihood(float(data["logprob"]), int(data["n_tokens"]), int(data["n_bytes"]), bool(data["greedy"]))
-
-
-def _next_token_from(data: dict[str, Any]) -> NextTokenLogprobs:
-    return NextTokenLogprobs(tuple(float(value) for value in data["logprobs"]))
-
-
-def _generation_from(data: dict[str, Any]) -> Generation:
-    return Generation(str(data["text"]), str(data["finish_reason"]))
 
 
 class CachedModel:
@@ -183,6 +180,7 @@ class CachedModel:
         self.chunk_size = chunk_size
         self.stats = CacheStats()
         self._lock = threading.Lock()
+        self._warned_rows = 0
         self._connection = _connect(self.path)
         use_memo = getattr(model, "use_memo", None)
         if callable(use_memo):
@@ -201,34 +199,36 @@ class CachedModel:
         """The wrapped model's capabilities."""
         return self.model.capabilities
 
+    @property
+    def limitations(self) -> tuple[str, ...]:
+        """Why the wrapped model lacks a capability, one sentence each, where it says (a server's probe)."""
+        return tuple(getattr(self.model, "limitations", ()))
+
     def close(self) -> None:
-        """Close the database connection (answers are already committed)."""
+        """Close the database connection (answers are already committed); warn of invalid rows not yet told."""
         self._connection.close()
+        if self.stats.invalid_rows > self._warned_rows:
+            self._warn_invalid("in all, in this run")
 
     def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[Loglikelihood]:
         """Cached :meth:`LanguageModel.loglikelihood`."""
-        return self._answer(requests, self.model.loglikelihood, _loglikelihood_from)
+        return self._answer(requests, self.model.loglikelihood)
 
     def next_token_logprobs(self, requests: Sequence[NextTokenRequest]) -> list[NextTokenLogprobs]:
         """Cached :meth:`LanguageModel.next_token_logprobs`."""
-        return self._answer(requests, self.model.next_token_logprobs, _next_token_from)
+        return self._answer(requests, self.model.next_token_logprobs)
 
     def generate(self, requests: Sequence[GenerateRequest]) -> list[Generation]:
         """Cached :meth:`LanguageModel.generate`."""
-        return self._answer(requests, self.model.generate, _generation_from)
+        return self._answer(requests, self.model.generate)
 
-    def _answer(
-        self,
-        requests: Sequence[Req],
-        ask: Callable[[Sequence[Req]], list[Res]],
-        parse: Callable[[dict[str, Any]], Res],
-    ) -> list[Res]:
+    def _answer(self, requests: Sequence[Req], ask: Callable[[Sequence[Req]], list[Res]]) -> list[Res]:
         """De-duplicate, look up, ask the model for the misses chunk by chunk (committing each), reassemble."""
         with self._lock:
             fingerprint = self.model.fingerprint
             unique = list(dict.fromkeys(requests))
             keys = {request: request_key(fingerprint, request) for request in unique}
-            answers = self._parse_found(unique, keys, parse)
+            answers: dict[Req, Res] = self._parse_found(unique, keys)
             misses = sorted((r for r in unique if r not in answers), key=_group_key)
             self.stats.requests += len(requests)
             self.stats.duplicates += len(requests) - len(unique)
@@ -244,32 +244,36 @@ class CachedModel:
                 answers.update(zip(chunk, results, strict=True))
             return [answers[request] for request in requests]
 
-    def _parse_found(
-        self, unique: list[Req], keys: dict[Req, str], parse: Callable[[dict[str, Any]], Res]
-    ) -> dict[Req, Res]:
+    def _parse_found(self, unique: list[Req], keys: dict[Req, str]) -> dict[Req, Any]:
         """The stored answers to ``unique``; a row that cannot be read back is a miss, counted and warned about."""
         found = self._lookup(list(keys.values()))
-        answers: dict[Req, Res] = {}
+        answers: dict[Req, Any] = {}
         invalid: list[str] = []
         reason = ""
         for request in unique:
             if keys[request] not in found:
                 continue
             try:
-                answers[request] = parse(json.loads(found[keys[request]]))
-            except (ValueError, TypeError, KeyError) as exc:
+                answers[request] = read_row(request, found[keys[request]])
+            except InvalidRow as exc:
                 invalid.append(keys[request])
-                reason = f"{type(exc).__name__}: {exc}"
+                reason = f"last: {exc}"
         if invalid:
             self._delete(invalid)
             self.stats.invalid_rows += len(invalid)
-            warnings.warn(
-                f"{self.path}: {len(invalid)} cached answer(s) could not be read back (last: {reason}); asking the "
-                "model again and replacing them.",
-                RuntimeWarning,
-                stacklevel=4,
-            )
+            if not self._warned_rows:  # the first time only; close() gives the total if more follow
+                self._warn_invalid(reason)
         return answers
+
+    def _warn_invalid(self, reason: str) -> None:
+        count = self.stats.invalid_rows
+        self._warned_rows = count
+        warnings.warn(
+            f"{self.path}: {count} cached answer(s) could not be read back as valid answers ({reason}); asking the "
+            "model again and replacing them.",
+            RuntimeWarning,
+            stacklevel=5,
+        )
 
     def _delete(self, keys: list[str]) -> None:
         """Remove unreadable rows, so that the answers asked again take their place."""

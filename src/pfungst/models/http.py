@@ -14,24 +14,36 @@ is not a JSON object (truncated, HTML)         honoured up to the backoff ceilin
 any other 4xx                                  :class:`~pfungst.errors.RequestFailed` at once
 =============================================  ==========================================================
 
-Timeouts: connecting may take ``connect_timeout`` seconds; reading an answer ``timeout`` seconds, or what the caller
-says one request needs (a long generation). The API key is held only by the client's default headers; it, and the
-value of any credential header a server echoes (``Authorization``, ``api-key``, ``x-api-key``, cookies), is scrubbed
-from every message we raise, before the message is cut to length.
+Timeouts: connecting may take ``connect_timeout`` seconds; reading an answer ``timeout`` seconds between two pieces
+of it, or what the caller says one request needs (a long generation); and the whole answer, from sending the request
+to its last byte, must arrive within ``deadline`` seconds (default: twice the read timeout), so a server that sends
+its headers and then a byte a second is cut off: :class:`~pfungst.errors.BackendUnavailable` naming the deadline,
+retried like a timeout. A body is read as it streams and the deadline checked after each piece, so a cut comes at
+most one read timeout late (the read timeout is never longer than the deadline).
+
+Secrets: the API key is held only by the client's default headers, and credentials in ``base_url`` (user name,
+password, secret query values) only by the URL the client sends to; :attr:`JsonClient.base_url` is the URL without
+them. Every message we raise is scrubbed of the key, of those credentials, of any long piece of them (see
+:mod:`pfungst.models.secrets`) and of the value of any credential header a server echoes (``Authorization``,
+``api-key``, ``x-api-key``, cookies), before the message is cut to length.
 """
 
 from __future__ import annotations
 
+import base64
 import email.utils
 import random
 import re
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from pfungst.data.records import parse_json
 from pfungst.errors import BackendUnavailable, MissingDependency, RequestFailed, ResponseInvalid
+from pfungst.models.secrets import Scrubber, url_credentials, without_credentials
 
 if TYPE_CHECKING:
     import httpx
@@ -70,6 +82,28 @@ class HttpOptions:
     """An httpx transport to use instead of the network (``httpx.MockTransport`` in tests)."""
 
 
+class _Answer(NamedTuple):
+    """A whole HTTP answer, read within the deadline."""
+
+    status_code: int
+    reason_phrase: str
+    headers: httpx.Headers
+    content: bytes
+    encoding: str
+
+    @property
+    def text(self) -> str:
+        return self.content.decode(self.encoding or "utf-8", errors="replace")
+
+    def json(self) -> Any:
+        """The body as JSON (nested at most :data:`~pfungst.data.records.MAX_JSON_DEPTH` levels)."""
+        return parse_json(self.text)
+
+
+class _DeadlinePassed(Exception):
+    """The answer was still arriving when the request's deadline passed."""
+
+
 class _Outcome(NamedTuple):
     """One attempt: the JSON object answered, or the error to raise and whether to retry it."""
 
@@ -92,6 +126,8 @@ class JsonClient:
         options: Backoff, jitter seed, sleep function, clock and transport.
         retry_budget: Seconds one request may spend in all, waits included, before a retry is given up.
         connect_timeout: Seconds allowed to connect; default ``min(timeout, 5)``.
+        deadline: Seconds one attempt may take from sending the request to the answer's last byte; default twice
+            the read timeout of the call.
     """
 
     def __init__(
@@ -105,9 +141,13 @@ class JsonClient:
         options: HttpOptions,
         retry_budget: float = 120.0,
         connect_timeout: float | None = None,
+        deadline: float | None = None,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
-        self._secret = api_key or None
+        url = base_url.rstrip("/")
+        self.base_url = without_credentials(url)
+        self.scrub = Scrubber([api_key, *url_credentials(url), _basic_token(url)])
+        """Remove the key and the URL's credentials (and long pieces of them) from a text (a :class:`Scrubber`)."""
+        self._deadline = deadline
         self._max_retries = max_retries
         self._retry_budget = retry_budget
         self._options = options
@@ -119,7 +159,7 @@ class JsonClient:
         self._timeout = timeout
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(
-            base_url=self.base_url,
+            base_url=url,
             headers=headers,
             timeout=self._timeouts(timeout),
             limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
@@ -180,8 +220,17 @@ class JsonClient:
 
     def _attempt(self, method: str, path: str, payload: dict[str, Any] | None, read: float, attempts: int) -> _Outcome:
         where = f"{method} {self.base_url}{path}"
+        deadline = self._deadline or 2 * read
+        read = min(read, deadline)
         try:
-            response = self._client.request(method, path, json=payload, timeout=self._timeouts(read))
+            response = self._exchange(method, path, payload, read, deadline)
+        except _DeadlinePassed as exc:
+            message = (
+                f"{where}: the answer was still arriving when the deadline of {deadline:g} s for the whole request "
+                f"passed, after {attempts} attempt(s) (the server sends it too slowly). Check the server, or raise "
+                "the deadline (--deadline, or the model option deadline=)."
+            )
+            return _Outcome({}, BackendUnavailable(self._scrub(message)), exc, retry=True)
         except self._httpx.TimeoutException as exc:
             message = (
                 f"{where}: no answer within the timeout after {attempts} attempt(s) ({self._connect_timeout:g} s to "
@@ -206,6 +255,26 @@ class JsonClient:
             annotated = ResponseInvalid(f"{exc} (HTTP {response.status_code}, after {attempts} attempt(s))")
             return _Outcome({}, annotated, exc.__cause__ or exc, retry=True)
 
+    def _exchange(
+        self, method: str, path: str, payload: dict[str, Any] | None, read: float, deadline: float
+    ) -> _Answer:
+        """Send one request and read its whole answer, piece by piece, until ``deadline`` seconds have passed."""
+        started = time.monotonic()
+        request = self._client.build_request(method, path, json=payload, timeout=self._timeouts(read))
+        response = self._client.send(request, stream=True)
+        try:
+            pieces = []
+            for piece in response.iter_bytes():
+                pieces.append(piece)
+                if time.monotonic() - started > deadline:
+                    raise _DeadlinePassed(f"{deadline:g} s")
+            if time.monotonic() - started > deadline:
+                raise _DeadlinePassed(f"{deadline:g} s")
+        finally:
+            response.close()
+        content = b"".join(pieces)
+        return _Answer(response.status_code, response.reason_phrase, response.headers, content, response.encoding)
+
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         ceiling = self._options.backoff_max
         if retry_after is not None:
@@ -214,14 +283,14 @@ class JsonClient:
             jitter = 0.5 + 0.5 * self._rng.random()
         return min(ceiling, self._options.backoff_initial * 2**attempt) * jitter
 
-    def _status_error(self, where: str, response: httpx.Response, attempts: int) -> RequestFailed:
+    def _status_error(self, where: str, response: _Answer, attempts: int) -> RequestFailed:
         message = _server_message(response, self._scrub)
         tried = f" after {attempts} attempt(s)" if response.status_code in _RETRY_STATUSES else ""
         failure = RequestFailed(self._scrub(f"{where}: HTTP {response.status_code}{tried}: {message}"))
         failure.status = response.status_code
         return failure
 
-    def _decode(self, where: str, response: httpx.Response) -> dict[str, Any]:
+    def _decode(self, where: str, response: _Answer) -> dict[str, Any]:
         try:
             body = response.json()
         except ValueError as exc:
@@ -232,10 +301,20 @@ class JsonClient:
         return body
 
     def _scrub(self, text: str) -> str:
-        """``text`` without the API key or the value of any credential header it quotes."""
-        if self._secret:
-            text = text.replace(self._secret, "***")
-        return scrub_credentials(text)
+        """``text`` without the API key, the URL's credentials or the value of any credential header it quotes."""
+        return scrub_credentials(self.scrub(text))
+
+
+def _basic_token(url: str) -> str | None:
+    """The ``Authorization: Basic`` value the URL's user name and password make (an echo of it leaks both)."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return None
+    if parts.username is None:
+        return None
+    pair = f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password or '')}"
+    return base64.b64encode(pair.encode("utf-8")).decode("ascii")
 
 
 def scrub_credentials(text: str) -> str:
@@ -257,7 +336,7 @@ def _import_httpx() -> Any:
     return httpx
 
 
-def _retry_after(response: httpx.Response) -> float | None:
+def _retry_after(response: _Answer) -> float | None:
     """Seconds from a ``Retry-After`` header, in seconds or as an HTTP date; ``None`` when absent or unreadable."""
     value = response.headers.get("retry-after", "").strip()
     if not value:
@@ -275,7 +354,7 @@ def _retry_after(response: httpx.Response) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def _server_message(response: httpx.Response, scrub: Callable[[str], str]) -> str:
+def _server_message(response: _Answer, scrub: Callable[[str], str]) -> str:
     """The server's own explanation (OpenAI's ``error.message``, FastAPI's ``detail``, or the body's start), scrubbed
     before it is cut to length."""
     try:

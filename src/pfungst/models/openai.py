@@ -28,9 +28,9 @@ kept in the cache file, the probe under the model's fingerprint: a run answered 
 server (when ``/v1/models`` cannot be reached in one attempt, the model id last seen there is used).
 
 A flaky server costs time, not the run: each request is retried on 429, 5xx, timeouts, broken connections and
-broken bodies, with jittered exponential backoff, up to ``retries`` times and ``retry_budget`` seconds
-(:mod:`pfungst.models.http`). Connecting may take 5 seconds; an answer ``timeout`` seconds (a generation
-``timeout`` plus half a second per token asked).
+broken bodies, up to ``retries`` times and ``retry_budget`` seconds (:mod:`pfungst.models.http`, which also says
+how the API key is kept out of every message). Connecting may take 5 seconds; an answer ``timeout`` seconds between
+two pieces (a generation half a second more per token asked), and ``deadline`` seconds in all.
 
 For the echo shift, ``bos_text`` (for SmolLM2 ``"<|im_start|>"``, its BOS token, which the server strips from the
 echo) is put before every completions prompt, as a tokenizer that adds a BOS token would: echo log-probabilities
@@ -51,20 +51,24 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pfungst.errors import BackendError, ConfigError, ResponseInvalid
 from pfungst.models.http import HttpOptions, JsonClient
+from pfungst.models.openai_probe import probe_features
 from pfungst.models.openai_wire import (
     ServerFeatures,
+    check_options,
     continuation_tokens,
     features_from_dict,
     first_choice,
     generated_logprob,
     generated_top,
     listed_model_id,
-    probe_features,
+    move_trailing_space,
     server_model_id,
+    server_root,
 )
 from pfungst.models.protocol import Capability
 from pfungst.models.requests import (
@@ -75,6 +79,7 @@ from pfungst.models.requests import (
     NextTokenLogprobs,
     NextTokenRequest,
 )
+from pfungst.models.secrets import scrubbed_errors
 
 if TYPE_CHECKING:
     from pfungst.models.cache import Memo
@@ -103,6 +108,8 @@ class OpenAIModel:
         chat: Use ``/v1/chat/completions`` for next-token log-probabilities and generation.
         bos_text: Text put before every completions prompt to align echo log-probabilities (module docstring).
         http: Backoff, jitter seed, sleep function and transport (tests); none of it changes an answer.
+        deadline: Seconds one request may take from sending it to the answer's last byte (default: twice its read
+            timeout); a server sending slower is cut off and the request retried.
 
     Raises:
         ConfigError: An option is out of range.
@@ -125,22 +132,25 @@ class OpenAIModel:
         chat: bool = False,
         bos_text: str | None = None,
         http: HttpOptions | None = None,
+        deadline: float | None = None,
     ) -> None:
-        _check_options(base_url, max_concurrency, timeout, retries, retry_budget)
-        self.base_url = _server_root(base_url)
+        check_options(base_url, max_concurrency, timeout, retries, retry_budget, deadline)
+        root = server_root(base_url)
         self.model = model
         self.chat = chat
         self.bos_text = bos_text
         self.max_concurrency = max_concurrency
         self._client = JsonClient(
-            self.base_url,
+            root,
             os.environ.get(api_key_env) or None,
             timeout=timeout,
             max_retries=retries,
             max_connections=max_concurrency,
             options=http or HttpOptions(),
             retry_budget=retry_budget,
+            deadline=deadline,
         )
+        self.base_url = self._client.base_url  # without credentials: this is the URL shown and stored
         self.timeout = timeout
         self._memo: Memo | None = None
         self._features: ServerFeatures | None = None
@@ -167,10 +177,13 @@ class OpenAIModel:
 
     @property
     def fingerprint(self) -> str:
-        """``openai:<base_url>#<model id as /v1/models reports it>``, plus ``;chat`` and ``;bos_text=...``."""
-        with self._probe_lock:
+        """``openai:<base_url>#<model id as /v1/models reports it>``, plus ``;chat`` and ``;bos_text=...``.
+
+        The URL is without its credentials, so it is the same whoever runs it and safe to store.
+        """
+        with self._probe_lock, scrubbed_errors(self._client.scrub):
             if self._model_id is None:
-                self._model_id = self._served_model_id()
+                self._model_id = self._client.scrub(self._served_model_id())
         mode = (";chat" if self.chat else "") + (f";bos_text={self.bos_text!r}" if self.bos_text else "")
         return f"openai:{self.base_url}#{self._model_id}{mode}"
 
@@ -184,6 +197,7 @@ class OpenAIModel:
                 model_id = listed_model_id(self._client.get("/v1/models", max_retries=0), self.model)
             except BackendError:
                 return str(seen["id"])
+        model_id = self._client.scrub(model_id)
         if self._memo and (seen is None or seen.get("id") != model_id):
             self._memo.put(key, {"id": model_id})
         return model_id
@@ -198,8 +212,16 @@ class OpenAIModel:
 
     @property
     def limitations(self) -> tuple[str, ...]:
-        """What the probe found missing, one sentence each (empty when everything is served)."""
-        return self._probe().limitations
+        """What the probe found missing, one sentence each (empty when all is served), naming the cache it came from."""
+        features = self._probe()
+        if not features.source or not features.limitations:
+            return features.limitations
+        path = features.source
+        return (
+            *features.limitations,
+            f"(Found by an earlier probe kept in the model cache {path}; to probe the server again, delete that file, "
+            f"give another --cache, or run: sqlite3 {path} \"DELETE FROM memo WHERE key LIKE 'openai-probe:%'\")",
+        )
 
     def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[Loglikelihood]:
         """Log-probability of each continuation given its context, from echoed prompt log-probabilities.
@@ -208,8 +230,9 @@ class OpenAIModel:
             ConfigError: The server cannot serve log-likelihoods (see :attr:`limitations`).
             BackendError: A request failed, after retries where retrying makes sense.
         """
-        self._require("loglikelihood")
-        return self._map(self._loglikelihood_one, requests)
+        with scrubbed_errors(self._client.scrub):
+            self._require("loglikelihood")
+            return self._map(self._loglikelihood_one, requests)
 
     def next_token_logprobs(self, requests: Sequence[NextTokenRequest]) -> list[NextTokenLogprobs]:
         """Log-probability of each candidate as the text right after the context (exact; no floor value).
@@ -219,36 +242,40 @@ class OpenAIModel:
             ResponseInvalid: A candidate is missing from the top 20 and the server has no tokenizer to force it.
             BackendError: A request failed.
         """
-        self._require("next_token")
-        return self._map(self._next_token_one, requests)
+        with scrubbed_errors(self._client.scrub):
+            self._require("next_token")
+            return self._map(self._next_token_one, requests)
 
     def generate(self, requests: Sequence[GenerateRequest]) -> list[Generation]:
-        """Generated text for each prompt (greedy at ``temperature=0``; seeded otherwise)."""
-        self._require("generate")
-        return self._map(self._generate_one, requests)
+        """Generated text for each prompt (greedy at ``temperature=0``; seeded otherwise; the API key scrubbed)."""
+        with scrubbed_errors(self._client.scrub):
+            self._require("generate")
+            return self._map(self._generate_one, requests)
 
     def _probe(self) -> ServerFeatures:
         fingerprint = self.fingerprint
-        with self._probe_lock:
+        with self._probe_lock, scrubbed_errors(self._client.scrub):
             if self._features is None:
                 self._features = self._remembered_features(fingerprint)
             if self._features is None:
-                self._features = probe_features(self._client, self.model, chat=self.chat, bos_text=self.bos_text)
-                if self._memo:
+                found = probe_features(self._client, self.model, chat=self.chat, bos_text=self.bos_text)
+                limitations = tuple(self._client.scrub(note) for note in found.limitations)
+                self._features = replace(found, limitations=limitations)
+                if self._memo and found.settled:  # a malformed answer or a server error is not a finding to keep
                     self._memo.put(f"openai-probe:{fingerprint}", self._features.to_dict())
             return self._features
 
     def _remembered_features(self, fingerprint: str) -> ServerFeatures | None:
-        stored = self._memo.get(f"openai-probe:{fingerprint}") if self._memo else None
+        if self._memo is None or not (stored := self._memo.get(f"openai-probe:{fingerprint}")):
+            return None
         try:
-            return features_from_dict(self._client, self.model, stored) if stored else None
+            return features_from_dict(self._client, self.model, stored, source=str(self._memo.path))
         except (KeyError, TypeError, ValueError):
             return None  # written by another version: probe again
 
     def _require(self, capability: Capability) -> None:
-        features = self._probe()
-        if capability not in features.capabilities:
-            why = " ".join(features.limitations) or "The probe found no support."
+        if capability not in self._probe().capabilities:
+            why = " ".join(self.limitations) or "The probe found no support."
             raise ConfigError(f"{self!r} cannot serve '{capability}'. {why}")
 
     def _map(self, function: Callable[[_T], _R], items: Sequence[_T]) -> list[_R]:
@@ -295,7 +322,7 @@ class OpenAIModel:
         )
 
     def _next_token_one(self, request: NextTokenRequest) -> NextTokenLogprobs:
-        context, candidates = _move_trailing_space(request.context, request.candidates)
+        context, candidates = move_trailing_space(request.context, request.candidates)
         ids = {candidate: self._candidate_ids(candidate) for candidate in dict.fromkeys(candidates)}
         single = [c for c in ids if ids[c] is None or len(ids[c] or ()) == 1]
         bias = {str(token): _FORCE_BIAS for c in single for token in ids[c] or ()}
@@ -366,31 +393,7 @@ class OpenAIModel:
         choice = first_choice(self._completion(payload, self.timeout + _SECONDS_PER_TOKEN * request.max_tokens))
         text = choice.get("message", {}).get("content") if self.chat else choice.get("text")
         if not isinstance(text, str):
-            raise ResponseInvalid(f"{self.base_url}: the completion carries no text: {str(choice)[:200]!r}")
-        return Generation(text=text, finish_reason="length" if choice.get("finish_reason") == "length" else "stop")
-
-
-def _server_root(base_url: str) -> str:
-    """``base_url`` without a trailing ``/`` or ``/v1``: the tokenize endpoints live at the root."""
-    root = base_url.rstrip("/")
-    return root[: -len("/v1")] if root.endswith("/v1") else root
-
-
-def _move_trailing_space(context: str, candidates: Sequence[str]) -> tuple[str, tuple[str, ...]]:
-    """``("Answer: ", ["A"])`` -> ``("Answer:", [" A"])``: a label's space belongs to the label, as in-process."""
-    stripped = context.rstrip()
-    space = context[len(stripped) :]
-    return stripped, tuple(space + candidate for candidate in candidates)
-
-
-def _check_options(base_url: str, max_concurrency: int, timeout: float, retries: int, retry_budget: float) -> None:
-    if not base_url.startswith(("http://", "https://")):
-        raise ConfigError(f"base_url {base_url!r} must start with http:// or https://, e.g. http://127.0.0.1:8000.")
-    if max_concurrency < 1:
-        raise ConfigError(f"max_concurrency must be at least 1, got {max_concurrency}.")
-    if timeout <= 0:
-        raise ConfigError(f"timeout must be a positive number of seconds, got {timeout}.")
-    if retries < 0:
-        raise ConfigError(f"retries must be 0 or more, got {retries}.")
-    if retry_budget < 0:
-        raise ConfigError(f"retry_budget must be 0 or more seconds, got {retry_budget}.")
+            shown = self._client.scrub(str(choice))[:200]
+            raise ResponseInvalid(f"{self.base_url}: the completion carries no text: {shown!r}")
+        finish = "length" if choice.get("finish_reason") == "length" else "stop"
+        return Generation(text=self._client.scrub(text), finish_reason=finish)

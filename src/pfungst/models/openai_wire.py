@@ -1,4 +1,4 @@
-"""Reading OpenAI-compatible responses, and probing once what a server can serve (for :mod:`.openai`).
+"""Reading OpenAI-compatible responses, and what a probe found a server can serve (for :mod:`.openai`).
 
 Every malformed answer becomes :class:`~pfungst.errors.ResponseInvalid` naming what was missing.
 """
@@ -6,36 +6,42 @@ Every malformed answer becomes :class:`~pfungst.errors.ResponseInvalid` naming w
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from pfungst.errors import BackendError, RequestFailed, ResponseInvalid
+from pfungst.errors import ConfigError, RequestFailed, ResponseInvalid
 from pfungst.models.http import JsonClient
 from pfungst.models.protocol import Capability
+from pfungst.models.secrets import without_credentials
 
 __all__ = [
+    "LLAMA_CPP_PYTHON_TOKENIZE",
+    "TOKENIZE_ROUTES",
     "ScoredToken",
     "ServerFeatures",
     "continuation_tokens",
     "features_from_dict",
     "first_choice",
     "generated_logprob",
-    "listed_model_id",
     "generated_top",
-    "probe_features",
+    "check_options",
+    "listed_model_id",
+    "move_trailing_space",
     "server_model_id",
+    "server_root",
+    "tokenize_raw",
+    "without_prefix",
 ]
 
-_PROBE_PROMPT = "1, 2, 3, 4, 5, 6, 7,"
-_LLAMA_CPP_PYTHON_TOKENIZE = "/extras/tokenize"
-_ALIGNMENT_TOLERANCE = 1e-3
-_GREEDY_TOLERANCE = 1e-6
-_NOT_SERVED = frozenset({404, 405, 501})
-_TOKENIZE_ROUTES: dict[str, Callable[[str, str], dict[str, Any]]] = {
-    _LLAMA_CPP_PYTHON_TOKENIZE: lambda model, text: {"model": model, "input": text},
+LLAMA_CPP_PYTHON_TOKENIZE = "/extras/tokenize"
+"""llama-cpp-python's tokenize route (its server also needs plain sampling fields)."""
+TOKENIZE_ROUTES: dict[str, Callable[[str, str], dict[str, Any]]] = {
+    LLAMA_CPP_PYTHON_TOKENIZE: lambda model, text: {"model": model, "input": text},
     "/tokenize": lambda model, text: {"model": model, "prompt": text, "content": text, "add_special_tokens": False},
 }
+"""Tokenize route -> its request body for a model and a text, in the order tried."""
+_GREEDY_TOLERANCE = 1e-6
 
 
 class ScoredToken(NamedTuple):
@@ -59,6 +65,10 @@ class ServerFeatures:
     """The path of the tokenize endpoint (``""``: none)."""
     tokenizer_prefix: tuple[int, ...] = ()
     """The ids the tokenizer puts before any text (a beginning-of-sequence token, or nothing)."""
+    settled: bool = True
+    """False when a probe step met a malformed answer or a server error: such findings are not kept in the cache."""
+    source: str = ""
+    """The model cache file these findings were read from (``""``: probed in this run)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form for the model cache (the tokenizer is rebuilt from its route and prefix)."""
@@ -71,14 +81,15 @@ class ServerFeatures:
         }
 
 
-def features_from_dict(client: JsonClient, model: str, data: dict[str, Any]) -> ServerFeatures:
-    """The features :meth:`ServerFeatures.to_dict` wrote; the tokenizer asks the server only when used.
+def features_from_dict(client: JsonClient, model: str, data: dict[str, Any], *, source: str = "") -> ServerFeatures:
+    """The features :meth:`ServerFeatures.to_dict` wrote (in the cache file ``source``); the tokenizer asks the
+    server only when used.
 
     Raises:
         KeyError, TypeError, ValueError: ``data`` is not such a dictionary.
     """
     route = str(data["tokenizer_route"])
-    if route and route not in _TOKENIZE_ROUTES:
+    if route and route not in TOKENIZE_ROUTES:
         raise ValueError(f"unknown tokenize route {route!r}")
     prefix = tuple(int(token) for token in data["tokenizer_prefix"])
     capabilities = frozenset(str(c) for c in data["capabilities"])
@@ -87,10 +98,11 @@ def features_from_dict(client: JsonClient, model: str, data: dict[str, Any]) -> 
     return ServerFeatures(
         capabilities,  # type: ignore[arg-type]  # checked against the three capabilities above
         tuple(str(note) for note in data["limitations"]),
-        _without_prefix(_tokenize_raw(client, model, route), prefix) if route else None,
+        without_prefix(tokenize_raw(client, model, route), prefix) if route else None,
         dict(data["sampling"]),
         route,
         prefix,
+        source=source,
     )
 
 
@@ -213,51 +225,6 @@ def _scored(value: Any, top: Any, index: int) -> ScoredToken:
     return ScoredToken(logprob=logprob, greedy=logprob >= best - _GREEDY_TOLERANCE)
 
 
-def probe_features(client: JsonClient, model: str, *, chat: bool, bos_text: str | None) -> ServerFeatures:
-    """Ask the server, with a few small requests, what it serves (see :mod:`pfungst.models.openai`).
-
-    Raises:
-        BackendError: The server fails the first probe completion for another reason than not serving its endpoint
-            (a 401, a 400, a 5xx or a body that is not JSON, after retries): the message gives the HTTP status and
-            the server's own message.
-    """
-    limitations: list[str] = []
-    if chat:
-        capabilities = _probe_chat(client, model, limitations)
-        limitations.append("Log-likelihoods are not served in chat mode (a chat template cannot be echoed).")
-    else:
-        capabilities = _probe_completions(client, model, bos_text, limitations)
-    tokenize, route, prefix = _find_tokenizer(client, model)
-    # llama-cpp-python's server (the one with /extras/tokenize) applies a repeat penalty of 1.1, top-k 40 and
-    # min-p 0.05 unless told otherwise, so its "greedy" text would differ from plain greedy decoding.
-    sampling = {"repeat_penalty": 1.0, "top_k": 0, "min_p": 0.0} if route == _LLAMA_CPP_PYTHON_TOKENIZE else {}
-    if tokenize is None:
-        limitations.append(
-            "No tokenize endpoint (/extras/tokenize or /tokenize): letter scoring cannot force a label with "
-            "logit_bias, so a label outside the top 20 next tokens fails, and multi-token labels cannot be scored."
-        )
-    return ServerFeatures(frozenset(capabilities), tuple(limitations), tokenize, sampling, route, prefix)
-
-
-def _first_probe(client: JsonClient, path: str, payload: dict[str, Any], notes: list[str], hint: str) -> Any:
-    """The answer to the first probe completion; ``None`` (with a note) where the endpoint is not served.
-
-    Any other failure is the server's, not a missing feature, and is raised with its status and message.
-    """
-    try:
-        return client.post(path, payload)
-    except RequestFailed as exc:
-        if exc.status not in _NOT_SERVED:
-            advice = " Check the API key (api_key_env)." if exc.status in (401, 403) else ""
-            failure = RequestFailed(f"The server failed a probe completion: {exc}{advice}")
-            failure.status = exc.status
-            raise failure from exc
-        notes.append(f"{path} is not served ({exc}); {hint}")
-        return None
-    except BackendError as exc:
-        raise type(exc)(f"The server failed a probe completion: {exc}") from exc
-
-
 def server_model_id(client: JsonClient, model: str) -> str:
     """The id ``/v1/models`` reports for ``model``: itself if listed, else the only model served, else ``model``.
 
@@ -279,9 +246,9 @@ def listed_model_id(body: dict[str, Any], model: str) -> str:
     return ids[0]
 
 
-def _tokenize_raw(client: JsonClient, model: str, route: str) -> Callable[[str], tuple[int, ...]]:
+def tokenize_raw(client: JsonClient, model: str, route: str) -> Callable[[str], tuple[int, ...]]:
     def raw(text: str) -> tuple[int, ...]:
-        tokens = client.post(route, _TOKENIZE_ROUTES[route](model, text)).get("tokens")
+        tokens = client.post(route, TOKENIZE_ROUTES[route](model, text)).get("tokens")
         if not isinstance(tokens, list) or not all(isinstance(t, int) for t in tokens):
             raise ResponseInvalid(f"{route} answered without a list of token ids: {str(tokens)[:100]!r}")
         return tuple(tokens)
@@ -289,22 +256,7 @@ def _tokenize_raw(client: JsonClient, model: str, route: str) -> Callable[[str],
     return raw
 
 
-def _find_tokenizer(
-    client: JsonClient, model: str
-) -> tuple[Callable[[str], tuple[int, ...]] | None, str, tuple[int, ...]]:
-    """A tokenize function, the route serving it and its leading special tokens, or ``(None, "", ())``."""
-    for route in _TOKENIZE_ROUTES:
-        raw = _tokenize_raw(client, model, route)
-        try:
-            special = raw("")  # what the tokenizer puts before any text (a BOS token, or nothing)
-            raw("Hello")
-        except (RequestFailed, ResponseInvalid):
-            continue
-        return _without_prefix(raw, special), route, special
-    return None, "", ()
-
-
-def _without_prefix(raw: Callable[[str], tuple[int, ...]], prefix: tuple[int, ...]) -> Callable[[str], tuple[int, ...]]:
+def without_prefix(raw: Callable[[str], tuple[int, ...]], prefix: tuple[int, ...]) -> Callable[[str], tuple[int, ...]]:
     def tokenize(text: str) -> tuple[int, ...]:
         return _strip_prefix(raw(text), prefix)
 
@@ -315,67 +267,37 @@ def _strip_prefix(ids: tuple[int, ...], prefix: tuple[int, ...]) -> tuple[int, .
     return ids[len(prefix) :] if prefix and ids[: len(prefix)] == prefix else ids
 
 
-def _probe_completions(client: JsonClient, model: str, bos_text: str | None, notes: list[str]) -> set[Capability]:
-    prompt = (bos_text or "") + _PROBE_PROMPT
-    base = {"model": model, "max_tokens": 1, "temperature": 0.0}
-    plain = _first_probe(
-        client,
-        "/v1/completions",
-        {**base, "prompt": prompt, "logprobs": 5},
-        notes,
-        "a chat-only server needs chat=True.",
-    )
-    if plain is None:
-        return set()
-    capabilities: set[Capability] = {"generate"}
-    try:
-        answer = first_choice(plain).get("text")
-        expected = generated_logprob(plain, str(answer), chat=False)
-    except ResponseInvalid as exc:
-        notes.append(f"Completions carry no usable log-probabilities ({exc}): no letter scoring, no log-likelihood.")
-        return capabilities
-    capabilities.add("next_token")
-    if not isinstance(answer, str) or not answer:
-        notes.append("The probe completion was empty, so echo alignment could not be checked: no log-likelihood.")
-        return capabilities
-    try:
-        echo = client.post("/v1/completions", {**base, "prompt": prompt + answer, "echo": True, "logprobs": 1})
-        scored = continuation_tokens(echo, answer)
-    except (RequestFailed, ResponseInvalid) as exc:
-        notes.append(f"Echo of prompt log-probabilities is not served ({exc}): no log-likelihood scoring.")
-        return capabilities
-    if len(scored) == 1 and abs(scored[0].logprob - expected) <= _ALIGNMENT_TOLERANCE:
-        capabilities.add("loglikelihood")
-    else:
-        found = ", ".join(f"{token.logprob:.4f}" for token in scored)
-        notes.append(
-            f"Echoed prompt log-probabilities disagree with the next-token one ({found} vs {expected:.4f} for "
-            f"{answer!r} after {_PROBE_PROMPT!r}): they are shifted by one token, as llama-cpp-python's server does "
-            "for models without a beginning-of-sequence token (e.g. SmolLM2). "
-            + (
-                f"bos_text={bos_text!r} did not fix it."
-                if bos_text
-                else "Pass bos_text (SmolLM2: '<|im_start|>') to align them, or use the llamacpp backend."
-            )
-        )
-    return capabilities
+def server_root(base_url: str) -> str:
+    """``base_url`` without a trailing ``/`` or ``/v1``: the tokenize endpoints live at the root."""
+    root = base_url.rstrip("/")
+    return root[: -len("/v1")] if root.endswith("/v1") else root
 
 
-def _probe_chat(client: JsonClient, model: str, notes: list[str]) -> set[Capability]:
-    payload = {
-        "model": model,
-        "max_tokens": 1,
-        "temperature": 0.0,
-        "logprobs": True,
-        "top_logprobs": 5,
-        "messages": [{"role": "user", "content": _PROBE_PROMPT}],
-    }
-    body = _first_probe(client, "/v1/chat/completions", payload, notes, "try chat=False.")
-    if body is None:
-        return set()
-    try:
-        generated_top(body, chat=True)
-    except ResponseInvalid as exc:
-        notes.append(f"Chat completions carry no usable log-probabilities ({exc}): no letter scoring.")
-        return {"generate"}
-    return {"generate", "next_token"}
+def move_trailing_space(context: str, candidates: Sequence[str]) -> tuple[str, tuple[str, ...]]:
+    """``("Answer: ", ["A"])`` -> ``("Answer:", [" A"])``: a label's space belongs to the label, as in-process."""
+    stripped = context.rstrip()
+    space = context[len(stripped) :]
+    return stripped, tuple(space + candidate for candidate in candidates)
+
+
+def check_options(
+    base_url: str, max_concurrency: int, timeout: float, retries: int, retry_budget: float, deadline: float | None
+) -> None:
+    """Refuse options out of range before any request (the URL is shown without its credentials).
+
+    Raises:
+        ConfigError: naming the option, the value given and what it takes.
+    """
+    if not base_url.startswith(("http://", "https://")):
+        shown = without_credentials(base_url) if "://" in base_url else base_url.rpartition("@")[2]
+        raise ConfigError(f"base_url {shown!r} must start with http:// or https://, e.g. http://127.0.0.1:8000.")
+    if max_concurrency < 1:
+        raise ConfigError(f"max_concurrency must be at least 1, got {max_concurrency}.")
+    if timeout <= 0:
+        raise ConfigError(f"timeout must be a positive number of seconds, got {timeout}.")
+    if retries < 0:
+        raise ConfigError(f"retries must be 0 or more, got {retries}.")
+    if retry_budget < 0:
+        raise ConfigError(f"retry_budget must be 0 or more seconds, got {retry_budget}.")
+    if deadline is not None and not deadline > 0:
+        raise ConfigError(f"deadline must be a positive number of seconds, got {deadline}.")

@@ -21,6 +21,7 @@ from typing import Any
 
 from pfungst.errors import ConfigError, unknown_name_message
 from pfungst.models.protocol import LanguageModel
+from pfungst.models.secrets import spec_without_credentials
 from pfungst.registry import Registry, resolve_target
 
 __all__ = ["MODELS", "OPENAI_FACTORY", "applicable_options", "load_model"]
@@ -91,8 +92,8 @@ def _parse_openai(spec: str) -> tuple[str, str]:
     base_url, separator, model = spec[len(_OPENAI_PREFIX) :].rpartition("#")
     if not separator or not base_url or not model:
         raise ConfigError(
-            f"Model spec {spec!r} lacks a base URL or a model name: write 'openai:<base_url>#<model>', "
-            "e.g. 'openai:http://127.0.0.1:8080/v1#smollm2'."
+            f"Model spec {spec_without_credentials(spec)!r} lacks a base URL or a model name: write "
+            "'openai:<base_url>#<model>', e.g. 'openai:http://127.0.0.1:8080/v1#smollm2'."
         )
     return base_url, model
 
@@ -123,7 +124,8 @@ def _refuse_options(spec: str, options: Mapping[str, Any]) -> None:
     unknown = sorted(name for name in options if accepted is not None and name not in accepted)
     if unknown:
         raise ConfigError(
-            f"Option(s) {', '.join(unknown)} do not apply to the '{backend}' backend of model {spec!r}. "
+            f"Option(s) {', '.join(unknown)} do not apply to the '{backend}' backend of model "
+            f"{spec_without_credentials(spec)!r}. "
             f"It takes: {', '.join(sorted(accepted or ()))}."
         )
 

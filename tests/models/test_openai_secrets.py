@@ -1,0 +1,118 @@
+"""A canary API key never leaves the HTTP client: not on stdout, stderr, in any output file, nor in the cache.
+
+Real CLI commands (``score`` with a letter rule, which probes the server, and with generation; ``stress``) run
+against a loopback server that echoes every request back (the Authorization header included) in each hostile shape
+of :mod:`tests.models.echo_server`; then every output is searched for any six characters of each secret,
+case-insensitively: stdout, stderr, every file written, every row of every table of the cache, its raw bytes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+pytest.importorskip("httpx", reason="the openai backend needs httpx: pip install 'pfungst[openai]'")
+
+from pfungst.cli import app  # noqa: E402
+from tests.models.echo_server import MODES, EchoServer  # noqa: E402
+
+CANARY = "sk-CANARYq7Zx9Wv2Lm4Tp8Rk"  # no long run of digits: a piece must not be found in a number
+URL_USER = "user-Kx9Qw7Zt"
+URL_PASSWORD = "pw-Hb4Np8Vy2Jr6"
+ITEMS = (
+    '{"question": "Which is a colour?", "choices": ["red", "dog", "run", "six"], "answer": 0}\n'
+    '{"question": "Which is a number?", "choices": ["cat", "nine", "blue", "go"], "answer": 1}\n'
+)
+runner = CliRunner()
+
+
+def _pieces(secret: str) -> set[str]:
+    return {secret[i : i + 6].lower() for i in range(len(secret) - 5)}
+
+
+def _leaks(texts: dict[str, str], secrets: tuple[str, ...]) -> dict[str, list[str]]:
+    """Where any six-character piece of a secret appears (case-insensitive): source -> pieces found."""
+    pieces = set().union(*(_pieces(secret) for secret in secrets))
+    found = {where: sorted(p for p in pieces if p in text.lower()) for where, text in texts.items()}
+    return {where: hits for where, hits in found.items() if hits}
+
+
+def _cache_rows(path: Path) -> str:
+    with sqlite3.connect(path) as connection:
+        tables = [row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return repr({table: connection.execute(f"SELECT * FROM {table}").fetchall() for table in tables})
+
+
+def _outputs(folder: Path) -> dict[str, str]:
+    """Every file under ``folder`` as raw bytes (latin-1 keeps each byte), and every row of each cache table."""
+    texts = {str(path): path.read_bytes().decode("latin-1") for path in folder.rglob("*") if path.is_file()}
+    texts.update({f"{path} rows": _cache_rows(path) for path in folder.rglob("*.sqlite")})
+    return texts
+
+
+def _run(arguments: list[str], texts: dict[str, str]) -> int:
+    result = runner.invoke(app, arguments)
+    assert "Traceback" not in result.output, result.output
+    name = " ".join(arguments[:1] + arguments[arguments.index("--quiet") + 1 :][:2])
+    texts[f"{name} stdout"], texts[f"{name} stderr"] = result.stdout, result.stderr
+    return result.exit_code
+
+
+def _commands(spec: str, folder: Path) -> list[list[str]]:
+    data = folder / "items.jsonl"
+    data.write_text(ITEMS)
+    common = ["--model", spec, "--cache", str(folder / "cache.sqlite"), "--retries", "0", "--timeout", "5", "--quiet"]
+    out = folder / "out"
+    score = ["score", str(data), *common]
+    return [
+        [*score, "--rule", "letter", "--json", str(out / "letter.json"), "-o", str(out / "letter.jsonl")],
+        [*score, "--rule", "generate", "--json", str(out / "generate.json"), "-o", str(out / "generate.jsonl")],
+        ["stress", str(data), *common, "-p", "cyclic", "--n-bootstrap", "20", "--json", str(out / "stress.json")],
+    ]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("where", ["environment", "url"])
+def test_a_key_echoed_back_in_any_shape_appears_in_no_output_and_not_in_the_cache(
+    mode: str, where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PFUNGST_CACHE", str(tmp_path / "default-cache.sqlite"))
+    with EchoServer(mode) as server:
+        if where == "environment":
+            monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+            spec, secrets = f"openai:{server.url}#m", (CANARY,)
+        else:
+            monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+            spec = f"openai:{server.url.replace('://', f'://{URL_USER}:{URL_PASSWORD}@')}#m"
+            secrets = (URL_USER, URL_PASSWORD)
+        texts: dict[str, str] = {}
+        codes = [_run(command, texts) for command in _commands(spec, tmp_path)]
+        assert 0 < server.requests <= 200
+    if mode in ("text", "upper", "split", "masked"):
+        assert codes == [0, 0, 0], texts  # the commands ran to their results, through every store of server text
+    else:
+        assert set(codes) == {2}, texts  # refused with one message each
+    texts.update(_outputs(tmp_path))
+    assert (tmp_path / "cache.sqlite").exists()
+    assert _leaks(texts, secrets) == {}
+
+
+def test_models_compared_by_stress_are_named_without_the_credentials_of_their_urls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    data = tmp_path / "items.jsonl"
+    data.write_text(ITEMS)
+    with EchoServer("text") as server:
+        with_credentials = server.url.replace("://", f"://{URL_USER}:{URL_PASSWORD}@")
+        models = ["--model", f"openai:{with_credentials}#m", "--model", f"openai:{server.url}#m"]
+        options = ["-p", "cyclic", "--n-bootstrap", "20", "--retries", "0", "--quiet", "--cache", str(tmp_path / "c")]
+        texts: dict[str, str] = {}
+        code = _run(["stress", str(data), *models, *options, "--json", str(tmp_path / "out" / "ranks.json")], texts)
+    assert code == 0, texts
+    texts.update(_outputs(tmp_path))
+    assert f"openai:{server.url}#m (1)" in texts[str(tmp_path / "out" / "ranks.json")]
+    assert _leaks(texts, (URL_USER, URL_PASSWORD)) == {}
