@@ -201,6 +201,9 @@ _ClusterBy = Annotated[
 ]
 
 
+_StressJson = Annotated[Path | None, typer.Option("--json", help="Write the result(s) as JSON ('-': stdout)."), WRITE]
+
+
 @app.command("stress", cls=renamed_options(STRESS_RENAMED))
 def stress_command(
     data: _StressData = None,
@@ -231,9 +234,7 @@ def stress_command(
     timeout: TimeoutOption = None,
     deadline: DeadlineOption = None,
     retries: RetriesOption = None,
-    json_path: Annotated[
-        Path | None, typer.Option("--json", help="Write the result(s) as JSON ('-': stdout)."), WRITE
-    ] = None,
+    json_path: _StressJson = None,
     items_path: _StressItems = None,
     from_logs: _FromLogs = None,
     quiet: QuietOption = False,
