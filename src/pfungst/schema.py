@@ -41,13 +41,14 @@ MAX_DEPTH = 64
 
 _HINT = "Pass a result file that a pfungst command wrote with --json, unchanged."
 
-_PROPORTIONS = {"pvalue", "qvalue", "level", "chance", "coverage", "productivity", "share_correct", "min_share"}
-_PROPORTION_SUFFIXES = ("_pvalue", "_qvalue", "_share", "_rate", "_fraction")
+_PROPORTIONS = {"level", "alpha", "power", "chance", "coverage", "productivity"}
+_PROPORTION_SUFFIXES = ("pvalue", "qvalue", "_share", "_rate", "_fraction")
+_PROPORTION_PREFIXES = ("pvalue_", "qvalue_", "share_")
 """Numbers that lie in [0, 1] wherever a result holds them, by key: p- and q-values, interval levels, shares."""
 
 
 def _is_proportion(key: str) -> bool:
-    return key in _PROPORTIONS or key.endswith(_PROPORTION_SUFFIXES) or key.startswith("share_")
+    return key in _PROPORTIONS or key.endswith(_PROPORTION_SUFFIXES) or key.startswith(_PROPORTION_PREFIXES)
 
 
 def _is_proportion_estimate(key: str) -> bool:

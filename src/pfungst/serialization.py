@@ -10,6 +10,7 @@ first, so that a wrong output path (the input itself, a directory, a read-only f
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
 import os
@@ -24,6 +25,7 @@ from pfungst.errors import ConfigError
 __all__ = [
     "RECORD_SUFFIXES",
     "atomic_write",
+    "check_distinct_inputs",
     "check_outputs",
     "to_jsonable",
     "write_csv",
@@ -254,6 +256,52 @@ def check_outputs(
             _check_folder(option, Path(path), Path(path))
         else:
             _check_file(option, Path(path))
+
+
+def check_distinct_inputs(paths: Iterable[str | Path], option: str) -> None:
+    """Refuse two inputs with the same bytes (one file given twice, or a copy of it): every figure computed from
+    both would count the same data twice.
+
+    Files are compared by size, then by SHA-256 where sizes agree; paths that are not files are skipped.
+
+    Args:
+        paths: The files read, in the order given; the same path may appear twice.
+        option: The option that named them (``--outcomes``), for the message.
+
+    Raises:
+        ConfigError: naming both paths.
+
+    Example:
+        >>> import tempfile
+        >>> path = Path(tempfile.mkdtemp()) / "a.csv"
+        >>> _ = path.write_text("model,item_id,correct\\nm,q1,1\\n")
+        >>> check_distinct_inputs([path, path], "--outcomes")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        pfungst.errors.ConfigError: --outcomes .../a.csv: same content as .../a.csv (SHA-256 ...); ...
+    """
+    by_size: dict[int, list[Path]] = {}
+    for path in map(Path, paths):
+        if path.is_file():
+            by_size.setdefault(path.stat().st_size, []).append(path)
+    for group in (group for group in by_size.values() if len(group) > 1):
+        seen: dict[str, Path] = {}
+        for path in group:
+            digest = _sha256(path)
+            if digest in seen:
+                raise ConfigError(
+                    f"{option} {path}: same content as {seen[digest]} (SHA-256 {digest[:12]}); reading both would "
+                    "count the same results twice. Pass each file once."
+                )
+            seen[digest] = path
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def _wanted(outputs: Mapping[str, str | Path | None], folders: Mapping[str, str | Path | None]) -> Iterator[Any]:

@@ -162,7 +162,7 @@ def _check_doc(path: Path, line: int, doc: Mapping[str, Any]) -> None:
     for name, (kind, expected) in _DOC_FIELDS.items():
         value = doc.get(name)
         good = isinstance(value, kind) and not isinstance(value, bool)
-        if good and kind is list:
+        if isinstance(value, list):
             good = all(isinstance(entry, str) for entry in value)
         if not good:
             found = "nothing" if value is None else type(value).__name__
