@@ -97,3 +97,13 @@ def test_the_command_line_exits_2_on_deep_json_naming_the_line(logged: Path, tmp
     result = CliRunner().invoke(app, ["stress", "--from-logs", str(out)])
     assert result.exit_code == 2, result.output
     assert ".jsonl:2:" in result.output and "Traceback" not in result.output
+
+
+def test_stress_outcome_lines_nested_too_deep_are_a_user_error(tmp_path: Path) -> None:
+    from pfungst.errors import ConfigError
+    from pfungst.stress.stress_result import read_outcomes
+
+    path = tmp_path / "items.jsonl"
+    path.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(ConfigError, match=r"items\.jsonl:1: not an outcome line \(nested deeper than 200 levels"):
+        read_outcomes(path)
