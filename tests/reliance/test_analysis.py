@@ -292,3 +292,13 @@ def test_a_real_audit_result_joins_and_the_json_is_clean(tmp_path: Path) -> None
     assert data["schema_version"] == "pfungst.reliance/1"
     assert data["settings"]["alpha"] == 0.1
     assert data["families"][0]["n_pairs"] == 2
+
+
+def test_the_same_audit_file_twice_exits_2_naming_both_paths(tmp_path: Path) -> None:
+    path = tmp_path / "audit.json"
+    path.write_text(json.dumps(_audit("d", SOLVABLE)))
+    table = tmp_path / "o.csv"
+    table.write_text("model,dataset,item_id,correct\nm,d,q1,1\n")
+    result = CliRunner().invoke(app, ["reliance", str(path), str(path), "--outcomes", str(table)])
+    assert result.exit_code == 2, result.output
+    assert f"audit {path}: same content as {path}" in " ".join(result.output.split())
