@@ -12,7 +12,18 @@ SOURCE = Path(pfungst.__file__).parent
 
 # Stages from left to right; a module may import only its own stage, stages to its left, and the shared modules.
 STAGES = ["data", "audit", "models", "evaluate", "stress", "integrations", "reliance", "report", "demo", "cli"]
-SHARED = {"errors", "stats", "environment", "registry", "blocks", "deprecation", "schema", "serialization", "lazy"}
+SHARED = {
+    "errors",
+    "stats",
+    "environment",
+    "registry",
+    "blocks",
+    "deprecation",
+    "schema",
+    "serialization",
+    "path_checks",
+    "lazy",
+}
 """Shared modules and packages (``stats/``): every stage may import them, and they import no stage."""
 
 

@@ -3,20 +3,24 @@
 
 Hypothesis generates JSON Lines, CSV, TSV and Parquet benchmark files (arbitrary JSON values, and rows in the common
 question/choices/answer layout with values of any type), and result files for ``pfungst report`` (arbitrary JSON,
-and a real result with one field replaced by an arbitrary value).
+and a real result with one field replaced by an arbitrary value). Other tools' logs too: benchmark files for
+``pfungst export lm-eval``, lm-eval samples for ``pfungst stress --from-logs`` and inspect logs (``.json`` and
+``.eval``) for ``pfungst inspect-log``, each a real one with one field replaced, or arbitrary lines or bytes.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -24,8 +28,12 @@ from pfungst.cli import app
 from pfungst.data.synthetic import make_synthetic
 
 RUNS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+LOG_RUNS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+"""Fewer examples for the commands that analyse a whole log (each run a fraction of a second)."""
 DEEP = "[" * 1000 + "]" * 1000
 """JSON nested 1,000 deep: a RecursionError in the reader, detection and report before issue 15."""
+DEEPER = "[" * 100_000 + "]" * 100_000
+"""JSON nested 100,000 deep: a RecursionError in Python's own parser."""
 
 scalars = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=20)
 json_values = st.recursive(
@@ -156,3 +164,149 @@ def _report(text: str) -> None:
         path = Path(folder) / "result.json"
         path.write_text(text, encoding="utf-8")
         _run(["report", str(path), "-o", str(Path(folder) / "report.html")], [path])
+
+
+@LOG_RUNS
+@given(st.lists(layout_rows, min_size=1, max_size=6))
+def test_any_benchmark_handed_to_export_lm_eval_is_exported_or_refused_cleanly(rows: list[Any]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "data.jsonl"
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+        _run(["export", "lm-eval", str(path), "-p", "cyclic", "-o", str(Path(folder) / "tasks")], [path])
+
+
+@functools.cache
+def _lm_eval_logs() -> Path:
+    """lm-eval's output folder for an exported identity and cyclic pass (built once; tests copy it)."""
+    from pfungst.stress import StressConfig
+    from pfungst.stress.lm_eval import export_lm_eval
+    from tests.stress.test_lm_eval_round_trip import _benchmark, _score, run_like_lm_eval
+
+    folder = Path(tempfile.mkdtemp(prefix="pfungst-properties-"))
+    config = StressConfig(perturbations=("cyclic",), rules=("letter",), n_bootstrap=20)
+    export_lm_eval(_benchmark(), folder / "tasks", config)
+    run_like_lm_eval(folder / "tasks", folder / "out", _score)
+    return folder / "out"
+
+
+def _from_logs(change: Any, every_file: bool = False) -> None:
+    """``stress --from-logs`` on a copy of the logs whose sample lines ``change`` rewrote (a list of parsed lines
+    in, a list of lines out: parsed lines or text), in the first samples file or in each."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "out"
+        shutil.copytree(_lm_eval_logs(), out)
+        files = sorted(out.rglob("samples_*.jsonl"))
+        for path in files if every_file else files[:1]:
+            lines = change([json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()])
+            text = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines)
+            path.write_text(text, encoding="utf-8", errors="surrogateescape")
+        _run(["stress", "--from-logs", str(out), "--n-bootstrap", "20"], files)
+
+
+@LOG_RUNS
+@given(st.integers(0, 30), st.lists(st.integers(0, 50), min_size=1, max_size=4), json_values)
+@example(1, [1, 1], 7)  # doc.item_id a number
+def test_lm_eval_samples_with_one_field_of_any_type_are_analysed_or_refused_cleanly(
+    line: int, path: list[int], value: Any
+) -> None:
+    def change(lines: list[Any]) -> list[Any]:
+        lines[line % len(lines)] = _replace(lines[line % len(lines)], path, value)
+        return lines
+
+    _from_logs(change)
+
+
+@LOG_RUNS
+@given(st.lists(st.integers(0, 50), min_size=1, max_size=3), json_values)
+@example([2], 5)  # instructions a number (the settings' keys are sorted)
+def test_lm_eval_samples_with_one_setting_of_any_type_are_analysed_or_refused_cleanly(
+    path: list[int], value: Any
+) -> None:
+    def change(lines: list[Any]) -> list[Any]:
+        settings = json.dumps(_replace(json.loads(lines[0]["doc"]["settings"]), path, value))
+        for line in lines:
+            line["doc"]["settings"] = settings
+        return lines
+
+    _from_logs(change, every_file=True)
+
+
+@LOG_RUNS
+@given(st.lists(json_values | st.text(max_size=30) | st.just(DEEPER), min_size=1, max_size=4))
+@example([DEEPER])
+def test_lm_eval_samples_of_any_lines_are_refused_cleanly(lines: list[Any]) -> None:
+    _from_logs(lambda _: lines)
+
+
+def _inspect_log() -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """An inspect header and the samples of a task expanded by pfungst (three items, each in three cyclic orders)."""
+    samples = []
+    for item in range(3):
+        for shift in range(3):
+            order = [(k + shift) % 3 for k in range(3)]
+            record = {"item_id": f"q{item}", "perturbation": "cyclic", "variant": f"shift {shift}", "order": order}
+            metadata = {"pfungst": {**record, "gold": 0, "gold_position": order.index(0), "labels": ["A", "B", "C"]}}
+            score = {
+                "value": "C" if order[0] == 0 else "I",
+                "answer": "A",
+                "metadata": {"pfungst": {"chosen_position": 0}},
+            }
+            samples.append(
+                {
+                    "id": f"q{item}|cyclic|shift {shift}",
+                    "epoch": 1,
+                    "metadata": metadata,
+                    "scores": {"pfungst_choice": score},
+                }
+            )
+    evaluation = {"task": "t", "model": "m", "dataset": {"name": "d", "sample_ids": [s["id"] for s in samples]}}
+    results = {"scores": [{"name": "pfungst_choice", "metrics": {"accuracy": {"value": 0.33}}}]}
+    return {"version": 2, "status": "success", "eval": evaluation, "results": results}, samples
+
+
+def _inspect_log_file(name: str, data: bytes) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / name
+        path.write_bytes(data)
+        _run(["inspect-log", str(path)], [path])
+
+
+@LOG_RUNS
+@given(st.lists(st.integers(0, 50), min_size=1, max_size=5), json_values)
+@example([2], True)  # eval: true
+def test_an_inspect_json_log_with_one_field_of_any_type_is_read_or_refused_cleanly(path: list[int], value: Any) -> None:
+    header, samples = _inspect_log()
+    _inspect_log_file("log.json", json.dumps(_replace({**header, "samples": samples}, path, value)).encode())
+
+
+@LOG_RUNS
+@given(st.integers(0, 9), st.lists(st.integers(0, 50), min_size=1, max_size=4), json_values)
+@example(0, [2], True)  # the header's eval: true
+def test_an_inspect_eval_log_with_one_member_changed_is_read_or_refused_cleanly(
+    member: int, path: list[int], value: Any
+) -> None:
+    from tests.integrations.test_inspect_log import write_eval
+
+    header, samples = _inspect_log()
+    documents = [header, *samples]
+    documents[member] = _replace(documents[member], path, value)
+    names = ["header.json", *(f"samples/{number}_epoch_1.json" for number in range(len(samples)))]
+    with tempfile.TemporaryDirectory() as folder:
+        log = write_eval(
+            Path(folder) / "log.eval", {n: json.dumps(d).encode() for n, d in zip(names, documents, strict=True)}
+        )
+        _inspect_log_file("log.eval", log.read_bytes())
+
+
+@LOG_RUNS
+@given(st.integers(0, 4000), st.binary(min_size=1, max_size=40))
+@example(45, b"\xff" * 8)  # the first member's Zstandard frame header
+def test_an_inspect_eval_log_with_bytes_overwritten_is_read_or_refused_cleanly(offset: int, garbage: bytes) -> None:
+    from tests.integrations.test_inspect_log import write_eval
+
+    header, samples = _inspect_log()
+    members = {"header.json": json.dumps(header).encode(), "samples/0_epoch_1.json": json.dumps(samples[0]).encode()}
+    with tempfile.TemporaryDirectory() as folder:
+        raw = write_eval(Path(folder) / "log.eval", members).read_bytes()
+    start = offset % len(raw)
+    _inspect_log_file("log.eval", raw[:start] + garbage + raw[start + len(garbage) :])

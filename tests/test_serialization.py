@@ -22,7 +22,8 @@ import pfungst
 from pfungst.data import Benchmark, Item, make_synthetic
 from pfungst.data.summary import summarize
 from pfungst.errors import ConfigError
-from pfungst.serialization import atomic_write, check_outputs, to_jsonable, write_json, write_jsonl, write_records
+from pfungst.path_checks import check_outputs
+from pfungst.serialization import atomic_write, to_jsonable, write_json, write_jsonl, write_records
 from tests.evaluate.fakes import ScriptedModel, by_continuation
 
 SOURCE = Path(pfungst.__file__).parents[1]

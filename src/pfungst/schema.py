@@ -41,6 +41,25 @@ MAX_DEPTH = 64
 
 _HINT = "Pass a result file that a pfungst command wrote with --json, unchanged."
 
+_PROPORTIONS = {"level", "alpha", "power", "chance", "coverage", "productivity"}
+_PROPORTION_SUFFIXES = ("pvalue", "qvalue", "_share", "_rate", "_fraction")
+_PROPORTION_PREFIXES = ("pvalue_", "qvalue_", "share_")
+"""Numbers that lie in [0, 1] wherever a result holds them, by key: p- and q-values, interval levels, shares."""
+
+
+def _is_proportion(key: str) -> bool:
+    return key in _PROPORTIONS or key.endswith(_PROPORTION_SUFFIXES) or key.startswith(_PROPORTION_PREFIXES)
+
+
+def _is_proportion_estimate(key: str) -> bool:
+    """An estimate of an accuracy (a share of items; not a chance-corrected one, which may be negative)."""
+    return (key == "accuracy" or key.endswith("_accuracy")) and "corrected" not in key
+
+
+def _is_count(key: str) -> bool:
+    return key == "n" or key.startswith("n_")
+
+
 T = TypeVar("T")
 
 
@@ -140,20 +159,32 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
         return value
 
     def integer(self, key: str) -> int:
-        """An integer (not a boolean)."""
+        """An integer (not a boolean); a count (``n``, ``n_*``) is not negative."""
         value = self.raw(key)
         if isinstance(value, bool) or not isinstance(value, int):
             raise self._error(key, f"expected a whole number, found {_describe(value)}")
+        if value < 0 and _is_count(key):
+            raise self._error(key, f"a count cannot be negative, found {value}")
         return value
 
     def number(self, key: str) -> float:
-        """A number; null (how NaN is written) reads as NaN."""
+        """A finite number; null (how NaN is written) reads as NaN. A p- or q-value, level or share lies in [0, 1].
+
+        Raises:
+            ReaderError: not a number, ``NaN`` or ``Infinity`` written as such (pfungst writes null), or a
+                proportion outside [0, 1].
+        """
         value = self.raw(key)
         if value is None:
             return math.nan
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self._error(key, f"expected a number, found {_describe(value)}")
-        return float(value)
+        number = float(value)
+        if not math.isfinite(number):
+            raise self._error(key, f"expected a finite number or null, found {value}")
+        if _is_proportion(key) and not 0 <= number <= 1:
+            raise self._error(key, f"{number:g} is outside [0, 1]")
+        return number
 
     def boolean(self, key: str) -> bool:
         """True or false."""
@@ -193,9 +224,17 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
         ci = None
         if fields.has("ci"):
             bounds = fields.sub("ci")
-            ci = ConfidenceInterval(bounds.number("low"), bounds.number("high"), bounds.number("level"))
+            low, high = bounds.number("low"), bounds.number("high")
+            if low > high:  # False when either is NaN (an interval that could not be computed)
+                raise bounds.error("", f"low {low:g} is above high {high:g}")
+            ci = ConfidenceInterval(low, high, bounds.number("level"))
+        value = fields.number("value")
+        if _is_proportion_estimate(key):
+            for name, number in (("value", value), ("ci.low", ci.low if ci else 0), ("ci.high", ci.high if ci else 0)):
+                if not 0 <= number <= 1 and not math.isnan(number):
+                    raise fields.error(name, f"an accuracy of {number:g} is outside [0, 1]")
         return Estimate(
-            value=fields.number("value"),
+            value=value,
             method=fields.string("method"),
             n=fields.integer("n"),
             ci=ci,

@@ -3,8 +3,8 @@
 Every result's ``save_json``, every per-item record file, every report and plot goes through this module, so the
 same value is written the same way everywhere (NaN and infinity as ``null``, tuples as lists, numpy scalars as
 numbers) and no crash or kill can leave a half-written file: :func:`atomic_write` writes a temporary file in the
-target's folder, flushes it to disk and renames it into place. :func:`check_outputs` is what every command calls
-first, so that a wrong output path (the input itself, a directory, a read-only folder) costs no model call.
+target's folder, flushes it to disk and renames it into place. The paths themselves are checked before any work by
+:mod:`pfungst.path_checks`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import dataclasses
 import json
 import math
 import os
-import secrets
 import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -21,11 +20,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from pfungst.errors import ConfigError
+from pfungst.path_checks import create_beside, file_kind
 
 __all__ = [
     "RECORD_SUFFIXES",
     "atomic_write",
-    "check_outputs",
     "to_jsonable",
     "write_csv",
     "write_json",
@@ -174,7 +173,7 @@ def atomic_write(path: str | Path, *, binary: bool = False) -> Iterator[IO[Any]]
     try:
         mode = _kept_mode(path, target)
         target.parent.mkdir(parents=True, exist_ok=True)
-        temporary, descriptor = _create_beside(target)
+        temporary, descriptor = create_beside(target)
         if mode is not None:
             os.chmod(temporary, mode)
         with os.fdopen(
@@ -200,30 +199,8 @@ def _kept_mode(path: str | Path, target: Path) -> int | None:
     except FileNotFoundError:
         return None
     if not stat.S_ISREG(status.st_mode):
-        raise ConfigError(f"cannot write {path}: {_kind(status.st_mode)}, not a regular file. Choose another path.")
+        raise ConfigError(f"cannot write {path}: {file_kind(status.st_mode)}, not a regular file. Choose another path.")
     return stat.S_IMODE(status.st_mode)
-
-
-def _kind(mode: int) -> str:
-    """What a non-regular file is, in words, for a message."""
-    kinds = (
-        (stat.S_ISDIR, "a directory"),
-        (stat.S_ISFIFO, "a FIFO (named pipe)"),
-        (stat.S_ISCHR, "a device"),
-        (stat.S_ISBLK, "a device"),
-        (stat.S_ISSOCK, "a socket"),
-    )
-    return next((name for test, name in kinds if test(mode)), "a special file")
-
-
-def _create_beside(target: Path) -> tuple[Path, int]:
-    """A new, uniquely named hidden file in ``target``'s folder (permissions as for any new file, umask applied)."""
-    while True:
-        candidate = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
-        try:
-            return candidate, os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        except FileExistsError:
-            continue
 
 
 def _sync_folder(folder: Path) -> None:
@@ -238,146 +215,3 @@ def _sync_folder(folder: Path) -> None:
         pass
     finally:
         os.close(descriptor)
-
-
-def check_outputs(
-    inputs: Iterable[str | Path | None],
-    outputs: Mapping[str, str | Path | None],
-    folders: Mapping[str, str | Path | None] | None = None,
-) -> None:
-    """Refuse output paths that would destroy an input or cannot be written, before any work is done.
-
-    Each output file must differ from every input (symbolic links, hard links and ``./x`` against ``x`` resolved;
-    an input folder stands for every file beneath it) and from the other outputs, must not be a directory, a FIFO,
-    a device or a socket, and its folder must take new files (tried, not assumed: root passes every permission
-    test); a missing folder is created. Output folders (``folders``) must not be an input or an existing file.
-    ``-`` (standard output) and None are skipped.
-
-    Args:
-        inputs: Files and folders the command reads.
-        outputs: Option name (``--json``) -> the file it writes.
-        folders: Option name (``--fix``) -> a folder files are written into.
-
-    Raises:
-        ConfigError: the first path that fails, naming its option, the path and what to do.
-
-    Example:
-        >>> check_outputs(["data.jsonl"], {"--json": "data.jsonl"})
-        Traceback (most recent call last):
-        ...
-        pfungst.errors.ConfigError: --json data.jsonl: this is the input data.jsonl; writing there would overwrite it. Choose another output path.
-    """  # noqa: E501
-    sources = _sources(inputs)
-    wanted = list(_wanted(outputs, folders or {}))
-    written: dict[Path | tuple[int, int], str] = {}
-    for option, path, _ in wanted:  # every clash first: a refused command creates no folder
-        resolved, identity = _resolved(path), _identity(path)
-        for shown, source, source_identity in sources:
-            if resolved == source or (identity is not None and identity == source_identity):
-                raise ConfigError(
-                    f"{option} {path}: this is the input {shown}; writing there would overwrite it. "
-                    "Choose another output path."
-                )
-        other = written.get(resolved) or (written.get(identity) if identity is not None else None)
-        if other is not None:
-            raise ConfigError(f"{option} {path}: {other} writes there too. Give each output its own path.")
-        written[resolved] = option
-        if identity is not None:
-            written[identity] = option
-    for option, path, is_folder in wanted:
-        if is_folder:
-            _check_folder(option, Path(path), Path(path))
-        else:
-            _check_file(option, Path(path))
-
-
-def _sources(inputs: Iterable[str | Path | None]) -> list[tuple[str, Path, tuple[int, int] | None]]:
-    """Each input as (shown, resolved, device and inode), and every file beneath an input folder (links followed)."""
-    given = [str(path) for path in inputs if path is not None and str(path) not in ("", "-")]
-    return [(path, _resolved(path), _identity(path)) for path in [*given, *_files_beneath(given)]]
-
-
-def _files_beneath(folders: Iterable[str]) -> Iterator[str]:
-    """Every file in ``folders`` and their subfolders, depth-first without recursion; a folder reached twice (a
-    link loop) is walked once."""
-    stack = [folder for folder in folders if os.path.isdir(folder)]
-    seen: set[tuple[int, int] | None] = set()
-    while stack:
-        folder = stack.pop()
-        if _identity(folder) in seen:
-            continue
-        seen.add(_identity(folder))
-        try:
-            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.is_dir():  # a link to a folder too
-                stack.append(entry.path)
-            else:
-                yield entry.path
-
-
-def _wanted(outputs: Mapping[str, str | Path | None], folders: Mapping[str, str | Path | None]) -> Iterator[Any]:
-    for option, path in outputs.items():
-        if path is not None and str(path) != "-":
-            yield option, path, False
-    for option, path in folders.items():
-        if path is not None:
-            yield option, path, True
-
-
-def _resolved(path: str | Path) -> Path:
-    return Path(os.path.realpath(os.path.expanduser(path)))
-
-
-def _identity(path: str | Path) -> tuple[int, int] | None:
-    """(device, inode) of an existing path, links followed: two names of one file (hard links) share it."""
-    try:
-        status = os.stat(os.path.expanduser(path))
-    except OSError:
-        return None
-    return status.st_dev, status.st_ino
-
-
-def _check_file(option: str, path: Path) -> None:
-    try:
-        mode: int | None = os.stat(path).st_mode
-    except OSError:
-        mode = None
-    if mode is not None and stat.S_ISDIR(mode):
-        raise ConfigError(f"{option} {path}: this is a directory. Give a file name, e.g. {path / 'result.json'}.")
-    if mode is not None and not stat.S_ISREG(mode):
-        raise ConfigError(
-            f"{option} {path}: this is {_kind(mode)}, not a regular file; pfungst writes only regular files. "
-            "Choose another path."
-        )
-    if mode is not None and not os.access(path, os.W_OK):
-        raise ConfigError(f"{option} {path}: the file is read-only. Choose another path or make it writable.")
-    _check_folder(option, path, path.parent)
-
-
-def _check_folder(option: str, path: Path, folder: Path) -> None:
-    """``folder`` exists (created if missing), is a directory, and a new file can be made in it (tried)."""
-    if folder.exists() and not folder.is_dir():
-        kind = "a file" if folder.is_file() else _kind(os.stat(folder).st_mode)
-        raise ConfigError(f"{option} {path}: {folder} is {kind}, not a folder. Choose another path.")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(
-            f"{option} {path}: cannot create the folder {folder} ({exc.strerror or exc}). Choose another path."
-        ) from exc
-    reason = "" if os.access(folder, os.W_OK | os.X_OK) else "permission denied"
-    if not reason:
-        try:
-            probe, descriptor = _create_beside(folder / "pfungst-check")
-            os.close(descriptor)
-            probe.unlink()
-        except OSError as exc:
-            reason = str(exc.strerror or exc)
-    if reason:
-        raise ConfigError(
-            f"{option} {path}: the folder {folder} is not writable. Choose another path or make the folder "
-            f"writable ({reason})."
-        )

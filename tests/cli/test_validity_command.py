@@ -44,3 +44,23 @@ def test_an_unknown_irt_method_exits_2_with_the_choices(tmp_path: Path) -> None:
     result = runner.invoke(app, ["validity", "--outcomes", str(_answers(tmp_path / "a.csv")), "--irt", "bayes"])
     assert result.exit_code == 2
     assert "--irt must be jml, mml or none" in result.output
+
+
+def test_the_same_outcome_file_twice_or_a_copy_exits_2_naming_both_paths(tmp_path: Path) -> None:
+    first = _answers(tmp_path / "a.csv")
+    copied = tmp_path / "copy.csv"
+    copied.write_bytes(first.read_bytes())
+    for second in (first, copied):
+        result = runner.invoke(app, ["validity", "--outcomes", str(first), "--outcomes", str(second)])
+        assert result.exit_code == 2, result.output
+        assert f"--outcomes {second}: same content as {first}" in " ".join(result.output.split())
+
+
+def test_an_unreadable_outcome_file_names_the_option_and_the_missing_column(tmp_path: Path) -> None:
+    path = tmp_path / "answers.csv"
+    path.write_text("model,item,correct\nm,q1,1\n")
+    result = runner.invoke(app, ["validity", "--outcomes", str(path)])
+    assert result.exit_code == 2, result.output
+    text = " ".join(result.output.split())
+    assert "a table needs the columns item_id and correct; missing: item_id" in text
+    assert "Pass --outcome-format one of: openai-evals," in text and "format=" not in text

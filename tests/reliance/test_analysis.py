@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
-from pfungst.errors import ConfigError, DataError
+from pfungst.cli import app
+from pfungst.errors import ConfigError, DataError, ReaderError
 from pfungst.reliance import (
     ModelOutcomes,
     RelianceConfig,
@@ -232,6 +235,41 @@ def test_audit_json_without_items_is_refused(tmp_path: Path) -> None:
     assert shortcut_items(path).n_solvable == 20
 
 
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda audit: audit["probes"].insert(0, None),
+            r"audit\.json: field 'probes\[0\]': expected an object, found null",
+        ),
+        (lambda audit: audit.update(verdict=None), r"audit\.json: field 'verdict': expected an object, found null"),
+        (lambda audit: audit["probes"][0]["items"].append(None), r"field 'probes\[0\]\.items\[40\]': expected an obj"),
+        (
+            lambda audit: audit["probes"][0]["items"][3].pop("item_id"),
+            r"field 'probes\[0\]\.items\[3\]\.item_id': miss",
+        ),
+        (
+            lambda audit: audit["probes"][0]["settings"].update(chance="half"),
+            r"'probes\[0\]\.settings\.chance': expected a",
+        ),
+        (lambda audit: audit["probes"][0]["items"][0].update(share_correct=3), r"'probes\[0\]\.items\[0\]\.share_corr"),
+    ],
+)
+def test_an_audit_file_with_a_null_or_malformed_probe_names_the_file_and_field(
+    tmp_path: Path, change: Any, message: str
+) -> None:
+    audit = _audit("d", SOLVABLE)
+    change(audit)
+    path = tmp_path / "audit.json"
+    path.write_text(json.dumps(audit))
+    with pytest.raises(ReaderError, match=message):
+        reliance([path], [_outcomes("m", "d", {})])
+    table = tmp_path / "o.csv"
+    table.write_text("model,dataset,item_id,correct\nm,d,q1,1\n")
+    result = CliRunner().invoke(app, ["reliance", str(path), "--outcomes", str(table)])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+
+
 def test_a_real_audit_result_joins_and_the_json_is_clean(tmp_path: Path) -> None:
     import pfungst
     from pfungst.data.synthetic import make_synthetic
@@ -254,3 +292,13 @@ def test_a_real_audit_result_joins_and_the_json_is_clean(tmp_path: Path) -> None
     assert data["schema_version"] == "pfungst.reliance/1"
     assert data["settings"]["alpha"] == 0.1
     assert data["families"][0]["n_pairs"] == 2
+
+
+def test_the_same_audit_file_twice_exits_2_naming_both_paths(tmp_path: Path) -> None:
+    path = tmp_path / "audit.json"
+    path.write_text(json.dumps(_audit("d", SOLVABLE)))
+    table = tmp_path / "o.csv"
+    table.write_text("model,dataset,item_id,correct\nm,d,q1,1\n")
+    result = CliRunner().invoke(app, ["reliance", str(path), str(path), "--outcomes", str(table)])
+    assert result.exit_code == 2, result.output
+    assert f"audit {path}: same content as {path}" in " ".join(result.output.split())

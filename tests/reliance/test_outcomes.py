@@ -297,3 +297,22 @@ def test_stress_lines_of_log_probability_rules_carry_option_probabilities(tmp_pa
     assert outcomes.answers["a"].chosen == "B"
     assert dict(outcomes.answers["b"].probabilities) == {}  # cloze-byte scores are per byte, not probabilities
     assert dict(outcomes.answers["c"].probabilities) == {}  # an infinite score (written as null)
+
+
+def test_a_helm_run_spec_that_is_not_utf8_or_too_deep_is_named(tmp_path: Path) -> None:
+    run = tmp_path / "mmlu:model=openai_gpt2"
+    run.mkdir()
+    (run / "per_instance_stats.json").write_text(json.dumps([_helm_entry("id1", 1.0)]))
+    (run / "run_spec.json").write_bytes(b'{"name": "caf\xe9"}')
+    with pytest.raises(ReaderError, match=r"run_spec\.json: field '\(json\)': not UTF-8 text"):
+        read_outcomes(run)
+    (run / "run_spec.json").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ReaderError, match=r"run_spec\.json:1: .*nested deeper than 200 levels"):
+        read_outcomes(run)
+
+
+def test_a_score_json_that_is_not_utf8_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "score.json"
+    path.write_bytes(b'{"schema_version": "pfungst.score/1", "model": "caf\xe9"}')
+    with pytest.raises(ReaderError, match=r"score\.json: field '\(json\)': not UTF-8 text"):
+        read_outcomes(path, format="pfungst-score")

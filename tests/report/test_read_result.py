@@ -120,6 +120,58 @@ def test_a_value_of_the_wrong_type_is_named_by_file_and_field_path(
         pfungst.read_result(_write(tmp_path / f"{name}.json", data))
 
 
+IMPOSSIBLE = [
+    (
+        "score",
+        lambda d: d["accuracy"]["ci"].update(low=0.8, high=0.2),
+        r"score\.json: field 'accuracy\.ci': low 0\.8 is above high 0\.2",
+    ),
+    ("score", lambda d: d["accuracy"].update(n=-3), r"field 'accuracy\.n': a count cannot be negative, found -3"),
+    ("score", lambda d: d["accuracy"].update(value=1.5), r"field 'accuracy\.value': an accuracy of 1\.5 is outside"),
+    (
+        "score",
+        lambda d: d["accuracy"].update(value=float("nan")),
+        r"'accuracy\.value': expected a finite number or null",
+    ),
+    ("score", lambda d: d["accuracy"]["ci"].update(high=float("inf")), r"'accuracy\.ci\.high': expected a finite"),
+    (
+        "audit",
+        lambda d: d["probes"][0]["kappa"].update(pvalue=2.5),
+        r"'probes\[0\]\.kappa\.pvalue': 2\.5 is outside \[0, 1\]",
+    ),
+    ("reliance", lambda d: d["families"][0].update(qvalue=-0.1), r"'families\[0\]\.qvalue': -0\.1 is outside \[0, 1\]"),
+    (
+        "reliance",
+        lambda d: d["models"][0].update(n_solvable=-2),
+        r"'models\[0\]\.n_solvable': a count cannot be negative",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "change", "message"), IMPOSSIBLE)
+def test_an_impossible_value_is_named_by_file_and_field_path(
+    demo_objects: dict[str, Any], tmp_path: Path, name: str, change: Any, message: str
+) -> None:
+    data = copy.deepcopy(_json(demo_objects[name].to_dict()))
+    change(data)
+    with pytest.raises(ReaderError, match=message):
+        pfungst.read_result(_write(tmp_path / f"{name}.json", data))
+
+
+def test_report_on_the_same_result_twice_exits_2_naming_both_paths(
+    demo_objects: dict[str, Any], tmp_path: Path
+) -> None:
+    first = _write(tmp_path / "score.json", _json(demo_objects["score"].to_dict()))
+    copied = tmp_path / "copy.json"
+    copied.write_bytes(first.read_bytes())
+    for pair in ([first, first], [first, copied]):
+        result = runner.invoke(app, ["report", *map(str, pair), "-o", str(tmp_path / "report.html")])
+        assert result.exit_code == 2, result.output
+        text = " ".join(result.output.split())
+        assert f"{pair[1]}: same content as {first}" in text
+        assert not (tmp_path / "report.html").exists()
+
+
 def test_report_on_a_file_with_a_wrong_type_exits_2_naming_the_field(
     demo_objects: dict[str, Any], tmp_path: Path
 ) -> None:

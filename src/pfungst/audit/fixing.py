@@ -10,7 +10,8 @@ from pfungst.audit.mitigate import AFLiteConfig, FilterResult, counterbalance, f
 from pfungst.audit.result import AuditResult
 from pfungst.audit.run import AuditConfig, Progress, audit
 from pfungst.data.benchmark import Benchmark
-from pfungst.serialization import check_outputs, write_csv
+from pfungst.path_checks import check_outputs
+from pfungst.serialization import write_csv
 
 __all__ = ["FixResult", "fix"]
 

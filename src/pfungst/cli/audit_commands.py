@@ -44,7 +44,8 @@ from pfungst.cli.gate_options import (
     print_split,
     write_card,
 )
-from pfungst.serialization import check_outputs, write_csv
+from pfungst.path_checks import check_outputs
+from pfungst.serialization import write_csv
 
 if TYPE_CHECKING:  # the command imports what it runs when it runs: `--help` stays fast
     from rich.console import Console

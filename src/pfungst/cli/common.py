@@ -75,7 +75,7 @@ stdout = Console()
 class PathRole(enum.Enum):
     """What a command does with a path it is given, declared beside the option (``Annotated[Path, typer.Option(...),
     WRITE]``): every path parameter of every command carries one, and a test tries each written one against each
-    input, so no output escapes :func:`~pfungst.serialization.check_outputs`."""
+    input, so no output escapes :func:`~pfungst.path_checks.check_outputs`."""
 
     READ = "read"
     """An input: a file, or a folder whose files are read."""

@@ -29,7 +29,7 @@ from pfungst.cli.common import (
     write_json,
 )
 from pfungst.errors import ConfigError, unknown_name_message
-from pfungst.serialization import check_outputs
+from pfungst.path_checks import check_outputs
 
 if TYPE_CHECKING:
     from pfungst.registry import Registry

@@ -28,7 +28,7 @@ from pfungst.cli.common import (
     user_errors,
 )
 from pfungst.errors import ConfigError
-from pfungst.serialization import check_outputs
+from pfungst.path_checks import check_outputs
 
 if TYPE_CHECKING:  # the command imports what it runs when it runs: `--help` stays fast
     from pfungst.stress.stress_config import StressConfig

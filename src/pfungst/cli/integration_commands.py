@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from pfungst.cli.common import READ, JsonOption, app, results_console, user_errors, write_json
-from pfungst.serialization import check_outputs
+from pfungst.path_checks import check_outputs
 
 __all__ = ["inspect_log_command"]
 

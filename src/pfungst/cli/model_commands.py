@@ -35,7 +35,7 @@ from pfungst.cli.common import (
     write_json,
 )
 from pfungst.errors import ConfigError
-from pfungst.serialization import check_outputs
+from pfungst.path_checks import check_outputs
 
 if TYPE_CHECKING:  # each command imports what it runs when it runs: `--help` stays fast
     from rich.console import Console

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -20,8 +20,11 @@ from pfungst.cli.common import (
     user_errors,
     write_json,
 )
-from pfungst.errors import ConfigError
-from pfungst.serialization import check_outputs
+from pfungst.errors import ConfigError, ReaderError
+from pfungst.path_checks import check_distinct_inputs, check_outputs
+
+if TYPE_CHECKING:
+    from pfungst.reliance import ModelOutcomes
 
 __all__ = ["reliance_command", "report_command", "validity_command"]
 
@@ -47,6 +50,8 @@ _OutcomeFormat = Annotated[
         help="Force the outcome format: openai-evals, pfungst-score, pfungst-stress, lm-eval, helm, inspect, csv."
     ),
 ]
+_OPTION_NAMES = {"format=": "--outcome-format", "metric=": "--metric", "variant=": "--variant", "scorer=": "--metric"}
+"""The Python arguments of ``read_outcomes`` that outcome readers' hints name -> this module's options."""
 _Dataset = Annotated[
     str | None,
     typer.Option(help="Dataset name for outcome files that do not name one (must match an audit's benchmark name)."),
@@ -125,13 +130,10 @@ def reliance_command(
             alpha=alpha,
             seed=seed,
         )
-        found = [
-            o
-            for path in outcomes
-            for o in read_outcomes(
-                path, format=outcome_format, model=model, dataset=dataset, metric=metric, variant=variant
-            )
-        ]
+        check_distinct_inputs(audits, "audit")
+        found = _read_outcomes(
+            outcomes, format=outcome_format, model=model, dataset=dataset, metric=metric, variant=variant
+        )
         result = reliance(list(audits), found, config, choices_only=choices_only)
         render_to_console(result, results_console(json_path))
         write_json(json_path, result.save_json)
@@ -153,7 +155,6 @@ def validity_command(
 ) -> None:
     """Rank items by how likely their key is wrong, from several models' outcomes (agreement, IRT, cleanlab)."""
     with user_errors():
-        from pfungst.reliance import read_outcomes
         from pfungst.reliance.validity import ValidityConfig, validity
         from pfungst.report.console_blocks import render_to_console
 
@@ -166,14 +167,36 @@ def validity_command(
             irt=irt != "none",
             irt_method="mml" if irt == "mml" else "jml",
         )
-        found = [
-            o
-            for path in outcomes
-            for o in read_outcomes(path, format=outcome_format, dataset=dataset, metric=metric, variant=variant)
-        ]
+        found = _read_outcomes(outcomes, format=outcome_format, dataset=dataset, metric=metric, variant=variant)
         result = validity(found, config)
         render_to_console(result, results_console(json_path))
         write_json(json_path, result.save_json)
+
+
+def _read_outcomes(paths: list[Path], **options: Any) -> list[ModelOutcomes]:
+    """Every ``--outcomes`` path read; a file read twice (given twice, or a copy, or inside two folders given) is
+    refused, and an unknown format names ``--outcome-format``."""
+    from pfungst.reliance import read_outcomes
+
+    found: list[ModelOutcomes] = []
+    sources: list[str] = []
+    for path in paths:
+        try:
+            read = read_outcomes(path, **options)
+        except ReaderError as exc:
+            raise _with_option_names(exc) from None
+        found.extend(read)
+        sources.extend(dict.fromkeys(outcome.source for outcome in read))
+    check_distinct_inputs(sources, "--outcomes")
+    return found
+
+
+def _with_option_names(error: ReaderError) -> ReaderError:
+    """The error with the Python arguments its hint names (``format=``) spelt as the command's options."""
+    hint = error.hint
+    for argument, option in _OPTION_NAMES.items():
+        hint = hint.replace(argument, option)
+    return error if hint == error.hint else ReaderError(error.path, error.line, error.field, error.reason, hint)
 
 
 def _families(path: Path) -> dict[str, str]:

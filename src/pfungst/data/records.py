@@ -29,6 +29,7 @@ __all__ = [
     "iter_json_array",
     "iter_jsonl",
     "iter_parquet",
+    "json_value",
     "parse_json",
     "read_text",
 ]
@@ -53,6 +54,37 @@ def parse_json(text: str) -> Any:
         return json.loads(text)
     except RecursionError:
         raise json.JSONDecodeError(f"nested deeper than {MAX_JSON_DEPTH} levels", text, 0) from None
+
+
+def json_value(text: str | bytes, path: str | Path, *, line: int = 0, field: str = "(json)", hint: str = "") -> Any:
+    """:func:`parse_json` for untrusted JSON from a file (another tool's log, a result file, a zip member), with
+    every failure a :class:`ReaderError`.
+
+    Args:
+        text: The JSON text (bytes are decoded as UTF-8).
+        path: The file, for the message (``log.eval`` or ``log.eval: samples/1_epoch_1.json``).
+        line: The line the text starts on in a JSON Lines file; 0 for a whole document (the error's own line is
+            named then).
+        field: The field or member named in the message.
+        hint: What to do, for the message.
+
+    Raises:
+        ReaderError: not UTF-8, malformed, or nested deeper than :data:`MAX_JSON_DEPTH` (the message says so).
+
+    Example:
+        >>> json_value("[" * 500 + "]" * 500, "deep.json")
+        Traceback (most recent call last):
+        ...
+        pfungst.errors.ReaderError: deep.json:1: field '(json)': malformed JSON (nested deeper than 200 levels at \
+column 201)
+    """
+    try:
+        return parse_json(text.decode("utf-8") if isinstance(text, bytes) else text)
+    except UnicodeDecodeError as exc:
+        raise ReaderError(path, line, field, f"not UTF-8 text ({exc.reason} at byte {exc.start})", hint) from None
+    except json.JSONDecodeError as exc:
+        where = line or exc.lineno
+        raise ReaderError(path, where, field, f"malformed JSON ({exc.msg} at column {exc.colno})", hint) from None
 
 
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')

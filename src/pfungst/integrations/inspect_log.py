@@ -15,20 +15,19 @@ Only one epoch is read (``epoch=``, default 1); samples of other epochs and unsc
 
 from __future__ import annotations
 
-import io
-import json
 import math
 import re
-import struct
 import zipfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pfungst.data.item import FrozenMapping
-from pfungst.errors import DataError, MissingDependency, ReaderError
+from pfungst.data.records import json_value
+from pfungst.errors import DataError, ReaderError
 from pfungst.evaluate.outcome import Outcome
+from pfungst.integrations.inspect_archive import MAX_MEMBER_BYTES, read_member
 from pfungst.integrations.inspect_figures import ArrangementFigures, arrangement_figures
 from pfungst.integrations.inspect_samples import METADATA_KEY, outcome_from_metadata, position_of_letter
 from pfungst.serialization import write_json
@@ -37,7 +36,6 @@ __all__ = ["SCHEMA_VERSION", "InspectLog", "is_inspect_log", "read_inspect_log"]
 
 SCHEMA_VERSION = "pfungst.inspect-log/1"
 """The ``schema_version`` of :meth:`InspectLog.save_json` files."""
-_ZSTD = 93
 _JSON_HEAD = re.compile(r'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
 _PREFERRED_SCORER = "pfungst_choice"
 _CORRECT = {"C": True, "I": False}
@@ -112,30 +110,35 @@ class InspectLog:
 def is_inspect_log(path: Path) -> bool:
     """An ``.eval`` zip with ``header.json`` or ``_journal/start.json``, or a ``.json`` that opens as inspect's."""
     suffix = path.suffix.lower()
-    if suffix == ".eval":
-        try:
+    try:
+        if suffix == ".eval":
             with zipfile.ZipFile(path) as archive:
                 names = set(archive.namelist())
-        except (OSError, zipfile.BadZipFile):
+            return "header.json" in names or "_journal/start.json" in names
+        if suffix != ".json":
             return False
-        return "header.json" in names or "_journal/start.json" in names
-    if suffix != ".json":
+        with path.open("r", encoding="utf-8", errors="replace") as handle:
+            return _JSON_HEAD.match(handle.read(256)) is not None
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile, zipfile.LargeZipFile):
         return False
-    with path.open("r", encoding="utf-8", errors="replace") as handle:
-        return _JSON_HEAD.match(handle.read(256)) is not None
 
 
-def read_inspect_log(path: str | Path, *, scorer: str | None = None, epoch: int = 1) -> InspectLog:
+def read_inspect_log(
+    path: str | Path, *, scorer: str | None = None, epoch: int = 1, max_member_bytes: int = MAX_MEMBER_BYTES
+) -> InspectLog:
     """Read an inspect eval log's per-sample scores, and its arranged samples as outcomes.
 
     Args:
         path: An ``.eval`` or ``.json`` log.
         scorer: The scorer whose scores to read; default ``pfungst_choice`` where the log has it, else the first.
         epoch: The epoch to read.
+        max_member_bytes: The most bytes one member of an ``.eval`` archive may inflate to (see
+            :mod:`~pfungst.integrations.inspect_archive`).
 
     Raises:
-        ReaderError: the file is not an inspect log, a sample is malformed, or a score is neither right nor
-            wrong (the message names the file and sample).
+        ReaderError: the file is not an inspect log, a member is corrupt or inflates past its limit, JSON is nested
+            too deep, a sample is malformed, or a score is neither right nor wrong (the message names the file and
+            the sample or member).
         MissingDependency: an ``.eval`` log and no ``zstandard`` package.
     """
     path = Path(path)
@@ -143,59 +146,89 @@ def read_inspect_log(path: str | Path, *, scorer: str | None = None, epoch: int 
         raise ReaderError(path, 0, "", "no such file", "Pass the log inspect wrote (its --log-dir)")
     if not is_inspect_log(path):
         raise ReaderError(path, 0, "", "not an inspect eval log (.eval or .json)", "Pass a log that inspect wrote")
-    header, samples = _read_eval(path) if path.suffix.lower() == ".eval" else _read_json(path)
-    evaluation = header.get("eval") or {}
-    samples = _in_dataset_order(evaluation, samples)
-    chosen = scorer or _default_scorer(header, samples)
-    correct: dict[str, bool] = {}
-    outcomes: list[Outcome] = []
-    skipped = 0
-    for sample in samples:
-        score = (sample.get("scores") or {}).get(chosen)
-        value = _correct(path, sample, chosen, score) if sample.get("epoch", 1) == epoch else None
-        if value is None:
-            skipped += 1
-            continue
-        correct[str(sample.get("id"))] = value
-        if isinstance((sample.get("metadata") or {}).get(METADATA_KEY), Mapping) and isinstance(score, Mapping):
-            outcomes.append(_outcome(path, sample, score))
+    header, samples = _read_eval(path, max_member_bytes) if path.suffix.lower() == ".eval" else _read_json(path)
+    evaluation = _object(path, header.get("eval"), "eval")
+    dataset = _object(path, evaluation.get("dataset"), "eval.dataset")
+    samples = _in_dataset_order(dataset, samples)
+    scores = _scores(path, header)
+    chosen = scorer or _default_scorer(path, scores, samples)
+    correct, outcomes, skipped = _scored(path, samples, chosen, epoch)
+    packages = _object(path, evaluation.get("packages"), "eval.packages")
     return InspectLog(
         path=str(path),
         task=str(evaluation.get("task", "")),
         model=str(evaluation.get("model", "")),
-        dataset=str((evaluation.get("dataset") or {}).get("name") or evaluation.get("task", "")),
+        dataset=str(dataset.get("name") or evaluation.get("task", "")),
         status=str(header.get("status", "")),
         scorer=chosen,
         correct=FrozenMapping(correct),
         outcomes=tuple(outcomes),
-        metrics=FrozenMapping(_metrics(header, chosen)),
+        metrics=FrozenMapping(_metrics(scores, chosen)),
         n_skipped=skipped,
-        metadata=FrozenMapping({"epoch": epoch, "inspect_ai": (evaluation.get("packages") or {}).get("inspect_ai")}),
+        metadata=FrozenMapping({"epoch": epoch, "inspect_ai": packages.get("inspect_ai")}),
     )
 
 
-def _in_dataset_order(evaluation: Mapping[str, Any], samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _scored(
+    path: Path, samples: list[dict[str, Any]], scorer: str, epoch: int
+) -> tuple[dict[str, bool], list[Outcome], int]:
+    """Sample id -> right or wrong, the arranged samples' outcomes, and how many samples were skipped."""
+    correct: dict[str, bool] = {}
+    outcomes: list[Outcome] = []
+    skipped = 0
+    for sample in samples:
+        score = _object(path, sample.get("scores"), f"sample {sample.get('id')!r}: scores").get(scorer)
+        value = _correct(path, sample, scorer, score) if sample.get("epoch", 1) == epoch else None
+        if value is None:
+            skipped += 1
+            continue
+        correct[str(sample.get("id"))] = value
+        metadata = _object(path, sample.get("metadata"), f"sample {sample.get('id')!r}: metadata")
+        if isinstance(metadata.get(METADATA_KEY), Mapping) and isinstance(score, Mapping):
+            outcomes.append(_outcome(path, sample, score))
+    return correct, outcomes, skipped
+
+
+def _in_dataset_order(dataset: Mapping[str, Any], samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The samples in the dataset's order, then by epoch: an ``.eval`` archive holds them in the order they finished,
     which varies from run to run (and with it the items' order in every bootstrap)."""
-    ids = (evaluation.get("dataset") or {}).get("sample_ids") or []
-    rank = {str(sample_id): number for number, sample_id in enumerate(ids)}
-    return sorted(samples, key=lambda s: (rank.get(str(s.get("id")), len(rank)), str(s.get("id")), s.get("epoch", 1)))
+    ids = dataset.get("sample_ids")
+    rank = {str(sample_id): number for number, sample_id in enumerate(ids if isinstance(ids, list) else [])}
+
+    def key(sample: Mapping[str, Any]) -> tuple[int, str, int]:
+        epoch = sample.get("epoch", 1)
+        number = epoch if isinstance(epoch, int) else 0  # a malformed epoch matches no epoch asked for
+        return rank.get(str(sample.get("id")), len(rank)), str(sample.get("id")), number
+
+    return sorted(samples, key=key)
 
 
-def _default_scorer(header: Mapping[str, Any], samples: list[dict[str, Any]]) -> str:
-    names = [str(entry.get("name")) for entry in (header.get("results") or {}).get("scores") or []]
-    names += [name for sample in samples[:1] for name in (sample.get("scores") or {})]
+def _scores(path: Path, header: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The scorers' entries of the header's results (name and metrics), objects only."""
+    scores = _object(path, header.get("results"), "results").get("scores") or []
+    if not isinstance(scores, list):
+        raise ReaderError(path, 0, "results.scores", f"expected a list, found {type(scores).__name__}")
+    return [entry for entry in scores if isinstance(entry, Mapping)]
+
+
+def _default_scorer(path: Path, scores: list[Mapping[str, Any]], samples: list[dict[str, Any]]) -> str:
+    names = [str(entry.get("name")) for entry in scores]
+    names += [name for sample in samples[:1] for name in _object(path, sample.get("scores"), "scores")]
     return _PREFERRED_SCORER if _PREFERRED_SCORER in names else (names[0] if names else _PREFERRED_SCORER)
 
 
-def _metrics(header: Mapping[str, Any], scorer: str) -> dict[str, float]:
-    for entry in (header.get("results") or {}).get("scores") or []:
-        if entry.get("name") == scorer:
-            return {
-                str(name): math.nan if metric.get("value") is None else float(metric["value"])
-                for name, metric in (entry.get("metrics") or {}).items()
-            }
+def _metrics(scores: list[Mapping[str, Any]], scorer: str) -> dict[str, float]:
+    """The metric values inspect reported for ``scorer``; a value that is not a number reads as NaN."""
+    for entry in scores:
+        metrics = entry.get("metrics")
+        if entry.get("name") == scorer and isinstance(metrics, Mapping):
+            return {str(name): _number(metric) for name, metric in metrics.items()}
     return {}
+
+
+def _number(metric: Any) -> float:
+    value = metric.get("value") if isinstance(metric, Mapping) else None
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else math.nan
 
 
 def _where(path: Path, sample: Mapping[str, Any]) -> str:
@@ -223,7 +256,8 @@ def _correct(path: Path, sample: Mapping[str, Any], scorer: str, score: Any) -> 
 
 
 def _outcome(path: Path, sample: Mapping[str, Any], score: Mapping[str, Any]) -> Outcome:
-    record = (score.get("metadata") or {}).get(METADATA_KEY)
+    metadata = score.get("metadata")
+    record = metadata.get(METADATA_KEY) if isinstance(metadata, Mapping) else None
     if isinstance(record, Mapping) and isinstance(record.get("chosen_position"), int):
         position = int(record["chosen_position"])
     else:
@@ -237,57 +271,34 @@ def _outcome(path: Path, sample: Mapping[str, Any], score: Mapping[str, Any]) ->
 
 
 def _read_json(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ReaderError(path, exc.lineno, "(json)", f"malformed JSON ({exc.msg})") from None
+    document = _object(path, json_value(path.read_bytes(), path), "(json)")
     samples = document.get("samples") or []
     if not isinstance(samples, list):
         raise ReaderError(path, 0, "samples", f"expected a list, found {type(samples).__name__}")
-    return document, samples
+    return document, [_object(path, sample, f"samples[{index}]") for index, sample in enumerate(samples)]
 
 
-def _read_eval(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    with zipfile.ZipFile(path) as archive:
+def _read_eval(path: Path, max_member_bytes: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        raise ReaderError(path, 0, "", f"not a readable zip archive ({exc})", "Pass a log that inspect wrote") from None
+    with archive:
         names = archive.namelist()
         header_name = "header.json" if "header.json" in names else "_journal/start.json"
-        header = _json_member(path, archive, header_name)
-        samples = [_json_member(path, archive, name) for name in _sample_names(names)]
+        header = _object(path, read_member(path, archive, header_name, max_member_bytes), header_name)
+        samples = [
+            _object(path, read_member(path, archive, name, max_member_bytes), name)
+            for name in names
+            if name.startswith("samples/") and name.endswith(".json")
+        ]
     return header, samples
 
 
-def _sample_names(names: list[str]) -> Iterator[str]:
-    return (name for name in names if name.startswith("samples/") and name.endswith(".json"))
-
-
-def _json_member(path: Path, archive: zipfile.ZipFile, name: str) -> dict[str, Any]:
-    info = archive.getinfo(name)
-    data = _zstd_member(path, archive, info) if info.compress_type == _ZSTD else archive.read(info)
-    try:
-        document = json.loads(data)
-    except json.JSONDecodeError as exc:
-        raise ReaderError(path, exc.lineno, name, f"malformed JSON ({exc.msg})") from None
-    if not isinstance(document, dict):
-        raise ReaderError(path, 0, name, f"expected a JSON object, found {type(document).__name__}")
-    return document
-
-
-def _zstd_member(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
-    """A Zstandard-compressed member, read from its raw bytes (the standard library cannot before Python 3.14)."""
-    try:
-        import zstandard
-    except ModuleNotFoundError as exc:
-        raise MissingDependency(
-            f"{path}: reading inspect's .eval logs needs 'zstandard': pip install 'pfungst[inspect]' "
-            "(or convert the log: inspect log convert --to json)"
-        ) from exc
-    handle = archive.fp
-    if handle is None:  # pragma: no cover - the archive is open here
-        raise ReaderError(path, 0, info.filename, "the archive is closed")
-    handle.seek(info.header_offset)
-    local = handle.read(30)
-    name_length, extra_length = struct.unpack("<HH", local[26:30])
-    handle.seek(info.header_offset + 30 + name_length + extra_length)
-    raw = handle.read(info.compress_size)
-    reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw), read_across_frames=True)
-    return bytes(reader.read())
+def _object(path: Path, value: Any, field: str) -> dict[str, Any]:
+    """``value`` if it is a JSON object (``{}`` for null); a ReaderError naming ``field`` otherwise."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ReaderError(path, 0, field, f"expected a JSON object, found {type(value).__name__}")
+    return value

@@ -67,7 +67,7 @@ def position_of_letter(label: str) -> int:
     text = label.strip()
     if len(text) == 1 and text.isalpha() and text.isascii():
         return ord(text.upper()) - ord("A")
-    return 25 + int(text) if text.isdigit() else -1
+    return 25 + int(text) if text.isascii() and text.isdigit() else -1
 
 
 @dataclass(frozen=True)

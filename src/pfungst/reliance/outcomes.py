@@ -39,6 +39,7 @@ from typing import Any
 import pandas as pd
 
 from pfungst.data.item import FrozenMapping
+from pfungst.data.readers.sniffing import first_json_record, head_lines
 from pfungst.errors import ReaderError
 from pfungst.registry import Registry
 
@@ -314,4 +315,49 @@ def _sniff(path: Path) -> str:
         module = OUTCOME_FORMATS.resolve(name)
         if module.sniff(path, name):
             return name
-    raise ReaderError(path, 0, "", "not a known outcome format", f"Pass format= one of: {', '.join(OUTCOME_FORMATS)}")
+    raise ReaderError(
+        path,
+        0,
+        "",
+        f"not a known outcome format: {_missing(path)}",
+        f"Pass format= one of: {', '.join(OUTCOME_FORMATS)}",
+    )
+
+
+_LINE_FIELDS = {
+    "lm-eval": ("doc_id", "resps"),
+    "pfungst-score": ("item_id", "correct", "chosen", "status"),
+    "pfungst-stress": ("item_id", "perturbation", "variant", "rule", "format", "correct"),
+    "openai-evals": ("spec",),
+}
+"""What the first line of each JSON Lines outcome format holds (evals logs: a ``spec`` line first)."""
+
+
+def _missing(path: Path) -> str:
+    """What the file lacks for each format its suffix allows, for the message when none fits."""
+    suffix = path.suffix.lower()
+    if suffix in (".csv", ".tsv"):
+        lines = head_lines(path, 1)
+        columns = (
+            {column.strip().strip('"') for column in lines[0].split("\t" if suffix == ".tsv" else ",")}
+            if lines
+            else set()
+        )
+        missing = [column for column in ("item_id", "correct") if column not in columns]
+        return f"a table needs the columns item_id and correct; missing: {', '.join(missing)}"
+    if suffix == ".jsonl":
+        record = first_json_record(path)
+        if record is None:
+            return "its first line is not a JSON object"
+        lacks = [
+            f"{name} lacks {', '.join(f for f in fields if f not in record)}" for name, fields in _LINE_FIELDS.items()
+        ]
+        return f"its first line fits no layout ({'; '.join(lacks)})"
+    if suffix == ".json":
+        return (
+            "expected an inspect log (starting with version and status), HELM per_instance_stats.json (instance_id "
+            "and stats per entry) or a pfungst score or stress JSON (schema_version)"
+        )
+    if suffix == ".eval":
+        return "not an inspect .eval log (a zip archive holding header.json)"
+    return f"no outcome format reads {suffix or 'files without a suffix'} files ({', '.join(_SUFFIXES)})"

@@ -16,7 +16,6 @@ for a shared label set, the mean of ``1/K`` over items for per-item choices.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,8 +24,8 @@ from typing import Any
 
 from pfungst.audit.result import AuditResult
 from pfungst.data.item import FrozenMapping
-from pfungst.data.records import parse_json
-from pfungst.errors import ConfigError, DataError, unknown_name_message
+from pfungst.data.records import json_value
+from pfungst.errors import ConfigError, DataError, ReaderError, unknown_name_message
 from pfungst.schema import Fields
 
 __all__ = ["AuditInput", "ShortcutItems", "load_audit", "shortcut_items"]
@@ -153,8 +152,8 @@ def shortcut_items(audit: AuditInput, feature_set: str | None = None, min_share:
     if isinstance(audit, AuditResult):
         return _from_result(audit, feature_set, min_share)
     if isinstance(audit, str | Path):
-        audit = load_audit(Path(audit))
-    return _from_dict(audit, feature_set, min_share)
+        return _from_dict(load_audit(Path(audit)), feature_set, min_share, str(audit))
+    return _from_dict(audit, feature_set, min_share, "<dict>")
 
 
 def _from_result(audit: AuditResult, feature_set: str | None, min_share: float) -> ShortcutItems:
@@ -181,60 +180,59 @@ def _from_result(audit: AuditResult, feature_set: str | None, min_share: float) 
 
 
 def load_audit(path: Path) -> Mapping[str, Any]:
-    """The dict of an audit JSON file (DataError if it cannot be read or is not an object)."""
+    """The dict of an audit JSON file (DataError if it cannot be read, ReaderError if it is not a JSON object)."""
     try:
-        data = parse_json(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        text = path.read_bytes()
+    except OSError as exc:
         raise DataError(f"{path}: cannot read an audit JSON ({exc}). Write one with pfungst audit --json.") from exc
+    data = json_value(text, path, hint="Pass what pfungst audit --json wrote")
     if not isinstance(data, dict):
-        raise DataError(f"{path}: expected an audit JSON object, found {type(data).__name__}")
+        raise ReaderError(path, 0, "", f"expected an audit JSON object, found {type(data).__name__}")
     return data
 
 
-def _from_dict(audit: Mapping[str, Any], feature_set: str | None, min_share: float) -> ShortcutItems:
-    probes = audit.get("probes")
-    if not str(audit.get("schema_version", "")).startswith("pfungst.audit/") or not isinstance(probes, list):
+def _from_dict(audit: Mapping[str, Any], feature_set: str | None, min_share: float, source: str) -> ShortcutItems:
+    """The split read from an audit dict, each value it needs checked (errors name ``source`` and the field)."""
+    fields = Fields(audit, source)
+    if not str(audit.get("schema_version", "")).startswith("pfungst.audit/") or not isinstance(
+        audit.get("probes"), list
+    ):
         raise DataError(
-            f"expected an audit dict (schema_version pfungst.audit/1 with probes), found keys "
-            f"{sorted(audit)[:8]}. Pass what pfungst audit --json wrote."
+            f"{source}: expected an audit dict (schema_version pfungst.audit/1 with probes), found keys "
+            f"{sorted(map(str, audit))[:8]}. Pass what pfungst audit --json wrote."
         )
-    name = feature_set or audit["verdict"]["feature_set"]
-    found = [p for p in probes if p.get("feature_set") == name]
+    probes = fields.records("probes")
+    name = feature_set or fields.sub("verdict").string("feature_set")
+    found = [p for p in probes if p.data.get("feature_set") == name]
     if not found:
-        raise ConfigError(
-            unknown_name_message("feature set of this audit", name, [p.get("feature_set") for p in probes])
-        )
+        names = [str(p.data.get("feature_set")) for p in probes]
+        raise ConfigError(unknown_name_message("feature set of this audit", name, names))
     probe = found[0]
-    items = probe.get("items")
-    dataset = str(audit["benchmark"]["name"])
-    if not isinstance(items, list):
+    dataset = fields.sub("benchmark").string("name")
+    if not isinstance(probe.data.get("items"), list):
         raise DataError(
             f"the audit of {dataset!r} holds no per-item predictions for {name}. Write it with "
             "AuditResult.save_json(path, items=True) (pfungst audit --json does)."
         )
+    items = probe.records("items")
     shares = {
-        str(r["item_id"]): math.nan if r.get("share_correct") is None else float(r["share_correct"]) for r in items
+        row.string("item_id"): row.number("share_correct") if "share_correct" in row.data else math.nan for row in items
     }
-    predicted = {r.get("prediction") for r in items if r.get("predicted")}
-    kappa = probe["kappa"]
+    kappa = probe.sub("kappa")
     return ShortcutItems(
         dataset=dataset,
         feature_set=name,
-        protocol=str(probe.get("protocol", "")),
+        protocol=str(probe.data.get("protocol", "")),
         item_ids=tuple(shares),
         solvable=_solvable(shares, min_share),
-        gold=FrozenMapping({str(r["item_id"]): str(r.get("gold_class")) for r in items}),
-        chance=float(probe["settings"]["chance"]),
-        kappa=_number(kappa.get("value")),
-        kappa_pvalue=_number(kappa.get("pvalue")),
-        n_repeats=len(probe.get("per_repeat") or [None]),
+        gold=FrozenMapping({row.string("item_id"): str(row.data.get("gold_class")) for row in items}),
+        chance=probe.sub("settings").number("chance"),
+        kappa=kappa.number("value") if "value" in kappa.data else math.nan,
+        kappa_pvalue=kappa.number("pvalue") if "pvalue" in kappa.data else math.nan,
+        n_repeats=len(probe.data.get("per_repeat") or [None]),
         min_share=min_share,
-        constant=len(predicted) <= 1,
+        constant=len({row.data.get("prediction") for row in items if row.data.get("predicted")}) <= 1,
     )
-
-
-def _number(value: Any) -> float:
-    return math.nan if value is None else float(value)
 
 
 def _solvable(shares: Mapping[str, float], min_share: float) -> FrozenMapping:

@@ -36,6 +36,7 @@ from pfungst.data.item import FrozenMapping
 from pfungst.errors import DataError
 from pfungst.reliance.outcomes import ModelOutcomes
 from pfungst.reliance.shortcut import AuditInput, ShortcutItems, load_audit, shortcut_items
+from pfungst.schema import Fields
 
 __all__ = [
     "ANY_SHORTCUT",
@@ -229,9 +230,10 @@ def shortcut_table(
     base = shortcut_items(audit, feature_set, min_share)
     solved: dict[str, Mapping[str, bool]] = {f"probe:{base.feature_set}": base.solvable}
     loaded = audit if isinstance(audit, AuditResult | Mapping) else load_audit(Path(audit))
+    source = "<dict>" if loaded is audit else str(audit)
     if base.feature_set != CHOICES_ONLY_PROBE and CHOICES_ONLY_PROBE in _probe_names(loaded):
         solved[f"probe:{CHOICES_ONLY_PROBE}"] = shortcut_items(loaded, CHOICES_ONLY_PROBE, min_share).solvable
-    for name, column in _heuristics(loaded).items():
+    for name, column in _heuristics(loaded, source).items():
         solved[f"heuristic:{name}"] = column
     for outcomes in choices_only:
         if outcomes.dataset in ("", base.dataset):
@@ -242,10 +244,10 @@ def shortcut_table(
 def _probe_names(audit: AuditResult | Mapping[str, Any]) -> list[str]:
     if isinstance(audit, AuditResult):
         return [probe.feature_set for probe in audit.probes]
-    return [str(probe.get("feature_set")) for probe in audit.get("probes") or []]
+    return [str(probe.get("feature_set")) for probe in audit.get("probes") or [] if isinstance(probe, Mapping)]
 
 
-def _heuristics(audit: AuditResult | Mapping[str, Any]) -> dict[str, Mapping[str, bool]]:
+def _heuristics(audit: AuditResult | Mapping[str, Any], source: str) -> dict[str, Mapping[str, bool]]:
     """Per joined heuristic, the items it has a verdict on and whether it is right (abstentions left out)."""
     found: dict[str, Mapping[str, bool]] = {}
     if isinstance(audit, AuditResult):
@@ -259,10 +261,11 @@ def _heuristics(audit: AuditResult | Mapping[str, Any]) -> dict[str, Mapping[str
                     }
                 )
         return found
-    for entry in (audit.get("heuristics") or {}).get("results") or []:
-        rows = entry.get("items")
-        if entry.get("name") in HEURISTICS and isinstance(rows, list):
-            found[str(entry["name"])] = FrozenMapping(
-                {str(r["item_id"]): bool(r["correct"]) for r in rows if r.get("correct") is not None}
+    fields = Fields(audit, source)
+    heuristics = fields.sub("heuristics") if fields.has("heuristics") else None
+    for entry in heuristics.records("results") if heuristics and heuristics.has("results") else ():
+        if entry.data.get("name") in HEURISTICS and entry.has("items"):
+            found[entry.string("name")] = FrozenMapping(
+                {row.string("item_id"): row.boolean("correct") for row in entry.records("items") if row.has("correct")}
             )
     return found

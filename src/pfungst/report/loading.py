@@ -124,7 +124,8 @@ def load_results(paths: Iterable[str | Path]) -> tuple[LoadedResult, ...]:
     """:func:`load_result` for each path, in order.
 
     Raises:
-        ConfigError: no paths; or as :func:`load_result`.
+        ConfigError: no paths; two files with the same content (one file given twice: the report would show
+            its figures twice); or as :func:`load_result`.
     """
     loaded = tuple(load_result(path) for path in paths)
     if not loaded:
@@ -132,6 +133,14 @@ def load_results(paths: Iterable[str | Path]) -> tuple[LoadedResult, ...]:
             "no result files given. Pass one or more JSON files written by pfungst audit, inspect, "
             "stress, score or reliance with --json."
         )
+    seen: dict[str, str] = {}
+    for result in loaded:
+        if result.sha256 in seen:
+            raise ConfigError(
+                f"{result.source}: same content as {seen[result.sha256]} (SHA-256 {result.sha256[:12]}); the report "
+                "would show its figures twice. Pass each file once."
+            )
+        seen[result.sha256] = result.source
     return loaded
 
 

@@ -5,7 +5,6 @@ Schema changes that alter a field's meaning bump :data:`SCHEMA_VERSION`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any, TypeVar, overload
 
 import pandas as pd
 
+from pfungst.data.records import parse_json
 from pfungst.display import NotebookDisplay
 from pfungst.errors import ConfigError, ReaderError
 from pfungst.evaluate.outcome import Outcome
@@ -245,7 +245,7 @@ def read_outcomes(path: str | Path) -> tuple[Outcome, ...]:
             if not line.strip():
                 continue
             try:
-                outcomes.append(Outcome.from_dict(json.loads(line)))
+                outcomes.append(Outcome.from_dict(parse_json(line)))
             except KeyError as exc:
                 raise ConfigError(
                     f"{path}:{number}: field {exc.args[0]!r} is missing; expected an outcome line "

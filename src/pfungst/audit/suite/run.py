@@ -27,7 +27,7 @@ from pfungst.data.benchmark import Benchmark
 from pfungst.data.loading import load
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, PfungstError
-from pfungst.serialization import check_outputs
+from pfungst.path_checks import check_outputs
 
 __all__ = ["SuiteConfig", "audit_suite", "check_suite_outputs"]
 

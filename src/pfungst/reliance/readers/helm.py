@@ -16,12 +16,11 @@ is ``run_spec.json``'s ``name``, else the folder's name.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from pfungst.data.readers.sniffing import first_array_element
-from pfungst.data.records import iter_json_array, parse_json
+from pfungst.data.records import iter_json_array, json_value
 from pfungst.errors import ReaderError
 from pfungst.reliance.outcomes import ModelOutcomes, OutcomeRequest, OutcomesBuilder
 
@@ -90,9 +89,10 @@ def _run_spec(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        spec = parse_json(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ReaderError(path, exc.lineno, "(json)", f"malformed JSON ({exc.msg})") from None
+        text = path.read_bytes()
+    except OSError as exc:
+        raise ReaderError(path, 0, "", f"cannot read it ({exc.strerror or exc})") from None
+    spec = json_value(text, path)
     return spec if isinstance(spec, dict) else {}
 
 

@@ -22,7 +22,6 @@ or differenced (``cloze-byte``, ``cloze-token``, ``pmi``) or absent (``generate`
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterable
@@ -30,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from pfungst.data.readers.sniffing import first_json_record, head_text
-from pfungst.data.records import Record, iter_jsonl, parse_json
+from pfungst.data.records import Record, iter_jsonl, json_value
 from pfungst.errors import ReaderError
 from pfungst.reliance.outcomes import ItemAnswer, ModelOutcomes, OutcomeRequest, OutcomesBuilder
 
@@ -99,9 +98,10 @@ def read(path: Path, request: OutcomeRequest, name: str) -> tuple[ModelOutcomes,
 
 def _document(path: Path) -> dict[str, Any]:
     try:
-        document = parse_json(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ReaderError(path, exc.lineno, "(json)", f"malformed JSON ({exc.msg})") from None
+        text = path.read_bytes()
+    except OSError as exc:
+        raise ReaderError(path, 0, "", f"cannot read it ({exc.strerror or exc})") from None
+    document = json_value(text, path)
     if not isinstance(document, dict):
         raise ReaderError(path, 1, "(json)", f"expected a JSON object, found {type(document).__name__}")
     return document

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from pfungst.errors import ConfigError
-from pfungst.serialization import atomic_write, check_outputs, to_jsonable
+from pfungst.path_checks import check_outputs
+from pfungst.serialization import atomic_write, to_jsonable
 from pfungst.stress.lm_eval.plan import HarnessDoc, HarnessPlan, settings_text
 
 __all__ = ["ExportResult", "task_name", "write_tasks"]

@@ -13,7 +13,6 @@ or an item whose presentations were logged in part (``lm_eval --limit``), is nam
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 
 from pfungst.data.benchmark import Benchmark, Provenance
 from pfungst.data.item import Item
+from pfungst.data.records import json_value
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, ReaderError
 from pfungst.evaluate.engine import Plan, outcome
@@ -64,8 +64,8 @@ def stress_from_logs(
     files = find_sample_files(out)
     logged = [doc for path in files for doc in read_samples(path)]
     settings = _settings(logged)
-    config = _overridden(config_from_settings(settings), n_bootstrap=n_bootstrap, level=level, cluster_by=cluster_by)
-    benchmark = _benchmark(logged, str(settings["benchmark"]), files)
+    config = _overridden(_config(logged[0], settings), n_bootstrap=n_bootstrap, level=level, cluster_by=cluster_by)
+    benchmark = _benchmark(logged, str(settings.get("benchmark", "")), files)
     run, plans = rebuild_plan(benchmark, config)
     by_key = {key: doc for doc in logged for key in doc.keys}
     answered, outcomes, warnings = _outcomes(plans, by_key, str(settings.get("bos_text", "")))
@@ -126,8 +126,27 @@ def _settings(logged: Sequence[LoggedDoc]) -> dict[str, Any]:
             "differ from the first file's",
             "Analyse the samples of one export at a time",
         )
-    settings: dict[str, Any] = json.loads(next(iter(texts)))
+    first = logged[0]
+    settings = json_value(first.doc["settings"], first.path, line=first.line, field="doc.settings")
+    if not isinstance(settings, dict):
+        raise ReaderError(first.path, first.line, "doc.settings", f"expected a JSON object, found {settings!r:.40}")
+    not_exported = settings.get("not_exported", [])
+    if not isinstance(not_exported, list) or not all(isinstance(note, str) for note in not_exported):
+        raise ReaderError(first.path, first.line, "doc.settings", "'not_exported' is not a list of strings")
     return settings
+
+
+def _config(first: LoggedDoc, settings: Mapping[str, Any]) -> StressConfig:
+    """The exported stress settings, checked; a ReaderError at the first document's settings where they are not."""
+    try:
+        config = config_from_settings(settings)
+        config.validate()
+    except (KeyError, TypeError, ValueError) as exc:  # ConfigError is a ValueError: its message says what is wrong
+        reason = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+        raise ReaderError(
+            first.path, first.line, "doc.settings", f"not the settings of an export ({reason})", "Export again"
+        ) from None
+    return config
 
 
 def _benchmark(logged: Sequence[LoggedDoc], name: str, files: Sequence[Path]) -> Benchmark:

@@ -8,19 +8,35 @@ later date; the latest file of each task is read.
 
 from __future__ import annotations
 
-import json
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pfungst.data.records import json_value
 from pfungst.errors import ConfigError, ReaderError
 
 __all__ = ["LoggedDoc", "find_sample_files", "read_samples"]
 
 _FILE = re.compile(r"\Asamples_(?P<task>.+?)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.:\-]+)\.jsonl\Z")
 _HINT = "Expected a samples file that lm_eval --log_samples wrote for tasks from pfungst export lm-eval"
+_DOC_FIELDS: dict[str, tuple[type, str]] = {
+    "doc_key": (str, "a string"),
+    "settings": (str, "a string"),
+    "item_id": (str, "a string"),
+    "item_index": (int, "a whole number"),
+    "text": (str, "a string"),
+    "gold": (int, "a whole number"),
+    "perturbation": (str, "a string"),
+    "format": (str, "a string"),
+    "options": (list, "a list of strings"),
+    "choices": (list, "a list of strings"),
+    "variants": (list, "a list of strings"),
+    "rules": (list, "a list of strings"),
+}
+"""The fields of an exported document that reading it back relies on, with their type."""
 
 
 @dataclass(frozen=True)
@@ -86,15 +102,13 @@ def read_samples(path: Path) -> list[LoggedDoc]:
         ReaderError: a line that is not JSON, not from an exported plan, or has no log-likelihood per choice.
     """
     docs = []
-    with path.open(encoding="utf-8") as handle:
-        for number, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise ReaderError(path, number, "", f"not JSON ({exc.msg})", _HINT) from exc
-            docs.append(_logged(path, number, data))
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReaderError(path, 0, "", f"cannot read it as UTF-8 text ({exc})", _HINT) from None
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            docs.append(_logged(path, number, json_value(line, path, line=number, field="", hint=_HINT)))
     return docs
 
 
@@ -102,18 +116,25 @@ def _logged(path: Path, line: int, data: Any) -> LoggedDoc:
     doc = data.get("doc") if isinstance(data, dict) else None
     if not isinstance(doc, dict) or "doc_key" not in doc or "settings" not in doc:
         raise ReaderError(path, line, "doc", "missing, or without doc_key and settings", _HINT)
+    _check_doc(path, line, doc)
     arguments = data.get("arguments")
     resps = data.get("resps")
-    n = len(doc.get("choices", ()))
+    n = len(doc["choices"])
     if not isinstance(arguments, dict) or len(arguments) != n:
         raise ReaderError(path, line, "arguments", f"expected {n} requests (one per choice)", _HINT)
     if not isinstance(resps, list) or len(resps) != n:
         raise ReaderError(path, line, "resps", f"expected {n} responses (one per choice)", _HINT)
     pairs = [arguments.get(f"gen_args_{index}") or {} for index in range(n)]
+    if not all(isinstance(pair, dict) for pair in pairs):
+        raise ReaderError(path, line, "arguments", "expected an object (arg_0, arg_1) per choice", _HINT)
     try:
         answers = [(float(resp[0][0]), str(resp[0][1]) == "True") for resp in resps]
-    except (TypeError, ValueError, IndexError) as exc:
-        raise ReaderError(path, line, "resps", f"not [[log-likelihood, is_greedy]] per choice ({exc})", _HINT) from exc
+    except (TypeError, ValueError, IndexError, KeyError) as exc:
+        reason = f"not [[log-likelihood, is_greedy]] per choice ({exc!r})"
+        raise ReaderError(path, line, "resps", reason, _HINT) from None
+    odd = [index for index, (value, _) in enumerate(answers) if not math.isfinite(value)]
+    if odd:
+        raise ReaderError(path, line, "resps", f"choice {odd[0]} has log-likelihood {answers[odd[0]][0]}", _HINT)
     zero = [index for index, (value, _) in enumerate(answers) if value == 0.0]
     if zero:
         raise ReaderError(
@@ -134,3 +155,17 @@ def _logged(path: Path, line: int, data: Any) -> LoggedDoc:
         tuple(value for value, _ in answers),
         tuple(greedy for _, greedy in answers),
     )
+
+
+def _check_doc(path: Path, line: int, doc: Mapping[str, Any]) -> None:
+    """Refuse a document without the exported fields, or with one of another type, naming the field."""
+    for name, (kind, expected) in _DOC_FIELDS.items():
+        value = doc.get(name)
+        good = isinstance(value, kind) and not isinstance(value, bool)
+        if isinstance(value, list):
+            good = all(isinstance(entry, str) for entry in value)
+        if not good:
+            found = "nothing" if value is None else type(value).__name__
+            raise ReaderError(path, line, f"doc.{name}", f"expected {expected}, found {found}", _HINT)
+    if len(doc["variants"]) != len(doc["rules"]):
+        raise ReaderError(path, line, "doc.rules", "expected one rule per variant", _HINT)

@@ -1,0 +1,110 @@
+"""Hostile inspect logs: decompression bombs, corrupt members and deep JSON are user errors naming file and member.
+
+The ``.eval`` archives are built here as inspect writes them (a zip whose members are Zstandard, method 93), so the
+tests need ``zstandard`` but not inspect_ai.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import zipfile
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pfungst.cli import app
+from pfungst.errors import ReaderError
+from pfungst.integrations.inspect_log import read_inspect_log
+
+zstandard = pytest.importorskip("zstandard")
+
+HEADER = {"version": 2, "status": "success", "eval": {"task": "t", "model": "m", "dataset": {"name": "d"}}}
+SAMPLE = {"id": "q1", "epoch": 1, "scores": {"choice": {"value": "C"}}}
+
+
+def write_eval(path: Path, members: dict[str, bytes]) -> Path:
+    """A zip whose members are the Zstandard frames given (compression method 93, as inspect writes)."""
+    compressed = {name: zstandard.ZstdCompressor(level=19).compress(data) for name, data in members.items()}
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as archive:
+        for name, data in compressed.items():
+            archive.writestr(name, data)
+    raw = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as archive:
+        infos = archive.infolist()
+        directory = archive.start_dir
+    for info in infos:  # the local header: method at 8, uncompressed size at 22
+        struct.pack_into("<H", raw, info.header_offset + 8, 93)
+        struct.pack_into("<I", raw, info.header_offset + 22, min(len(members[info.filename]), 2**32 - 1))
+    offset = directory
+    for info in infos:  # the central directory: method at 10, uncompressed size at 24
+        struct.pack_into("<H", raw, offset + 10, 93)
+        struct.pack_into("<I", raw, offset + 24, min(len(members[info.filename]), 2**32 - 1))
+        name_length, extra_length, comment_length = struct.unpack_from("<HHH", raw, offset + 28)
+        offset += 46 + name_length + extra_length + comment_length
+    path.write_bytes(bytes(raw))
+    return path
+
+
+def _log(path: Path, sample: bytes) -> Path:
+    return write_eval(path, {"header.json": json.dumps(HEADER).encode(), "samples/q1_epoch_1.json": sample})
+
+
+def test_a_member_inflating_past_the_cap_is_refused_as_a_bomb(tmp_path: Path) -> None:
+    path = _log(tmp_path / "bomb.eval", b" " * (4 * 1024 * 1024) + json.dumps(SAMPLE).encode())
+    assert path.stat().st_size < 4096
+    log = read_inspect_log(path, max_member_bytes=8 * 1024 * 1024)  # within the cap it reads
+    assert (log.model, dict(log.correct)) == ("m", {"q1": True})
+    with pytest.raises(
+        ReaderError, match=r"bomb\.eval: member samples/q1_epoch_1\.json: inflates past 1,048,576 bytes"
+    ):
+        read_inspect_log(path, max_member_bytes=1024 * 1024)
+
+
+def test_a_member_inflating_a_thousandfold_past_16_mib_is_refused_by_default(tmp_path: Path) -> None:
+    path = _log(tmp_path / "bomb.eval", b" " * (20 * 1024 * 1024) + json.dumps(SAMPLE).encode())
+    with pytest.raises(ReaderError, match=r"inflates past 16,777,216 bytes from \d+ compressed: refusing \(a decomp"):
+        read_inspect_log(path)
+
+
+def test_a_corrupt_zstd_member_names_the_file_and_the_member(tmp_path: Path) -> None:
+    path = _log(tmp_path / "log.eval", json.dumps(SAMPLE).encode() * 50)
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo("samples/q1_epoch_1.json")
+    raw = path.read_bytes()
+    start = info.header_offset + 30 + len(info.filename) + 8  # 8 bytes into the frame: past its magic number
+    path.write_bytes(raw[:start] + bytes(b ^ 0xFF for b in raw[start : start + 40]) + raw[start + 40 :])
+    with pytest.raises(ReaderError, match=r"log\.eval: field 'samples/q1_epoch_1\.json': corrupt"):
+        read_inspect_log(path)
+
+
+def test_a_member_nested_a_hundred_thousand_deep_is_refused_with_the_cap(tmp_path: Path) -> None:
+    path = _log(tmp_path / "deep.eval", b"[" * 100_000 + b"]" * 100_000)
+    with pytest.raises(ReaderError, match=r"deep\.eval: member samples/q1_epoch_1\.json:1: .*nested deeper than 200"):
+        read_inspect_log(path)
+
+
+def test_a_json_log_nested_too_deep_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "log.json"
+    path.write_text('{"version": 2, "status": "success", "samples": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(ReaderError, match=r"log\.json:1: .*nested deeper than 200"):
+        read_inspect_log(path)
+
+
+@pytest.mark.parametrize(
+    ("header", "field"),
+    [({**HEADER, "eval": [1]}, "eval"), ({**HEADER, "results": {"scores": 3}}, "results.scores")],
+)
+def test_a_header_field_of_the_wrong_kind_is_named(tmp_path: Path, header: dict, field: str) -> None:
+    members = {"header.json": json.dumps(header).encode(), "samples/q1_epoch_1.json": json.dumps(SAMPLE).encode()}
+    with pytest.raises(ReaderError, match=rf"field '{field}': expected"):
+        read_inspect_log(write_eval(tmp_path / "log.eval", members))
+
+
+def test_the_command_line_exits_2_on_a_bomb_without_a_traceback(tmp_path: Path) -> None:
+    path = _log(tmp_path / "bomb.eval", b" " * (20 * 1024 * 1024) + b"{}")
+    result = CliRunner().invoke(app, ["inspect-log", str(path)])
+    assert result.exit_code == 2, result.output
+    assert "decompression bomb" in " ".join(result.output.split())
+    assert "Traceback" not in result.output
