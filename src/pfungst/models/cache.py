@@ -54,6 +54,7 @@ from pfungst.models.requests import (
     LoglikelihoodRequest,
     NextTokenLogprobs,
     NextTokenRequest,
+    Request,
 )
 
 __all__ = ["CacheStats", "CachedModel", "Memo", "request_key"]
@@ -204,6 +205,17 @@ class CachedModel:
     def close(self) -> None:
         """Close the database connection (answers are already committed)."""
         self._connection.close()
+
+    def uncached(self, requests: Sequence[Request]) -> int:
+        """How many distinct requests among ``requests`` the model would be asked (not stored yet); asks nothing.
+
+        Raises:
+            BackendUnavailable: The cache cannot be read.
+        """
+        with self._lock:
+            fingerprint = self.model.fingerprint
+            keys = {request_key(fingerprint, request) for request in dict.fromkeys(requests)}
+            return len(keys) - len(self._lookup(list(keys)))
 
     def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[Loglikelihood]:
         """Cached :meth:`LanguageModel.loglikelihood`."""
