@@ -137,8 +137,9 @@ class ProgressDisplay:
     def row(self) -> str:
         """The whole row as shown: stage, done/total, elapsed and time left (the bar left out)."""
         task = self.progress.tasks[0]
-        return " ".join(
-            column.render(task).plain
+        shown = [
+            column.render(task)
             for column in self.progress.columns
             if isinstance(column, ProgressColumn) and not isinstance(column, BarColumn)
-        )
+        ]
+        return " ".join(text.plain if isinstance(text, Text) else str(text) for text in shown)
