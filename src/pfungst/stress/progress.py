@@ -87,12 +87,13 @@ class RunProgress:
         return AtMost(known) if open_stages or self._model is None else known
 
     def plan(self, first_pass: Sequence[Plan], bounds: dict[str, int | None]) -> None:
-        """Take the first pass's requests and each later stage's bound; show the model loading."""
+        """Take the first pass's requests and each later stage's bound; show the model loading, with the first
+        pass's questions and distinct requests (those several perturbations ask count once)."""
         self._first_pass = [request for plan in first_pass for request in plan.requests]
         self._first = len(set(self._first_pass))
         self._later = dict(bounds)
         self._step = first_pass_step(first_pass)
-        self.begin("loading the model")
+        self.begin(f"loading the model; first pass: {len(first_pass)} questions, {self._first} distinct requests")
 
     def attach(self, model: Any) -> None:
         """Count from ``model`` (a :class:`~pfungst.models.cache.CachedModel`: its ``stats.misses`` and
