@@ -78,7 +78,8 @@ def test_demo_writes_the_planted_benchmarks_and_stresses_the_embedded_model(tmp_
     assert written == ["control.jsonl", "cue-word.jsonl", "gold-position.jsonl", "longest-option.jsonl"]
     assert "planted" in result.output
     stressed = json.loads((tmp_path / "gold-position.stress.json").read_text())
-    assert stressed["n_items"] == 2 and len(stressed["outcomes"]) == 2 * (1 + 4 + 4 + 2)
+    # identity and answer-moved (1 + 4 questions) per item, PriDe's 4 rotations of one estimation item
+    assert stressed["n_items"] == 2 and len(stressed["outcomes"]) == 2 * (1 + 4) + 4
     output = " ".join(result.output.split())
     assert "stress of gold-position: 2 items" in output and "With the answer moved to each slot" in output
 

@@ -52,7 +52,7 @@ def test_a_model_drawn_to_a_scores_the_share_of_items_with_gold_in_a_and_is_caug
     assert result.stress.accuracy.value == pytest.approx(in_a / STRESSED)
     moved = result.stress.analysis("answer-moved")
     assert [estimate.value for estimate in moved.per_slot] == [1.0, 0.0, 0.0, 0.0]
-    assert result.stress.analysis("circular").circular.value == 0.0  # never right in all four rotations
+    assert result.stress.analysis("pride").debiased.n == STRESSED
     assert f"slot A for {in_a} of them, and the model answers A for {STRESSED}." in result.conclusion[0]
     assert result.conclusion[1].endswith("Clever Hans: the score rides on where the answer sits, not on what it says.")
 
@@ -70,8 +70,8 @@ def test_the_stress_result_is_written_with_every_outcome_and_summarised_in_to_di
     result = run_demo(tmp_path, seed=seed, n_items=60, config=QUICK, stress_items=STRESSED, model=_always_a())
     assert result.stress_path == tmp_path / "gold-position.stress.json"
     written = json.loads(result.stress_path.read_text())
-    # identity 1 + cyclic 4 + answer-moved 4 + rules (letter, cloze-raw) 2 questions per item
-    assert len(written["outcomes"]) == STRESSED * (1 + 4 + 4 + 2)
+    # identity 1 + answer-moved 4 questions per item, and PriDe's 4 rotations of a quarter of the items
+    assert len(written["outcomes"]) == STRESSED * (1 + 4) + STRESSED // 4 * 4
     assert written["settings"]["pride_fraction"] == 0.25 and written["seed"] == seed
     summary = json.loads(json.dumps(result.to_dict()))
     assert summary["stress"]["result"]["n_items"] == STRESSED and "outcomes" not in summary["stress"]["result"]

@@ -4,8 +4,8 @@ stress the embedded model on the first items of ``gold-position``.
 Every synthetic benchmark has a known answer: the audit must flag the three with planted artifacts and find no
 evidence in the control. The stress run tells the model's side of the Clever Hans story: ``gold-position`` puts the
 gold answer in slot A for 66% of its items, so a model drawn to the letter A scores well above chance without reading
-the options; moving the answer to each slot, rotating the options and debiasing with PriDe show the score for what it
-is. It ends by writing one HTML report of all of it (``report.html``).
+the options; moving the answer to each slot and debiasing with PriDe show the score for what it is. It ends by
+writing one HTML report of all of it (``report.html``).
 """
 
 from __future__ import annotations
@@ -40,12 +40,14 @@ DEMO_STRESSED = "gold-position"
 """The demo benchmark the model is stressed on."""
 
 DEMO_STRESS = StressConfig(
-    perturbations=("identity", "cyclic", "answer-moved", "pride", "rules"),
-    rules=("letter", "cloze-raw"),
+    perturbations=("identity", "answer-moved", "pride"),
+    rules=("letter",),
     pride_fraction=0.25,
 )
-"""The demo's stress settings (its seed, item count and cache are set per run): a few minutes on 2 CPU cores for
-24 items; PriDe estimates its prior on a quarter of them so that it has several estimation items."""
+"""The demo's stress settings (its seed, item count and cache are set per run): only what its conclusion reads, the
+plain pass, the answer moved to each slot and PriDe, about 110 model requests for 24 items (under a minute on 2
+CPU cores); PriDe estimates its prior from every rotation of a quarter of the items, so that it has several
+estimation items. ``pfungst stress`` runs the other perturbations."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -147,6 +149,8 @@ def run_demo(
     config = config or AuditConfig(seed=seed)
     paths, summaries, audits, benchmarks = {}, {}, {}, {}
     for name in SYNTHETIC:
+        if progress is not None:
+            progress(f"writing {name}", 0, 1)
         paths[name] = make_synthetic(name, n_items=n_items, seed=seed).save(out / f"{name}.jsonl")
         benchmarks[name] = load(paths[name])  # through the reader, as a user's file would go
         summaries[name] = summarize(benchmarks[name])

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from typer.core import TyperCommand
 
 import pfungst
@@ -265,22 +264,13 @@ def _root(
 
 
 @contextmanager
-def progress_bar(quiet: bool) -> Iterator[Any]:
-    """One progress bar on the stderr console; ``quiet`` disables it."""
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=console, disable=quiet, transient=True) as progress:
-        task = progress.add_task("starting", total=None)
+def progress_bar(quiet: bool, first_step: str = "starting") -> Iterator[Any]:
+    """One progress bar on the stderr console (:class:`~pfungst.cli.progress_display.ProgressDisplay`), showing
+    ``first_step`` until the first report; ``quiet`` disables it."""
+    from pfungst.cli.progress_display import ProgressDisplay
 
-        def report(step: str, done: int, total: int) -> None:
-            progress.update(task, description=escape(step), completed=done, total=total)
-
-        yield report
+    with ProgressDisplay(console, first_step=first_step, disable=quiet) as display:
+        yield display
 
 
 def check_suffix(out: Path | None, option: str = "--out") -> None:

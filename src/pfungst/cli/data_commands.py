@@ -182,7 +182,7 @@ def demo(
         from pfungst.report.stress_console import render_stress
 
         check_outputs([], {}, folders={"--out": out})
-        with progress_bar(quiet) as report:
+        with progress_bar(quiet, "writing the benchmarks") as report:
             result = run_demo(out, seed=seed, n_items=items, stress_items=stress_items, progress=report)
         for name, summary in result.summaries.items():
             stdout.rule(f"{name}: planted {escape(SYNTHETIC.resolve(name).planted)}")

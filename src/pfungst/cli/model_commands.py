@@ -179,7 +179,7 @@ def score_command(
         config.resolve()  # before reading data: a typo should not cost a load
         check_suffix(out)
         benchmark = load_benchmark(data, reader, map, on_error, strict)
-        with progress_bar(quiet) as report:
+        with progress_bar(quiet, "loading the model") as report:
             result = score_benchmark(benchmark, model, config, progress=report)
         render_to_console(result, results_console(json_path))
         _write_score(result, out, json_path)
@@ -302,7 +302,7 @@ def _run_stress(
 
     results = []
     for spec in models or ["smollm2"]:
-        with progress_bar(quiet) as report:
+        with progress_bar(quiet, "planning") as report:
             options = applicable_options(spec, config.model_options)
             results.append(stress(benchmark, spec, replace(config, model_options=options), progress=report))
         render_stress(results[-1], out)

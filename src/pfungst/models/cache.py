@@ -58,6 +58,7 @@ from pfungst.models.requests import (
     LoglikelihoodRequest,
     NextTokenLogprobs,
     NextTokenRequest,
+    Request,
 )
 
 __all__ = ["CacheStats", "CachedModel", "Memo", "request_key"]
@@ -209,6 +210,17 @@ class CachedModel:
         self._connection.close()
         if self.stats.invalid_rows > self._warned_rows:
             self._warn_invalid("in all, in this run")
+
+    def uncached(self, requests: Sequence[Request]) -> int:
+        """How many distinct requests among ``requests`` the model would be asked (not stored yet); asks nothing.
+
+        Raises:
+            BackendUnavailable: The cache cannot be read.
+        """
+        with self._lock:
+            fingerprint = self.model.fingerprint
+            keys = {request_key(fingerprint, request) for request in dict.fromkeys(requests)}
+            return len(keys) - len(self._lookup(list(keys)))
 
     def loglikelihood(self, requests: Sequence[LoglikelihoodRequest]) -> list[Loglikelihood]:
         """Cached :meth:`LanguageModel.loglikelihood`."""

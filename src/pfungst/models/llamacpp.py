@@ -21,6 +21,7 @@ does), so chat-template markers such as ``<|im_start|>`` become special tokens.
 from __future__ import annotations
 
 import hashlib
+import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,6 +33,7 @@ from pfungst.errors import BackendUnavailable, ContextOverflow, MissingDependenc
 from pfungst.models.local import EvaluationStats, LocalModel, Score, generate_tokens
 from pfungst.models.packing import Scoring
 from pfungst.models.requests import GenerateRequest, Generation
+from pfungst.models.threads import choose_threads
 
 __all__ = ["EvaluationStats", "LlamaCppModel", "file_fingerprint"]
 
@@ -119,8 +121,8 @@ class LlamaCppModel(LocalModel):
     Args:
         path: A GGUF model file.
         n_ctx: Context window in tokens; a sequence longer than this fails with :class:`RequestFailed`.
-        n_threads: CPU threads for every evaluation; ``None`` lets llama.cpp choose (half the cores for single-token
-            decoding, all of them for prompts).
+        n_threads: CPU threads for every evaluation; ``None`` chooses from the free cores (the cores less the
+            one-minute load, at least 1; :func:`~pfungst.models.threads.choose_threads`) and says so on stderr.
         seed: llama.cpp's own seed (sampled generation uses each request's ``seed`` instead).
         n_batch: Tokens per llama.cpp decode call.
 
@@ -138,6 +140,10 @@ class LlamaCppModel(LocalModel):
         self.path = Path(path).expanduser()
         _check_gguf(self.path)
         llama_cpp = _import_llama_cpp()
+        if n_threads is None:
+            choice = choose_threads()
+            n_threads = choice.threads
+            print(f"llama.cpp: {choice.describe('--threads N (n_threads=N)')}", file=sys.stderr)
         try:
             self._llama = llama_cpp.Llama(
                 model_path=str(self.path),
@@ -153,6 +159,7 @@ class LlamaCppModel(LocalModel):
             raise BackendUnavailable(f"llama.cpp could not load {self.path}: {exc}") from exc
         self._llama_cpp = llama_cpp
         self.n_ctx = n_ctx
+        self.n_threads = n_threads
         self.stats = EvaluationStats()
         self._lock = threading.RLock()
         self._fingerprint: str | None = None

@@ -23,11 +23,13 @@ from pfungst.errors import ConfigError, override_settings
 from pfungst.evaluate.engine import Cell, Plan, Progress, ask_plans, count_requests, open_cached, plan_cell
 from pfungst.evaluate.formats import FormatGrammar, PromptFormat
 from pfungst.evaluate.outcome import Outcome
+from pfungst.models.cache import CachedModel
 from pfungst.models.protocol import LanguageModel
 from pfungst.stress.costs import plan_costs
 from pfungst.stress.metrics import VariantAccuracy, variant_accuracies
 from pfungst.stress.perturbations import get_perturbation
-from pfungst.stress.perturbations.base import FIRST_PASS, Asked, Findings, Perturbation, StressRun
+from pfungst.stress.perturbations.base import ADAPTIVE, FIRST_PASS, Asked, Findings, Perturbation, StressRun
+from pfungst.stress.progress import RunProgress, max_requests
 from pfungst.stress.stress_config import BUILTIN_INSTRUCTIONS, StressConfig
 from pfungst.stress.stress_result import StressResult
 
@@ -50,7 +52,9 @@ def stress(
         model: A model spec (``"smollm2"``, a ``.gguf`` path, ``"openai:<base_url>#<model>"``) or a LanguageModel.
         config: Settings (:class:`~pfungst.stress.stress_config.StressConfig`); keyword ``settings`` override single
             fields (``stress(b, "smollm2", perturbations=("cyclic",), limit=20)``).
-        progress: Optional callback ``progress(step, done, total)``.
+        progress: Optional callback ``progress(stage, done, total)`` over the model requests of the whole run
+            (:mod:`pfungst.stress.progress`): the total is known before the first request, an
+            :class:`~pfungst.stress.progress.AtMost` while a later stage's count is only bounded.
 
     Raises:
         ConfigError: an invalid setting, an item a format or rule cannot handle, or a model lacking a capability a
@@ -60,29 +64,18 @@ def stress(
     config = override_settings(config or StressConfig(), settings, "stress")
     run = prepare_run(benchmark, config)
     perturbations = [get_perturbation(name) for name in config.run]
+    later = sorted((p for p in perturbations if p.stage > FIRST_PASS), key=lambda p: p.stage)
     first = [p for p in perturbations if p.stage <= FIRST_PASS]
     first_plans = [plan_cell(cell) for cell in first_pass_cells(run, first)]
-    report = progress or (lambda step, done, total: None)
+    tracker = RunProgress(progress or (lambda step, done, total: None))
+    tracker.plan(first_plans, {p.name: max_requests(p, run) for p in later})
     with open_cached(model, config.cache_path(), config.model_options) as cached:
         start, before = time.perf_counter(), replace(cached.stats)
-
-        def ask(plans: Sequence[Plan], step: str | None) -> tuple[Outcome, ...]:
-            shown = report if step is not None else None
-            return ask_plans(
-                cached,
-                plans,
-                chunk_size=config.chunk_size,
-                progress=shown,
-                step=step or "asking",
-                on_error=config.on_error,
-            )
-
-        asked = Asked(ask, report)
-        asked.ask_plans(first_plans, step="stressing")
-        for perturbation in sorted((p for p in perturbations if p.stage > FIRST_PASS), key=lambda p: p.stage):
-            cells = perturbation.plan(run, asked)
-            if cells:
-                asked.ask(cells, step=perturbation.name)
+        tracker.attach(cached)
+        asked = _asker(cached, config, tracker)
+        asked.ask_plans(first_plans, step=tracker.stage)
+        for perturbation in later:
+            _ask_later(perturbation, run, asked, tracker)
         counts = count_requests(asked.plans, before, cached.stats, time.perf_counter() - start)
         fingerprint = cached.fingerprint
     findings = [perturbation.analyse(run, asked) for perturbation in perturbations]
@@ -99,6 +92,35 @@ def stress(
         seed=config.seed,
         environment=environment(),
     )
+
+
+def _asker(cached: CachedModel, config: StressConfig, tracker: RunProgress) -> Asked:
+    """What the run has asked, asking through the cache; every chunk answered advances the run's one counter."""
+
+    def ask(plans: Sequence[Plan], step: str | None) -> tuple[Outcome, ...]:
+        return ask_plans(
+            cached,
+            plans,
+            chunk_size=config.chunk_size,
+            progress=tracker.update,
+            step=step or tracker.stage,
+            on_error=config.on_error,
+        )
+
+    return Asked(ask, tracker.update)
+
+
+def _ask_later(perturbation: Perturbation, run: StressRun, asked: Asked, tracker: RunProgress) -> None:
+    """Plan and ask a later-stage perturbation; its exact request count replaces its bound as soon as it is known
+    (before asking; after asking for an adaptive one, which asks as it plans)."""
+    tracker.begin(perturbation.name)
+    plans = [plan_cell(cell) for cell in perturbation.plan(run, asked)]
+    if perturbation.stage != ADAPTIVE:
+        tracker.settle(perturbation.name, plans)
+    if plans:
+        asked.ask_plans(plans, step=perturbation.name)
+    if perturbation.stage == ADAPTIVE:
+        tracker.settle(perturbation.name)
 
 
 def _accuracies(run: StressRun, outcomes: Sequence[Outcome]) -> tuple[VariantAccuracy, ...]:

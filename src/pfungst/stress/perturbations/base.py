@@ -247,7 +247,12 @@ def own_outcomes_findings(
 
 @runtime_checkable
 class Perturbation(Protocol):
-    """A change to how items are asked that should not change the answers: what to ask, and how to analyse it."""
+    """A change to how items are asked that should not change the answers: what to ask, and how to analyse it.
+
+    A later-stage perturbation (:data:`AFTER_FIRST_PASS`, :data:`ADAPTIVE`) may also define ``max_requests(run) ->
+    int``, the most model requests it can send, known before the first pass: the run's progress total then counts
+    it as a bound (:mod:`pfungst.stress.progress`); without it the total is a lower bound until it has run.
+    """
 
     name: str
     """The registry name; also the ``perturbation`` of its outcomes (``cyclic``)."""

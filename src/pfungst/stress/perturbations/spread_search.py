@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from pfungst.evaluate.engine import Cell
+from pfungst.evaluate.engine import Cell, plan_cell
 from pfungst.stress.perturbations.base import ADAPTIVE, Asked, Findings, FindingsBuilder, StressRun
 from pfungst.stress.spread import SpreadSearch, search_spread
 
@@ -38,6 +38,16 @@ class SpreadSearchPerturbation:
 
         _search(run, ask_format)
         return []
+
+    def max_requests(self, run: StressRun) -> int:
+        """The most requests it may send: its budget of item evaluations, each costing at most what the rule asks
+        of the costliest item (one request under the letter rule)."""
+        n_items = len(run.benchmark)
+        budget = min(run.config.spread_budget, n_items * len(run.search_formats))
+        if budget == 0:
+            return 0
+        first = next(iter(run.search_formats))
+        return budget * max(len(plan_cell(cell).requests) for cell in _cells(run, first, range(n_items)))
 
     def analyse(self, run: StressRun, asked: Asked) -> Findings:
         """The search replayed over its own outcomes."""

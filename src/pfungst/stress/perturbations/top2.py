@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from pfungst.evaluate.engine import Cell
+from pfungst.evaluate.engine import Cell, plan_cell
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.variants import TopTwo
 from pfungst.stress.metrics import PairedDifference, paired_difference
@@ -35,6 +35,21 @@ class TopTwoPerturbation:
         top = {o.item_id: _top_two(o) for o in asked.of("identity") if o.status == "ok" and o.n_options >= 3}
         variant = TopTwo(top)
         return [cell for item in run.benchmark if item.id in top for cell in run.cells(item, variant, self.name)]
+
+    def max_requests(self, run: StressRun) -> int:
+        """The most requests it may send, known before the first pass: both placements of every item with three or
+        more options (each placement costs what its rule asks of the item, whatever the order). Items the plain
+        pass could not rank, questions it shares with the first pass and cached answers only lower it."""
+        if not run.config.rule_scores_options:
+            return 0
+        placeholder = TopTwo({item.id: (0, 1) for item in run.benchmark if item.n_options >= 3})
+        cells = [
+            cell
+            for item in run.benchmark
+            if item.id in placeholder.top
+            for cell in run.cells(item, placeholder, self.name)
+        ]
+        return sum(len(plan_cell(cell).requests) for cell in cells)
 
     def analyse(self, run: StressRun, asked: Asked) -> Findings:
         """Accuracy adjacent versus at the ends, paired by item."""
