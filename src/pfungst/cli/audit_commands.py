@@ -136,7 +136,7 @@ def audit_command(
         benchmark = load_benchmark(data, reader, map, on_error, strict)
         if deduplicate and protocol != "pacchiardi2024":  # that protocol de-duplicates in the paper's order
             benchmark = benchmark.deduplicate()
-        with progress_bar(quiet) as report:
+        with progress_bar(quiet, "encoding surface features") as report:
             result = audit(benchmark, config, progress=report)
         out = results_console(json_path)
         parts = _report(result, out, command_line(context), json_path, items_path, card)
@@ -176,7 +176,7 @@ def _fix_and_audit(benchmark: Benchmark, fix_dir: Path, config: AuditConfig, qui
     from pfungst.audit.fixing import fix
     from pfungst.report.console_blocks import render_to_console
 
-    with progress_bar(quiet) as report:
+    with progress_bar(quiet, "writing mitigated copies") as report:
         fixed = fix(benchmark, fix_dir, config, progress=report)
     for audited in (fixed.counterbalanced_audit, fixed.filtered_audit):
         if audited is not None:

@@ -96,7 +96,7 @@ def suite_command(
         check_fail_on(fail_on)
         config = _config(options)
         check_suite_outputs(paths, out, {"--json": json_path, "--card": card}, "--out")
-        with progress_bar(quiet) as report:
+        with progress_bar(quiet, "discovering benchmarks") as report:
             result = audit_suite(paths, out, config, progress=report)
         console_out = results_console(json_path)
         render_sections(
