@@ -283,3 +283,12 @@ def test_real_neubaroco_planted_keys_rank_above_items_the_strongest_models_keep(
     last_planted = max(item.rank for item in screen.items if item.item_id in planted)
     above = [item.item_id for item in screen.items if item.item_id in kept and item.rank < last_planted]
     assert above == []
+
+
+def test_one_models_outcomes_given_twice_are_refused(seed: int) -> None:
+    models = _simulate(seed, n_models=6, n_items=30)
+    with pytest.raises(DataError, match=r"model-0.*same as those read from sim.*Pass each once"):
+        validity([*models, models[0]], ValidityConfig(irt=False))
+    copy = replace(models[1], source="copy.csv")
+    with pytest.raises(DataError, match=r"copy\.csv: the outcomes of 'model-1'"):
+        validity([*models, copy], ValidityConfig(irt=False))

@@ -91,6 +91,7 @@ def validity(outcomes: Sequence[ModelOutcomes], config: ValidityConfig | None = 
     config.validate()
     if not outcomes:
         raise DataError("no outcomes to screen. Pass --outcomes files from several models.")
+    _refuse_duplicates(outcomes)
     groups: dict[str, list[ModelOutcomes]] = {}
     for outcome in outcomes:
         groups.setdefault(outcome.dataset, []).append(outcome)
@@ -191,6 +192,26 @@ def _agreement_tests(table: Responses) -> list[AgreementTest]:
 def _rank_key(item: ItemValidity) -> tuple[bool, float, float, int, float, str]:
     rest = item.item_rest if not math.isnan(item.item_rest) else 0.0
     return (not item.suspected, -item.strength_log_odds, item.wrong_key.pvalue, -item.n_agreed, rest, item.item_id)
+
+
+def _refuse_duplicates(outcomes: Sequence[ModelOutcomes]) -> None:
+    """One model's outcomes given twice (the same source, or the same answers under the same name) would count that
+    model twice in every agreement test."""
+    seen: dict[tuple[object, ...], ModelOutcomes] = {}
+    for outcome in outcomes:
+        answers = frozenset((item, (a.chosen, a.gold)) for item, a in outcome.answers.items())
+        keys = (
+            ("source", outcome.source, outcome.model, outcome.dataset, outcome.selection),
+            ("content", outcome.model, outcome.dataset, frozenset(outcome.correct.items()), answers),
+        )
+        for key in keys:
+            if key in seen:
+                first = seen[key]
+                raise DataError(
+                    f"{outcome.source}: the outcomes of {outcome.model!r} on {outcome.dataset!r} are the same as those "
+                    f"read from {first.source}; counting them twice would double that model's vote. Pass each once."
+                )
+            seen[key] = outcome
 
 
 def _warnings(screen: DatasetValidity) -> list[str]:
