@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pfungst.audit.position_content import POSITION_FIX, PositionContentSplit
+from pfungst.audit.position_content import POSITION_FIX
 from pfungst.audit.result import AuditResult
 from pfungst.audit.suite import SuiteResult
 from pfungst.blocks import format_estimate
@@ -19,8 +19,8 @@ __all__ = ["render_card", "render_suite_card"]
 _HEADING = "## Surface-cue audit (pfungst)"
 
 
-def render_card(result: AuditResult, parts: PositionContentSplit | None = None, command: str = "") -> str:
-    """The card of one audit as Markdown (``parts``: its content / position split, for per-item benchmarks).
+def render_card(result: AuditResult, command: str = "") -> str:
+    """The card of one audit as Markdown, with its content verdict and gold-position finding apart (per-item).
 
     Example:
         >>> from pfungst import audit
@@ -44,6 +44,7 @@ def render_card(result: AuditResult, parts: PositionContentSplit | None = None, 
         f"SHA-256 `{provenance.get('sha256', '?')}`",
         f"- **Verdict:** {result.verdict.explanation}",
     ]
+    parts = result.position_content
     if parts is not None and parts.position is not None:
         lines += [
             f"- **Content** (probes that cannot see positions: {', '.join(parts.content_feature_sets)}): "
@@ -109,8 +110,8 @@ def render_suite_card(result: SuiteResult, command: str = "") -> str:
     for rank, (entry, q) in enumerate(zip(result.entries, result.content_tests.qvalues, strict=True), start=1):
         position = "-"
         if entry.position is not None:
-            share = f"{entry.position.most_common} {entry.position.most_common_share:.0%}"
-            position = f"**artifact** ({share})" if entry.position_flagged else share
+            pattern = entry.position.slot_pattern
+            position = f"**artifact**: {pattern}" if entry.position_flagged else pattern
         lines.append(
             f"| {rank} | {entry.name} | {entry.n_items} | {entry.content.label} | {entry.content.statistic} "
             f"{format_estimate(entry.content.estimate)} | {q:.2g} | {position} |"
