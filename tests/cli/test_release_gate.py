@@ -92,8 +92,14 @@ def test_the_audit_command_prints_position_and_content_apart_once_and_writes_the
     assert position["slot_pattern"] in stdout
 
 
-def test_an_audit_without_a_position_blind_probe_says_so_on_stderr(position_data: Path) -> None:
-    result = runner.invoke(app, ["audit", str(position_data), *QUICK, "--feature-set", "options"])
+def test_an_audit_without_a_position_blind_probe_says_so_on_stderr_and_writes_no_split(
+    position_data: Path, tmp_path: Path
+) -> None:
+    json_path = tmp_path / "audit.json"
+    result = runner.invoke(
+        app, ["audit", str(position_data), *QUICK, "--feature-set", "options", "--json", str(json_path)]
+    )
     assert result.exit_code == 0, result.output
     assert "has no probe that is blind to positions" in " ".join(result.stderr.split())
     assert "Position and content, apart" not in result.stdout
+    assert json.loads(json_path.read_text())["position_content"] is None
