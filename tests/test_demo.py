@@ -4,6 +4,7 @@ the embedded model runs through ``pfungst demo`` in tests/test_cli.py)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,25 @@ def test_stress_items_must_be_positive_and_is_checked_before_any_work(tmp_path: 
     with pytest.raises(ConfigError, match=rf"stress_items must be a positive number .* got {count}"):
         run_demo(tmp_path / "demo", stress_items=count, model=_always_a())
     assert not (tmp_path / "demo").exists()
+
+
+def test_the_planted_gold_position_shows_as_a_position_artifact_in_the_report_and_the_verdicts(
+    tmp_path: Path, seed: int
+) -> None:
+    import io
+
+    from rich.console import Console
+
+    from pfungst.report.audit_console import render_demo_verdicts
+
+    config = replace(QUICK, feature_sets=(), heuristics=True)  # the defaults: per-item ones are blind to slots too
+    result = run_demo(tmp_path, seed=seed, n_items=60, config=config, stress_items=STRESSED, model=_always_a())
+    in_a = sum(item.gold == 0 for item in load(tmp_path / "gold-position.jsonl"))
+    sentence = f"gold is the first option (A) in {in_a} of 60 items (uniform: 15)"
+    parts = result.audits["gold-position"].position_content
+    assert parts is not None and parts.position is not None and parts.position.slot_pattern == sentence
+    assert sentence in result.report_path.read_text(encoding="utf-8")
+    console = Console(file=io.StringIO(), width=400)
+    render_demo_verdicts(result, console)
+    line = next(text for text in console.file.getvalue().splitlines() if text.startswith("gold-position:"))
+    assert f"content: {parts.content.label}; position artifact: {sentence}" in line

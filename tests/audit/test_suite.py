@@ -124,6 +124,20 @@ def test_each_benchmark_gets_its_audit_json_and_the_suite_json_reads_back(suite:
     assert again.leaderboard().equals(suite.leaderboard())
 
 
+def test_each_entry_holds_its_audits_split_and_the_suite_card_names_the_slot(
+    suite: SuiteResult, suite_out: Path
+) -> None:
+    from pfungst.report.card import render_suite_card
+
+    for entry in suite.entries:
+        parts = pfungst.read_result(suite_out / entry.audit_json).position_content
+        assert parts is not None and parts.content == entry.content and parts.position == entry.position
+    position = next(entry for entry in suite.entries if entry.name == "position.jsonl")
+    assert position.position is not None
+    assert position.position.slot_pattern.startswith("gold is the first option (A) in ")
+    assert f"**artifact**: {position.position.slot_pattern}" in render_suite_card(suite)
+
+
 def test_the_html_report_links_each_leaderboard_row_to_its_section(suite: SuiteResult) -> None:
     html = render_html([suite], plots=False)
     for entry in suite.entries:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,31 @@ def test_the_suite_command_ranks_writes_a_card_and_gates(tmp_path: Path, seed: i
     assert "| 1 | longest.jsonl |" in card.read_text()
     again = runner.invoke(app, args)
     assert "(2 reused from the cache)" in again.stderr
+
+
+def test_the_audit_command_prints_position_and_content_apart_once_and_writes_them_in_its_json(
+    position_data: Path, tmp_path: Path
+) -> None:
+    json_path = tmp_path / "audit.json"
+    result = runner.invoke(app, ["audit", str(position_data), *QUICK, *SETS, "--json", str(json_path)])
+    assert result.exit_code == 0, result.output
+    stdout = " ".join(result.stdout.split())
+    assert stdout.count("Position and content, apart") == 1
+    assert "gold position: POSITION ARTIFACT: gold is the first option (A) in " in stdout
+    assert "content verdict (options_no_position): no evidence" in stdout
+    position = json.loads(json_path.read_text())["position_content"]["position"]
+    assert position["slot_pattern"].startswith("gold is the first option (A) in ")
+    assert position["slot_pattern"] in stdout
+
+
+def test_an_audit_without_a_position_blind_probe_says_so_on_stderr_and_writes_no_split(
+    position_data: Path, tmp_path: Path
+) -> None:
+    json_path = tmp_path / "audit.json"
+    result = runner.invoke(
+        app, ["audit", str(position_data), *QUICK, "--feature-set", "options", "--json", str(json_path)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "has no probe that is blind to positions" in " ".join(result.stderr.split())
+    assert "Position and content, apart" not in result.stdout
+    assert json.loads(json_path.read_text())["position_content"] is None

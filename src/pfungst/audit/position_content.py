@@ -7,34 +7,45 @@ shuffling. Or its options themselves may give the answer (the longest option, a 
 no shuffling removes. The overall verdict reads every probe, including those that see positions (the ``options``
 set's position columns; item-level probes, which predict the gold *position* from the text), so it mixes both.
 
-:func:`split_position_content` separates them:
+:func:`pfungst.audit` separates them once, into the result's ``position_content`` (a :class:`PositionContentSplit`):
 
-- the **position** finding: the gold-position heuristic's out-of-sample accuracy (the position most often gold in
-  the other folds, chance-corrected, with its interval), the chi-squared test of uniform gold positions and the
-  gold counts per position, flagged when the heuristic's lower bound exceeds the verdict threshold;
+- the **position** finding (:class:`PositionArtifact`): the gold-position heuristic's out-of-sample accuracy (the
+  position most often gold in the other folds, chance-corrected, with its interval), the chi-squared test of
+  uniform gold positions and the gold counts per position, with the slot pattern in words ("gold is the last option
+  (D) in 1000 of 1000 items (uniform: 250)"), flagged when the heuristic's lower bound exceeds the verdict threshold;
 - the **content** verdict: the verdict recomputed over the probes that cannot see positions only
   (:data:`POSITION_BLIND_FEATURE_SETS`: option features without position, choices-only n-grams), with its own
   Bonferroni correction over those probes.
 
 For shared-label benchmarks there are no positions: the content verdict is the verdict, and there is no position
-finding.
+finding. Reports, the card, the board, the suite and the release gate read the split from the result.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import string
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pfungst.audit.heuristics import GoldPositionResult
-from pfungst.audit.result import AuditResult, Verdict
-from pfungst.audit.run import AuditConfig, verdict_of
+from pfungst.audit.heuristics import GoldPositionResult, HeuristicsReport
+from pfungst.audit.verdict import Verdict
 from pfungst.errors import ConfigError
+from pfungst.schema import Fields
 from pfungst.stats import Estimate
 
-__all__ = ["POSITION_BLIND_FEATURE_SETS", "POSITION_FIX", "PositionArtifact", "PositionContentSplit", "split"]
+if TYPE_CHECKING:
+    from pfungst.audit.result import AuditResult
+
+__all__ = [
+    "POSITION_BLIND_FEATURE_SETS",
+    "POSITION_FIX",
+    "PositionArtifact",
+    "PositionContentSplit",
+    "no_blind_probe_message",
+    "position_artifact",
+    "split",
+]
 
 POSITION_BLIND_FEATURE_SETS: tuple[str, ...] = ("options_no_position", "options_1-grams_presence")
 """Option-level feature sets with no position column: a conditional logit over them cannot prefer a slot."""
@@ -72,15 +83,55 @@ class PositionArtifact:
         return ci is not None and ci.low > self.threshold
 
     @property
+    def slot_pattern(self) -> str:
+        """The slot most often gold, in words: ``gold is the last option (D) in 1000 of 1000 items (uniform: 250)``.
+
+        "first" and "last" are named when every item has the same number of options (equal uniform counts).
+
+        Example:
+            >>> from pfungst.stats import Estimate
+            >>> found = PositionArtifact((0, 0, 0, 8), (2.0,) * 4, "D", 1.0, Estimate(0.0, "chi2", 8),
+            ...                          Estimate(1.0, "ccacc", 8), 0.2)
+            >>> found.slot_pattern
+            'gold is the last option (D) in 8 of 8 items (uniform: 2)'
+        """
+        counts = self.position_counts
+        if not counts:
+            return "no gold position recorded"
+        top = max(range(len(counts)), key=lambda k: counts[k])
+        same_size = len({round(value, 9) for value in self.expected_counts}) == 1
+        slot = f"option {self.most_common}"
+        if same_size and len(counts) > 1 and top in (0, len(counts) - 1):
+            slot = f"the {'first' if top == 0 else 'last'} option ({self.most_common})"
+        expected = self.expected_counts[top] if top < len(self.expected_counts) else math.nan
+        return f"gold is {slot} in {counts[top]} of {sum(counts)} items (uniform: {expected:.4g})"
+
+    @property
     def explanation(self) -> str:
         ci = self.position_only.ci
         bound = f" [{ci.low:.3f}, {ci.high:.3f}]" if ci else ""
         text = (
-            f"gold at {self.most_common} in {self.most_common_share:.1%} of items (uniformity p = "
-            f"{self.uniformity.pvalue:.3g}); guessing that position scores chance-corrected accuracy "
-            f"{self.position_only.value:.3f}{bound}"
+            f"{self.slot_pattern}; uniformity p = {self.uniformity.pvalue:.3g}; guessing that position scores "
+            f"chance-corrected accuracy {self.position_only.value:.3f}{bound}"
         )
         return f"POSITION ARTIFACT: {text}. Fix: {POSITION_FIX}" if self.flagged else text
+
+    @classmethod
+    def from_fields(cls, fields: Fields) -> PositionArtifact:
+        """Read :meth:`to_dict` back (flag, slot pattern and explanation are recomputed from the fields).
+
+        Raises:
+            ReaderError: a value of the wrong type or a missing key.
+        """
+        return cls(
+            position_counts=tuple(int(v) for v in fields.items("position_counts")),
+            expected_counts=tuple(float(v) for v in fields.items("expected_counts")),
+            most_common=fields.string("most_common"),
+            most_common_share=fields.number("most_common_share"),
+            uniformity=fields.estimate("uniformity"),
+            position_only=fields.estimate("position_only"),
+            threshold=fields.number("threshold"),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -92,6 +143,7 @@ class PositionArtifact:
             "position_only": self.position_only.to_dict(),
             "threshold": self.threshold,
             "flagged": self.flagged,
+            "slot_pattern": self.slot_pattern,
             "fix": POSITION_FIX,
             "explanation": self.explanation,
         }
@@ -109,6 +161,20 @@ class PositionContentSplit:
     content_feature_sets: tuple[str, ...]
     """The probes the content verdict reads."""
 
+    @classmethod
+    def from_fields(cls, fields: Fields) -> PositionContentSplit:
+        """Read :meth:`to_dict` back.
+
+        Raises:
+            ReaderError: a value of the wrong type or a missing key.
+        """
+        return cls(
+            benchmark=fields.string("benchmark"),
+            content=Verdict.from_fields(fields.sub("content")),
+            position=PositionArtifact.from_fields(fields.sub("position")) if fields.has("position") else None,
+            content_feature_sets=tuple(str(name) for name in fields.items("content_feature_sets")),
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "benchmark": self.benchmark,
@@ -118,10 +184,16 @@ class PositionContentSplit:
         }
 
 
-def split(result: AuditResult) -> PositionContentSplit:
-    """Split ``result``'s verdict into the content verdict and the gold-position finding.
+def no_blind_probe_message(name: str) -> str:
+    """Why a per-item audit has no content / position split: none of its probes is blind to positions."""
+    return (
+        f"the audit of '{name}' has no probe that is blind to positions, so its content cannot be told from its "
+        f"layout. Add --feature-set {POSITION_BLIND_FEATURE_SETS[0]} (or keep the default feature sets)"
+    )
 
-    The result must hold per-item predictions (an audit just run, or its JSON written with items).
+
+def split(result: AuditResult) -> PositionContentSplit:
+    """``result``'s verdict split into the content verdict and the gold-position finding (its ``position_content``).
 
     Raises:
         ConfigError: a per-item audit without any position-blind probe (name one with ``--feature-set``).
@@ -135,28 +207,14 @@ def split(result: AuditResult) -> PositionContentSplit:
         >>> parts.position.flagged, parts.content.label
         (True, 'no evidence')
     """
-    name = str(result.benchmark.get("name", "?"))
-    if result.benchmark.get("option_kind") != "per_item":
-        return PositionContentSplit(name, result.verdict, None, tuple(p.feature_set for p in result.probes))
-    blind = [p for p in result.probes if p.feature_set in POSITION_BLIND_FEATURE_SETS]
-    if not blind:
-        raise ConfigError(
-            f"the audit of '{name}' has no probe that is blind to positions, so its content cannot be told from its "
-            f"layout. Add --feature-set {POSITION_BLIND_FEATURE_SETS[0]} (or keep the default feature sets)"
-        )
-    config = _config(result.settings)
-    content = verdict_of(blind, config, result.verdict.statistic)
-    return PositionContentSplit(name, content, _position(result, config.threshold), tuple(p.feature_set for p in blind))
+    if result.position_content is None:
+        raise ConfigError(no_blind_probe_message(str(result.benchmark.get("name", "?"))))
+    return result.position_content
 
 
-def _config(settings: dict[str, Any]) -> AuditConfig:
-    """The settings a verdict needs (seed, resamples, level, threshold), read back from ``result.settings``."""
-    names = {"seed", "n_bootstrap", "level", "threshold"}
-    return AuditConfig(**{f.name: settings[f.name] for f in dataclasses.fields(AuditConfig) if f.name in names})
-
-
-def _position(result: AuditResult, threshold: float) -> PositionArtifact | None:
-    found = [r for r in (result.heuristics.results if result.heuristics else ()) if isinstance(r, GoldPositionResult)]
+def position_artifact(heuristics: HeuristicsReport | None, threshold: float) -> PositionArtifact | None:
+    """The gold-position finding from the gold-position heuristic (None when heuristics were off)."""
+    found = [r for r in (heuristics.results if heuristics else ()) if isinstance(r, GoldPositionResult)]
     if not found:
         return None
     gold = found[0]

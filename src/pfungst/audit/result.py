@@ -9,15 +9,17 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal, cast
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from pfungst.audit.cues import CueTable
 from pfungst.audit.heuristics import HeuristicsReport
+from pfungst.audit.position_content import PositionContentSplit
 from pfungst.audit.probe_outcome import ProbeOutcome
 from pfungst.audit.result_reading import read_cues, read_heuristics
+from pfungst.audit.verdict import Verdict
 from pfungst.display import NotebookDisplay
 from pfungst.schema import SCHEMA_VERSIONS, Fields
 from pfungst.serialization import write_json
@@ -26,79 +28,6 @@ from pfungst.stats import Estimate
 __all__ = ["SCHEMA_VERSION", "AuditResult", "Verdict"]
 
 SCHEMA_VERSION = SCHEMA_VERSIONS["audit"]
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """ "predictable" or "no evidence", never a bare yes or no: the statistic, its interval and the threshold."""
-
-    label: Literal["predictable", "no evidence"]
-    feature_set: str
-    """The feature set with the highest point estimate."""
-    statistic: str
-    """``kappa`` (Cohen's: shared labels, under both protocols) or ``chance_corrected_accuracy`` (per-item choices)."""
-    estimate: Estimate
-    """The statistic with a simultaneous interval: Bonferroni over the feature sets tried, so that picking the best
-    of several does not inflate the evidence."""
-    threshold: float
-    """The lower bound must exceed this for "predictable"."""
-    n_feature_sets: int
-    note: str = ""
-    """Why this statistic, where the protocol's own headline differs (pacchiardi2024); appended to the explanation."""
-
-    @property
-    def explanation(self) -> str:
-        ci = self.estimate.ci
-        bound = f"[{ci.low:.3f}, {ci.high:.3f}]" if ci else "(no interval)"
-        level = f"{ci.level:.4g}" if ci else ""
-        comparison = "above" if self.label == "predictable" else "not above"
-        text = (
-            f"{self.label}: best feature set {self.feature_set}, {self.statistic} {self.estimate.value:.3f} "
-            f"{bound} ({level} simultaneous interval over {self.n_feature_sets} feature sets); the lower bound "
-            f"is {comparison} the threshold {self.threshold:g}"
-        )
-        if self.label == "no evidence" and self.signal_below_threshold:
-            text += " (a signal is present, since the interval excludes 0, but it is smaller than the threshold)"
-        return f"{text}; {self.note}" if self.note else text
-
-    @property
-    def signal_below_threshold(self) -> bool:
-        """True when the simultaneous interval excludes 0 although its lower bound is not above the threshold."""
-        ci = self.estimate.ci
-        return ci is not None and ci.low > 0 and self.label == "no evidence"
-
-    @classmethod
-    def from_fields(cls, fields: Fields) -> Verdict:
-        """Read :meth:`to_dict` back (the explanation is recomputed from the fields).
-
-        Raises:
-            ReaderError: a value of the wrong type, a missing key, or a label that is no verdict.
-        """
-        label = fields.string("label")
-        if label not in ("predictable", "no evidence"):
-            raise fields.error("label", f"expected 'predictable' or 'no evidence', found {label!r}")
-        return cls(
-            label=cast(Literal["predictable", "no evidence"], label),
-            feature_set=fields.string("feature_set"),
-            statistic=fields.string("statistic"),
-            estimate=fields.estimate("estimate"),
-            threshold=fields.number("threshold"),
-            n_feature_sets=fields.integer("n_feature_sets"),
-            note=fields.string("note") if fields.has("note") else "",
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "label": self.label,
-            "feature_set": self.feature_set,
-            "statistic": self.statistic,
-            "estimate": self.estimate.to_dict(),
-            "threshold": self.threshold,
-            "n_feature_sets": self.n_feature_sets,
-            "note": self.note,
-            "signal_below_threshold": self.signal_below_threshold,
-            "explanation": self.explanation,
-        }
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,6 +47,10 @@ class AuditResult(NotebookDisplay):
     """Every setting of the audit, the seed included."""
     environment: dict[str, Any]
     """Package versions, git revision, platform, time."""
+    position_content: PositionContentSplit | None = None
+    """The verdict split into the content verdict (position-blind probes) and the gold-position finding, computed
+    by :func:`pfungst.audit`; shared labels: the verdict as content, no position finding. None for a per-item audit
+    without a position-blind probe (or a result file that lacks it)."""
     KIND: ClassVar[str] = "audit"
     """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
 
@@ -143,6 +76,7 @@ class AuditResult(NotebookDisplay):
             cues=read_cues(fields.sub("cues")) if fields.has("cues") else None,
             settings=fields.mapping("settings"),
             environment=fields.mapping("environment"),
+            position_content=_read_split(fields),
         )
 
     @property
@@ -207,6 +141,7 @@ class AuditResult(NotebookDisplay):
             "cues": self.cues.to_dict() if self.cues else None,
             "settings": self.settings,
             "environment": self.environment,
+            "position_content": self.position_content.to_dict() if self.position_content else None,
         }
 
     def save_json(self, path: str | Path, items: bool = False) -> Path:
@@ -215,3 +150,8 @@ class AuditResult(NotebookDisplay):
 
     def __repr__(self) -> str:
         return f"AuditResult({self.benchmark['name']!r}, {self.verdict.explanation})"
+
+
+def _read_split(fields: Fields) -> PositionContentSplit | None:
+    """The ``position_content`` of a result file; None where it is null or absent."""
+    return PositionContentSplit.from_fields(fields.sub("position_content")) if fields.has("position_content") else None

@@ -12,9 +12,10 @@ import numpy as np
 from pfungst.audit.cluster import check_cluster_address, cluster_backend
 from pfungst.audit.cues import CueConfig, find_cues
 from pfungst.audit.feature_sets import PAPER_FEATURE_SETS, get_feature_set
-from pfungst.audit.heuristics import HeuristicConfig, run_heuristics
+from pfungst.audit.heuristics import HeuristicConfig, HeuristicsReport, run_heuristics
 from pfungst.audit.inputs import ItemInputs, OptionTable
 from pfungst.audit.paper_protocol import paper_rows
+from pfungst.audit.position_content import POSITION_BLIND_FEATURE_SETS, PositionContentSplit, position_artifact
 from pfungst.audit.probe import ProbeConfig, feasible_splits, run_probes
 from pfungst.audit.probe_outcome import ProbeOutcome
 from pfungst.audit.resampled_kappa import bootstrap_draws_kappa, interval_from_draws, mean_kappa
@@ -159,24 +160,14 @@ def audit(
             progress=lambda done, total: report(f"{len(names)} feature sets: fold {done} of {total}", done, total + 1),
         )
     report("heuristics and cues", 1, 1)
-    heuristics = (
-        run_heuristics(
-            benchmark,
-            config=HeuristicConfig(
-                seed=config.seed,
-                n_resamples=config.n_bootstrap,
-                n_permutations=config.n_permutations,
-                level=config.level,
-            ),
-        )
-        if config.heuristics
-        else None
-    )
+    heuristics = _heuristics(benchmark, config) if config.heuristics else None
     cues = find_cues(benchmark, config=CueConfig(fields=config.fields, top_k=config.cue_top_k)) if config.cues else None
+    verdict = _verdict(probes, config, verdict_statistic(benchmark, config.protocol))
     return AuditResult(
         benchmark=benchmark.to_dict(),
         probes=tuple(probes),
-        verdict=_verdict(probes, config, verdict_statistic(benchmark, config.protocol)),
+        verdict=verdict,
+        position_content=_split(benchmark, probes, verdict, heuristics, config),
         heuristics=heuristics,
         cues=cues,
         settings={
@@ -186,6 +177,35 @@ def audit(
         },
         environment=environment(),
     )
+
+
+def _heuristics(benchmark: Benchmark, config: AuditConfig) -> HeuristicsReport:
+    """The zero-training baselines with the audit's seed, resamples and level."""
+    settings = HeuristicConfig(
+        seed=config.seed, n_resamples=config.n_bootstrap, n_permutations=config.n_permutations, level=config.level
+    )
+    return run_heuristics(benchmark, config=settings)
+
+
+def _split(
+    benchmark: Benchmark,
+    probes: list[ProbeOutcome],
+    verdict: Verdict,
+    heuristics: HeuristicsReport | None,
+    config: AuditConfig,
+) -> PositionContentSplit | None:
+    """The verdict apart into content (position-blind probes, their own Bonferroni) and the gold-position finding.
+
+    Shared labels have no positions: the verdict is the content. None for a per-item audit with no blind probe.
+    """
+    if benchmark.option_kind != "per_item":
+        return PositionContentSplit(benchmark.name, verdict, None, tuple(p.feature_set for p in probes))
+    blind = [p for p in probes if p.feature_set in POSITION_BLIND_FEATURE_SETS]
+    if not blind:
+        return None
+    content = _verdict(blind, config, verdict.statistic)
+    position = position_artifact(heuristics, config.threshold)
+    return PositionContentSplit(benchmark.name, content, position, tuple(p.feature_set for p in blind))
 
 
 def _inputs(benchmark: Benchmark, name: str, config: AuditConfig) -> ItemInputs | OptionTable:

@@ -50,7 +50,6 @@ from pfungst.serialization import write_csv
 if TYPE_CHECKING:  # the command imports what it runs when it runs: `--help` stays fast
     from rich.console import Console
 
-    from pfungst.audit.position_content import PositionContentSplit
     from pfungst.audit.result import AuditResult
     from pfungst.audit.run import AuditConfig
     from pfungst.data.benchmark import Benchmark
@@ -139,10 +138,10 @@ def audit_command(
         with progress_bar(quiet, "encoding surface features") as report:
             result = audit(benchmark, config, progress=report)
         out = results_console(json_path)
-        parts = _report(result, out, command_line(context), json_path, items_path, card)
+        _report(result, out, command_line(context), json_path, items_path, card)
         if fix_dir:
             _fix_and_audit(benchmark, fix_dir, config, quiet, out)
-        gate = audit_gate(fail_on, result, parts)
+        gate = audit_gate(fail_on, result)
     end_with_gate(gate)
 
 
@@ -156,19 +155,18 @@ def _audit_config(config_type: type[AuditConfig], options: dict[str, Any]) -> Au
 
 def _report(
     result: AuditResult, out: Console, command: str, json_path: Path | None, items_path: Path | None, card: Path | None
-) -> PositionContentSplit | None:
+) -> None:
     """Print the audit (and, per-item, its position and content apart); write its JSON (with per-item predictions),
-    per-item CSV and card where asked for. Returns the position / content split, if any."""
+    per-item CSV and card where asked for."""
     from pfungst.report.card import render_card
     from pfungst.report.console_blocks import render_to_console
 
     render_to_console(result, out)
-    parts = print_split(result, out)
+    print_split(result)
     write_json(json_path, lambda path: result.save_json(path, items=True))
     if items_path:
         console.print(f"wrote {escape(str(write_csv(items_path, result.items_frame())))}")
-    write_card(card, render_card(result, parts, command))
-    return parts
+    write_card(card, render_card(result, command))
 
 
 def _fix_and_audit(benchmark: Benchmark, fix_dir: Path, config: AuditConfig, quiet: bool, out: Console) -> None:

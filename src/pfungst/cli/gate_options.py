@@ -16,9 +16,6 @@ from pfungst.errors import ConfigError
 from pfungst.serialization import atomic_write
 
 if TYPE_CHECKING:  # imported when a command runs, not when the command line starts
-    from rich.console import Console
-
-    from pfungst.audit.position_content import PositionContentSplit
     from pfungst.audit.result import AuditResult
 
 __all__ = [
@@ -71,24 +68,13 @@ def command_line(context: typer.Context) -> str:
     return shlex.join(words)
 
 
-def print_split(result: AuditResult, out: Console) -> PositionContentSplit | None:
-    """Print the content verdict and the gold-position finding of a per-item audit apart; the split, or None."""
-    from pfungst.audit.position_content import split
+def print_split(result: AuditResult) -> None:
+    """Say on stderr why a per-item audit has no content / position split (its sections print it otherwise)."""
+    from pfungst.audit.position_content import no_blind_probe_message
 
-    if result.benchmark.get("option_kind") != "per_item":
-        return None
-    try:
-        parts = split(result)
-    except ConfigError as error:  # feature sets chosen without a position-blind one: say so, do not fail
-        console.print(f"[yellow]note:[/yellow] {escape(str(error))}")
-        return None
-    out.rule("Position and content, apart")
-    out.print(f"  content verdict: {escape(parts.content.explanation)}")
-    if parts.position is not None:
-        style = "bold red" if parts.position.flagged else ""
-        text = escape(parts.position.explanation)
-        out.print(f"  gold position: [{style}]{text}[/{style}]" if style else f"  gold position: {text}")
-    return parts
+    if result.benchmark.get("option_kind") == "per_item" and result.position_content is None:
+        note = no_blind_probe_message(str(result.benchmark.get("name", "?")))
+        console.print(f"[yellow]note:[/yellow] {escape(note)}")
 
 
 def write_card(path: Path | None, text: str) -> None:
@@ -108,10 +94,12 @@ def end_with_gate(gate: GateResult | None) -> None:
         raise typer.Exit(GATE_EXIT_CODE)
 
 
-def audit_gate(rule: str | None, result: AuditResult, parts: PositionContentSplit | None) -> GateResult | None:
-    """One audit against ``--fail-on`` (None: no gate asked for); shared labels read the verdict as the content."""
+def audit_gate(rule: str | None, result: AuditResult) -> GateResult | None:
+    """One audit against ``--fail-on`` (None: no gate asked for), with the result's content / position split (none:
+    the verdict as the content)."""
     if rule is None:
         return None
+    parts = result.position_content
     content = parts.content if parts else result.verdict
     name = str(result.benchmark.get("name", "?"))
     return check_gate(rule, name, result.verdict, content, parts.position if parts else None)

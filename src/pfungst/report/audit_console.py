@@ -39,5 +39,15 @@ def render_demo_verdicts(result: Any, console: Console) -> None:
         statistic = "kappa" if verdict.statistic == "kappa" else "chance-corrected accuracy"
         console.print(
             f"{escape(name)}: [bold]{verdict.label}[/bold] (best {escape(verdict.feature_set)}, "
-            f"{statistic} {_interval(verdict.estimate)})"
+            f"{statistic} {_interval(verdict.estimate)}){_apart(audited)}"
         )
+
+
+def _apart(audited: Any) -> str:
+    """``; content: no evidence; position artifact: gold is the first option (A) in ...`` (per-item audits)."""
+    parts = audited.position_content
+    if parts is None or parts.position is None:
+        return ""
+    position = parts.position
+    finding = "[bold red]position artifact[/bold red]" if position.flagged else "gold position"
+    return f"; content: {parts.content.label}; {finding}: {escape(position.slot_pattern)}"

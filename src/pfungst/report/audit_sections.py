@@ -12,6 +12,7 @@ from typing import Any
 
 from pfungst.audit.cues import CueTable
 from pfungst.audit.heuristics import HeuristicsReport
+from pfungst.audit.position_content import PositionContentSplit
 from pfungst.audit.result import AuditResult
 from pfungst.blocks import (
     ESTIMATE_COLUMNS,
@@ -168,10 +169,11 @@ def audit_sections(result: AuditResult) -> tuple[Section, ...]:
             note=methods_note([verdict.estimate]),
         ),
     ]
-    sections = [
-        Section("Verdict", tuple(verdict_blocks), level=3),
-        Section("Surface-feature probes", _probe_blocks(result), level=3),
-    ]
+    sections = [Section("Verdict", tuple(verdict_blocks), level=3)]
+    parts = result.position_content
+    if parts is not None and result.benchmark.get("option_kind") == "per_item":
+        sections.append(Section("Position and content, apart", _split_blocks(parts), level=3))
+    sections.append(Section("Surface-feature probes", _probe_blocks(result), level=3))
     if result.heuristics is not None:
         sections.append(Section("Heuristic baselines", _heuristic_blocks(result.heuristics), level=3))
     if result.cues is not None:
@@ -193,6 +195,38 @@ def audit_sections(result: AuditResult) -> tuple[Section, ...]:
             )
         )
     return tuple(sections)
+
+
+def _split_blocks(parts: PositionContentSplit) -> tuple[Block, ...]:
+    """The content verdict (position-blind probes) and the gold-position finding, with the slot pattern in words."""
+    content, position = parts.content, parts.position
+    blocks: list[Block] = [
+        Text(
+            f"content verdict ({', '.join(parts.content_feature_sets)}): {content.explanation}",
+            tone="bad" if content.label == "predictable" else "good",
+        )
+    ]
+    if position is None:
+        return tuple(blocks)
+    blocks.append(Text(f"gold position: {position.explanation}", tone="bad" if position.flagged else "good"))
+    letters = [chr(ord("A") + k) if k < 26 else str(k + 1) for k in range(len(position.position_counts))]
+    rows = tuple(
+        (letter, format_number(count), format_number(expected, 1))
+        for letter, count, expected in zip(letters, position.position_counts, position.expected_counts, strict=False)
+    )
+    blocks += [
+        Table("Gold answers per position", ("position", "gold", "uniform"), rows),
+        Table(
+            "Position-only baselines",
+            ESTIMATE_COLUMNS,
+            (
+                estimate_row("guess the usual gold position (chance-corrected)", position.position_only),
+                estimate_row("gold uniformity (chi-squared)", position.uniformity),
+            ),
+            note=methods_note([position.position_only, position.uniformity]),
+        ),
+    ]
+    return tuple(blocks)
 
 
 _PROBE_COLUMNS = (

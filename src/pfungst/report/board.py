@@ -123,10 +123,16 @@ def headline(result: LoadedResult) -> str:
 
 
 def _audit_row(data: Any, figure: str) -> tuple[str, str, str, str, str]:
-    """An audit's board row: its verdict, with a signal below the threshold as a warning."""
+    """An audit's board row: its verdict, with a signal below the threshold as a warning; per-item, its content
+    verdict and gold-position finding apart (the slot pattern in words when it is an artifact)."""
     verdict = data.verdict
     status = "bad" if verdict.label == "predictable" else "warn" if verdict.signal_below_threshold else "good"
     words = verdict.label + (" (signal below threshold)" if verdict.signal_below_threshold else "")
+    parts = data.position_content
+    if parts is not None and parts.position is not None:
+        words += f"; content: {parts.content.label}"
+        if parts.position.flagged:
+            words += f"; gold-position artifact: {parts.position.slot_pattern}"
     return (_name(data.benchmark), "(data)", f"surface cues: {words}", figure, status)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pfungst.audit.position_content import POSITION_FIX, PositionContentSplit
+from pfungst.audit.position_content import POSITION_FIX
 from pfungst.audit.result import AuditResult
 from pfungst.audit.suite import SuiteResult
 from pfungst.blocks import format_estimate
@@ -24,8 +24,8 @@ __all__ = ["render_card", "render_suite_card"]
 _HEADING = "## Surface-cue audit (pfungst)"
 
 
-def render_card(result: AuditResult, parts: PositionContentSplit | None = None, command: str = "") -> str:
-    """The card of one audit as Markdown (``parts``: its content / position split, for per-item benchmarks).
+def render_card(result: AuditResult, command: str = "") -> str:
+    """The card of one audit as Markdown, with its content verdict and gold-position finding apart (per-item).
 
     Example:
         >>> from pfungst import audit
@@ -50,6 +50,7 @@ def render_card(result: AuditResult, parts: PositionContentSplit | None = None, 
         f"SHA-256 {_hex(provenance.get('sha256', '?'))}",
         f"- **Verdict:** {_text(result.verdict.explanation)}",
     ]
+    parts = result.position_content
     if parts is not None and parts.position is not None:
         lines += [
             f"- **Content** (probes that cannot see positions: {_text(', '.join(parts.content_feature_sets))}): "
@@ -130,8 +131,8 @@ def render_suite_card(result: SuiteResult, command: str = "") -> str:
     for rank, (entry, q) in enumerate(zip(result.entries, result.content_tests.qvalues, strict=True), start=1):
         position = "-"
         if entry.position is not None:
-            share = f"{_text(entry.position.most_common)} {entry.position.most_common_share:.0%}"
-            position = f"**artifact** ({share})" if entry.position_flagged else share
+            pattern = _text(entry.position.slot_pattern)
+            position = f"**artifact**: {pattern}" if entry.position_flagged else pattern
         lines.append(
             f"| {rank} | {_text(entry.name)} | {entry.n_items} | {_text(entry.content.label)} | "
             f"{_text(entry.content.statistic)} {_text(format_estimate(entry.content.estimate))} | {q:.2g} | "

@@ -137,7 +137,7 @@ def read_entry(fields: Fields) -> SuiteEntry | SkippedSource:
         audit_json=fields.string("audit_json"),
         verdict=Verdict.from_fields(fields.sub("verdict")),
         content=Verdict.from_fields(fields.sub("content")),
-        position=_position(fields.sub("position")) if position is not None else None,
+        position=PositionArtifact.from_fields(fields.sub("position")) if position is not None else None,
         top_cues=tuple(
             TopCue(
                 cue=cue.string("cue"),
@@ -149,16 +149,4 @@ def read_entry(fields: Fields) -> SuiteEntry | SkippedSource:
             for cue in fields.records("top_cues")
         ),
         seconds=fields.number("seconds"),
-    )
-
-
-def _position(fields: Fields) -> PositionArtifact:
-    return PositionArtifact(
-        position_counts=tuple(int(v) for v in fields.items("position_counts")),
-        expected_counts=tuple(float(v) for v in fields.items("expected_counts")),
-        most_common=fields.string("most_common"),
-        most_common_share=fields.number("most_common_share"),
-        uniformity=fields.estimate("uniformity"),
-        position_only=fields.estimate("position_only"),
-        threshold=fields.number("threshold"),
     )

@@ -2,7 +2,7 @@
 
 For each source (:func:`~pfungst.audit.suite.sources.discover`): hash the file, look its entry up in the cache
 (:class:`~pfungst.audit.suite.cache.SuiteCache`), otherwise load it, audit it with the suite's settings, split its
-verdict into content and position (:func:`~pfungst.audit.position_content.split`), and write its audit JSON and
+verdict into content and position (the result's ``position_content``), and write its audit JSON and
 its entry. A source that cannot be read or audited (a generative BIG-bench task, too few items for the folds) is
 kept as skipped with the error's message. Bugs are not swallowed: they stop the run, and a rerun resumes.
 """
