@@ -194,26 +194,29 @@ class ColumnMapping:
             return
         options = self._options(builder, line, row)
         builder.check_options(line, options, self.options or "options")
+        builder.add(
+            line=line,
+            id=item_id,
+            text=text,
+            options=options,
+            gold=self._gold(builder, line, row, options),
+            fields=fields,
+            metadata=metadata,
+            text_field=self.question or "text_template",
+            options_field=self.options or "options",
+        )
+
+    def _gold(self, builder: BenchmarkBuilder, line: int, row: Mapping[str, Any], options: list[str]) -> int:
+        """The gold index from the answer column: an index, a letter, an option's text or its choice label."""
         labels = _option_labels(row[self.options]) if self.options else []
         answer = row[self.answer]
         found = not_text(answer)
         if found:
             raise builder.error(line, self.answer, f"expected an answer (index, letter or option text), found {found}")
         try:
-            gold = labels.index(answer) if answer in labels else resolve_answer(answer, options, self.answer_format)
+            return labels.index(answer) if answer in labels else resolve_answer(answer, options, self.answer_format)
         except AnswerError as error:
             raise builder.error(line, self.answer, error.reason, error.hint) from None
-        builder.add(
-            line=line,
-            id=item_id,
-            text=text,
-            options=options,
-            gold=gold,
-            fields=fields,
-            metadata=metadata,
-            text_field=self.question or "text_template",
-            options_field=self.options or "options",
-        )
 
     def _text(self, builder: BenchmarkBuilder, line: int, row: Mapping[str, Any]) -> str:
         if self.text_template:

@@ -9,9 +9,11 @@ from pfungst.audit.suite.cache import SuiteCache, cache_key
 from pfungst.audit.suite.entry import SkippedSource, SuiteEntry, TopCue
 from pfungst.audit.suite.result import SuiteResult
 from pfungst.audit.suite.run import SuiteConfig, audit_suite
-from pfungst.audit.suite.sources import Source, discover
+from pfungst.audit.suite.sources import Discovery, IgnoredFile, Source, discover, survey
 
 __all__ = [
+    "Discovery",
+    "IgnoredFile",
     "SkippedSource",
     "Source",
     "SuiteCache",
@@ -22,4 +24,5 @@ __all__ = [
     "audit_suite",
     "cache_key",
     "discover",
+    "survey",
 ]

@@ -1,6 +1,7 @@
 """``audit_suite``: audit many benchmarks in one run, one JSON each plus a ranked suite JSON, resumable.
 
-For each source (:func:`~pfungst.audit.suite.sources.discover`): hash the file, look its entry up in the cache
+For each source (:func:`~pfungst.audit.suite.sources.survey`, which also lists every other path seen and why it is
+no benchmark): hash the file, look its entry up in the cache
 (:class:`~pfungst.audit.suite.cache.SuiteCache`), otherwise load it, audit it with the suite's settings, split its
 verdict into content and position (:func:`~pfungst.audit.position_content.split`), and write its audit JSON and
 its entry. A source that cannot be read or audited (a generative BIG-bench task, too few items for the folds) is
@@ -22,7 +23,7 @@ from pfungst.audit.run import AuditConfig, audit
 from pfungst.audit.suite.cache import SuiteCache, cache_key
 from pfungst.audit.suite.entry import SkippedSource, SuiteEntry
 from pfungst.audit.suite.result import SuiteResult
-from pfungst.audit.suite.sources import Source, discover, file_sha256
+from pfungst.audit.suite.sources import Source, file_sha256, survey
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.loading import load
 from pfungst.environment import environment
@@ -101,7 +102,8 @@ def audit_suite(
     config = config or SuiteConfig()
     config.validate()
     started = time.perf_counter()
-    sources = discover(paths)
+    found = survey(paths)
+    sources = found.sources
     out = Path(out_dir)
     cache = SuiteCache(out / "benchmarks")
     report = progress or (lambda step, done, total: None)
@@ -115,7 +117,12 @@ def audit_suite(
         each = replace(config, audit=replace(config.audit, cluster=""))
         for done, source in enumerate(sources):
             report(source.name, done, len(sources))
-            key = cache_key(file_sha256(source.path), config.key_settings(), __version__)
+            try:
+                sha256 = file_sha256(source.path)
+            except OSError as error:  # unreadable (permissions, removed meanwhile): skipped, saying why
+                skipped.append(SkippedSource(source.name, str(source.path), "", "", f"{source.path}: {error}"))
+                continue
+            key = cache_key(sha256, config.key_settings(), __version__)
             entry = cache.lookup(source.slug, key)
             reused += entry is not None
             if entry is None:
@@ -130,6 +137,7 @@ def audit_suite(
         environment(),
         n_reused=reused,
         seconds=time.perf_counter() - started,
+        ignored=found.ignored,
     )
     result.save_json(out / SUITE_JSON)
     return result
