@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,33 @@ def test_the_suite_command_ranks_writes_a_card_and_gates(tmp_path: Path, seed: i
     assert "| 1 | longest.jsonl |" in card.read_text()
     again = runner.invoke(app, args)
     assert "(2 reused from the cache)" in again.stderr
+
+
+def test_a_suite_gate_that_checked_no_benchmark_fails(tmp_path: Path) -> None:
+    """One task.json no longer hides the other files; and a gate over only skipped sources does not pass."""
+    folder = tmp_path / "suite"
+    (folder / "story").mkdir(parents=True)
+    (folder / "story" / "task.json").write_text('{"examples": [{"input": "Once", "target": "upon a time"}]}')
+    (folder / "notes.csv").write_text("this,is\nnot,a benchmark\n")
+    result = runner.invoke(app, ["suite", str(folder), "--out", str(tmp_path / "out"), *QUICK, "--fail-on", "position"])
+    assert result.exit_code == 3, result.output
+    stderr = " ".join(result.stderr.split())
+    assert "gate --fail-on position: FAILED: nothing was checked (0 benchmarks audited)" in stderr
+    assert "passed" not in stderr
+    skipped = [entry["name"] for entry in json.loads((tmp_path / "out" / "suite.json").read_text())["skipped"]]
+    assert skipped == ["notes.csv", "story"]
+
+
+def test_the_suite_command_counts_the_paths_that_are_no_benchmark_and_lists_them_when_verbose(tmp_path: Path) -> None:
+    folder = tmp_path / "suite"
+    (folder / "docs").mkdir(parents=True)
+    (folder / "docs" / "guide.md").write_text("# guide\n")
+    (folder / ".cache").mkdir()
+    (folder / "notes.csv").write_text("this,is\nnot,a benchmark\n")
+    args = ["suite", str(folder), "--out", str(tmp_path / "out"), *QUICK]
+    quiet = " ".join(runner.invoke(app, args).stderr.split())
+    assert "2 path(s) seen are no benchmark: 1 hidden, 1 not a benchmark format" in quiet
+    assert "guide.md" not in quiet
+    verbose = runner.invoke(app, [*args, "--verbose"]).stderr
+    assert f"{folder / 'docs' / 'guide.md'}: not a benchmark format (.md)" in verbose
+    assert f"{folder / '.cache'}: hidden" in verbose

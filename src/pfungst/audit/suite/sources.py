@@ -24,6 +24,8 @@ __all__ = ["Discovery", "IgnoredFile", "Source", "discover", "file_sha256", "sur
 _TASK_FILE = "task.json"
 _IGNORED_SUFFIXES = {".md", ".txt", ".rst", ".py", ".pdf", ".png", ".jpg", ".html", ".zip", ".lock"}
 _IGNORED_NAMES = {"LICENSE", "LICENCE", "NOTICE", "COPYING", "Makefile"}
+_MAX_SLUG = 120
+"""The longest slug in bytes: its cache files (``<slug>.audit.json``) stay far below the usual 255-byte limit."""
 _DATA_SUFFIXES = {".json", ".jsonl", ".csv", ".tsv", ".parquet", ".pq"}
 
 
@@ -42,8 +44,11 @@ class Source:
     @property
     def slug(self) -> str:
         """A file-name-safe form of :attr:`name` (``logical_deduction__three_objects``)."""
-        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in self.name.replace("/", "__"))
-        return safe.strip(".") or "benchmark"
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in self.name.replace("/", "__")).strip(".")
+        if len(safe.encode()) > _MAX_SLUG:  # a deeply nested file: keep a file name the file system accepts
+            digest = hashlib.sha256(self.name.encode()).hexdigest()[:16]
+            safe = f"{safe.encode()[: _MAX_SLUG - 40].decode(errors='ignore')}-{digest}"
+        return safe or "benchmark"
 
 
 @dataclass(frozen=True)
