@@ -5,13 +5,16 @@ Hypothesis generates JSON Lines, CSV, TSV and Parquet benchmark files (arbitrary
 question/choices/answer layout with values of any type), and result files for ``pfungst report`` (arbitrary JSON,
 and a real result with one field replaced by an arbitrary value). Other tools' logs too: benchmark files for
 ``pfungst export lm-eval``, lm-eval samples for ``pfungst stress --from-logs`` and inspect logs (``.json`` and
-``.eval``) for ``pfungst inspect-log``, each a real one with one field replaced, or arbitrary lines or bytes.
+``.eval``) for ``pfungst inspect-log``, each a real one with one field replaced, or arbitrary lines or bytes; and
+suite folders: trees of such files, truncated ``.gz`` files, BIG-bench ``task.json`` files anywhere, hidden and odd
+names, nesting hundreds of folders deep.
 """
 
 from __future__ import annotations
 
 import csv
 import functools
+import gzip
 import io
 import json
 import shutil
@@ -310,3 +313,75 @@ def test_an_inspect_eval_log_with_bytes_overwritten_is_read_or_refused_cleanly(o
         raw = write_eval(Path(folder) / "log.eval", members).read_bytes()
     start = offset % len(raw)
     _inspect_log_file("log.eval", raw[:start] + garbage + raw[start + len(garbage) :])
+
+
+# Suite folders: any tree of files of any kind under any names is audited, skipped or ignored with a reason.
+_GOOD_ROWS = "".join(
+    json.dumps({"question": f"What is {i} + {i}?", "choices": [str(2 * i), str(2 * i + 1)], "answer": i % 2}) + "\n"
+    for i in range(40)
+)
+file_names = st.sampled_from(
+    [
+        "task.json",
+        "data.jsonl",
+        "data.json",
+        "data.csv",
+        "data.tsv",
+        "data.jsonl.gz",
+        "data.json.gz",
+        "README.md",
+        ".hidden.jsonl",
+        "_private.csv",
+        "-dash.jsonl",
+        "sp ace.csv",
+        "ünïcödé.jsonl",
+        "no-suffix",
+        "x.parquet",
+        "a.b.c.tsv",
+    ]
+)
+
+
+def _gz_truncated(text: str, keep: float) -> bytes:
+    data = gzip.compress(text.encode())
+    return data[: max(0, int(len(data) * keep))]
+
+
+file_contents = (
+    st.lists(json_values, max_size=4).map(lambda values: "".join(json.dumps(v) + "\n" for v in values).encode())
+    | st.lists(layout_rows, min_size=1, max_size=4).map(
+        lambda rows: "".join(json.dumps(r) + "\n" for r in rows).encode()
+    )
+    | json_values.map(lambda value: json.dumps({"examples": value}).encode())
+    | st.binary(max_size=64)
+    | st.floats(0, 1).map(lambda keep: _gz_truncated(_GOOD_ROWS, keep))
+    | st.just(_GOOD_ROWS.encode())
+    | st.just(gzip.compress(_GOOD_ROWS.encode()))
+)
+folder_paths = st.lists(st.sampled_from(["a", "b", ".git", "_x", "deep", "task"]), max_size=4)
+suite_trees = st.lists(st.tuples(folder_paths, file_names, file_contents), min_size=1, max_size=6)
+SUITE_RUNS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+QUICK_SUITE = ["--quiet", "--n-bootstrap", "20", "--n-permutations", "10", "--n-repeats", "1", "--n-splits", "2"]
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
+
+
+@SUITE_RUNS
+@given(suite_trees, st.integers(0, 300), file_contents)
+def test_any_suite_folder_is_audited_skipped_or_refused_cleanly(tree: list[Any], depth: int, deepest: bytes) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder) / "suite"
+        root.mkdir()
+        for parts, name, content in tree:
+            path = root.joinpath(*parts, name)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
+        deep = root.joinpath(*["d"] * depth)  # nesting to any depth (the path stays under the OS limit)
+        deep.mkdir(parents=True, exist_ok=True)
+        (deep / "data.jsonl").write_bytes(deepest)
+        before = _snapshot(root)
+        result = CliRunner().invoke(app, ["suite", str(root), "--out", str(Path(folder) / "out"), *QUICK_SUITE])
+        assert result.exit_code in (0, 2), f"exit {result.exit_code}: {result.output[-2000:]}\n{result.exception!r}"
+        assert _snapshot(root) == before, "a file in the suite folder changed, appeared or vanished"

@@ -46,6 +46,8 @@ def check_outputs(
     inputs: Iterable[str | Path | None],
     outputs: Mapping[str, str | Path | None],
     folders: Mapping[str, str | Path | None] | None = None,
+    *,
+    own: Iterable[str | Path] = (),
 ) -> None:
     """Refuse output paths that would destroy an input or cannot be written, before any work is done.
 
@@ -59,6 +61,9 @@ def check_outputs(
         inputs: Files and folders the command reads.
         outputs: Option name (``--json``) -> the file it writes.
         folders: Option name (``--fix``) -> a folder files are written into.
+        own: Folders holding only the command's own earlier outputs (a suite's ``--out`` inside its data folder):
+            files beneath them are not inputs, though they lie beneath an input folder (unless the folder is an
+            input or holds one: then it is refused like any other output onto an input).
 
     Raises:
         ConfigError: the first path that fails, naming its option, the path and what to do.
@@ -69,7 +74,15 @@ def check_outputs(
         ...
         pfungst.errors.ConfigError: --json data.jsonl: this is the input data.jsonl; writing there would overwrite it. Choose another output path.
     """  # noqa: E501
+    inputs = list(inputs)
     sources = _sources(inputs)
+    given = [_resolved(path) for path in inputs if path is not None and str(path) not in ("", "-")]
+    mine = [
+        folder
+        for folder in map(_resolved, own)
+        if (folder.is_dir() or not folder.exists()) and not any(path.is_relative_to(folder) for path in given)
+    ]
+    sources = [entry for entry in sources if not any(entry[1].is_relative_to(folder) for folder in mine)]
     wanted = list(_wanted(outputs, folders or {}))
     written: dict[Path | tuple[int, int], str] = {}
     for option, path, _ in wanted:  # every clash first: a refused command creates no folder

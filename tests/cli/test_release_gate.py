@@ -103,3 +103,51 @@ def test_an_audit_without_a_position_blind_probe_says_so_on_stderr_and_writes_no
     assert "has no probe that is blind to positions" in " ".join(result.stderr.split())
     assert "Position and content, apart" not in result.stdout
     assert json.loads(json_path.read_text())["position_content"] is None
+
+
+def test_a_suite_gate_that_checked_no_benchmark_fails(tmp_path: Path) -> None:
+    """One task.json no longer hides the other files; and a gate over only skipped sources does not pass."""
+    folder = tmp_path / "suite"
+    (folder / "story").mkdir(parents=True)
+    (folder / "story" / "task.json").write_text('{"examples": [{"input": "Once", "target": "upon a time"}]}')
+    (folder / "notes.csv").write_text("this,is\nnot,a benchmark\n")
+    result = runner.invoke(app, ["suite", str(folder), "--out", str(tmp_path / "out"), *QUICK, "--fail-on", "position"])
+    assert result.exit_code == 3, result.output
+    stderr = " ".join(result.stderr.split())
+    assert "gate --fail-on position: FAILED: nothing was checked (0 benchmarks audited)" in stderr
+    assert "passed" not in stderr
+    skipped = [entry["name"] for entry in json.loads((tmp_path / "out" / "suite.json").read_text())["skipped"]]
+    assert skipped == ["notes.csv", "story"]
+
+
+def test_the_suite_command_counts_the_paths_that_are_no_benchmark_and_lists_them_when_verbose(tmp_path: Path) -> None:
+    folder = tmp_path / "suite"
+    (folder / "docs").mkdir(parents=True)
+    (folder / "docs" / "guide.md").write_text("# guide\n")
+    (folder / ".cache").mkdir()
+    (folder / "notes.csv").write_text("this,is\nnot,a benchmark\n")
+    args = ["suite", str(folder), "--out", str(tmp_path / "out"), *QUICK]
+    quiet = " ".join(runner.invoke(app, args).stderr.split())
+    assert "2 path(s) seen are no benchmark: 1 hidden, 1 not a benchmark format" in quiet
+    assert "guide.md" not in quiet
+    verbose = runner.invoke(app, [*args, "--verbose"]).stderr
+    assert f"{folder / 'docs' / 'guide.md'}: not a benchmark format (.md)" in verbose
+    assert f"{folder / '.cache'}: hidden" in verbose
+
+
+def test_a_suite_whose_out_folder_lies_inside_its_data_folder_reruns_and_never_reads_its_outputs(
+    tmp_path: Path, seed: int
+) -> None:
+    folder = tmp_path / "suite"
+    _write(folder / "longest.jsonl", "longest-option", seed)
+    args = ["suite", str(folder), "--out", str(folder / "results"), *QUICK]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    again = runner.invoke(app, args)
+    assert again.exit_code == 0, again.output
+    suite = json.loads((folder / "results" / "suite.json").read_text())
+    assert [entry["name"] for entry in suite["entries"]] == ["longest.jsonl"]
+    assert all(entry["reason"] == "inside the suite's output folder" for entry in suite["ignored"])
+    assert suite["ignored"] and suite["skipped"] == []
+    refused = runner.invoke(app, [*args[:2], "--out", str(folder), *QUICK])
+    assert refused.exit_code == 2

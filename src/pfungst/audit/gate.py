@@ -42,9 +42,15 @@ class GateResult:
 
     @property
     def failed(self) -> bool:
-        return bool(self.failures)
+        """A breach, or nothing checked: a gate that saw no benchmark cannot vouch for any."""
+        return bool(self.failures) or self.n_checked == 0
 
     def __str__(self) -> str:
+        if self.n_checked == 0:
+            return (
+                f"gate --fail-on {self.rule}: FAILED: nothing was checked (0 benchmarks audited). "
+                "Every source was skipped or ignored: see the skipped and ignored lists"
+            )
         if not self.failed:
             return f"gate --fail-on {self.rule}: passed ({self.n_checked} benchmark(s) checked)"
         lines = [f"gate --fail-on {self.rule}: FAILED for {len(self.failures)} of {self.n_checked} benchmark(s)"]

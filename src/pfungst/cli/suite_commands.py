@@ -30,6 +30,8 @@ from pfungst.cli.gate_options import CardOption, FailOnOption, check_fail_on, co
 from pfungst.errors import ConfigError
 
 if TYPE_CHECKING:  # the command imports what it runs when it runs: `--help` stays fast
+    from rich.console import Console
+
     from pfungst.audit.suite import SuiteConfig, SuiteResult
 
 __all__ = ["suite_command"]
@@ -37,8 +39,8 @@ __all__ = ["suite_command"]
 _Paths = Annotated[
     list[Path],
     typer.Argument(
-        help="Benchmark files and folders: a BIG-bench checkout (every task.json, subtasks included) or a folder "
-        "of benchmark files."
+        help="Benchmark files and folders: every task.json below a folder is a BIG-bench task (subtasks "
+        "included), every other benchmark file is audited too; the rest is listed as ignored, with why."
     ),
     READ,
 ]
@@ -51,6 +53,9 @@ _Out = Annotated[
     Path,
     typer.Option("--out", "-o", help="Output folder (suite.json, benchmarks/); reruns resume here."),
     WRITE_FOLDER,
+]
+_Verbose = Annotated[
+    bool, typer.Option("--verbose", "-v", help="List every path seen that is no benchmark, and why, on stderr.")
 ]
 _SuiteJson = Annotated[Path | None, typer.Option("--json", help="Also write the suite JSON here ('-': stdout)."), WRITE]
 
@@ -84,24 +89,20 @@ def suite_command(
     fail_on: FailOnOption = None,
     card: CardOption = None,
     quiet: QuietOption = False,
+    verbose: _Verbose = False,
 ) -> None:
     """Audit every benchmark of a suite; rank them by risk (content), flag gold-position artifacts; resumable."""
     options = locals()
     with user_errors():
         from pfungst.audit.suite import audit_suite, check_suite_outputs
         from pfungst.report.card import render_suite_card
-        from pfungst.report.console_blocks import render_sections
-        from pfungst.report.suite_sections import suite_sections
 
         check_fail_on(fail_on)
         config = _config(options)
         check_suite_outputs(paths, out, {"--json": json_path, "--card": card}, "--out")
         with progress_bar(quiet, "discovering benchmarks") as report:
             result = audit_suite(paths, out, config, progress=report)
-        console_out = results_console(json_path)
-        render_sections(
-            [s for s in suite_sections(result) if s.level <= 2 or s.title == "Skipped sources"], console_out
-        )
+        _print(result, results_console(json_path), verbose)
         typer.echo(f"wrote {out / 'suite.json'} ({result.n_reused} reused from the cache)", err=True)
         write_json(json_path, result.save_json)
         write_card(card, render_suite_card(result, command_line(context)))
@@ -125,6 +126,42 @@ def _config(options: dict[str, Any]) -> SuiteConfig:
     )
     config.validate()
     return config
+
+
+def _print(result: SuiteResult, out: Console, verbose: bool) -> None:
+    """The leaderboard and the skipped sources on ``out``; the paths that are no benchmark on stderr."""
+    from pfungst.report.console_blocks import render_sections
+    from pfungst.report.suite_sections import suite_sections
+
+    render_sections([s for s in suite_sections(result) if s.level <= 2 or s.title == "Skipped sources"], out)
+    _report_ignored(result, verbose)
+
+
+def _report_ignored(result: SuiteResult, verbose: bool) -> None:
+    """On stderr: how many paths were not benchmarks, by reason (``--verbose``: each path with its reason)."""
+    if not result.ignored:
+        return
+    counts: dict[str, int] = {}
+    for ignored in result.ignored:
+        counts[_reason_kind(ignored.reason)] = counts.get(_reason_kind(ignored.reason), 0) + 1
+    summary = ", ".join(f"{count} {kind}" for kind, count in counts.items())
+    where = "" if verbose else "; --verbose lists them"
+    typer.echo(
+        f"{len(result.ignored)} path(s) seen are no benchmark: {summary} (suite.json 'ignored'{where})", err=True
+    )
+    if verbose:
+        for ignored in result.ignored:
+            typer.echo(f"  {ignored.source}: {ignored.reason}", err=True)
+
+
+def _reason_kind(reason: str) -> str:
+    """The kind of a reason, without its particulars (``part of BIG-bench task folder navigate`` -> ``part of a
+    BIG-bench task folder``)."""
+    if reason.startswith("part of BIG-bench task folder"):
+        return "part of a BIG-bench task folder"
+    if reason.startswith("duplicate of"):
+        return "duplicate"
+    return reason.split(" (")[0]
 
 
 def _gate(result: SuiteResult, rule: str) -> GateResult:

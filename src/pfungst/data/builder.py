@@ -7,6 +7,8 @@ gold in range, duplicate options reported, duplicate ids renamed, nothing droppe
 from __future__ import annotations
 
 import hashlib
+import math
+import numbers
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -20,7 +22,7 @@ from pfungst.errors import ConfigError, ReaderError
 if TYPE_CHECKING:
     from pfungst.data.records import Record
 
-__all__ = ["BenchmarkBuilder", "ReadOptions", "file_sha256"]
+__all__ = ["BenchmarkBuilder", "ReadOptions", "file_sha256", "not_text"]
 
 OnError = Literal["raise", "skip"]
 
@@ -67,6 +69,33 @@ def file_sha256(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def not_text(value: Any) -> str:
+    """What ``value`` is when it cannot stand for a question, an option or a label ('' when it can).
+
+    Text and numbers can (an option ``42`` reads as ``"42"``); an object, an array, null, a boolean, NaN and an
+    infinity cannot: written as text they would become ``"{'a': 1}"``, ``"None"``, ``"True"`` or ``"nan"``.
+
+    Example:
+        >>> [not_text(value) for value in ("x", 42, None, {"a": 1}, float("nan"))]
+        ['', '', 'null', 'an object', 'NaN']
+    """
+    if isinstance(value, str):
+        return ""
+    if value is None:
+        return "null"
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, numbers.Real):
+        if math.isnan(value):
+            return "NaN"
+        return "" if math.isfinite(value) else "an infinite number"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, list | tuple) or hasattr(value, "tolist"):
+        return "an array"
+    return f"a {type(value).__name__}"
 
 
 class BenchmarkBuilder:
@@ -154,10 +183,22 @@ class BenchmarkBuilder:
             raise self.error(line, key, f"missing field '{key}'", hint)
         value = data[key]
         if not isinstance(value, str):
-            raise self.error(line, key, f"expected a string, found {type(value).__name__}")
+            raise self.error(line, key, f"expected text, found {not_text(value) or type(value).__name__}", hint)
         if not allow_empty and not value.strip():
             raise self.error(line, key, "the value is empty")
         return value
+
+    def text(self, line: int, field: str, value: Any) -> str:
+        """``value`` as text: a string as it is, a finite number written out (``42`` -> ``"42"``).
+
+        Raises:
+            ReaderError: ``value`` is an object, an array, null, a boolean, NaN or infinite (see :func:`not_text`);
+                nothing is turned into text such as ``"None"`` or ``"nan"``.
+        """
+        found = not_text(value)
+        if found:
+            raise self.error(line, field, f"expected text, found {found}")
+        return value if isinstance(value, str) else str(value)
 
     def add(
         self,
@@ -177,7 +218,9 @@ class BenchmarkBuilder:
         For per-item choices pass ``options`` and a 0-based ``gold`` index. For shared labels pass the gold label
         text as ``gold`` and no options; the label set becomes every item's options.
         """
-        if not isinstance(text, str) or not text.strip():
+        if not isinstance(text, str):
+            raise self.error(line, text_field, f"expected text, found {not_text(text) or type(text).__name__}")
+        if not text.strip():
             raise self.error(line, text_field, "the text is empty", "Every item needs a question or input text")
         if self.shared_labels:
             if not isinstance(gold, str) or not gold.strip():
@@ -221,7 +264,10 @@ class BenchmarkBuilder:
             )
         seen: dict[str, int] = {}
         for position, option in enumerate(options):
-            if not isinstance(option, str) or not option.strip():
+            if not isinstance(option, str):
+                found = not_text(option) or type(option).__name__
+                raise self.error(line, field, f"option {position}: expected text, found {found}")
+            if not option.strip():
                 raise self.error(line, field, f"option {position} is empty")
             if option in seen:
                 reason = f"duplicate option {option!r} at positions {seen[option]} and {position}"

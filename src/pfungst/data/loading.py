@@ -15,6 +15,7 @@ from pfungst.data.benchmark import Benchmark
 from pfungst.data.builder import OnError, ReadOptions
 from pfungst.data.readers import GENERIC_READERS, READERS, get_reader
 from pfungst.data.readers.sniffing import DETECTION_WINDOW, first_line_exceeds_head
+from pfungst.data.records import read_text
 from pfungst.deprecation import warn_renamed
 from pfungst.errors import ConfigError, DataError
 
@@ -86,6 +87,7 @@ def detect_format(source: str | Path, has_mapping: bool = False) -> str:
 
     Raises:
         DataError: the path does not exist, or no reader (or several) claims it.
+        ReaderError: a ``.gz`` file no reader claims is truncated or corrupt.
     """
     path = Path(source)
     if not path.exists():
@@ -106,6 +108,8 @@ def detect_format(source: str | Path, has_mapping: bool = False) -> str:
     generic = next((name for name in GENERIC_READERS if get_reader(name).sniff(path)), None)
     if generic is not None:
         return generic
+    if path.suffix == ".gz" and path.is_file():
+        read_text(path)  # a truncated or corrupt .gz hides its format: say that, not "could not be detected"
     if first_line_exceeds_head(path):
         raise DataError(
             f"{source}: the first record is larger than the format detection window "

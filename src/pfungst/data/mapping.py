@@ -9,13 +9,14 @@ default (the first of the usual column names that is present), so a table with `
 from __future__ import annotations
 
 import json
+import math
 import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pfungst.data.answers import ANSWER_FORMATS, AnswerError, resolve_answer
-from pfungst.data.builder import BenchmarkBuilder
+from pfungst.data.builder import BenchmarkBuilder, not_text
 from pfungst.errors import ConfigError, ReaderError
 
 __all__ = ["LAYOUTS", "MAPPING_KEYS", "ColumnMapping", "Layout", "detect_layout"]
@@ -87,6 +88,8 @@ class ColumnMapping:
             raise ConfigError(
                 f"Unknown answer format {values['answer_format']!r}. Available: {', '.join(ANSWER_FORMATS)}"
             )
+        if values.get("text_template"):
+            _check_template(str(values["text_template"]))
         return cls(**{k: v for k, v in values.items() if v not in (None, "")})
 
     @property
@@ -115,6 +118,7 @@ class ColumnMapping:
     def _check(self, present: set[str], columns: Sequence[str], where: tuple[str, int], shared: bool) -> None:
         path, line = where
         available = ", ".join(columns)
+        template_columns = _template_columns(self.text_template)
         needed = [
             self.question,
             self.options,
@@ -124,12 +128,17 @@ class ColumnMapping:
             self.id,
             *(spec.partition("=")[2] or spec for spec in self.fields),
             *self.metadata,
-            *_template_columns(self.text_template),
+            *template_columns,
         ]
         for column in filter(None, needed):
             if column not in present:
+                used = f" (text_template {self.text_template!r} uses it)" if column in template_columns else ""
                 raise ReaderError(
-                    path, line, column, f"no column '{column}' in the file (columns: {available})", "Fix the mapping"
+                    path,
+                    line,
+                    column,
+                    f"no column '{column}' in the file{used} (columns: {available})",
+                    "Fix the mapping",
                 )
         if not (self.question or self.text_template):
             raise ReaderError(
@@ -158,7 +167,7 @@ class ColumnMapping:
         fields = {}
         for spec in self.fields:
             name, _, column = spec.partition("=")
-            fields[name] = str(row[column or name])
+            fields[name] = builder.text(line, column or name, row[column or name])
         used = {
             self.question,
             self.options,
@@ -176,7 +185,7 @@ class ColumnMapping:
                 line=line,
                 id=item_id,
                 text=text,
-                gold=str(row[self.label]).strip(),
+                gold=builder.text(line, self.label, row[self.label]).strip(),
                 fields=fields,
                 metadata=metadata,
                 text_field=self.question or "text_template",
@@ -185,35 +194,39 @@ class ColumnMapping:
             return
         options = self._options(builder, line, row)
         builder.check_options(line, options, self.options or "options")
-        labels = _option_labels(row[self.options]) if self.options else []
-        try:
-            answer = row[self.answer]
-            gold = labels.index(answer) if answer in labels else resolve_answer(answer, options, self.answer_format)
-        except AnswerError as error:
-            raise builder.error(line, self.answer, error.reason, error.hint) from None
         builder.add(
             line=line,
             id=item_id,
             text=text,
             options=options,
-            gold=gold,
+            gold=self._gold(builder, line, row, options),
             fields=fields,
             metadata=metadata,
             text_field=self.question or "text_template",
             options_field=self.options or "options",
         )
 
+    def _gold(self, builder: BenchmarkBuilder, line: int, row: Mapping[str, Any], options: list[str]) -> int:
+        """The gold index from the answer column: an index, a letter, an option's text or its choice label."""
+        labels = _option_labels(row[self.options]) if self.options else []
+        answer = row[self.answer]
+        found = not_text(answer)
+        if found:
+            raise builder.error(line, self.answer, f"expected an answer (index, letter or option text), found {found}")
+        try:
+            return labels.index(answer) if answer in labels else resolve_answer(answer, options, self.answer_format)
+        except AnswerError as error:
+            raise builder.error(line, self.answer, error.reason, error.hint) from None
+
     def _text(self, builder: BenchmarkBuilder, line: int, row: Mapping[str, Any]) -> str:
         if self.text_template:
-            return self.text_template.format(**{k: "" if v is None else v for k, v in row.items()})
-        value = row[self.question]
-        if value is None:
-            raise builder.error(line, self.question, "the text is missing (null)")
-        return str(value)
+            columns = _template_columns(self.text_template)
+            return self.text_template.format(**{c: builder.text(line, c, row[c]) for c in columns})
+        return builder.text(line, self.question, row[self.question])
 
     def _options(self, builder: BenchmarkBuilder, line: int, row: Mapping[str, Any]) -> list[str]:
-        if self.option_columns:
-            return [str(row[c]) for c in self.option_columns if row[c] not in (None, "")]
+        if self.option_columns:  # an empty cell, null or NaN: the item has no option in that column
+            return [builder.text(line, c, row[c]) for c in self.option_columns if not _missing(row[c])]
         value = row[self.options]
         if isinstance(value, str):
             value = _json_in_cell(value)
@@ -230,7 +243,7 @@ class ColumnMapping:
             value = value["text"]
         if not isinstance(value, list | tuple):
             raise builder.error(line, self.options, f"expected a list of options, found {type(value).__name__}")
-        return [str(option) for option in value]
+        return [builder.text(line, f"{self.options}[{i}]", option) for i, option in enumerate(value)]
 
 
 def _first_present(present: set[str]):
@@ -242,6 +255,35 @@ def _first_present(present: set[str]):
 
 def _template_columns(template: str) -> list[str]:
     return [name for _, name, _, _ in string.Formatter().parse(template) if name]
+
+
+def _check_template(template: str) -> None:
+    """Refuse a ``text_template`` that cannot fill from columns, before any data is read.
+
+    Raises:
+        ConfigError: an unbalanced brace, a placeholder that names no column (``{}``, ``{0}``, ``{a.b}``,
+            ``{a[0]}``), or a conversion or format that text cannot take (``{a!x}``, ``{a:d}``).
+    """
+    where = f"--map text_template={template!r}"
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as error:
+        raise ConfigError(f"{where}: {error}. Write a literal brace as {{{{ or }}}}") from None
+    for _, name, _, _ in parsed:
+        if name is not None and (not name.strip() or name.isdigit() or any(c in name for c in ".[]")):
+            raise ConfigError(
+                f"{where}: the placeholder {{{name}}} names no column. Name one column per placeholder, "
+                "e.g. {premise}; write a literal brace as {{ or }}"
+            )
+    try:
+        template.format(**{name: "text" for _, name, _, _ in parsed if name})
+    except (ValueError, KeyError, IndexError) as error:
+        raise ConfigError(f"{where}: it cannot be filled with text ({error})") from None
+
+
+def _missing(value: Any) -> bool:
+    """An empty cell, a null or a NaN (a missing value in a Parquet or pandas column)."""
+    return value is None or value == "" or (isinstance(value, float) and math.isnan(value))
 
 
 def _scalar(value: Any) -> bool:

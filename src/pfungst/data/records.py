@@ -15,6 +15,7 @@ import gzip
 import io
 import json
 import re
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Any, Literal
 from pfungst.errors import ReaderError
 
 __all__ = [
+    "MAX_CSV_FIELD",
     "MAX_JSON_DEPTH",
     "Record",
     "iter_csv",
@@ -35,6 +37,10 @@ __all__ = [
 ]
 
 _SURROGATE = re.compile("[\udc80-\udcff]")
+MAX_CSV_FIELD = 64 * 1024 * 1024
+"""The longest CSV / TSV field read, in characters (64 MiB of text): far above Python's default of 128 KiB, which
+long passages exceed, and low enough that a file with a runaway quote is refused instead of read as one field."""
+_PARSER_FIELD_LIMIT = 2**31 - 1  # what the csv parser is allowed while we read, so an over-long field can be named
 MAX_JSON_DEPTH = 200
 """JSON nested deeper than this is refused: no benchmark or result needs it, and Python's parser (and every
 recursive walk after it) would otherwise fail with a RecursionError."""
@@ -122,14 +128,31 @@ class Record:
 
 
 def read_text(path: Path) -> str:
-    """The file's text, gunzipped when it ends in ``.gz``, with bad bytes kept as surrogates for later reporting."""
+    """The file's text, gunzipped when it ends in ``.gz``, with bad bytes kept as surrogates for later reporting.
+
+    Raises:
+        ReaderError: the file cannot be read, or a ``.gz`` file is truncated or not gzip data.
+    """
     try:
-        raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        raw = path.read_bytes()
     except OSError as error:
         raise ReaderError(path, 0, "", f"cannot read the file ({error.strerror or error})") from error
+    if path.suffix == ".gz":
+        raw = _gunzip(path, raw)
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     return raw.decode("utf-8", errors="surrogateescape")
+
+
+def _gunzip(path: Path, raw: bytes) -> bytes:
+    """``raw`` decompressed; a truncated or corrupt stream is a :class:`ReaderError` naming the file."""
+    hint = "Copy or download the file again, or pass it uncompressed"
+    try:
+        return gzip.decompress(raw)
+    except EOFError:
+        raise ReaderError(path, 0, "", "the gzip stream ends early: the file is truncated", hint) from None
+    except (OSError, zlib.error) as error:  # gzip.BadGzipFile is an OSError; corrupt deflate data a zlib.error
+        raise ReaderError(path, 0, "", f"the gzip data is corrupt ({error})", hint) from None
 
 
 def _bad_bytes(path: Path, line: int, value: Any, field: str = "") -> ReaderError | None:
@@ -230,7 +253,7 @@ def iter_csv(
     reader = csv.reader(io.StringIO(read_text(path), newline=""), delimiter=delimiter, quoting=quoting)
     columns: list[str] | None = None
     previous_end = 0
-    for row in reader:
+    for row in _parse(path, reader):
         line, previous_end = previous_end + 1, reader.line_num
         if not row or all(not cell.strip() for cell in row):
             continue
@@ -247,9 +270,42 @@ def iter_csv(
             data = dict(zip(columns, row, strict=True))
         names = columns or [str(i) for i in range(len(row))]
         error = next(
-            filter(None, (_bad_bytes(path, line, cell, name) for name, cell in zip(names, row, strict=False))), None
+            filter(None, (_cell_error(path, line, cell, name) for name, cell in zip(names, row, strict=False))), None
         )
         yield Record(line, error=error) if error else Record(line, data)
+
+
+def _parse(path: Path, reader: Any) -> Iterator[list[str]]:
+    """The rows of a ``csv.reader``, parsed with a field limit above :data:`MAX_CSV_FIELD`.
+
+    The limit is process-wide in Python's csv module: it is raised around each row only and restored before the row
+    is handed on, so other code's CSV parsing keeps its own limit.
+    """
+    while True:
+        previous = csv.field_size_limit(_PARSER_FIELD_LIMIT)
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            raise ReaderError(path, reader.line_num, "(row)", f"malformed CSV ({error})") from None
+        finally:
+            csv.field_size_limit(previous)
+        yield row
+
+
+def _cell_error(path: Path, line: int, cell: str, name: str) -> ReaderError | None:
+    """An error for a field over :data:`MAX_CSV_FIELD` or holding bytes that are not UTF-8, if either."""
+    if len(cell) > MAX_CSV_FIELD:
+        size = f"{len(cell) / 2**20:.1f} MiB"
+        return ReaderError(
+            path,
+            line,
+            name,
+            f"the field holds {size} of text, more than the {MAX_CSV_FIELD // 2**20} MiB a CSV field may hold",
+            "Look for an unbalanced quote before it, or store the benchmark as JSON lines",
+        )
+    return _bad_bytes(path, line, cell, name)
 
 
 def _check_repeated_columns(path: Path, line: int, columns: list[str]) -> None:

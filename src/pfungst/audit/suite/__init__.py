@@ -9,9 +9,11 @@ from pfungst.audit.suite.cache import SuiteCache, cache_key
 from pfungst.audit.suite.entry import SkippedSource, SuiteEntry, TopCue
 from pfungst.audit.suite.result import SuiteResult
 from pfungst.audit.suite.run import SuiteConfig, audit_suite, check_suite_outputs
-from pfungst.audit.suite.sources import Source, discover
+from pfungst.audit.suite.sources import Discovery, IgnoredFile, Source, discover, survey
 
 __all__ = [
+    "Discovery",
+    "IgnoredFile",
     "SkippedSource",
     "Source",
     "SuiteCache",
@@ -23,4 +25,5 @@ __all__ = [
     "cache_key",
     "check_suite_outputs",
     "discover",
+    "survey",
 ]

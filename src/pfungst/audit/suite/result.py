@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from pfungst.audit.suite.entry import SkippedSource, SuiteEntry, read_entry
+from pfungst.audit.suite.sources import IgnoredFile
 from pfungst.display import NotebookDisplay
 from pfungst.schema import SCHEMA_VERSIONS, Fields
 from pfungst.serialization import to_jsonable, write_json
@@ -50,6 +51,9 @@ class SuiteResult(NotebookDisplay):
     """Entries read from the cache instead of audited again."""
     seconds: float
     """Wall time of this run (reused entries cost only their cache look-up)."""
+    ignored: tuple[IgnoredFile, ...] = ()
+    """Every other path seen under the suite's folders, with why it is no benchmark (hidden, documentation, part of
+    a BIG-bench task folder, a duplicate): with :attr:`entries` and :attr:`skipped`, every file is accounted for."""
     KIND: ClassVar[str] = "suite"
 
     @classmethod
@@ -61,7 +65,8 @@ class SuiteResult(NotebookDisplay):
         environment: dict[str, Any],
         **run: Any,
     ) -> SuiteResult:
-        """Rank ``entries`` by risk and test them across benchmarks; ``run`` gives ``n_reused`` and ``seconds``."""
+        """Rank ``entries`` by risk and test them across benchmarks; ``run`` gives ``n_reused``, ``seconds`` and
+        ``ignored``."""
         alpha = float(settings.get("alpha", 0.05))
         ranked = tuple(sorted(entries, key=lambda e: (-_finite(e.risk), -_finite(e.content.estimate.value), e.name)))
         content = benjamini_hochberg([e.content.estimate.pvalue for e in ranked], alpha, nan_policy="omit")
@@ -114,11 +119,13 @@ class SuiteResult(NotebookDisplay):
             "kind": self.KIND,
             "n_benchmarks": len(self.entries),
             "n_skipped": len(self.skipped),
+            "n_ignored": len(self.ignored),
             "n_items": self.n_items,
             "n_reused": self.n_reused,
             "seconds": self.seconds,
             "entries": [entry.to_dict() for entry in self.entries],
             "skipped": [entry.to_dict() for entry in self.skipped],
+            "ignored": [entry.to_dict() for entry in self.ignored],
             "content_tests": self.content_tests.to_dict(),
             "position_tests": self.position_tests.to_dict(),
             "settings": to_jsonable(self.settings),
@@ -136,6 +143,8 @@ class SuiteResult(NotebookDisplay):
         fields.check_schema(SCHEMA_VERSION)
         entries = [read_entry(entry) for entry in fields.records("entries")]
         skipped = [read_entry(entry) for entry in fields.records("skipped")]
+        listed = fields.records("ignored") if fields.has("ignored") else []  # suites written before the list
+        ignored = [IgnoredFile(f.string("source"), f.string("reason")) for f in listed]
         return cls.build(
             [e for e in entries if isinstance(e, SuiteEntry)],
             [s for s in skipped if isinstance(s, SkippedSource)],
@@ -143,6 +152,7 @@ class SuiteResult(NotebookDisplay):
             fields.mapping("environment"),
             n_reused=fields.integer("n_reused"),
             seconds=fields.number("seconds"),
+            ignored=tuple(ignored),
         )
 
     def save_json(self, path: str | Path) -> Path:
@@ -152,7 +162,8 @@ class SuiteResult(NotebookDisplay):
     def __repr__(self) -> str:
         top = self.entries[0].name if self.entries else "-"
         return (
-            f"SuiteResult({len(self.entries)} audited, {len(self.skipped)} skipped, {self.n_items} items, "
+            f"SuiteResult({len(self.entries)} audited, {len(self.skipped)} skipped, {len(self.ignored)} ignored, "
+            f"{self.n_items} items, "
             f"highest risk: {top})"
         )
 

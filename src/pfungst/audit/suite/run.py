@@ -1,6 +1,7 @@
 """``audit_suite``: audit many benchmarks in one run, one JSON each plus a ranked suite JSON, resumable.
 
-For each source (:func:`~pfungst.audit.suite.sources.discover`): hash the file, look its entry up in the cache
+For each source (:func:`~pfungst.audit.suite.sources.survey`, which also lists every other path seen and why it is
+no benchmark): hash the file, look its entry up in the cache
 (:class:`~pfungst.audit.suite.cache.SuiteCache`), otherwise load it, audit it with the suite's settings, split its
 verdict into content and position (the result's ``position_content``), and write its audit JSON and
 its entry. A source that cannot be read or audited (a generative BIG-bench task, too few items for the folds) is
@@ -22,7 +23,7 @@ from pfungst.audit.run import AuditConfig, audit
 from pfungst.audit.suite.cache import SuiteCache, cache_key
 from pfungst.audit.suite.entry import SkippedSource, SuiteEntry
 from pfungst.audit.suite.result import SuiteResult
-from pfungst.audit.suite.sources import Source, discover, file_sha256
+from pfungst.audit.suite.sources import Discovery, Source, file_sha256, survey
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.loading import load
 from pfungst.environment import environment
@@ -102,7 +103,8 @@ def audit_suite(
     config = config or SuiteConfig()
     config.validate()
     started = time.perf_counter()
-    sources = check_suite_outputs(paths, out_dir)
+    found = check_suite_outputs(paths, out_dir)
+    sources = found.sources
     out = Path(out_dir)
     cache = SuiteCache(out / "benchmarks")
     report = progress or (lambda step, done, total: None)
@@ -116,7 +118,12 @@ def audit_suite(
         each = replace(config, audit=replace(config.audit, cluster=""))
         for done, source in enumerate(sources):
             report(source.name, done, len(sources))
-            key = cache_key(file_sha256(source.path), config.key_settings(), __version__)
+            try:
+                sha256 = file_sha256(source.path)
+            except OSError as error:  # unreadable (permissions, removed meanwhile): skipped, saying why
+                skipped.append(SkippedSource(source.name, str(source.path), "", "", f"{source.path}: {error}"))
+                continue
+            key = cache_key(sha256, config.key_settings(), __version__)
             entry = cache.lookup(source.slug, key)
             reused += entry is not None
             if entry is None:
@@ -131,6 +138,7 @@ def audit_suite(
         environment(),
         n_reused=reused,
         seconds=time.perf_counter() - started,
+        ignored=found.ignored,
     )
     result.save_json(out / SUITE_JSON)
     return result
@@ -141,9 +149,11 @@ def check_suite_outputs(
     out_dir: str | Path,
     outputs: Mapping[str, str | Path | None] | None = None,
     out_name: str = "out_dir",
-) -> tuple[Source, ...]:
-    """The suite's sources, once every file it would write (``suite.json``, each benchmark's audit and entry under
-    ``out_dir``, and ``outputs``) is known to be no input: every benchmark file, every file of a given folder.
+) -> Discovery:
+    """What the suite's paths hold (:func:`~pfungst.audit.suite.sources.survey`), once every file it would write
+    (``suite.json``, each benchmark's audit and entry under ``out_dir``, and ``outputs``) is known to be none of
+    the benchmark files it reads. Files inside ``out_dir`` are never read as benchmarks, so ``--out`` may lie inside
+    a data folder.
 
     Args:
         paths: The suite's files and folders.
@@ -155,13 +165,16 @@ def check_suite_outputs(
         ConfigError: an output is an input, two outputs clash, or one cannot be written (names the option and path).
         DataError: a path does not exist or a folder holds no file.
     """
-    sources = discover(paths)
+    found = survey(paths, output_folder=out_dir)
     out = Path(out_dir)
     cache = SuiteCache(out / "benchmarks")
+    sources = found.sources
     files = [out / SUITE_JSON] + [p for s in sources for p in (cache.audit_path(s.slug), cache.entry_path(s.slug))]
     written = {f"{out_name} ({path.relative_to(out).as_posix()})": path for path in files}
-    check_outputs([*paths, *(s.path for s in sources)], {**(outputs or {}), **written}, folders={out_name: out})
-    return sources
+    check_outputs(
+        [*paths, *(s.path for s in sources)], {**(outputs or {}), **written}, folders={out_name: out}, own=[out]
+    )
+    return found
 
 
 def _audit_one(source: Source, key: str, config: SuiteConfig, cache: SuiteCache) -> SuiteEntry | SkippedSource:

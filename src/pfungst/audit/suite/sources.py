@@ -1,25 +1,32 @@
-"""Which benchmarks a suite holds: every task of a BIG-bench checkout, every file of a folder, or a list.
+"""Which benchmarks a suite holds: the tasks of a BIG-bench checkout, every benchmark file of a folder, or a list.
 
-A folder holding any ``task.json`` is read as a BIG-bench checkout: each ``task.json`` below it is one benchmark
-(subtasks included: ``logical_deduction/three_objects``), named by its folder relative to the root. Any other
-folder contributes every file below it (hidden files and documentation such as ``README.md`` aside); its reader is
-detected when the file is loaded, so a file no reader claims is skipped with the reason, not dropped.
+Every file below a folder is accounted for: it is a source (audited or skipped with its reader's reason by the
+suite), or it is listed as ignored with why (:class:`IgnoredFile`): a hidden name, documentation or code, a part of
+a BIG-bench task folder, a path already listed. Each ``task.json`` is one BIG-bench benchmark (subtasks included:
+``logical_deduction/three_objects``), named by its folder; the other files of a task's folder belong to that task.
+Every other file is a source whose reader is detected when it is loaded, so a folder that mixes BIG-bench tasks with
+other benchmark files audits all of them.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from pfungst.errors import DataError
 
-__all__ = ["Source", "discover", "file_sha256"]
+__all__ = ["Discovery", "IgnoredFile", "Source", "discover", "file_sha256", "survey"]
 
 _TASK_FILE = "task.json"
-_IGNORED_SUFFIXES = {".md", ".txt", ".rst", ".py", ".pdf", ".png", ".jpg", ".html", ".gz", ".zip", ".lock"}
+_IGNORED_SUFFIXES = {".md", ".txt", ".rst", ".py", ".pdf", ".png", ".jpg", ".html", ".zip", ".lock"}
 _IGNORED_NAMES = {"LICENSE", "LICENCE", "NOTICE", "COPYING", "Makefile"}
+_MAX_SLUG = 120
+"""The longest slug in bytes: its cache files (``<slug>.audit.json``) stay far below the usual 255-byte limit."""
+_DATA_SUFFIXES = {".json", ".jsonl", ".csv", ".tsv", ".parquet", ".pq"}
 
 
 @dataclass(frozen=True)
@@ -37,18 +44,43 @@ class Source:
     @property
     def slug(self) -> str:
         """A file-name-safe form of :attr:`name` (``logical_deduction__three_objects``)."""
-        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in self.name.replace("/", "__"))
-        return safe.strip(".") or "benchmark"
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in self.name.replace("/", "__")).strip(".")
+        if len(safe.encode()) > _MAX_SLUG:  # a deeply nested file: keep a file name the file system accepts
+            digest = hashlib.sha256(self.name.encode()).hexdigest()[:16]
+            safe = f"{safe.encode()[: _MAX_SLUG - 40].decode(errors='ignore')}-{digest}"
+        return safe or "benchmark"
+
+
+@dataclass(frozen=True)
+class IgnoredFile:
+    """A path found under a suite's folder that is not one of its benchmarks, and why (never dropped silently)."""
+
+    source: str
+    """The path (a hidden folder is listed once, not searched)."""
+    reason: str
+    """``hidden``, ``not a benchmark format (.md)``, ``part of BIG-bench task folder navigate``, ``duplicate of
+    navigate``, ``not a regular file``."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": "ignored", **asdict(self)}
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """What a suite's paths hold: the benchmarks to load and every other path seen, with why it is left out."""
+
+    sources: tuple[Source, ...]
+    ignored: tuple[IgnoredFile, ...]
 
 
 def discover(paths: Sequence[str | Path]) -> tuple[Source, ...]:
     """The benchmarks ``paths`` stand for, in a stable order (arguments in order, then sorted paths).
 
     Args:
-        paths: Files (each one benchmark) and folders (a BIG-bench checkout, or a folder of benchmark files).
+        paths: Files (each one benchmark) and folders (BIG-bench tasks and other benchmark files).
 
     Raises:
-        DataError: a path does not exist, or a folder holds no file at all.
+        DataError: a path does not exist, or a folder holds no benchmark file.
 
     Example:
         >>> import tempfile, pathlib
@@ -59,30 +91,101 @@ def discover(paths: Sequence[str | Path]) -> tuple[Source, ...]:
         >>> [source.name for source in discover([root])]
         ['logic/five', 'logic/three', 'navigate']
     """
+    return survey(paths).sources
+
+
+def survey(paths: Sequence[str | Path], output_folder: str | Path | None = None) -> Discovery:
+    """:func:`discover`'s sources, and every other path seen under ``paths`` with the reason it is not one.
+
+    Files inside ``output_folder`` (the suite's own ``--out``, which may lie inside a data folder) are the suite's
+    outputs, never its benchmarks: they are listed as ignored.
+
+    Raises:
+        DataError: a path does not exist, or a folder holds no benchmark file (the message says what it holds).
+    """
     found: list[Source] = []
+    ignored: list[IgnoredFile] = []
     for given in paths:
         path = Path(given)
         if not path.exists():
             raise DataError(f"{path}: no such file or directory. Pass benchmark files or folders")
-        sources = _sources(path)
+        sources, left_out = _sources(path)
         if len(paths) > 1 and path.is_dir():  # several folders: keep the folder's name in front (task/subtask)
             sources = [s if s.name == path.name else Source(f"{path.name}/{s.name}", s.path, s.reader) for s in sources]
         found += sources
-    return _unique(found)
+        ignored += left_out
+    unique, duplicates = _unique(found)
+    outside = Path(output_folder).resolve() if output_folder is not None else None
+    if outside is not None and outside.is_dir() and not any(Path(p).resolve().is_relative_to(outside) for p in paths):
+        outputs = [s for s in unique if s.path.resolve().is_relative_to(outside)]
+        unique = tuple(s for s in unique if s not in outputs)
+        ignored += [IgnoredFile(str(s.path), "inside the suite's output folder") for s in outputs]
+    return Discovery(unique, (*ignored, *duplicates))
 
 
-def _sources(path: Path) -> list[Source]:
+def _sources(path: Path) -> tuple[list[Source], list[IgnoredFile]]:
     if path.is_file():
-        return [Source(path.parent.name if path.name == _TASK_FILE else path.name, path)]
-    tasks = sorted(path.rglob(_TASK_FILE))
-    if tasks:
-        return [
-            Source(_relative_name(task.parent, path), task, "bigbench") for task in tasks if not _hidden(task, path)
-        ]
-    files = sorted(p for p in path.rglob("*") if p.is_file() and not _hidden(p, path) and not _ignored(p))
-    if not files:
-        raise DataError(f"{path}: the folder holds no benchmark file. Pass benchmark files or folders")
-    return [Source(p.relative_to(path).as_posix(), p) for p in files]
+        return [Source(path.parent.name if path.name == _TASK_FILE else path.name, path)], []
+    files, ignored = _walk(path)
+    task_folders = {file.parent for file in files if file.name == _TASK_FILE}
+    sources = []
+    for file in files:
+        task_folder = _task_folder(file, path, task_folders)
+        if file.name == _TASK_FILE:
+            sources.append(Source(_relative_name(file.parent, path), file, "bigbench"))
+        elif task_folder is not None:
+            ignored.append(IgnoredFile(str(file), f"part of BIG-bench task folder {_relative_name(task_folder, path)}"))
+        elif _ignored(file):
+            ignored.append(IgnoredFile(str(file), f"not a benchmark format ({file.suffix or file.name})"))
+        else:
+            sources.append(Source(file.relative_to(path).as_posix(), file))
+    if not sources:
+        seen = "; ".join(f"{Path(i.source).name}: {i.reason}" for i in ignored[:3]) or "nothing"
+        raise DataError(
+            f"{path}: the folder holds no benchmark file ({len(ignored)} path(s) seen: {seen}). "
+            "Pass benchmark files or folders"
+        )
+    return sources, ignored
+
+
+def _walk(root: Path) -> tuple[list[Path], list[IgnoredFile]]:
+    """The regular files below ``root`` in sorted order, and the paths left out (hidden, not regular files).
+
+    Iterative, and it does not follow links to folders: any depth of nesting, and no loop, is safe.
+    """
+    files: list[Path] = []
+    ignored: list[IgnoredFile] = []
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name, reverse=True)
+        except OSError as error:
+            ignored.append(IgnoredFile(str(folder), f"cannot be listed ({error.strerror or error})"))
+            continue
+        for entry in entries:  # reversed: the stack then visits them in sorted order
+            path = Path(entry.path)
+            if entry.name.startswith((".", "_")):
+                ignored.append(IgnoredFile(str(path), "hidden (the name starts with . or _)"))
+            elif entry.is_dir(follow_symlinks=False):
+                stack.append(path)
+            elif entry.is_file():
+                files.append(path)
+            else:
+                ignored.append(IgnoredFile(str(path), "not a regular file (a link to a folder, a broken link, ...)"))
+    return sorted(files, key=lambda p: p.relative_to(root).parts), sorted(ignored, key=lambda i: i.source)
+
+
+def _task_folder(file: Path, root: Path, task_folders: set[Path]) -> Path | None:
+    """The outermost BIG-bench task folder (one holding a ``task.json``) that ``file`` lies in, if any."""
+    folder = file.parent
+    outermost = None
+    while True:
+        if folder in task_folders:
+            outermost = folder
+        if folder == root or folder == folder.parent:
+            return outermost
+        folder = folder.parent
 
 
 def _relative_name(folder: Path, root: Path) -> str:
@@ -90,28 +193,30 @@ def _relative_name(folder: Path, root: Path) -> str:
     return root.name if relative == "." else relative
 
 
-def _hidden(path: Path, root: Path) -> bool:
-    return any(part.startswith((".", "_")) for part in path.relative_to(root).parts)
-
-
 def _ignored(path: Path) -> bool:
-    return path.suffix.lower() in _IGNORED_SUFFIXES or path.name in _IGNORED_NAMES or path.stem.upper() == "README"
+    """Documentation, code, archives, and compressed files whose inner suffix is no data format."""
+    suffix = path.suffix.lower()
+    if suffix == ".gz":
+        return Path(path.stem).suffix.lower() not in _DATA_SUFFIXES
+    return suffix in _IGNORED_SUFFIXES or path.name in _IGNORED_NAMES or path.stem.upper() == "README"
 
 
-def _unique(sources: Iterable[Source]) -> tuple[Source, ...]:
-    """The sources with repeated paths dropped and repeated names numbered (``navigate``, ``navigate#2``)."""
-    seen_paths: set[Path] = set()
+def _unique(sources: Iterable[Source]) -> tuple[tuple[Source, ...], list[IgnoredFile]]:
+    """The sources with repeated paths left out (listed as duplicates) and repeated names numbered (``navigate``,
+    ``navigate#2``)."""
+    seen_paths: dict[Path, str] = {}
     names: dict[str, int] = {}
-    unique = []
+    unique, duplicates = [], []
     for source in sources:
         resolved = source.path.resolve()
         if resolved in seen_paths:
+            duplicates.append(IgnoredFile(str(source.path), f"duplicate of {seen_paths[resolved]}"))
             continue
-        seen_paths.add(resolved)
         names[source.name] = names.get(source.name, 0) + 1
         name = source.name if names[source.name] == 1 else f"{source.name}#{names[source.name]}"
+        seen_paths[resolved] = name
         unique.append(Source(name, source.path, source.reader))
-    return tuple(unique)
+    return tuple(unique), duplicates
 
 
 def file_sha256(path: Path, chunk: int = 1 << 20) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.builder import ReadOptions
-from pfungst.data.mapping import MAPPING_KEYS
+from pfungst.data.mapping import MAPPING_KEYS, ColumnMapping
 from pfungst.data.readers.table import read_mapped
 from pfungst.data.records import Record
 from pfungst.errors import ConfigError, DataError, MissingDependency
@@ -45,13 +45,14 @@ class HuggingFaceReader:
     def read(self, path: Path, options: ReadOptions) -> Benchmark:
         options.check_keys(self.name, [*MAPPING_KEYS, "split", "config"])
         split, config = options.setting("split", ""), options.setting("config", "")
-        dataset = _select_split(_open(path, config), split, path)
         mapping_only = ReadOptions(
             on_error=options.on_error,
             strict=options.strict,
             name=options.name,
             mapping={k: v for k, v in options.mapping.items() if k not in ("split", "config")},
         )
+        ColumnMapping.from_settings(mapping_only.mapping)  # refused before the dataset is opened
+        dataset = _select_split(_open(path, config), split, path)
         default_name = path.name if path.exists() else str(path).replace("/", "__")
         return read_mapped(path, _records(dataset), mapping_only, self.name, default_name)
 

@@ -51,7 +51,7 @@ def _add(builder: BenchmarkBuilder, line: int, data: dict[str, Any], shared: boo
     if shared:
         if not 0 <= gold < len(options):
             raise builder.error(line, "gold", f"gold index {gold} is out of range for {len(options)} labels")
-        gold_value: int | str = str(options[gold])
+        gold_value: int | str = builder.text(line, f"options[{gold}]", options[gold])
         options = []
     else:
         gold_value = gold
@@ -59,7 +59,7 @@ def _add(builder: BenchmarkBuilder, line: int, data: dict[str, Any], shared: boo
         line=line,
         id=str(data.get("id", "")),
         text=data["text"],
-        options=[str(o) for o in options],
+        options=[builder.text(line, f"options[{i}]", option) for i, option in enumerate(options)],
         gold=gold_value,
         fields=data.get("fields") or {},
         metadata=data.get("metadata") or {},

@@ -7,6 +7,7 @@ import gzip
 import io
 import json
 import re
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ def _head_bytes(path: Path, size: int) -> bytes:
                 return handle.read(size)
         with path.open("rb") as handle:
             return handle.read(size)
-    except (OSError, EOFError, gzip.BadGzipFile):
+    except (OSError, EOFError, zlib.error):  # a truncated or corrupt .gz: the reader says so when it reads
         return b""
 
 

@@ -35,6 +35,7 @@ def read_mapped(
     whatever the error policy, since every row would fail the same way. Without a mapping, a first row in one of
     the common :data:`~pfungst.data.mapping.LAYOUTS` chooses that layout's mapping.
     """
+    ColumnMapping.from_settings(options.mapping)  # a bad key or template is refused before the file is read
     rows = list(records)
     first = next((record for record in rows if record.error is None), None)
     layout = detect_layout(first.raw) if first is not None and not options.mapping else None
