@@ -127,7 +127,8 @@ class StressVerdict:
     finding: str
     """The finding in one sentence, position first."""
     headline: str
-    """The figure that decided, with its interval and threshold (``answer-moved gap 1.000 [1.000, 1.000] > 0.10``)."""
+    """The figure that decided, with its interval and threshold
+    (``answer-moved gap 1.000 [1.000, 1.000], above 0.100``)."""
     checks: tuple[StressCheck, ...]
     """Every check, measured or not."""
 
@@ -158,16 +159,21 @@ class StressVerdict:
             (
                 check.aspect,
                 check.name,
+                _WORDS[check.status],
                 format_estimate(check.estimate.to_dict()),
                 format_number(check.threshold),
-                _WORDS[check.status],
             )
             for check in self.checks
         )
         tone = {"bad": "bad", "good": "good"}.get(self.status, "")
         return (
             Text(self.finding, tone=tone),
-            Table("Verdict checks", ("aspect", "figure", "value [CI]", "threshold", "status"), rows, text_columns=2),
+            Table(
+                "Verdict checks",
+                ("aspect", "figure", "against the threshold", "value [CI]", "threshold"),
+                rows,
+                text_columns=3,
+            ),
         )
 
 
@@ -270,8 +276,8 @@ def _headline(checks: Sequence[StressCheck]) -> str:
     if not measured:
         return "no position, format or rule check measured"
     lead = min(measured, key=lambda check: _ORDER.index(check.status))
-    sign = ">" if lead.estimate.value > lead.threshold else "<="
-    return f"{lead.name} {format_estimate(lead.estimate.to_dict())} {sign} {format_number(lead.threshold)}"
+    side = "above" if lead.estimate.value > lead.threshold else "not above"
+    return f"{lead.name} {format_estimate(lead.estimate.to_dict())}, {side} {format_number(lead.threshold)}"
 
 
 def _find(analyses: Sequence[Analysis], kind: type[Any], **keys: str | None) -> Any:
