@@ -7,6 +7,7 @@ import json
 import pytest
 
 import pfungst
+from pfungst.errors import ReaderError
 from pfungst.stats import ConfidenceInterval, Estimate
 from pfungst.stress.analysis import Analysis
 from pfungst.stress.spread_result import FormatSpread
@@ -91,3 +92,10 @@ def test_a_spread_is_a_problem_when_its_interval_clears_the_threshold_and_a_caut
     assert verdict.status == status
     if status != "good":
         assert verdict.finding.endswith(f"and the model is {words}.")
+
+
+def test_a_file_with_an_unknown_verdict_status_names_the_field(always_a: StressResult) -> None:
+    written = always_a.to_dict()
+    written["verdict"]["status"] = "fine"
+    with pytest.raises(ReaderError, match=r"stress\.json.*verdict status 'fine' is none of bad, warn, good, info"):
+        StressResult.from_dict(written, source="stress.json")

@@ -106,13 +106,17 @@ class StressCheck:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> StressCheck:
-        """The check that :meth:`to_dict` wrote."""
+        """The check that :meth:`to_dict` wrote.
+
+        Raises:
+            ValueError: a status that is none of ``bad``, ``warn``, ``good``, ``info``.
+        """
         return cls(
             aspect=str(data["aspect"]),
             name=str(data["name"]),
             estimate=estimate_from_dict(data["estimate"]),
             threshold=number(data["threshold"]),
-            status=str(data["status"]),
+            status=_status(data["status"]),
         )
 
 
@@ -144,10 +148,14 @@ class StressVerdict:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> StressVerdict:
-        """The verdict that :meth:`to_dict` wrote."""
+        """The verdict that :meth:`to_dict` wrote.
+
+        Raises:
+            ValueError: a status that is none of ``bad``, ``warn``, ``good``, ``info``.
+        """
         return cls(
             label=str(data["label"]),
-            status=str(data["status"]),
+            status=_status(data["status"]),
             finding=str(data["finding"]),
             headline=str(data["headline"]),
             checks=tuple(StressCheck.from_dict(entry) for entry in data["checks"]),
@@ -179,6 +187,12 @@ class StressVerdict:
 
 _WORDS = {"bad": "above (interval)", "warn": "above (value only)", "good": "below", "info": "not measured"}
 """How a check's status reads in the checks table."""
+
+
+def _status(value: Any) -> str:
+    if value not in _ORDER:
+        raise ValueError(f"verdict status {value!r} is none of {', '.join(_ORDER)}")
+    return str(value)
 
 
 def judge(accuracies: Sequence[VariantAccuracy], analyses: Sequence[Analysis], rule: str = "") -> StressVerdict:
