@@ -56,6 +56,9 @@ def test_a_model_drawn_to_a_scores_the_share_of_items_with_gold_in_a_and_is_caug
     assert result.stress.analysis("pride").debiased.n == STRESSED
     assert f"slot A for {in_a} of them, and the model answers A for {STRESSED}." in result.conclusion[0]
     assert result.conclusion[1].endswith("Clever Hans: the score rides on where the answer sits, not on what it says.")
+    assert result.stress.verdict.status == "bad" and result.stress.verdict.label.startswith("position dependent;")
+    page = result.report_path.read_text(encoding="utf-8")
+    assert '<tr class="status-bad"><td class="status">\u2716 problem</td><td>gold-position</td>' in page
 
 
 @pytest.mark.slow  # the whole demo: four audits and a stress run
@@ -64,7 +67,9 @@ def test_a_model_that_reads_the_options_is_not_flagged(tmp_path: Path, seed: int
     result = run_demo(tmp_path, seed=seed, n_items=60, config=QUICK, stress_items=STRESSED, model=model)
     assert result.stress.accuracy.value == 1.0
     assert result.stress.analysis("answer-moved").gap.value == 0.0
-    assert result.conclusion[1].endswith("No evidence that the score rides on where the answer sits.")
+    # Its cloze-raw answers are ties (a caution on the rule spread); its position is what the demo is about.
+    assert "No evidence that the score rides on where the answer sits" in result.conclusion[1]
+    assert result.stress.verdict.label.startswith("no position dependence found;")
 
 
 def test_the_stress_result_is_written_with_every_outcome_and_summarised_in_to_dict(tmp_path: Path, seed: int) -> None:

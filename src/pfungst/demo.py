@@ -177,7 +177,8 @@ def _stress_config(out: Path, seed: int, stress_items: int) -> StressConfig:
 
 def _conclude(result: StressResult, benchmark: Benchmark, model: str | LanguageModel) -> tuple[str, str]:
     """Two sentences: how the model scores as given and how often it answers A; then what is left when the answer
-    moves and after PriDe, and whether the score rides on the answer's position."""
+    moves and after PriDe, and the run's verdict (:attr:`StressResult.verdict`): whether the score rides on the
+    answer's position."""
     name = model if isinstance(model, str) else "the model"  # a built model's fingerprint can be a long path
     plain = [o for o in result.outcomes if o.perturbation == "identity"]
     in_a = sum(item.gold == 0 for item in benchmark[: len(plain)])
@@ -196,15 +197,9 @@ def _conclude(result: StressResult, benchmark: Benchmark, model: str | LanguageM
     slots = ", ".join(
         f"{slot} {estimate.value:.2f}" for slot, estimate in zip(moved.slots, moved.per_slot, strict=True)
     )
-    rides = moved.gap.ci is not None and moved.gap.ci.low > 0
-    verdict = (
-        "Clever Hans: the score rides on where the answer sits, not on what it says."
-        if rides
-        else "No evidence that the score rides on where the answer sits."
-    )
     return first, (
         f"With the answer moved to each slot it is right on {slots} (gap {_figure(moved.gap)}); PriDe "
-        f"debiased: {_figure(pride.debiased)}. {verdict}"
+        f"debiased: {_figure(pride.debiased)}. {result.verdict.finding}"
     )
 
 

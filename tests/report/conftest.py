@@ -37,6 +37,7 @@ PERTURBATIONS = tuple(name for name in REGISTERED if not REGISTERED.is_plugin(na
 _STRUCTURAL = {
     "schema_version",
     "kind",
+    "status",
     "perturbation",
     "label",
     "statistic",
@@ -48,7 +49,8 @@ _STRUCTURAL = {
     "rank_by",
 }
 """Keys whose values the report matches on (left clean so that each dedicated renderer is exercised), and settings
-with a fixed set of values, which reading a result file checks (``length_unit``, ``rank_by``)."""
+with a fixed set of values, which reading a result file checks (``length_unit``, ``rank_by``, a verdict's
+``status``)."""
 _KEYED_BY_DATA = {"gold_counts", "field_names", "pulls"}
 """Mappings whose keys come from the data (labels, field names, format names)."""
 

@@ -404,3 +404,11 @@ def test_render_ranks_with_one_variant_says_w_is_undefined(seed: int) -> None:
     assert "Kendall's W over variants: undefined with 1 variant" in text and "tau" not in text
     assert "largest rank shift: none" in text
     assert "pairwise on plain" in text
+
+
+def test_the_verdict_follows_the_header_with_its_checks_against_their_thresholds(report: str, seed: int) -> None:
+    verdict = _stress_result(seed).verdict
+    after_header = " ".join(line.strip() for line in report.splitlines()[1:3])
+    assert after_header.startswith(verdict.finding)  # wrapped at the console's width
+    assert "Verdict checks" in report
+    assert "answer-moved gap" in report and "RStd by position" in report and "format spread" in report

@@ -60,19 +60,11 @@ def _rows(result: LoadedResult) -> list[tuple[str, str, str, str, str]]:
     if result.kind == "validity":
         return _validity_rows(data)
     if result.kind == "stress":
-        return [
-            (_name(data.get("benchmark")), short_model(str(data.get("model"))), "stressed", headline(result), "info")
-        ]
+        return [_stress_row(data, short_model(str(data.get("model"))))]
     if result.kind == "stress-comparison":
         names = list(data["rank_stability"].get("models") or [])
         return [
-            (
-                _name(inner.get("benchmark")),
-                names[number] if number < len(names) else short_model(str(inner.get("model"))),
-                "stressed",
-                _plain_accuracy(inner),
-                "info",
-            )
+            _stress_row(inner, names[number] if number < len(names) else short_model(str(inner.get("model"))))
             for number, inner in enumerate(data["results"])
         ]
     return []
@@ -151,6 +143,16 @@ def _suite_row(entry: Any) -> tuple[str, str, str, str, str]:
         f"{content.feature_set}, {statistic} {format_estimate(content.estimate)}",
         status,
     )
+
+
+def _stress_row(data: Mapping[str, Any], model: str) -> tuple[str, str, str, str, str]:
+    """A stress run's board row: the verdict the run wrote (position, format, rule) and its deciding figure; a file
+    written without a verdict shows the plain accuracy only."""
+    verdict = data.get("verdict")
+    if not isinstance(verdict, Mapping):
+        return (_name(data.get("benchmark")), model, "stressed", _plain_accuracy(data), "info")
+    figure = "; ".join(part for part in (_plain_accuracy(data), str(verdict.get("headline", ""))) if part)
+    return (_name(data.get("benchmark")), model, str(verdict["label"]), figure, str(verdict["status"]))
 
 
 def _plain_accuracy(data: Mapping[str, Any]) -> str:

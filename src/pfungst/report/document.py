@@ -24,6 +24,7 @@ from pfungst.report.score_sections import score_sections
 from pfungst.report.stress_sections import rank_sections, stress_sections
 from pfungst.report.suite_sections import suite_sections
 from pfungst.report.validity_sections import validity_sections
+from pfungst.stress.verdict import StressVerdict
 
 __all__ = ["build_report", "comparison_sections", "result_sections"]
 
@@ -157,7 +158,10 @@ def _stress_chapter(data: Mapping[str, Any], model: str) -> list[Section]:
             ("perturbations", ", ".join(str(p) for p in settings.get("perturbations") or [])),
         )
     )
-    return [Section(f"Model stress: {model} on {benchmark.get('name', '?')}", (facts,)), *stress_sections(data)]
+    verdict = data.get("verdict")
+    found = StressVerdict.from_dict(verdict).blocks() if isinstance(verdict, Mapping) else ()
+    opening = (*found[:1], facts, *found[1:])  # the finding in one sentence first, its checks after the facts
+    return [Section(f"Model stress: {model} on {benchmark.get('name', '?')}", opening), *stress_sections(data)]
 
 
 def _ranks_chapter(data: Mapping[str, Any], benchmark: Mapping[str, Any]) -> list[Section]:

@@ -48,6 +48,7 @@ def render_stress(result: StressResult, console: Console) -> None:
         stress of toy: 4 items, model toy, seed 0, rule letter, base format mmlu
     """
     _render_header(result, console)
+    render_blocks(result.verdict.blocks(), console)
     if result.accuracies:
         console.print(_accuracy_table(result.accuracies, result.settings))
     for analysis in result.analyses:

@@ -6,7 +6,7 @@ Schema changes that alter a field's meaning bump :data:`SCHEMA_VERSION`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
@@ -23,6 +23,7 @@ from pfungst.stats import Estimate
 from pfungst.stress.analysis import Analysis
 from pfungst.stress.estimates import number
 from pfungst.stress.metrics import VariantAccuracy
+from pfungst.stress.verdict import StressVerdict, judge
 
 __all__ = ["SCHEMA_VERSION", "Analysis", "PerturbationCost", "StressResult", "read_outcomes"]
 
@@ -98,6 +99,15 @@ class StressResult(NotebookDisplay):
     environment: dict[str, Any]
     """Package versions, git revision, platform and time."""
     schema_version: str = SCHEMA_VERSION
+    verdict: StressVerdict = field(default=None)  # type: ignore[assignment]  # judged in __post_init__
+    """Position dependence, format and rule spread against their thresholds (:func:`~pfungst.stress.verdict.judge`);
+    judged from ``accuracies`` and ``analyses`` when not given."""
+
+    def __post_init__(self) -> None:
+        if self.verdict is None:
+            object.__setattr__(
+                self, "verdict", judge(self.accuracies, self.analyses, str(self.settings.get("rule", "")))
+            )
 
     @property
     def n_items(self) -> int:
@@ -172,6 +182,7 @@ class StressResult(NotebookDisplay):
             "costs": [cost.to_dict() for cost in self.costs],
             "counts": self.counts.to_dict(),
             "warnings": list(self.warnings),
+            "verdict": self.verdict.to_dict(),
             "benchmark": self.benchmark,
             "settings": self.settings,
             "seed": self.seed,
@@ -206,6 +217,7 @@ class StressResult(NotebookDisplay):
                 settings=dict(data["settings"]),
                 seed=int(data["seed"]),
                 environment=dict(data["environment"]),
+                verdict=StressVerdict.from_dict(data["verdict"]) if "verdict" in data else None,  # type: ignore[arg-type]
             )
         except KeyError as exc:
             raise ReaderError(source, 0, str(exc.args[0]), "missing", _HINT) from exc
