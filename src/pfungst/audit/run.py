@@ -69,6 +69,10 @@ class AuditConfig:
     selection_max_items: int = 20_000
     """Compare the classifier grid on at most this many items of each training fold (a seeded stratified sample),
     then refit the choice on the whole fold. Folds with fewer training items are unaffected."""
+    warm_start: bool = True
+    """Choose C along warm-started regularisation paths (see :attr:`ProbeConfig.warm_start`); False: from scratch."""
+    grid_patience: int = 0
+    """Stop each penalty's C path after this many non-improving C values (0: the whole grid)."""
     n_jobs: int = 1
     """Parallel (feature set, fold) jobs with joblib on this machine (-1: every core)."""
     parallel: Literal["processes", "threads"] = "processes"
@@ -89,6 +93,8 @@ class AuditConfig:
             n_permutations=self.n_permutations,
             level=self.level,
             selection_max_items=self.selection_max_items,
+            warm_start=self.warm_start,
+            grid_patience=self.grid_patience,
             n_jobs=self.n_jobs,
             parallel=self.parallel,
         )
