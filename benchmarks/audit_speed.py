@@ -8,8 +8,9 @@ the zero-training heuristics and the cue table. This script runs exactly that (`
 default) on each dataset in one process, after the one-time loads (GPT-2's tokenizer, textstat), in two arms,
 interleaved dataset by dataset so that both see the same machine load:
 
-- ``scratch``: every grid entry fitted from scratch (``warm_start=False``), the code path before the C paths;
-- ``path``: the default (each penalty's C grid as one warm-started path, the refit started at the inner optimum);
+- ``scratch``: every grid entry fitted from scratch (``warm_start=False``, the default);
+- ``path``: ``warm_start=True`` (each penalty's C grid as one warm-started path, the refit started at the inner
+  optimum);
 - ``patience``: ``path`` with ``grid_patience`` (``--patience N``; left out when 0).
 
 It prints per dataset and arm the wall and CPU seconds, the CPU ratio scratch / path, the ratio reference / path,
@@ -68,9 +69,9 @@ def load_all(names: list[str], extra: list[str]) -> dict[str, tuple[Benchmark, t
 
 def arms(base: AuditConfig, patience: int) -> dict[str, AuditConfig]:
     """The configurations compared: from scratch, the warm path, and (``patience`` > 0) the path stopped early."""
-    found = {"scratch": replace(base, warm_start=False), "path": base}
+    found = {"scratch": replace(base, warm_start=False), "path": replace(base, warm_start=True)}
     if patience:
-        found["patience"] = replace(base, grid_patience=patience)
+        found["patience"] = replace(base, warm_start=True, grid_patience=patience)
     return found
 
 

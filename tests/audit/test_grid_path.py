@@ -66,8 +66,8 @@ def test_patience_stops_a_path_after_that_many_non_improving_entries(seed: int) 
 def test_probe_with_warm_paths_matches_the_probe_fitted_from_scratch(seed: int) -> None:
     inputs = ItemInputs.from_benchmark(make_synthetic("cue-word", 300, seed=seed), fields=("hypothesis",))
     config = ProbeConfig(n_bootstrap=200, n_permutations=200, seed=seed)
-    warm = run_probe(get_feature_set("1-grams_presence"), inputs, config)
-    cold = run_probe(get_feature_set("1-grams_presence"), inputs, replace(config, warm_start=False))
+    warm = run_probe(get_feature_set("1-grams_presence"), inputs, replace(config, warm_start=True))
+    cold = run_probe(get_feature_set("1-grams_presence"), inputs, config)
     assert abs(warm.kappa.value - cold.kappa.value) <= 0.005
     # Large C values give nearly the same model; a fold may pick a neighbouring C whose score differs by one item.
     same = [a.classifier == b.classifier for a, b in zip(warm.folds, cold.folds, strict=True)]

@@ -75,7 +75,7 @@ class AuditConfig:
     selection_max_items: int = 20_000
     """Compare the classifier grid on at most this many items of each training fold (a seeded stratified sample),
     then refit the choice on the whole fold. Folds with fewer training items are unaffected."""
-    warm_start: bool = True
+    warm_start: bool = False
     """Choose C along warm-started regularisation paths (see :attr:`ProbeConfig.warm_start`); False: from scratch."""
     grid_patience: int = 0
     """Stop each penalty's C path after this many non-improving C values (0: the whole grid)."""
