@@ -9,8 +9,9 @@ squares on the logs (1 is linear), on the audit's CPU seconds by default: on a s
 neighbours (``--fit-on seconds`` fits wall time; with ``--n-jobs`` above 1 only wall time counts the workers).
 
 Run: .venv/bin/python benchmarks/audit_scaling.py [--sizes 10000,100000] [--feature-set 1-grams_presence ...]
-     [--n-jobs 1] [--parallel processes|threads] [--no-cues]
-Without ``--feature-set`` the 13 default feature sets run (slow on 2 cores past 10k items).
+     [--n-jobs 1] [--parallel processes|threads] [--no-cues] [--no-record]
+Without ``--feature-set`` the default feature sets for each size run: the 13 paper sets up to 50,000 items, word
+1-gram presence alone past that (``pfungst.audit.run.LARGE_ITEMS``); each row names the sets that ran and why.
 """
 
 from __future__ import annotations
@@ -26,10 +27,9 @@ import sys
 import time
 
 import numpy as np
-from results_file import add_record_option, recording
 
-TITLE = "Audit time and memory against the number of items"
-"""This script's section title in benchmarks/RESULTS.md."""
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results_file import add_record_option, record_results  # noqa: E402
 
 CUE = "zqxcue"
 LABELS = ("entailment", "neutral", "contradiction")
@@ -85,6 +85,8 @@ def run_one(n_items: int, feature_sets: list[str], n_jobs: int, cues: bool, para
         "kappa": best.kappa.value,
         "cue_found": any(CUE in name for name in named),
         "peak_mib_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "feature_sets": result.settings["feature_sets"],
+        "reason": result.settings.get("feature_sets_reason", ""),
     }
 
 
@@ -122,28 +124,36 @@ def main() -> None:
     parser.add_argument("--child", type=int, default=0, help=argparse.SUPPRESS)
     add_record_option(parser)
     args = parser.parse_args()
-    with recording("audit_scaling", TITLE, enabled=not args.no_record and not args.child):
-        if args.child:
-            print(json.dumps(run_one(args.child, args.feature_set, args.n_jobs, args.cues, args.parallel)))
-            return
-        rows = []
-        for n_items in (int(size) for size in args.sizes.split(",")):
-            row = measure(n_items, args)
-            rows.append(row)
-            print(
-                f"{n_items} items: {row['seconds']:.1f} s wall, {row['cpu_seconds']:.1f} s CPU, "
-                f"peak {row['peak_mib']:.0f} MiB, {row['verdict']} "
-                f"({row['best']}, kappa {row['kappa']:.3f}), cue found: {row['cue_found']}",
-                flush=True,
-            )
-        if len(rows) >= 2:
-            x = np.log([float(row["items"]) for row in rows])  # type: ignore[arg-type]
-            y = np.log([float(row[args.fit_on]) for row in rows])  # type: ignore[arg-type]
-            exponent, intercept = np.polyfit(x, y, 1)
-            million = math.exp(intercept) * 1e6**exponent
-            print(
-                f"{args.fit_on} ~ items^{exponent:.2f} (1 is linear); extrapolated to 1M items: {million / 60:.1f} min"
-            )
+    if args.child:
+        print(json.dumps(run_one(args.child, args.feature_set, args.n_jobs, args.cues, args.parallel)))
+        return
+    rows, lines = [], []
+    for n_items in (int(size) for size in args.sizes.split(",")):
+        row = measure(n_items, args)
+        rows.append(row)
+        lines.append(
+            f"- {n_items} items: {row['seconds']:.1f} s wall, {row['cpu_seconds']:.1f} s CPU, "
+            f"peak {row['peak_mib']:.0f} MiB, {row['verdict']} "
+            f"({row['best']}, kappa {row['kappa']:.3f}), cue found: {row['cue_found']}; "
+            f"{len(row['feature_sets'])} feature set(s) ({row['reason']}): {', '.join(row['feature_sets'])}; "
+            f"load {os.getloadavg()[0]:.1f}"
+        )
+        print(lines[-1], flush=True)
+    for sets in dict.fromkeys(tuple(row["feature_sets"]) for row in rows):  # type: ignore[arg-type]
+        group = [row for row in rows if tuple(row["feature_sets"]) == sets]  # type: ignore[arg-type]
+        if len(group) < 2:
+            continue
+        x = np.log([float(row["items"]) for row in group])  # type: ignore[arg-type]
+        y = np.log([float(row[args.fit_on]) for row in group])  # type: ignore[arg-type]
+        exponent, intercept = np.polyfit(x, y, 1)
+        million = math.exp(intercept) * 1e6**exponent
+        lines.append(
+            f"- {len(sets)} feature set(s), {len(group)} sizes: {args.fit_on} ~ items^{exponent:.2f} (1 is linear); "
+            f"extrapolated to 1M: {million / 60:.1f} min"
+        )
+        print(lines[-1])
+    if not args.no_record:
+        record_results("audit_scaling", "Audit time and memory against benchmark size (synthetic)", "\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -145,3 +145,28 @@ def test_a_capped_classifier_choice_changes_nothing_below_the_cap_and_still_find
     assert all(f.n_train == 320 for f in capped.best.folds)  # the choice is refitted on the whole training fold
     with pytest.raises(pfungst.ConfigError, match="selection_max_items must be at least 100"):
         pfungst.audit(benchmark, FAST, selection_max_items=10, **settings)
+
+
+def test_a_benchmark_past_the_large_size_probes_word_presence_and_says_why(
+    monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    from pfungst.audit import run
+
+    monkeypatch.setattr(run, "LARGE_ITEMS", 200)  # the real threshold (50,000 items) is too slow for a unit test
+    benchmark = make_synthetic("cue-word", 300, seed=seed)
+    with pytest.warns(UserWarning, match="the default for more than 200 items"):
+        result = pfungst.audit(benchmark, fields=("hypothesis",), n_bootstrap=100, n_permutations=100, seed=seed)
+    assert result.settings["feature_sets"] == ["1-grams_presence"]
+    assert "instead of the 13 paper sets" in result.settings["feature_sets_reason"]
+    assert result.verdict.label == "predictable"
+
+
+def test_a_benchmark_at_the_large_size_keeps_the_thirteen_sets_and_named_sets_are_kept() -> None:
+    from pfungst.audit.feature_sets import PAPER_FEATURE_SETS
+    from pfungst.audit.run import LARGE_ITEMS, default_feature_sets, default_reason
+
+    at_limit, past = make_synthetic("cue-word", LARGE_ITEMS), make_synthetic("cue-word", LARGE_ITEMS + 1)
+    assert default_feature_sets(at_limit) == PAPER_FEATURE_SETS
+    assert default_feature_sets(past) == ("1-grams_presence",)
+    assert default_feature_sets(past, "pacchiardi2024") == PAPER_FEATURE_SETS
+    assert default_reason(past, AuditConfig(feature_sets=("readability",))) == "named in the settings"

@@ -49,6 +49,7 @@ from pfungst.audit.classifiers import (
 )
 from pfungst.audit.feature_sets import FeatureSet
 from pfungst.audit.folds import feasible_splits
+from pfungst.audit.grid_path import choose_classifier, refit_chosen
 from pfungst.audit.inputs import ItemInputs, OptionTable
 from pfungst.audit.paper_protocol import PAPER_MAX_ITER, PAPER_SEED, paper_split
 from pfungst.audit.probe_assembly import FoldResult, assemble_outcome
@@ -110,6 +111,14 @@ class ProbeConfig:
     sample, split into fit and validation parts as usual; the choice is then refitted on the whole training fold.
     At a few hundred thousand items the grid's fits, not the refit, would take most of the time, and a choice made
     on 20,000 items is as good; smaller folds use every item, so their results do not change."""
+    warm_start: bool = False
+    """Fit each penalty's C grid as one warm-started path and start the chosen entry's refit at its inner-split
+    optimum (item-level L2 fits; see :mod:`~pfungst.audit.grid_path`): the same optima to the solver's tolerance in
+    fewer iterations, but at large C that tolerance lets some folds pick a neighbouring C, so kappas of near-zero
+    probes can move by a few hundredths. False (default) fits every entry from scratch."""
+    grid_patience: int = 0
+    """Stop a penalty's C path after this many consecutive C values score no better on validation (0: the whole
+    grid). The larger C values, the slowest fits, are then skipped."""
     n_jobs: int = 1
     """Parallel (repeat, fold) fits with joblib."""
     parallel: Literal["processes", "threads"] = "processes"
@@ -137,6 +146,10 @@ class ProbeConfig:
             raise ConfigError(
                 f"n_permutations must be at least 1 (1000 is the default; the p-value cannot be smaller than "
                 f"1 / (n_permutations + 1)), not {self.n_permutations}"
+            )
+        if self.grid_patience < 0:
+            raise ConfigError(
+                f"grid_patience must be 0 (the whole C grid) or a positive count, not {self.grid_patience}"
             )
         if self.selection_max_items < 100:
             raise ConfigError(
@@ -306,15 +319,20 @@ def _crossfit_fold(
         select_block = train_block if selection is None else train_block.take(selection)
         inner_train, inner_val = inner_split(select_block.y, config.validation_fraction, inner_seed)
         fit_block, val_block = select_block.take(inner_train), select_block.take(inner_val)
-        scores, candidates = {}, {spec.name: spec for spec in config.candidates()}
-        for name, spec in candidates.items():
-            model = task.fit(spec, fit_block, seed=config.seed, max_iter=config.max_iter)
-            scores[name] = _score(val_block.y, task.predict(model, val_block), config.selection_metric)
-        best = max(candidates, key=lambda name: scores[name])
-        model = task.fit(candidates[best], train_block, seed=config.seed, max_iter=config.max_iter)
+        chosen = choose_classifier(
+            task,
+            config.candidates(),
+            (fit_block, val_block),
+            lambda y, predicted: _score(y, predicted, config.selection_metric),
+            seed=config.seed,
+            max_iter=config.max_iter,
+            warm_start=config.warm_start,
+            patience=config.grid_patience,
+        )
+        model = refit_chosen(task, chosen, train_block, seed=config.seed, max_iter=config.max_iter)
         predictions = task.predict(model, test_block)
-    spec = candidates[best]
-    choice = FoldChoice(repeat, fold, int(train.size), int(test.size), best, scores, spec.penalty, spec.C)
+    spec = chosen.best
+    choice = FoldChoice(repeat, fold, int(train.size), int(test.size), spec.name, chosen.scores, spec.penalty, spec.C)
     return FoldResult(np.sort(test), predictions, choice, warned[0])
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Literal
@@ -32,13 +33,18 @@ from pfungst.stats import (
     chance_corrected_accuracy,
 )
 
-__all__ = ["AuditConfig", "audit", "default_feature_sets", "verdict_of", "verdict_statistic"]
+__all__ = ["AuditConfig", "audit", "default_feature_sets", "default_reason", "verdict_of", "verdict_statistic"]
 
 Protocol = Literal["crossfit", "pacchiardi2024"]
 Progress = Callable[[str, int, int], None]
 """Called as ``progress(step, done, total)`` before each probe and once at the end."""
 
 PER_ITEM_DEFAULTS: tuple[str, ...] = ("options", "options_no_position", "options_1-grams_presence", "1-grams_presence")
+LARGE_ITEMS = 50_000
+"""Above this many items a shared-label benchmark's default is :data:`LARGE_DEFAULTS` instead of the 13 sets."""
+LARGE_DEFAULTS: tuple[str, ...] = ("1-grams_presence",)
+"""The default feature sets of a shared-label benchmark larger than :data:`LARGE_ITEMS` (see
+:func:`default_feature_sets`)."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +76,10 @@ class AuditConfig:
     selection_max_items: int = 20_000
     """Compare the classifier grid on at most this many items of each training fold (a seeded stratified sample),
     then refit the choice on the whole fold. Folds with fewer training items are unaffected."""
+    warm_start: bool = False
+    """Choose C along warm-started regularisation paths (see :attr:`ProbeConfig.warm_start`); False: from scratch."""
+    grid_patience: int = 0
+    """Stop each penalty's C path after this many non-improving C values (0: the whole grid)."""
     n_jobs: int = 1
     """Parallel (feature set, fold) jobs with joblib on this machine (-1: every core)."""
     parallel: Literal["processes", "threads"] = "processes"
@@ -94,6 +104,8 @@ class AuditConfig:
             n_permutations=self.n_permutations,
             level=self.level,
             selection_max_items=self.selection_max_items,
+            warm_start=self.warm_start,
+            grid_patience=self.grid_patience,
             n_jobs=self.n_jobs,
             parallel=self.parallel,
         )
@@ -115,10 +127,32 @@ class AuditConfig:
 
 
 def default_feature_sets(benchmark: Benchmark, protocol: Protocol = "crossfit") -> tuple[str, ...]:
-    """The paper's 13 sets for shared labels; option-level and choices-only sets (plus question 1-grams) otherwise."""
-    if benchmark.option_kind == "shared_labels" or protocol == "pacchiardi2024":
+    """The paper's 13 sets for shared labels (word 1-gram presence alone past :data:`LARGE_ITEMS` items, where the
+    13 do not fit minutes on a laptop); option-level and choices-only sets (plus question 1-grams) otherwise.
+
+    The 13 sets cost about 13 times one set, and more: the 2-gram sets hold four to five times the columns. Word
+    1-gram presence alone audits a million items in minutes on 2 cores; it is the set that names planted words,
+    and :func:`default_reason` records the choice. Name the sets (``feature_sets``) to probe more at that size.
+    """
+    if protocol == "pacchiardi2024":
         return PAPER_FEATURE_SETS
+    if benchmark.option_kind == "shared_labels":
+        return PAPER_FEATURE_SETS if len(benchmark) <= LARGE_ITEMS else LARGE_DEFAULTS
     return PER_ITEM_DEFAULTS
+
+
+def default_reason(benchmark: Benchmark, config: AuditConfig) -> str:
+    """Why the audit probes the feature sets it does (recorded in the result's settings)."""
+    if config.feature_sets:
+        return "named in the settings"
+    names = default_feature_sets(benchmark, config.protocol)
+    if names == LARGE_DEFAULTS and config.protocol == "crossfit" and benchmark.option_kind == "shared_labels":
+        return (
+            f"the default for more than {LARGE_ITEMS:,} items ({len(benchmark):,} here): "
+            f"{', '.join(LARGE_DEFAULTS)} instead of the 13 paper sets, which take far longer at this size; "
+            "name feature sets to probe more"
+        )
+    return "the default for this benchmark's kind"
 
 
 def audit(
@@ -150,7 +184,7 @@ def audit(
     if config.protocol == "crossfit":
         n_splits = feasible_splits([item.gold for item in benchmark], config.n_splits, f"benchmark '{benchmark.name}'")
         config = replace(config, n_splits=n_splits)
-    names = config.feature_sets or default_feature_sets(benchmark, config.protocol)
+    names = _feature_set_names(benchmark, config)
     report = progress or (lambda step, done, total: None)
     report(f"{len(names)} feature sets", 0, 1)
     with cluster_backend(config.cluster, config.n_jobs):
@@ -173,6 +207,7 @@ def audit(
         settings={
             **asdict(config),
             "feature_sets": list(names),
+            "feature_sets_reason": default_reason(benchmark, config),
             "feature_set_specs": [get_feature_set(n).spec() for n in names],
         },
         environment=environment(),
@@ -206,6 +241,14 @@ def _split(
     content = _verdict(blind, config, verdict.statistic)
     position = position_artifact(heuristics, config.threshold)
     return PositionContentSplit(benchmark.name, content, position, tuple(p.feature_set for p in blind))
+
+
+def _feature_set_names(benchmark: Benchmark, config: AuditConfig) -> tuple[str, ...]:
+    """The sets named in ``config``, else the defaults (with a warning when the size cut them to the large ones)."""
+    names = config.feature_sets or default_feature_sets(benchmark, config.protocol)
+    if names == LARGE_DEFAULTS and not config.feature_sets:
+        warnings.warn(f"benchmark '{benchmark.name}': probing {default_reason(benchmark, config)}", stacklevel=3)
+    return names
 
 
 def _inputs(benchmark: Benchmark, name: str, config: AuditConfig) -> ItemInputs | OptionTable:
