@@ -22,6 +22,7 @@ from pfungst.evaluate.score_result import ScoreResult
 from pfungst.reliance.result import RelianceResult
 from pfungst.report.console_blocks import render_to_console
 from pfungst.report.document import build_report
+from pfungst.stress.comparison import StressComparison
 from pfungst.stress.stress_result import StressResult
 
 runner = CliRunner()
@@ -59,22 +60,22 @@ def test_read_result_gives_back_the_object_that_wrote_the_file(
     assert _json(again) == written
 
 
-def test_read_result_reads_stress_runs_and_their_comparison(demo_objects: dict[str, Any], tmp_path: Path) -> None:
+def test_read_result_gives_back_stress_runs_and_their_comparison_typed_not_as_dicts(
+    demo_objects: dict[str, Any], tmp_path: Path
+) -> None:
     stressed = _json(demo_objects["stress"][0].to_dict())
     comparison = {
         "schema_version": "pfungst.stress-comparison/1",
         "results": [_json(r.to_dict()) for r in demo_objects["stress"]],
         "rank_stability": _json(demo_objects["ranks"].to_dict()),
     }
-    for name, data in (("stress", stressed), ("comparison", comparison)):
+    for name, data, cls in (("stress", stressed, StressResult), ("comparison", comparison, StressComparison)):
         read = pfungst.read_result(_write(tmp_path / f"{name}.json", data))
-        if hasattr(read, "to_dict"):  # typed once the stress results read their JSON
-            assert _json(read.to_dict()) == data
-        else:
-            assert read == data
-    assert not hasattr(StressResult, "from_dict") or isinstance(
-        pfungst.read_result(tmp_path / "stress.json"), StressResult
-    )
+        assert isinstance(read, cls), f"{name}: read back as {type(read).__name__}, expected {cls.__name__}"
+        assert _json(read.to_dict()) == data
+    read = pfungst.read_result(tmp_path / "comparison.json")
+    assert all(isinstance(result, StressResult) for result in read.results)
+    assert [result.model for result in read.results] == [result.model for result in demo_objects["stress"]]
 
 
 def _audit_with(demo_objects: dict[str, Any], change: Any) -> dict[str, Any]:
