@@ -23,8 +23,10 @@ SHARED = {
     "serialization",
     "path_checks",
     "lazy",
+    "display",
 }
-"""Shared modules and packages (``stats/``): every stage may import them, and they import no stage."""
+"""Shared modules and packages (``stats/``): every stage may import them, and they import no stage. (``display``
+renders a result in a notebook through the report stage, which it reaches only by ``importlib`` when asked.)"""
 
 
 def test_public_api_is_exactly_the_documented_one() -> None:
@@ -58,15 +60,21 @@ def test_public_api_is_exactly_the_documented_one() -> None:
         assert hasattr(pfungst, name)
 
 
+UNCHECKED = {"__main__": "runs the command line: after the last stage, it may import every other"}
+"""Top-level modules in neither a stage nor the shared set, and why; any other such module is reported."""
+
+
 def _stage(module: str) -> str:
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else ""
 
 
-def _imports(path: Path) -> list[str]:
-    tree = ast.parse(path.read_text())
+def _imports(source: str, top_level: bool = False) -> list[str]:
+    """The ``pfungst`` modules ``source`` imports; with ``top_level``, only those imported when it loads (not inside
+    functions or ``if TYPE_CHECKING:``)."""
+    tree = ast.parse(source)
     found = []
-    for node in ast.walk(tree):
+    for node in tree.body if top_level else ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pfungst"):
             found.append(node.module)
         elif isinstance(node, ast.Import):
@@ -74,37 +82,112 @@ def _imports(path: Path) -> list[str]:
     return found
 
 
-def test_imports_point_left_only() -> None:
+def _sources(root: Path = SOURCE) -> dict[str, str]:
+    """Every module of the package under ``root``: dotted name (a package by its own name) -> source text."""
+    found = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        parts = parts[:-1] if parts[-1] == "__init__" else parts
+        found[".".join(("pfungst", *parts))] = path.read_text()
+    return found
+
+
+def wrong_imports(sources: dict[str, str]) -> list[str]:
+    """Every import against the stage order, as ``"module imports target"``: a stage importing a stage to its right,
+    a shared module importing any stage, and a top-level module that is in no stage, not shared, not in UNCHECKED.
+    Left-only imports also rule out every import cycle between stages."""
     wrong = []
-    for path in SOURCE.rglob("*.py"):
-        module = "pfungst." + ".".join(path.relative_to(SOURCE).with_suffix("").parts)
+    for module, source in sources.items():
         own = _stage(module)
-        if own in SHARED or own in ("__init__", ""):
+        if own in ("", "__init__") or own in UNCHECKED:
             continue
-        for target in _imports(path):
+        if own not in SHARED and own not in STAGES:
+            wrong.append(f"{module} is in no stage and not shared")
+            continue
+        for target in _imports(source):
             other = _stage(target)
-            if other in SHARED or other in ("", "__init__") or own not in STAGES or other not in STAGES:
+            if other in SHARED or other in ("", "__init__"):
                 continue
-            if STAGES.index(other) > STAGES.index(own):
+            if own in SHARED or other not in STAGES or STAGES.index(other) > STAGES.index(own):
                 wrong.append(f"{module} imports {target}")
-    assert wrong == []
+    return wrong
+
+
+def import_cycles(sources: dict[str, str]) -> list[list[str]]:
+    """Each cycle of imports run when modules load (top-level statements), as the modules on it, sorted."""
+    graph = {
+        module: sorted({t for t in _imports(source, top_level=True) if t in sources and t != module})
+        for module, source in sources.items()
+    }
+    cycles: set[tuple[str, ...]] = set()
+    done: set[str] = set()
+
+    def visit(path: list[str]) -> None:
+        for target in graph[path[-1]]:
+            if target in path:
+                cycles.add(tuple(sorted(path[path.index(target) :])))
+            elif target not in done:
+                visit([*path, target])
+        done.add(path[-1])
+
+    for module in sorted(graph):
+        if module not in done:
+            visit([module])
+    return [list(cycle) for cycle in sorted(cycles)]
+
+
+def test_imports_point_left_only() -> None:
+    assert wrong_imports(_sources()) == []
+
+
+def test_no_modules_import_each_other_when_they_load() -> None:
+    assert import_cycles(_sources()) == []
 
 
 def test_evaluate_never_imports_stress() -> None:
     """The engine serves every model run; the perturbations that stress it sit on top, never below."""
     found = [
-        f"{path.relative_to(SOURCE)} imports {target}"
-        for path in (SOURCE / "evaluate").rglob("*.py")
-        for target in _imports(path)
+        f"{module} imports {target}"
+        for module, source in _sources().items()
+        if _stage(module) == "evaluate"
+        for target in _imports(source)
         if _stage(target) == "stress"
     ]
     assert found == []
 
 
-def test_an_upward_import_is_caught() -> None:
-    """The checks above can fail: an engine module importing the stress suite is reported."""
-    assert _stage("pfungst.stress.suite") == "stress"
-    assert STAGES.index("stress") > STAGES.index("evaluate")
+def test_an_upward_import_is_reported() -> None:
+    """The check can fail: each kind of wrong import in a synthetic tree is reported, and only those."""
+    sources = {
+        "pfungst.data.records": "import json\nfrom pfungst.errors import DataError\n",
+        "pfungst.data.loader": "from pfungst.report.html import render_html\n",
+        "pfungst.evaluate.engine": "def run():\n    from pfungst.stress.suite import SUITE\n",
+        "pfungst.stats.intervals": "from pfungst.stats.estimate import Estimate\nimport pfungst.audit.probe\n",
+        "pfungst.errors": "from pfungst.cli import app\n",
+        "pfungst.cli.main": "from pfungst.report import build_report\nfrom pfungst.data import load\n",
+        "pfungst.plugins": "from pfungst.errors import DataError\n",
+    }
+    assert wrong_imports(sources) == [
+        "pfungst.data.loader imports pfungst.report.html",
+        "pfungst.evaluate.engine imports pfungst.stress.suite",
+        "pfungst.stats.intervals imports pfungst.audit.probe",
+        "pfungst.errors imports pfungst.cli",
+        "pfungst.plugins is in no stage and not shared",
+    ]
+
+
+def test_an_import_cycle_is_reported() -> None:
+    """The check can fail: modules that import each other when they load are reported; an import inside a function
+    (run later) is no cycle."""
+    sources = {
+        "pfungst.audit.probe": "from pfungst.audit.features import FEATURES\n",
+        "pfungst.audit.features": "import pfungst.audit.grid\n",
+        "pfungst.audit.grid": "from pfungst.audit.probe import fit\n",
+        "pfungst.audit.result": "from pfungst.audit.probe import fit\n",
+        "pfungst.stress.pride": "from pfungst.stress.suite import run\n",
+        "pfungst.stress.suite": "def run():\n    from pfungst.stress.pride import pride\n",
+    }
+    assert import_cycles(sources) == [["pfungst.audit.features", "pfungst.audit.grid", "pfungst.audit.probe"]]
 
 
 def _shared_files(name: str) -> list[Path]:
@@ -113,24 +196,21 @@ def _shared_files(name: str) -> list[Path]:
     return sorted(package.rglob("*.py")) if package.is_dir() else [SOURCE / f"{name}.py"]
 
 
-def _stage_imports(paths: list[Path]) -> list[str]:
-    """Each import of a stage (anything not shared) in ``paths``, as ``"file imports module"``."""
-    return [
-        f"{path.name} imports {target}" for path in paths for target in _imports(path) if _stage(target) not in SHARED
-    ]
-
-
 def test_shared_modules_import_no_stage() -> None:
-    assert _stage_imports([path for name in sorted(SHARED) for path in _shared_files(name)]) == []
+    shared = {module: source for module, source in _sources().items() if _stage(module) in SHARED}
+    assert {_stage(module) for module in shared} == SHARED
+    assert wrong_imports(shared) == []
 
 
-def test_a_stage_import_in_a_stats_module_is_caught(tmp_path: Path) -> None:
+def test_every_module_of_the_stats_package_is_checked() -> None:
     """``stats`` is a package: every module in it is read, and an import of a stage from one is reported."""
     files = _shared_files("stats")
     assert SOURCE / "stats" / "__init__.py" in files and SOURCE / "stats" / "intervals.py" in files
-    module = tmp_path / "intervals.py"
-    module.write_text("from pfungst.stats.estimate import Estimate\nfrom pfungst.evaluate.outcome import Outcome\n")
-    assert _stage_imports([module]) == ["intervals.py imports pfungst.evaluate.outcome"]
+    assert {"pfungst.stats", "pfungst.stats.intervals"} <= set(_sources())
+    source = "from pfungst.stats.estimate import Estimate\nfrom pfungst.evaluate.outcome import Outcome\n"
+    assert wrong_imports({"pfungst.stats.intervals": source}) == [
+        "pfungst.stats.intervals imports pfungst.evaluate.outcome"
+    ]
 
 
 # pfungst.audit, pfungst.stress and pfungst.reliance are functions named after their packages (pfungst/__init__.py).
