@@ -12,10 +12,13 @@ which moved with the package versions and with the order of floating-point sums)
 features; no chosen classifier and no estimate moved. The demo's stress result was rewritten once, when the demo
 stopped running ``cyclic`` and ``rules`` (its conclusion reads neither): every figure of its identity, answer-moved
 and PriDe analyses, and every field of the 120 outcomes both files hold, was unchanged, and PriDe's own rotations
-scored exactly as the cyclic passes they replace. They guard every later change. These tests rerun both and
-check that every figure of the old files is still there, with the same value, and that every old field of every
-outcome is unchanged. Keys may be renamed or added (typed results carry explicit kinds now); figures may not change.
-Volatile parts (versions, timings, cache counts, paths) are left out.
+scored exactly as the cyclic passes they replace. They guard every later change. These tests rerun both. The
+audits are compared on what a user reads (:func:`audit_reading`): verdicts, the classifier chosen in each fold, and
+every estimate (value, interval, p-value) of probes and heuristics, floats within a relative 1e-6; validation scores
+of grid candidates not chosen are not compared (poorly converged fits, which move across machines and BLAS builds).
+For the stress results every figure of the old files must still be there, with the same value, and every old field
+of every outcome unchanged; keys may be renamed or added, figures may not change. Volatile parts (versions, timings,
+cache counts, paths) are left out.
 """
 
 from __future__ import annotations
@@ -78,6 +81,69 @@ def assert_same_outcomes(old: list[dict[str, Any]], new: list[dict[str, Any]], w
         assert not changed, f"{what}: outcome {number} ({before.get('item_id')}) changed: {changed}"
 
 
+STATISTICS = ("accuracy", "kappa", "chance_corrected_accuracy", "majority_baseline")
+"""The estimates a probe or heuristic reports (a heuristic has no majority baseline)."""
+REL, ABS = 1e-6, 1e-9
+"""Tolerance on a float a user reads: last-digit noise of sums passes, a moved estimate does not."""
+
+
+def _estimate(read: dict[str, Any], name: str, estimate: dict[str, Any] | None) -> None:
+    if estimate is None:  # not defined here (a heuristic that abstains on every item has no kappa)
+        read[name] = None
+        return
+    read[f"{name}.value"] = estimate["value"]
+    ci = estimate["ci"] or {}  # no interval where no item was scored
+    read[f"{name}.ci"] = (ci.get("low"), ci.get("high"), ci.get("level"))
+    read[f"{name}.pvalue"] = estimate["pvalue"]
+
+
+def audit_reading(audit: dict[str, Any]) -> dict[str, Any]:
+    """What a user reads in an audit result, by name: the verdict, each probe's estimates and the classifier chosen in
+    each fold, each heuristic's estimates, each cue's counts and p-values. Validation scores of grid candidates, fit
+    weights and per-item shares are left out: a candidate not chosen may be a poorly converged fit whose score moves
+    with the machine's floating-point sums and BLAS, and what a user reads follows only from the chosen ones."""
+    verdict = audit["verdict"]
+    read: dict[str, Any] = {
+        f"verdict.{key}": verdict[key]
+        for key in ("label", "feature_set", "statistic", "threshold", "n_feature_sets", "signal_below_threshold")
+    }
+    _estimate(read, "verdict.estimate", verdict["estimate"])
+    for probe in audit["probes"]:
+        name = f"probe {probe['feature_set']}"
+        read[f"{name}.n_predicted"] = probe["n_predicted"]
+        read[f"{name}.final_classifier"] = probe["final_classifier"]
+        for statistic in STATISTICS:
+            _estimate(read, f"{name}.{statistic}", probe[statistic])
+        for fold in probe["folds"]:
+            read[f"{name}.repeat {fold['repeat']} fold {fold['fold']}.classifier"] = fold["classifier"]
+    for result in (audit.get("heuristics") or {}).get("results", []):
+        name = f"heuristic {result['name']}"
+        read[f"{name}.coverage"], read[f"{name}.tie_rate"] = result["coverage"], result["tie_rate"]
+        for statistic in STATISTICS[:3]:
+            _estimate(read, f"{name}.{statistic}", result[statistic])
+    for cue in (audit.get("cues") or {}).get("cues", []):
+        name = f"cue {cue['cue']!r} for {cue['label']}"
+        read.update({f"{name}.{key}": cue[key] for key in ("count", "hits", "pvalue", "qvalue")})
+    return read
+
+
+def _same(old: Any, new: Any) -> bool:
+    if isinstance(old, tuple) and isinstance(new, tuple):
+        return len(old) == len(new) and all(map(_same, old, new))
+    if isinstance(old, float) and isinstance(new, (int, float)) and not isinstance(new, bool):
+        return new == pytest.approx(old, rel=REL, abs=ABS, nan_ok=True)
+    return type(old) is type(new) and old == new
+
+
+def assert_same_reading(old: dict[str, Any], new: dict[str, Any], what: str) -> None:
+    """The same figures, names and verdicts a user reads (floats within ``REL``/``ABS``)."""
+    before, after = audit_reading(old), audit_reading(new)
+    missing, added = sorted(before.keys() - after.keys()), sorted(after.keys() - before.keys())
+    assert not missing and not added, f"{what}: missing {missing}, new {added}"
+    changed = {key: (value, after[key]) for key, value in before.items() if not _same(value, after[key])}
+    assert not changed, f"{what}: what a user reads changed (old, new): {changed}"
+
+
 def _pfungst(*args: str, cache: Path) -> None:
     env = {**os.environ, "PFUNGST_CACHE": str(cache)}
     done = subprocess.run(
@@ -96,6 +162,40 @@ def test_golden_files_can_fail() -> None:
         assert_same_outcomes([{"item_id": "q", "chosen": 1}], [{"item_id": "q", "chosen": 2}], "toy")
 
 
+CHANGES = [
+    ("verdict", lambda a: a["verdict"].update(label="predictable"), "verdict.label"),
+    ("verdict estimate", lambda a: a["verdict"]["estimate"].update(value=0.03), "verdict.estimate.value"),
+    ("chosen classifier", lambda a: a["probes"][0]["folds"][3].update(classifier="l2_C100"), "fold 3.classifier"),
+    ("probe kappa", lambda a: a["probes"][1]["kappa"].update(value=a["probes"][1]["kappa"]["value"] + 1e-4), "kappa"),
+    ("probe ci", lambda a: a["probes"][2]["accuracy"]["ci"].update(low=0.2), "accuracy.ci"),
+    ("heuristic p", lambda a: a["heuristics"]["results"][0]["kappa"].update(pvalue=0.5), "kappa.pvalue"),
+    ("cue", lambda a: a["cues"]["cues"][0].update(hits=1), "hits"),
+    ("probe gone", lambda a: a["probes"].pop(), "missing"),
+]
+
+
+@pytest.mark.parametrize(("what", "change", "message"), CHANGES)
+def test_a_changed_figure_a_user_reads_is_caught(what: str, change: Any, message: str) -> None:
+    old = _read(GOLDEN / "demo" / "control.audit.json.gz")
+    new = json.loads(json.dumps(old))
+    change(new)
+    with pytest.raises(AssertionError, match=message):
+        assert_same_reading(old, new, what)
+
+
+def test_scores_of_candidates_not_chosen_and_float_noise_are_not_compared() -> None:
+    old = _read(GOLDEN / "demo" / "control.audit.json.gz")
+    new = json.loads(json.dumps(old))
+    for probe in new["probes"]:
+        for fold in probe["folds"]:
+            for candidate in fold["validation_scores"]:
+                if candidate != fold["classifier"]:
+                    fold["validation_scores"][candidate] += 0.01
+        probe["kappa"]["value"] += 1e-12
+    assert_same_reading(old, new, "noise")
+    assert len(audit_reading(old)) > 100
+
+
 @pytest.mark.slow
 def test_demo_results_are_unchanged(tmp_path: Path) -> None:
     _pfungst("demo", "--out", str(tmp_path / "demo"), cache=tmp_path / "cache.sqlite")
@@ -105,6 +205,9 @@ def test_demo_results_are_unchanged(tmp_path: Path) -> None:
         name = old_file.name.removesuffix(".gz")
         new = json.loads((tmp_path / "demo" / name).read_text(encoding="utf-8"))
         old = _read(old_file)
+        if name.endswith(".audit.json"):
+            assert_same_reading(old, new, name)
+            continue
         assert_same_figures(old, new, name)
         if "outcomes" in old:
             assert_same_outcomes(old["outcomes"], new["outcomes"], name)
