@@ -222,6 +222,7 @@ def test_lm_eval_samples_with_one_field_of_any_type_are_analysed_or_refused_clea
 @LOG_RUNS
 @given(st.lists(st.integers(0, 50), min_size=1, max_size=3), json_values)
 @example([2], 5)  # instructions a number (the settings' keys are sorted)
+@example([11], None)  # the rule null: a TypeError in the registry's close-match search
 def test_lm_eval_samples_with_one_setting_of_any_type_are_analysed_or_refused_cleanly(
     path: list[int], value: Any
 ) -> None:

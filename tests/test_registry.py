@@ -54,6 +54,13 @@ def test_an_unknown_name_lists_close_matches_and_every_name() -> None:
         things.check("blue")
 
 
+@pytest.mark.parametrize("name", [None, 3, ["red"]])
+def test_a_name_that_is_not_text_is_a_config_error_not_a_crash(name: Any) -> None:
+    things = Registry("colour", {"red": 1, "green": 2}, group=None)
+    with pytest.raises(ConfigError, match=r"^a colour name must be text, found .*Available: green, red$"):
+        things.resolve(name)
+
+
 def test_entry_points_of_the_group_follow_the_builtin_entries(plugins: list[metadata.EntryPoint]) -> None:
     plugins += [
         metadata.EntryPoint("errors", "pfungst.errors", GROUP),

@@ -160,6 +160,10 @@ class Registry(Mapping[str, Any], Generic[T]):
 
     def check(self, name: str) -> None:
         """Raise :class:`ConfigError` (close matches and every name) unless ``name`` is registered."""
+        if not isinstance(name, str):  # a setting read from a file may hold anything
+            raise ConfigError(
+                f"a {self.kind} name must be text, found {name!r:.40}. Available: {', '.join(sorted(self))}"
+            )
         if name not in self:
             raise ConfigError(unknown_name_message(self.kind, name, self))
 

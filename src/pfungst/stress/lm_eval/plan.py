@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -190,6 +190,35 @@ def harness_plan(benchmark: Benchmark, config: StressConfig, *, bos_text: str = 
     return HarnessPlan(run, docs, settings, not_exported)
 
 
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _texts(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(entry, str) for entry in value)
+
+
+_SETTING_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "rule": (lambda value: isinstance(value, str), "a scoring rule's name"),
+    "rule_params": (lambda value: isinstance(value, dict), "an object"),
+    "perturbations": (_texts, "a list of perturbation names"),
+    "rules": (_texts, "a list of scoring rule names"),
+    "permutations": (lambda value: value is None or _whole(value), "a whole number or null"),
+    "n_formats": (_whole, "a whole number"),
+    "pride_fraction": (_number, "a number"),
+    "seed": (_whole, "a whole number"),
+    "n_bootstrap": (_whole, "a whole number"),
+    "level": (_number, "a number"),
+    "prompt": (lambda value: isinstance(value, str), "a prompt format's name"),
+    "instructions": (_texts, "a list of instructions"),
+}
+"""What each exported setting must be: a log edited by hand or damaged is refused naming the setting."""
+
+
 def config_from_settings(settings: Mapping[str, Any]) -> StressConfig:
     """The stress settings an exported document records.
 
@@ -198,6 +227,11 @@ def config_from_settings(settings: Mapping[str, Any]) -> StressConfig:
     """
     if settings.get("schema") != SCHEMA:
         raise ConfigError(f"settings of schema {settings.get('schema')!r}, expected {SCHEMA!r}")
+    for name, (check, expected) in _SETTING_TYPES.items():
+        if name not in settings:
+            raise ConfigError(f"the setting {name!r} is missing")
+        if not check(settings[name]):
+            raise ConfigError(f"the setting {name!r} must be {expected}, found {settings[name]!r:.40}")
     values = {name: settings[name] for name in _SETTINGS}
     values["perturbations"] = tuple(values["perturbations"])
     values["rules"] = tuple(values["rules"])
