@@ -66,7 +66,7 @@ def test_gold_strings_that_recur_as_often_as_distractors_are_not_flagged() -> No
     check = audit_controls(_balanced()).constant_answer
     assert check is not None
     assert check.distinct_gold == 8 and check.top_coverage.value == 1.0
-    assert not check.flagged and check.recurrence_ratio < 1
+    assert not check.flagged and 0.8 < check.recurrence_ratio < 1.25
     assert all(entry.as_distractor > entry.as_gold for entry in check.top_gold)
 
 

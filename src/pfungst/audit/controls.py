@@ -64,11 +64,12 @@ def shuffled_copy(benchmark: Benchmark, seed: int = 0) -> Benchmark:
 
 
 GOLD_RECURRENCE_THRESHOLD = 3.0
-"""Flag a per-item benchmark whose recurring gold strings appear as gold more than this many times per appearance
-as a distractor (add-one smoothed). Where answers do not depend on which string an option is, a string that shows
-up in K-option items is gold about once per K - 1 appearances as a distractor (1/3 for four options); a ratio of 3
-is nine times that. Past it, "pick the option that is often gold elsewhere" answers without reading the question:
-a choices-only shortcut (BIG-bench movie_recommendation: 98 famous gold titles among 1,388 one-off distractors)."""
+"""Flag a per-item benchmark whose gold options are gold in other items more than this many times as often as its
+distractors are (:attr:`ConstantAnswerCheck.recurrence_ratio`). Where the gold does not depend on which string an
+option is, a string is as likely to be gold elsewhere whether it is the gold or a distractor here: the ratio is
+about 1 for any number of options. Past 3, "pick the option that is gold elsewhere" answers without reading the
+question: a choices-only shortcut (BIG-bench movie_recommendation: 98 famous gold titles among 1,388 one-off
+distractors)."""
 RECURRING_COVERAGE_THRESHOLD = 0.1
 """The flag also needs the recurring gold strings to be the gold of at least this share of the items: a handful of
 repeated answers among thousands gives a shortcut too little to take."""
@@ -104,8 +105,9 @@ class ConstantAnswerCheck:
     recurring_items: int
     """Items whose gold string is the gold of at least one other item."""
     recurrence_ratio: float
-    """Appearances as gold / (appearances as distractor + 1), summed over the gold strings that are gold more than
-    once (0 when none is)."""
+    """How often an item's gold string is the gold of other items, over how often its average distractor is, summed
+    over the items, add-one smoothed: (gold elsewhere + 1) / (distractor gold elsewhere + 1); about 1 when the gold
+    does not depend on which string an option is."""
     threshold: float = GOLD_RECURRENCE_THRESHOLD
 
     @property
@@ -118,8 +120,8 @@ class ConstantAnswerCheck:
     def explanation(self) -> str:
         text = (
             f"{self.distinct_gold} distinct gold strings in {self.n_items} items; the {COVERAGE_TOP} most common are "
-            f"the gold of {self.top_coverage.value:.1%}; recurring gold strings appear {self.recurrence_ratio:.2f} "
-            f"times as gold per appearance as a distractor (flag above {self.threshold:g})"
+            f"the gold of {self.top_coverage.value:.1%}; gold options are gold elsewhere "
+            f"{self.recurrence_ratio:.2f} times as often as distractors (flag above {self.threshold:g})"
         )
         if self.flagged:
             return f"GOLD STRINGS RECUR AS GOLD FAR MORE THAN AS DISTRACTORS: {text}; the choices alone answer it"
@@ -280,9 +282,7 @@ def constant_answer_check(benchmark: Benchmark, level: float = 0.95) -> Constant
         distractor_counts.update(text for k, text in enumerate(options) if k != item.gold)
     n = len(benchmark)
     covered = sum(count for _, count in gold_counts.most_common(COVERAGE_TOP))
-    recurring = [text for text, count in gold_counts.items() if count > 1]
-    as_gold = sum(gold_counts[text] for text in recurring)
-    as_distractor = sum(distractor_counts[text] for text in recurring)
+    recurring = sum(count for count in gold_counts.values() if count > 1)
     return ConstantAnswerCheck(
         n_items=n,
         distinct_gold=len(gold_counts),
@@ -296,9 +296,20 @@ def constant_answer_check(benchmark: Benchmark, level: float = 0.95) -> Constant
             GoldString(text, count, distractor_counts[text])
             for text, count in gold_counts.most_common(SHOWN_GOLD_STRINGS)
         ),
-        recurring_items=as_gold,
-        recurrence_ratio=as_gold / (as_distractor + 1) if recurring else 0.0,
+        recurring_items=recurring,
+        recurrence_ratio=_recurrence_ratio(benchmark, gold_counts),
     )
+
+
+def _recurrence_ratio(benchmark: Benchmark, gold_counts: Counter[str]) -> float:
+    """(times each item's gold string is gold in another item + 1) / (the same for its average distractor + 1)."""
+    gold_elsewhere, distractor_elsewhere = 0.0, 0.0
+    for item in benchmark:
+        options = [_normal(option) for option in item.options]
+        gold_elsewhere += gold_counts[options[item.gold]] - 1
+        distractors = [gold_counts[text] for k, text in enumerate(options) if k != item.gold]
+        distractor_elsewhere += sum(distractors) / len(distractors) if distractors else 0.0
+    return (gold_elsewhere + 1) / (distractor_elsewhere + 1)
 
 
 def _normal(text: str) -> str:
