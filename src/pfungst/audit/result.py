@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from pfungst.audit.controls import AuditControls
 from pfungst.audit.cues import CueTable
 from pfungst.audit.heuristics import HeuristicsReport
 from pfungst.audit.position_content import PositionContentSplit
@@ -51,6 +52,9 @@ class AuditResult(NotebookDisplay):
     """The verdict split into the content verdict (position-blind probes) and the gold-position finding, computed
     by :func:`pfungst.audit`; shared labels: the verdict as content, no position finding. None for a per-item audit
     without a position-blind probe (or a result file that lacks it)."""
+    controls: AuditControls | None = None
+    """The label-only baseline and (per-item) the constant-answer check, read beside the verdict; computed by
+    :func:`pfungst.audit`. None for a result file that lacks it."""
     KIND: ClassVar[str] = "audit"
     """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
 
@@ -77,6 +81,7 @@ class AuditResult(NotebookDisplay):
             settings=fields.mapping("settings"),
             environment=fields.mapping("environment"),
             position_content=_read_split(fields),
+            controls=AuditControls.from_fields(fields.sub("controls")) if fields.has("controls") else None,
         )
 
     @property
@@ -142,6 +147,7 @@ class AuditResult(NotebookDisplay):
             "settings": self.settings,
             "environment": self.environment,
             "position_content": self.position_content.to_dict() if self.position_content else None,
+            "controls": self.controls.to_dict() if self.controls else None,
         }
 
     def save_json(self, path: str | Path, items: bool = False) -> Path:

@@ -11,6 +11,7 @@ from typing import Literal
 import numpy as np
 
 from pfungst.audit.cluster import check_cluster_address, cluster_backend
+from pfungst.audit.controls import audit_controls
 from pfungst.audit.cues import CueConfig, find_cues
 from pfungst.audit.feature_sets import PAPER_FEATURE_SETS, get_feature_set
 from pfungst.audit.heuristics import HeuristicConfig, HeuristicsReport, run_heuristics
@@ -202,6 +203,7 @@ def audit(
         probes=tuple(probes),
         verdict=verdict,
         position_content=_split(benchmark, probes, verdict, heuristics, config),
+        controls=audit_controls(benchmark, n_splits=config.n_splits, seed=config.seed, level=config.level),
         heuristics=heuristics,
         cues=cues,
         settings={

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pfungst.audit.controls import AuditControls
 from pfungst.audit.cues import CueTable
 from pfungst.audit.heuristics import HeuristicsReport
 from pfungst.audit.position_content import PositionContentSplit
@@ -173,6 +174,8 @@ def audit_sections(result: AuditResult) -> tuple[Section, ...]:
     parts = result.position_content
     if parts is not None and result.benchmark.get("option_kind") == "per_item":
         sections.append(Section("Position and content, apart", _split_blocks(parts), level=3))
+    if result.controls is not None:
+        sections.append(Section("Controls", _control_blocks(result.controls), level=3))
     sections.append(Section("Surface-feature probes", _probe_blocks(result), level=3))
     if result.heuristics is not None:
         sections.append(Section("Heuristic baselines", _heuristic_blocks(result.heuristics), level=3))
@@ -226,6 +229,33 @@ def _split_blocks(parts: PositionContentSplit) -> tuple[Block, ...]:
             note=methods_note([position.position_only, position.uniformity]),
         ),
     ]
+    return tuple(blocks)
+
+
+def _control_blocks(controls: AuditControls) -> tuple[Block, ...]:
+    """What the label prior alone scores, and (per-item) whether gold strings recur as gold more than as distractors."""
+    prior = controls.label_only
+    estimates = (prior.majority_share, prior.constant_kappa, prior.prior_accuracy, prior.prior_score)
+    names = ("majority share", "kappa of always answering it", "label-prior accuracy (cross-fitted)")
+    rows = tuple(
+        estimate_row(name, estimate)
+        for name, estimate in zip((*names, "label prior on the verdict's statistic"), estimates, strict=True)
+    )
+    blocks: list[Block] = [
+        Table(
+            f"Label-only baseline (majority answer: {prior.majority})",
+            ESTIMATE_COLUMNS,
+            rows,
+            note=methods_note(estimates),
+        )
+    ]
+    check = controls.constant_answer
+    if check is not None:
+        blocks.append(Text(f"constant answer: {check.explanation}", tone="bad" if check.flagged else "good"))
+        gold_rows = tuple(
+            (entry.text, format_number(entry.as_gold), format_number(entry.as_distractor)) for entry in check.top_gold
+        )
+        blocks.append(Table("Most common gold strings", ("gold string", "as gold", "as distractor"), gold_rows))
     return tuple(blocks)
 
 
