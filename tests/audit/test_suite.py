@@ -215,3 +215,17 @@ def test_a_suite_on_a_local_dask_cluster_matches_the_serial_run_and_shares_its_c
     assert distributed_run.n_reused == 0
     assert distributed_run.leaderboard().equals(serial.leaderboard())
     assert audit_suite([folder], tmp_path / "serial", on_dask).n_reused == 5  # the address is not in the cache key
+
+
+def test_a_label_set_written_as_per_item_options_keeps_only_item_level_sets(tmp_path: Path) -> None:
+    words = ("sunny", "rainy")
+    rows = [
+        {"question": f"is it {words[i % 2]} on day {i}?", "choices": ["Yes", "No"], "answer": i % 2} for i in range(60)
+    ]
+    write_jsonl(tmp_path / "suite" / "weather.jsonl", rows)
+    with pytest.warns(UserWarning, match="fixed label set detected"):
+        result = audit_suite([tmp_path / "suite"], tmp_path / "out", SuiteConfig(audit=QUICK))
+    assert not result.skipped
+    (entry,) = result.entries
+    assert entry.option_kind == "shared_labels" and entry.position is None
+    assert entry.content.n_feature_sets == 1  # 1-grams_presence: the option-level sets do not apply to labels

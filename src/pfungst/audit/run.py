@@ -16,6 +16,7 @@ from pfungst.audit.cues import CueConfig, find_cues
 from pfungst.audit.feature_sets import PAPER_FEATURE_SETS, get_feature_set
 from pfungst.audit.heuristics import HeuristicConfig, HeuristicsReport, run_heuristics
 from pfungst.audit.inputs import ItemInputs, OptionTable
+from pfungst.audit.label_set import audited_layout
 from pfungst.audit.paper_protocol import paper_rows
 from pfungst.audit.position_content import POSITION_BLIND_FEATURE_SETS, PositionContentSplit, position_artifact
 from pfungst.audit.probe import ProbeConfig, feasible_splits, run_probes
@@ -60,6 +61,9 @@ class AuditConfig:
     """Feature sets to probe; empty means :func:`default_feature_sets` for the benchmark."""
     fields: tuple[str, ...] = ()
     """Partial-input baseline: build each item's text from these named fields only (``("hypothesis",)``)."""
+    detect_label_set: bool = True
+    """Audit a per-item benchmark whose items all offer the same option strings (in any order) as shared labels,
+    gold mapped to its label (:func:`~pfungst.data.label_sets.detect_label_set`); False: audit it as per-item."""
     seed: int = 0
     n_splits: int = 5
     n_repeats: int = 2
@@ -162,12 +166,14 @@ def audit(
     """Can ``benchmark`` be answered from surface features alone? Probe, explain, and give a verdict.
 
     Args:
-        benchmark: The benchmark to audit.
+        benchmark: The benchmark to audit. Per-item options that are one fixed label set in every item (Yes / No
+            written as each item's choices) are audited as shared labels, with a warning (``detect_label_set``).
         config: Settings; keyword ``settings`` override single fields (``audit(b, seed=3, threshold=0.1)``).
         progress: Optional callback ``progress(step, done, total)`` for progress bars.
 
     Raises:
-        ConfigError: an invalid setting, an unknown feature set, or a field the items lack.
+        ConfigError: an invalid setting, an unknown feature set, a field the items lack, or an option-level
+            feature set named for items that all offer one fixed label set (audited as shared labels).
 
     Example:
         >>> from pfungst.data.synthetic import make_synthetic
@@ -178,6 +184,7 @@ def audit(
     """
     config = override_settings(config or AuditConfig(), settings, "audit")
     config.validate()
+    benchmark, label_set = audited_layout(benchmark, config.detect_label_set, config.feature_sets)
     if config.max_items:
         benchmark = benchmark.sample(config.max_items, config.seed)
     if config.protocol == "pacchiardi2024":
@@ -211,6 +218,7 @@ def audit(
             "feature_sets": list(names),
             "feature_sets_reason": default_reason(benchmark, config),
             "feature_set_specs": [get_feature_set(n).spec() for n in names],
+            "label_set_detection": label_set.to_dict(),
         },
         environment=environment(),
     )

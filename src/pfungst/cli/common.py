@@ -35,6 +35,7 @@ __all__ = [
     "WRITE",
     "WRITE_FOLDER",
     "DataArgument",
+    "DetectLabelSetOption",
     "JsonOption",
     "MapOption",
     "NBootstrapOption",
@@ -114,6 +115,13 @@ StrictOption = Annotated[bool, typer.Option("--strict", help="Also stop on warni
 DataArgument = Annotated[Path, typer.Argument(help="Benchmark file or directory."), READ]
 JsonOption = Annotated[Path | None, typer.Option("--json", help="Write the result as JSON ('-': stdout)."), WRITE]
 QuietOption = Annotated[bool, typer.Option(help="No progress bar.")]
+DetectLabelSetOption = Annotated[
+    bool,
+    typer.Option(
+        help="Audit per-item options that are the same strings in every item (Yes / No as each item's choices) as "
+        "shared labels, gold mapped to its label; --no-detect-label-set audits them as per-item choices."
+    ),
+]
 SeedOption = Annotated[int, typer.Option(help="Seed of every random choice.")]
 NBootstrapOption = Annotated[int, typer.Option(help="Bootstrap resamples per interval.")]
 MaxItemsOption = Annotated[

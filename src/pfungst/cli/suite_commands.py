@@ -12,6 +12,7 @@ from pfungst.cli.common import (
     READ,
     WRITE,
     WRITE_FOLDER,
+    DetectLabelSetOption,
     MaxItemsOption,
     NBootstrapOption,
     ParallelOption,
@@ -72,6 +73,7 @@ def suite_command(
     feature_set: Annotated[
         list[str] | None, typer.Option("--feature-set", help="Feature set, repeatable (default: all that apply).")
     ] = None,
+    detect_label_set: DetectLabelSetOption = True,
     seed: SeedOption = 0,
     n_repeats: Annotated[int, typer.Option(help="Repeats of the cross-fitting.")] = 2,
     n_splits: Annotated[int, typer.Option(help="Folds of the cross-fitting.")] = 5,

@@ -25,6 +25,7 @@ from pfungst.audit.suite.entry import SkippedSource, SuiteEntry
 from pfungst.audit.suite.result import SuiteResult
 from pfungst.audit.suite.sources import Discovery, Source, file_sha256, survey
 from pfungst.data.benchmark import Benchmark
+from pfungst.data.label_sets import detect_label_set
 from pfungst.data.loading import load
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, PfungstError
@@ -206,14 +207,15 @@ def _audit_one(source: Source, key: str, config: SuiteConfig, cache: SuiteCache)
 def _feature_sets_for(benchmark: Benchmark, config: AuditConfig) -> tuple[str, ...]:
     """The named feature sets that apply to ``benchmark`` (empty: the defaults for its kind).
 
-    One list serves a whole suite of mixed kinds, so option-level sets are left out for shared-label benchmarks,
-    and a per-item benchmark gets ``options_no_position`` added when no named set is blind to positions (its
-    content verdict needs one).
+    One list serves a whole suite of mixed kinds, so option-level sets are left out for shared-label benchmarks
+    (those the audit reads as shared labels included: a fixed label set written as per-item options), and a
+    per-item benchmark gets ``options_no_position`` added when no named set is blind to positions (its content
+    verdict needs one).
     """
     names = config.feature_sets
     if not names:
         return ()
-    if benchmark.option_kind == "shared_labels":
+    if detect_label_set(benchmark, config.detect_label_set).benchmark.option_kind == "shared_labels":
         kept = tuple(name for name in names if get_feature_set(name).level == "item")
         if not kept:
             raise ConfigError(
