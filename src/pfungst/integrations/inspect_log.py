@@ -11,12 +11,15 @@ read with the ``zstandard`` package (installed with ``pfungst[inspect]``). Each 
   :func:`~pfungst.integrations.inspect_figures.arrangement_figures` are computed.
 
 Only one epoch is read (``epoch=``, default 1); samples of other epochs and unscored samples are counted as skipped.
+A sample whose id an earlier sample of the same epoch already has (in the dataset's order) is left out and counted
+(:attr:`InspectLog.n_duplicates`, with a warning): the first is kept.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import warnings
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -67,6 +70,8 @@ class InspectLog:
     """Samples not read: other epochs, or no numeric or C/I score under ``scorer``."""
     metadata: Mapping[str, Any] = field(default_factory=FrozenMapping)
     """The epoch read and inspect's version."""
+    n_duplicates: int = 0
+    """Scored samples of the epoch left out because an earlier one has the same id (the first is kept)."""
 
     def figures(self, *, seed: int = 0, n_bootstrap: int = 1000, level: float = 0.95) -> ArrangementFigures:
         """pfungst's own figures from the arranged outcomes, with intervals (compare with :attr:`metrics`).
@@ -88,6 +93,7 @@ class InspectLog:
             "n_samples": len(self.correct),
             "n_outcomes": len(self.outcomes),
             "n_skipped": self.n_skipped,
+            "n_duplicates": self.n_duplicates,
             "metrics": {name: None if math.isnan(value) else value for name, value in self.metrics.items()},
             "metadata": dict(self.metadata),
         }
@@ -152,7 +158,7 @@ def read_inspect_log(
     samples = _in_dataset_order(dataset, samples)
     scores = _scores(path, header)
     chosen = scorer or _default_scorer(path, scores, samples)
-    correct, outcomes, skipped = _scored(path, samples, chosen, epoch)
+    correct, outcomes, skipped, duplicates = _scored(path, samples, chosen, epoch)
     packages = _object(path, evaluation.get("packages"), "eval.packages")
     return InspectLog(
         path=str(path),
@@ -165,28 +171,40 @@ def read_inspect_log(
         outcomes=tuple(outcomes),
         metrics=FrozenMapping(_metrics(scores, chosen)),
         n_skipped=skipped,
+        n_duplicates=duplicates,
         metadata=FrozenMapping({"epoch": epoch, "inspect_ai": packages.get("inspect_ai")}),
     )
 
 
 def _scored(
     path: Path, samples: list[dict[str, Any]], scorer: str, epoch: int
-) -> tuple[dict[str, bool], list[Outcome], int]:
-    """Sample id -> right or wrong, the arranged samples' outcomes, and how many samples were skipped."""
+) -> tuple[dict[str, bool], list[Outcome], int, int]:
+    """Sample id -> right or wrong, the arranged samples' outcomes, and how many samples were skipped and repeated
+    an earlier sample's id (the first kept; a warning names them)."""
     correct: dict[str, bool] = {}
     outcomes: list[Outcome] = []
-    skipped = 0
+    skipped, repeated = 0, []
     for sample in samples:
         score = _object(path, sample.get("scores"), f"sample {sample.get('id')!r}: scores").get(scorer)
         value = _correct(path, sample, scorer, score) if sample.get("epoch", 1) == epoch else None
         if value is None:
             skipped += 1
             continue
+        if str(sample.get("id")) in correct:
+            repeated.append(str(sample.get("id")))
+            continue
         correct[str(sample.get("id"))] = value
         metadata = _object(path, sample.get("metadata"), f"sample {sample.get('id')!r}: metadata")
         if isinstance(metadata.get(METADATA_KEY), Mapping) and isinstance(score, Mapping):
             outcomes.append(_outcome(path, sample, score))
-    return correct, outcomes, skipped
+    if repeated:
+        shown = ", ".join(repr(sample_id) for sample_id in list(dict.fromkeys(repeated))[:5])
+        warnings.warn(
+            f"{path}: {len(repeated)} sample(s) of epoch {epoch} repeat the id of an earlier sample ({shown}"
+            f"{', ...' if len(set(repeated)) > 5 else ''}); the first of each id is kept, the repeats left out",
+            stacklevel=3,
+        )
+    return correct, outcomes, skipped, len(repeated)
 
 
 def _in_dataset_order(dataset: Mapping[str, Any], samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
