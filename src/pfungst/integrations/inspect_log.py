@@ -30,7 +30,7 @@ from pfungst.data.item import FrozenMapping
 from pfungst.data.records import json_value
 from pfungst.errors import DataError, ReaderError
 from pfungst.evaluate.outcome import Outcome
-from pfungst.integrations.inspect_archive import MAX_MEMBER_BYTES, read_member
+from pfungst.integrations.inspect_archive import MAX_MEMBER_BYTES, MAX_TOTAL_BYTES, InflateTotal, read_member
 from pfungst.integrations.inspect_figures import ArrangementFigures, arrangement_figures
 from pfungst.integrations.inspect_samples import METADATA_KEY, outcome_from_metadata, position_of_letter
 from pfungst.serialization import write_json
@@ -130,7 +130,12 @@ def is_inspect_log(path: Path) -> bool:
 
 
 def read_inspect_log(
-    path: str | Path, *, scorer: str | None = None, epoch: int = 1, max_member_bytes: int = MAX_MEMBER_BYTES
+    path: str | Path,
+    *,
+    scorer: str | None = None,
+    epoch: int = 1,
+    max_member_bytes: int = MAX_MEMBER_BYTES,
+    max_total_bytes: int = MAX_TOTAL_BYTES,
 ) -> InspectLog:
     """Read an inspect eval log's per-sample scores, and its arranged samples as outcomes.
 
@@ -140,9 +145,11 @@ def read_inspect_log(
         epoch: The epoch to read.
         max_member_bytes: The most bytes one member of an ``.eval`` archive may inflate to (see
             :mod:`~pfungst.integrations.inspect_archive`).
+        max_total_bytes: The most bytes all the members of an ``.eval`` archive may inflate to together.
 
     Raises:
-        ReaderError: the file is not an inspect log, a member is corrupt or inflates past its limit, JSON is nested
+        ReaderError: the file is not an inspect log, a member is corrupt or inflates past its limit (or all the
+            members past theirs), JSON is nested
             too deep, a sample is malformed, or a score is neither right nor wrong (the message names the file and
             the sample or member).
         MissingDependency: an ``.eval`` log and no ``zstandard`` package.
@@ -152,7 +159,9 @@ def read_inspect_log(
         raise ReaderError(path, 0, "", "no such file", "Pass the log inspect wrote (its --log-dir)")
     if not is_inspect_log(path):
         raise ReaderError(path, 0, "", "not an inspect eval log (.eval or .json)", "Pass a log that inspect wrote")
-    header, samples = _read_eval(path, max_member_bytes) if path.suffix.lower() == ".eval" else _read_json(path)
+    header, samples = (
+        _read_eval(path, max_member_bytes, max_total_bytes) if path.suffix.lower() == ".eval" else _read_json(path)
+    )
     evaluation = _object(path, header.get("eval"), "eval")
     dataset = _object(path, evaluation.get("dataset"), "eval.dataset")
     samples = _in_dataset_order(dataset, samples)
@@ -296,17 +305,18 @@ def _read_json(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return document, [_object(path, sample, f"samples[{index}]") for index, sample in enumerate(samples)]
 
 
-def _read_eval(path: Path, max_member_bytes: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _read_eval(path: Path, max_member_bytes: int, max_total_bytes: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
         raise ReaderError(path, 0, "", f"not a readable zip archive ({exc})", "Pass a log that inspect wrote") from None
+    total = InflateTotal(path, max_total_bytes)
     with archive:
         names = archive.namelist()
         header_name = "header.json" if "header.json" in names else "_journal/start.json"
-        header = _object(path, read_member(path, archive, header_name, max_member_bytes), header_name)
+        header = _object(path, read_member(path, archive, header_name, max_member_bytes, total), header_name)
         samples = [
-            _object(path, read_member(path, archive, name, max_member_bytes), name)
+            _object(path, read_member(path, archive, name, max_member_bytes, total), name)
             for name in names
             if name.startswith("samples/") and name.endswith(".json")
         ]
