@@ -17,7 +17,11 @@ from typing import Any
 
 from pfungst.errors import ConfigError
 
-__all__ = ["check_distinct_inputs", "check_outputs", "create_beside", "file_kind"]
+__all__ = ["MAX_NEW_FOLDERS", "check_distinct_inputs", "check_outputs", "create_beside", "file_kind"]
+
+MAX_NEW_FOLDERS = 100
+"""The most nested folders an output path may need created (a deeper one is a mistake, and Python's recursive
+folder creation fails near 1000 levels)."""
 
 
 def create_beside(target: Path) -> tuple[Path, int]:
@@ -54,8 +58,8 @@ def check_outputs(
     Each output file must differ from every input (symbolic links, hard links and ``./x`` against ``x`` resolved;
     an input folder stands for every file beneath it) and from the other outputs, must not be a directory, a FIFO,
     a device or a socket, and its folder must take new files (tried, not assumed: root passes every permission
-    test); a missing folder is created. Output folders (``folders``) must not be an input or an existing file.
-    ``-`` (standard output) and None are skipped.
+    test); a missing folder is created (at most :data:`MAX_NEW_FOLDERS` levels of it). Output folders
+    (``folders``) must not be an input or an existing file. ``-`` (standard output) and None are skipped.
 
     Args:
         inputs: Files and folders the command reads.
@@ -220,15 +224,7 @@ def _check_file(option: str, path: Path) -> None:
 
 def _check_folder(option: str, path: Path, folder: Path) -> None:
     """``folder`` exists (created if missing), is a directory, and a new file can be made in it (tried)."""
-    if folder.exists() and not folder.is_dir():
-        kind = "a file" if folder.is_file() else file_kind(os.stat(folder).st_mode)
-        raise ConfigError(f"{option} {path}: {folder} is {kind}, not a folder. Choose another path.")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(
-            f"{option} {path}: cannot create the folder {folder} ({exc.strerror or exc}). Choose another path."
-        ) from exc
+    _create_folder(option, path, folder)
     reason = "" if os.access(folder, os.W_OK | os.X_OK) else "permission denied"
     if not reason:
         try:
@@ -242,3 +238,38 @@ def _check_folder(option: str, path: Path, folder: Path) -> None:
             f"{option} {path}: the folder {folder} is not writable. Choose another path or make the folder "
             f"writable ({reason})."
         )
+
+
+def _create_folder(option: str, path: Path, folder: Path) -> None:
+    """``folder`` exists or is created: not a file, at most :data:`MAX_NEW_FOLDERS` levels missing, a name the
+    system takes (a path too long for it is refused here, not where the result is written)."""
+    try:
+        if folder.exists() and not folder.is_dir():
+            kind = "a file" if folder.is_file() else file_kind(os.stat(folder).st_mode)
+            raise ConfigError(f"{option} {path}: {folder} is {kind}, not a folder. Choose another path.")
+        missing = _missing_levels(folder)
+        if missing > MAX_NEW_FOLDERS:
+            raise ConfigError(
+                f"{option} {_shown(path)}: the path needs {missing} nested folders created; pfungst creates at most "
+                f"{MAX_NEW_FOLDERS}. Choose a shorter path, or create the folders first."
+            )
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(
+            f"{option} {_shown(path)}: cannot create the folder {_shown(folder)} ({exc.strerror or exc}). "
+            "Choose another path."
+        ) from exc
+
+
+def _missing_levels(folder: Path) -> int:
+    """How many folders, from ``folder`` up, do not exist (counted without recursion)."""
+    missing, current = 0, folder
+    while not os.path.lexists(current) and current.parent != current:
+        missing, current = missing + 1, current.parent
+    return missing
+
+
+def _shown(path: Path) -> str:
+    """``path`` for a message: whole up to 200 characters, else its ends and its length."""
+    text = str(path)
+    return text if len(text) <= 200 else f"{text[:80]}...{text[-80:]} ({len(text)} characters)"

@@ -108,3 +108,17 @@ def test_the_command_line_exits_2_on_a_bomb_without_a_traceback(tmp_path: Path) 
     assert result.exit_code == 2, result.output
     assert "decompression bomb" in " ".join(result.output.split())
     assert "Traceback" not in result.output
+
+
+def test_members_each_within_their_limit_are_refused_past_the_archive_total(tmp_path: Path) -> None:
+    padded = b" " * (1024 * 1024) + json.dumps(SAMPLE).encode()  # 1 MiB each, well within a member's limit
+    members = {"header.json": json.dumps(HEADER).encode()}
+    members |= {f"samples/q{i}_epoch_1.json": padded.replace(b'"q1"', f'"q{i}"'.encode()) for i in range(12)}
+    path = write_eval(tmp_path / "many.eval", members)
+    assert len(read_inspect_log(path, max_total_bytes=16 * 1024 * 1024).correct) == 12  # within the total it reads
+    with pytest.raises(
+        ReaderError,
+        match=r"many\.eval: field 'samples/q\d+_epoch_1\.json': the archive's members inflate past "
+        r"8,388,608 bytes in all: refusing",
+    ):
+        read_inspect_log(path, max_total_bytes=8 * 1024 * 1024)

@@ -156,6 +156,8 @@ def config_from_options(cls: type[_Config], options: Mapping[str, Any], **conver
 def user_errors() -> Iterator[None]:
     """Print a user error as one message and exit 2; Ctrl-C exits 130; warnings print as one line each.
 
+    An ``EOFError`` (a truncated compressed file read by a library, a closed standard input) is a user error too.
+
     Every Python warning raised inside (pfungst's own, scikit-learn's) goes to the stderr console as
     ``warning: <message>``, without its source line, and each distinct message is printed once per command.
     """
@@ -165,9 +167,21 @@ def user_errors() -> Iterator[None]:
     except PfungstError as error:
         console.print(f"[bold red]error:[/bold red] {escape(str(error))}")
         raise typer.Exit(2) from None
+    except EOFError as error:  # click would print "Aborted!" and exit 1
+        console.print(f"[bold red]error:[/bold red] {escape(_ended_early(error))}")
+        raise typer.Exit(2) from None
     except KeyboardInterrupt:
         console.print("interrupted")
         raise typer.Exit(130) from None
+
+
+def _ended_early(error: EOFError) -> str:
+    """What a user reads for an ``EOFError`` no reader translated: an input (file or stream) ended early."""
+    what = f" ({error})" if str(error) else ""
+    return (
+        f"an input ended before its end{what}: a truncated or corrupt (compressed) file, or standard input closed "
+        "early. Check that the files given to the command are complete, e.g. download them again."
+    )
 
 
 @contextmanager

@@ -36,7 +36,10 @@ def inspect_log_command(
         check_outputs([log], {"--json": json_path})
         read = read_inspect_log(log, scorer=scorer)
         out = results_console(json_path)
-        out.print(f"{escape(read.task)} on {escape(read.model)}: {len(read.correct)} samples, scorer {read.scorer}")
+        repeats = f", {read.n_duplicates} repeated sample ids left out" if read.n_duplicates else ""
+        out.print(
+            f"{escape(read.task)} on {escape(read.model)}: {len(read.correct)} samples{repeats}, scorer {read.scorer}"
+        )
         if read.outcomes:
             figures = read.figures(seed=seed)
             table = Table("figure", "in the log", "pfungst", "95% interval", "baseline", "n")

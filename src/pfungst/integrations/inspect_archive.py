@@ -4,8 +4,10 @@ An ``.eval`` log is a zip archive whose members are compressed with Zstandard (m
 ``zstandard`` package from the member's raw bytes, since the standard library cannot before Python 3.14) or with
 the zip methods the standard library reads. Each member is decompressed as a stream and refused once it inflates
 past its limit: :data:`MAX_MEMBER_BYTES` at most, and no more than :data:`MAX_RATIO` times its compressed size once
-past :data:`RATIO_FLOOR` (a 227 KB member that inflates to 6 GiB is a decompression bomb, not a log). A corrupt
-archive or member, and JSON nested too deep, are :class:`~pfungst.errors.ReaderError` naming the file and the member.
+past :data:`RATIO_FLOOR` (a 227 KB member that inflates to 6 GiB is a decompression bomb, not a log). All the
+members of one archive together may inflate to :data:`MAX_TOTAL_BYTES` (an :class:`InflateTotal` counts them), so
+that many members each within their own limit cannot add up to a bomb. A corrupt archive or member, and JSON
+nested too deep, are :class:`~pfungst.errors.ReaderError` naming the file and the member.
 """
 
 from __future__ import annotations
@@ -19,13 +21,17 @@ from typing import IO, Any
 from pfungst.data.records import json_value
 from pfungst.errors import MissingDependency, ReaderError
 
-__all__ = ["MAX_MEMBER_BYTES", "MAX_RATIO", "RATIO_FLOOR", "read_member"]
+__all__ = ["MAX_MEMBER_BYTES", "MAX_RATIO", "MAX_TOTAL_BYTES", "RATIO_FLOOR", "InflateTotal", "read_member"]
 
 MAX_MEMBER_BYTES = 512 * 1024 * 1024
 """The most bytes one member may inflate to (512 MiB; inspect writes one member per sample, far smaller)."""
 MAX_RATIO = 1000
 """The most a member past :data:`RATIO_FLOOR` may inflate, as a multiple of its compressed size (JSON compresses
 about 5 to 50 times)."""
+MAX_TOTAL_BYTES = 2 * 1024 * 1024 * 1024
+"""The most bytes all the members of one archive may inflate to together (2 GiB). Every sample is parsed and held
+in memory, several times its JSON size as Python objects, so a log past this would not fit a workstation anyway;
+without it, 10,000 members each just under :data:`RATIO_FLOOR` would inflate to 160 GB."""
 RATIO_FLOOR = 16 * 1024 * 1024
 """Members up to this size (16 MiB) may inflate by any ratio: a small, very repetitive member is no threat."""
 _ZSTD = 93
@@ -45,28 +51,58 @@ _CORRUPT = (
 """What the standard library raises for a damaged archive or member (a bad CRC, a truncated or unknown method)."""
 
 
-def read_member(path: Any, archive: zipfile.ZipFile, name: str, max_member_bytes: int = MAX_MEMBER_BYTES) -> Any:
-    """One member parsed as JSON, decompressed within its limit.
+class InflateTotal:
+    """The bytes the members of one archive have inflated to so far, against the limit for all of them."""
+
+    def __init__(self, path: Any, limit: int = MAX_TOTAL_BYTES) -> None:
+        self.path = path
+        self.limit = limit
+        self.used = 0
+
+    def check(self, name: str, member_bytes: int) -> None:
+        """Refuse once the members read plus ``member_bytes`` of member ``name`` pass the limit."""
+        if self.used + member_bytes > self.limit:
+            raise ReaderError(
+                self.path,
+                0,
+                name,
+                f"the archive's members inflate past {self.limit:,} bytes in all: refusing (a decompression bomb?)",
+                "Check where the log came from; to read a log this large, pass max_total_bytes= to read_inspect_log",
+            )
+
+
+def read_member(
+    path: Any,
+    archive: zipfile.ZipFile,
+    name: str,
+    max_member_bytes: int = MAX_MEMBER_BYTES,
+    total: InflateTotal | None = None,
+) -> Any:
+    """One member parsed as JSON, decompressed within its limit (and, given ``total``, the archive's).
 
     Args:
         path: The archive's file, for messages.
         archive: The open archive.
         name: The member (``header.json``, ``samples/1_epoch_1.json``).
         max_member_bytes: The most bytes the member may inflate to (default :data:`MAX_MEMBER_BYTES`).
+        total: What the archive's members inflated to so far; this member's bytes are added to it.
 
     Raises:
-        ReaderError: the member is corrupt, inflates past its limit, or is not JSON (nested too deep included).
+        ReaderError: the member is corrupt, inflates past its limit or the archive's, or is not JSON (nested too
+            deep included).
         MissingDependency: a Zstandard member and no ``zstandard`` package.
     """
     where = f"{path}: member {name}"
+    total = total or InflateTotal(path)
     try:
         info = archive.getinfo(name)
         limit = _limit(info, max_member_bytes)
         if info.compress_type == _ZSTD:
-            data = _inflate(where, _zstd_stream(path, archive, info), limit, info.compress_size)
+            data = _inflate(name, _zstd_stream(path, archive, info), limit, info.compress_size, total)
         else:
             with archive.open(info) as stream:
-                data = _inflate(where, stream, limit, info.compress_size)
+                data = _inflate(name, stream, limit, info.compress_size, total)
+        total.used += len(data)
     except (ReaderError, MissingDependency):
         raise
     except _CORRUPT as exc:
@@ -82,11 +118,14 @@ def _limit(info: zipfile.ZipInfo, max_member_bytes: int) -> int:
     return min(max_member_bytes, max(RATIO_FLOOR, MAX_RATIO * info.compress_size))
 
 
-def _inflate(where: str, stream: IO[bytes], limit: int, compressed: int) -> bytes:
-    """Read ``stream`` to its end, refusing to hold more than ``limit`` bytes."""
+def _inflate(name: str, stream: IO[bytes], limit: int, compressed: int, total: InflateTotal) -> bytes:
+    """Read member ``name``'s ``stream`` to its end, refusing to hold more than ``limit`` bytes, or more than
+    ``total`` allows."""
+    where = f"{total.path}: member {name}"
     buffer = bytearray()
     while chunk := stream.read(_CHUNK):
         buffer += chunk
+        total.check(name, len(buffer))
         if len(buffer) > limit:
             raise ReaderError(
                 where,

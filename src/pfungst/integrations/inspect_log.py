@@ -11,12 +11,15 @@ read with the ``zstandard`` package (installed with ``pfungst[inspect]``). Each 
   :func:`~pfungst.integrations.inspect_figures.arrangement_figures` are computed.
 
 Only one epoch is read (``epoch=``, default 1); samples of other epochs and unscored samples are counted as skipped.
+A sample whose id an earlier sample of the same epoch already has (in the dataset's order) is left out and counted
+(:attr:`InspectLog.n_duplicates`, with a warning): the first is kept.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import warnings
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -27,7 +30,7 @@ from pfungst.data.item import FrozenMapping
 from pfungst.data.records import json_value
 from pfungst.errors import DataError, ReaderError
 from pfungst.evaluate.outcome import Outcome
-from pfungst.integrations.inspect_archive import MAX_MEMBER_BYTES, read_member
+from pfungst.integrations.inspect_archive import MAX_MEMBER_BYTES, MAX_TOTAL_BYTES, InflateTotal, read_member
 from pfungst.integrations.inspect_figures import ArrangementFigures, arrangement_figures
 from pfungst.integrations.inspect_samples import METADATA_KEY, outcome_from_metadata, position_of_letter
 from pfungst.serialization import write_json
@@ -67,6 +70,8 @@ class InspectLog:
     """Samples not read: other epochs, or no numeric or C/I score under ``scorer``."""
     metadata: Mapping[str, Any] = field(default_factory=FrozenMapping)
     """The epoch read and inspect's version."""
+    n_duplicates: int = 0
+    """Scored samples of the epoch left out because an earlier one has the same id (the first is kept)."""
 
     def figures(self, *, seed: int = 0, n_bootstrap: int = 1000, level: float = 0.95) -> ArrangementFigures:
         """pfungst's own figures from the arranged outcomes, with intervals (compare with :attr:`metrics`).
@@ -88,6 +93,7 @@ class InspectLog:
             "n_samples": len(self.correct),
             "n_outcomes": len(self.outcomes),
             "n_skipped": self.n_skipped,
+            "n_duplicates": self.n_duplicates,
             "metrics": {name: None if math.isnan(value) else value for name, value in self.metrics.items()},
             "metadata": dict(self.metadata),
         }
@@ -124,7 +130,12 @@ def is_inspect_log(path: Path) -> bool:
 
 
 def read_inspect_log(
-    path: str | Path, *, scorer: str | None = None, epoch: int = 1, max_member_bytes: int = MAX_MEMBER_BYTES
+    path: str | Path,
+    *,
+    scorer: str | None = None,
+    epoch: int = 1,
+    max_member_bytes: int = MAX_MEMBER_BYTES,
+    max_total_bytes: int = MAX_TOTAL_BYTES,
 ) -> InspectLog:
     """Read an inspect eval log's per-sample scores, and its arranged samples as outcomes.
 
@@ -134,9 +145,11 @@ def read_inspect_log(
         epoch: The epoch to read.
         max_member_bytes: The most bytes one member of an ``.eval`` archive may inflate to (see
             :mod:`~pfungst.integrations.inspect_archive`).
+        max_total_bytes: The most bytes all the members of an ``.eval`` archive may inflate to together.
 
     Raises:
-        ReaderError: the file is not an inspect log, a member is corrupt or inflates past its limit, JSON is nested
+        ReaderError: the file is not an inspect log, a member is corrupt or inflates past its limit (or all the
+            members past theirs), JSON is nested
             too deep, a sample is malformed, or a score is neither right nor wrong (the message names the file and
             the sample or member).
         MissingDependency: an ``.eval`` log and no ``zstandard`` package.
@@ -146,13 +159,15 @@ def read_inspect_log(
         raise ReaderError(path, 0, "", "no such file", "Pass the log inspect wrote (its --log-dir)")
     if not is_inspect_log(path):
         raise ReaderError(path, 0, "", "not an inspect eval log (.eval or .json)", "Pass a log that inspect wrote")
-    header, samples = _read_eval(path, max_member_bytes) if path.suffix.lower() == ".eval" else _read_json(path)
+    header, samples = (
+        _read_eval(path, max_member_bytes, max_total_bytes) if path.suffix.lower() == ".eval" else _read_json(path)
+    )
     evaluation = _object(path, header.get("eval"), "eval")
     dataset = _object(path, evaluation.get("dataset"), "eval.dataset")
     samples = _in_dataset_order(dataset, samples)
     scores = _scores(path, header)
     chosen = scorer or _default_scorer(path, scores, samples)
-    correct, outcomes, skipped = _scored(path, samples, chosen, epoch)
+    correct, outcomes, skipped, duplicates = _scored(path, samples, chosen, epoch)
     packages = _object(path, evaluation.get("packages"), "eval.packages")
     return InspectLog(
         path=str(path),
@@ -165,28 +180,40 @@ def read_inspect_log(
         outcomes=tuple(outcomes),
         metrics=FrozenMapping(_metrics(scores, chosen)),
         n_skipped=skipped,
+        n_duplicates=duplicates,
         metadata=FrozenMapping({"epoch": epoch, "inspect_ai": packages.get("inspect_ai")}),
     )
 
 
 def _scored(
     path: Path, samples: list[dict[str, Any]], scorer: str, epoch: int
-) -> tuple[dict[str, bool], list[Outcome], int]:
-    """Sample id -> right or wrong, the arranged samples' outcomes, and how many samples were skipped."""
+) -> tuple[dict[str, bool], list[Outcome], int, int]:
+    """Sample id -> right or wrong, the arranged samples' outcomes, and how many samples were skipped and repeated
+    an earlier sample's id (the first kept; a warning names them)."""
     correct: dict[str, bool] = {}
     outcomes: list[Outcome] = []
-    skipped = 0
+    skipped, repeated = 0, []
     for sample in samples:
         score = _object(path, sample.get("scores"), f"sample {sample.get('id')!r}: scores").get(scorer)
         value = _correct(path, sample, scorer, score) if sample.get("epoch", 1) == epoch else None
         if value is None:
             skipped += 1
             continue
+        if str(sample.get("id")) in correct:
+            repeated.append(str(sample.get("id")))
+            continue
         correct[str(sample.get("id"))] = value
         metadata = _object(path, sample.get("metadata"), f"sample {sample.get('id')!r}: metadata")
         if isinstance(metadata.get(METADATA_KEY), Mapping) and isinstance(score, Mapping):
             outcomes.append(_outcome(path, sample, score))
-    return correct, outcomes, skipped
+    if repeated:
+        shown = ", ".join(repr(sample_id) for sample_id in list(dict.fromkeys(repeated))[:5])
+        warnings.warn(
+            f"{path}: {len(repeated)} sample(s) of epoch {epoch} repeat the id of an earlier sample ({shown}"
+            f"{', ...' if len(set(repeated)) > 5 else ''}); the first of each id is kept, the repeats left out",
+            stacklevel=3,
+        )
+    return correct, outcomes, skipped, len(repeated)
 
 
 def _in_dataset_order(dataset: Mapping[str, Any], samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -278,17 +305,18 @@ def _read_json(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return document, [_object(path, sample, f"samples[{index}]") for index, sample in enumerate(samples)]
 
 
-def _read_eval(path: Path, max_member_bytes: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _read_eval(path: Path, max_member_bytes: int, max_total_bytes: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
         raise ReaderError(path, 0, "", f"not a readable zip archive ({exc})", "Pass a log that inspect wrote") from None
+    total = InflateTotal(path, max_total_bytes)
     with archive:
         names = archive.namelist()
         header_name = "header.json" if "header.json" in names else "_journal/start.json"
-        header = _object(path, read_member(path, archive, header_name, max_member_bytes), header_name)
+        header = _object(path, read_member(path, archive, header_name, max_member_bytes, total), header_name)
         samples = [
-            _object(path, read_member(path, archive, name, max_member_bytes), name)
+            _object(path, read_member(path, archive, name, max_member_bytes, total), name)
             for name in names
             if name.startswith("samples/") and name.endswith(".json")
         ]

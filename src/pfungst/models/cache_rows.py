@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from typing import Any
 
 from pfungst.data.records import MAX_JSON_DEPTH, parse_json
@@ -24,7 +25,7 @@ from pfungst.models.requests import (
     NextTokenRequest,
 )
 
-__all__ = ["LOGPROB_TOLERANCE", "InvalidRow", "read_row"]
+__all__ = ["LOGPROB_TOLERANCE", "InvalidRow", "read_logprob", "read_row"]
 
 LOGPROB_TOLERANCE = 1e-5
 """How far above zero a stored log-probability may be (float rounding of a probability of one)."""
@@ -75,14 +76,28 @@ def _field(data: dict[str, Any], name: str) -> Any:
     return data[name]
 
 
-def _logprob(value: Any, name: str) -> float:
+def read_logprob(value: Any, name: str) -> float:
+    """``value`` as a log-probability: the one rule for every log-probability read from outside pfungst.
+
+    Cached rows and OpenAI-compatible servers' answers both pass through it. NaN and values above
+    :data:`LOGPROB_TOLERANCE` (``+inf`` included) are refused; ``-inf``, a probability of zero, is valid.
+
+    Raises:
+        InvalidRow: ``value`` is not a number, is NaN or is above zero; the message starts with ``name``.
+
+    Example:
+        >>> read_logprob(float("inf"), "logprob")
+        Traceback (most recent call last):
+        ...
+        pfungst.models.cache_rows.InvalidRow: logprob is inf, above zero: not a log-probability
+    """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InvalidRow(f"{name} is {value!r}, not a number")
-    if math.isnan(value):
+    if value != value:  # NaN (compared, not converted: a JSON integer may be beyond a float's range)
         raise InvalidRow(f"{name} is NaN")
     if value > LOGPROB_TOLERANCE:
         raise InvalidRow(f"{name} is {value!r}, above zero: not a log-probability")
-    return float(value)
+    return float(value) if value >= -sys.float_info.max else -math.inf
 
 
 def _count(value: Any, name: str) -> int:
@@ -92,7 +107,7 @@ def _count(value: Any, name: str) -> int:
 
 
 def _loglikelihood(request: LoglikelihoodRequest, data: dict[str, Any]) -> Loglikelihood:
-    logprob = _logprob(_field(data, "logprob"), "logprob")
+    logprob = read_logprob(_field(data, "logprob"), "logprob")
     n_tokens = _count(_field(data, "n_tokens"), "n_tokens")
     n_bytes = _count(_field(data, "n_bytes"), "n_bytes")
     if n_bytes != len(request.continuation.encode("utf-8")):
@@ -108,7 +123,7 @@ def _next_token(request: NextTokenRequest, data: dict[str, Any]) -> NextTokenLog
     if not isinstance(values, list) or len(values) != len(request.candidates):
         shape = f"{len(values)} values" if isinstance(values, list) else type(values).__name__
         raise InvalidRow(f"logprobs has {shape} for {len(request.candidates)} candidates")
-    return NextTokenLogprobs(tuple(_logprob(value, "a logprob") for value in values))
+    return NextTokenLogprobs(tuple(read_logprob(value, "a logprob") for value in values))
 
 
 def _generation(data: dict[str, Any]) -> Generation:

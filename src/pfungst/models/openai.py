@@ -39,10 +39,12 @@ another but differ from an in-process evaluation without it (SmolLM2 on ARC-Easy
 at most; 1 choice in 10 changed). Without ``bos_text`` such a server has no ``loglikelihood`` (and no multi-token
 candidates).
 
-As in-process, trailing whitespace of a context moves to the front of each candidate (``"Answer: "`` + ``"A"`` is
+As in-process, a context's trailing whitespace moves to the front of each candidate (``"Answer: "`` + ``"A"`` is
 scored as ``" A"`` after ``"Answer:"``). An empty context has no echoed log-probability for its first token and is
-refused with :class:`~pfungst.errors.ResponseInvalid`. With llama-cpp-python's server every completion also sends
-``repeat_penalty: 1, top_k: 0, min_p: 0`` so that its sampling is plain (its defaults are 1.1, 40 and 0.05).
+refused with :class:`~pfungst.errors.ResponseInvalid`, as is a log-probability that is not a number, NaN or above
+zero (``+inf`` too; the cache's rule, :func:`~pfungst.models.cache_rows.read_logprob`), naming server, model and
+field. With llama-cpp-python's server every completion also sends ``repeat_penalty: 1, top_k: 0, min_p: 0`` (its
+defaults are 1.1, 40 and 0.05) so that its sampling is plain.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ from pfungst.models.http import HttpOptions, JsonClient
 from pfungst.models.openai_probe import probe_features
 from pfungst.models.openai_wire import (
     ServerFeatures,
+    answer_of,
     check_options,
     continuation_tokens,
     features_from_dict,
@@ -88,9 +91,7 @@ __all__ = ["OpenAIModel"]
 
 _T = TypeVar("_T")
 _R = TypeVar("_R")
-_TOP_LOGPROBS = 20
-_FORCE_BIAS = 100.0
-_SECONDS_PER_TOKEN = 0.5
+_TOP_LOGPROBS, _FORCE_BIAS, _SECONDS_PER_TOKEN = 20, 100.0, 0.5
 
 
 class OpenAIModel:
@@ -313,7 +314,7 @@ class OpenAIModel:
             "/v1/completions",
             {"model": self.model, "prompt": prompt, "max_tokens": 1, "temperature": 0.0, "echo": True, "logprobs": 1},
         )
-        scored = continuation_tokens(body, request.continuation)
+        scored = answer_of(repr(self), continuation_tokens, body, request.continuation)
         return Loglikelihood(
             logprob=sum(token.logprob for token in scored),
             n_tokens=len(scored),
@@ -334,7 +335,7 @@ class OpenAIModel:
                 **({"logit_bias": bias} if bias else {}),
             }
         )
-        top = generated_top(body, chat=self.chat)
+        top = answer_of(repr(self), generated_top, body, chat=self.chat)
         values: dict[str, float] = {}
         for candidate, token_ids in ids.items():
             if token_ids is not None and len(token_ids) > 1:
@@ -360,7 +361,7 @@ class OpenAIModel:
                 "logit_bias": {str(token_id): _FORCE_BIAS},
             }
         )
-        return generated_logprob(body, candidate, chat=self.chat)
+        return answer_of(repr(self), generated_logprob, body, candidate, chat=self.chat)
 
     def _multi_token_logprob(self, context: str, candidate: str) -> float:
         if "loglikelihood" not in self.capabilities:

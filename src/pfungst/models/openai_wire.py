@@ -5,12 +5,12 @@ Every malformed answer becomes :class:`~pfungst.errors.ResponseInvalid` naming w
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, ParamSpec, TypeVar
 
 from pfungst.errors import ConfigError, RequestFailed, ResponseInvalid
+from pfungst.models.cache_rows import InvalidRow, read_logprob
 from pfungst.models.http import JsonClient
 from pfungst.models.protocol import Capability
 from pfungst.models.secrets import without_credentials
@@ -20,6 +20,7 @@ __all__ = [
     "TOKENIZE_ROUTES",
     "ScoredToken",
     "ServerFeatures",
+    "answer_of",
     "continuation_tokens",
     "features_from_dict",
     "first_choice",
@@ -42,6 +43,8 @@ TOKENIZE_ROUTES: dict[str, Callable[[str, str], dict[str, Any]]] = {
 }
 """Tokenize route -> its request body for a model and a text, in the order tried."""
 _GREEDY_TOLERANCE = 1e-6
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
 class ScoredToken(NamedTuple):
@@ -115,9 +118,23 @@ def first_choice(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _number(value: Any, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
-        raise ResponseInvalid(f"expected a number for {what}, got {value!r}")
-    return float(value)
+    """``value`` checked by the rule cached rows follow (:func:`~pfungst.models.cache_rows.read_logprob`)."""
+    try:
+        return read_logprob(value, what)
+    except InvalidRow as exc:
+        raise ResponseInvalid(f"{exc} in the server's answer") from None
+
+
+def answer_of(server: str, read: Callable[_P, _R], /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+    """``read(*args, **kwargs)``, naming ``server`` (a model's repr: URL and model) in a malformed answer's error.
+
+    Raises:
+        ResponseInvalid: ``read`` refused the answer; the message starts with ``server``.
+    """
+    try:
+        return read(*args, **kwargs)
+    except ResponseInvalid as exc:
+        raise ResponseInvalid(f"{server}: {exc}") from exc
 
 
 def _completion_logprobs(choice: dict[str, Any]) -> dict[str, Any]:
@@ -147,11 +164,13 @@ def generated_top(body: dict[str, Any], *, chat: bool) -> dict[str, float]:
     if chat:
         first = _chat_first_token(choice)
         top = {
-            str(entry.get("token")): _number(entry.get("logprob"), "a top log-probability")
-            for entry in first.get("top_logprobs") or []
+            str(entry.get("token")): _number(
+                entry.get("logprob"), f"field 'logprobs.content[0].top_logprobs[{i}].logprob'"
+            )
+            for i, entry in enumerate(first.get("top_logprobs") or [])
             if isinstance(entry, dict)
         }
-        top[str(first.get("token"))] = _number(first.get("logprob"), "the generated token's log-probability")
+        top[str(first.get("token"))] = _number(first.get("logprob"), "field 'logprobs.content[0].logprob'")
         return top
     logprobs = _completion_logprobs(choice)
     tops, tokens, values = logprobs.get("top_logprobs"), logprobs.get("tokens"), logprobs.get("token_logprobs")
@@ -160,9 +179,9 @@ def generated_top(body: dict[str, Any], *, chat: bool) -> dict[str, float]:
             f"no top log-probabilities for the generated token, got {str(logprobs)[:200]!r} (llama.cpp returns none "
             "when the most likely next token is end-of-sequence)"
         )
-    top = {str(key): _number(value, "a top log-probability") for key, value in tops[0].items()}
+    top = {str(key): _number(value, f"field 'logprobs.top_logprobs[0][{key!r}]'") for key, value in tops[0].items()}
     if isinstance(tokens, list) and tokens and isinstance(values, list) and values:
-        top[str(tokens[0])] = _number(values[0], "the generated token's log-probability")
+        top[str(tokens[0])] = _number(values[0], "field 'logprobs.token_logprobs[0]'")
     return top
 
 
@@ -171,11 +190,11 @@ def generated_logprob(body: dict[str, Any], candidate: str, *, chat: bool) -> fl
     choice = first_choice(body)
     what = f"the log-probability of the forced candidate {candidate!r}"
     if chat:
-        return _number(_chat_first_token(choice).get("logprob"), what)
+        return _number(_chat_first_token(choice).get("logprob"), f"field 'logprobs.content[0].logprob' ({what})")
     values = _completion_logprobs(choice).get("token_logprobs")
     if not isinstance(values, list) or not values:
         raise ResponseInvalid(f"no token_logprobs for {what}; the server ignored logit_bias")
-    return _number(values[0], what)
+    return _number(values[0], f"field 'logprobs.token_logprobs[0]' ({what})")
 
 
 def continuation_tokens(body: dict[str, Any], continuation: str) -> list[ScoredToken]:
@@ -220,8 +239,11 @@ def _echo_lists(logprobs: dict[str, Any]) -> tuple[list[Any], list[Any], list[An
 
 
 def _scored(value: Any, top: Any, index: int) -> ScoredToken:
-    logprob = _number(value, f"the echoed log-probability of prompt token {index} (the first has none)")
-    best = max((_number(v, "a top log-probability") for v in top.values()), default=logprob) if top else logprob
+    logprob = _number(
+        value, f"field 'logprobs.token_logprobs[{index}]' (the echoed prompt token's; the first has none)"
+    )
+    tops = (_number(v, f"field 'logprobs.top_logprobs[{index}][{k!r}]'") for k, v in top.items()) if top else ()
+    best = max(tops, default=logprob)
     return ScoredToken(logprob=logprob, greedy=logprob >= best - _GREEDY_TOLERANCE)
 
 

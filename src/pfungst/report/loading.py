@@ -18,6 +18,7 @@ from typing import Any
 from pfungst.data.records import parse_json
 from pfungst.errors import ConfigError, ReaderError
 from pfungst.registry import Registry
+from pfungst.report.result_bytes import result_bytes
 from pfungst.schema import SCHEMA_VERSIONS, check_depth, kind_of
 from pfungst.serialization import to_jsonable
 
@@ -112,7 +113,7 @@ def load_result(path: str | Path) -> LoadedResult:
     except OSError as exc:
         raise ConfigError(f"cannot read result file {path}: {exc.strerror or exc}. {_HINT}") from exc
     try:
-        data = parse_json(raw.decode("utf-8"))
+        data = parse_json(result_bytes(path, raw).decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise ReaderError(path, 0, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})", _HINT) from exc
     except json.JSONDecodeError as exc:

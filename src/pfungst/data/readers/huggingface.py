@@ -71,6 +71,11 @@ def _open(path: Path, config: str) -> Any:
             f"{path}: the Hugging Face hub cannot be reached ({error}). Save the dataset locally "
             "with save_to_disk and pass its folder"
         ) from error
+    except EOFError as error:  # a truncated .gz/.bz2/.xz data file: the stream ends before its end marker
+        raise DataError(
+            f"{path}: a data file of the dataset ends early ({error}): it is truncated or was not fully downloaded. "
+            "Download or save the dataset again"
+        ) from None
 
 
 def _select_split(dataset: Any, split: str, path: Path) -> Any:

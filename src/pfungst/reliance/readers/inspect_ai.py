@@ -33,6 +33,7 @@ def read(path: Path, request: OutcomeRequest, name: str) -> tuple[ModelOutcomes,
     log = read_inspect_log(path, scorer=request.metric)
     builder = OutcomesBuilder(path, name, request.name_model(log.model), request.name_dataset(log.dataset))
     builder.n_skipped = log.n_skipped
+    builder.n_duplicates = log.n_duplicates
     builder.metadata.update({"task": log.task, "scorer": log.scorer, "status": log.status})
     if not log.outcomes:
         if request.variant is not None:

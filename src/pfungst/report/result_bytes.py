@@ -1,0 +1,56 @@
+"""The bytes of a result file as written: a gzip-compressed result (``gzip result.json``) is inflated, within bounds.
+
+A result file starting with gzip's magic number (``1f 8b``), whatever its name, is decompressed as a stream and
+refused once it inflates past :data:`MAX_INFLATED_BYTES` (a small file that inflates to gigabytes is a
+decompression bomb, not a result); a truncated or corrupt stream is a :class:`~pfungst.errors.ReaderError` naming
+the file. Any other file is read as it is (``--json result.json.gz`` writes plain JSON under that name). The JSON
+parser after it bounds the nesting depth (:func:`pfungst.data.records.parse_json`).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import zlib
+from pathlib import Path
+
+from pfungst.errors import ReaderError
+
+__all__ = ["GZIP_MAGIC", "MAX_INFLATED_BYTES", "result_bytes"]
+
+GZIP_MAGIC = b"\x1f\x8b"
+"""The first two bytes of every gzip file."""
+MAX_INFLATED_BYTES = 1024 * 1024 * 1024
+"""The most bytes a gzip-compressed result may inflate to (1 GiB: per-item stress results of 100,000 items stay far
+below; the result is parsed and held in memory whole)."""
+_HINT = "Copy the file again, or pass it uncompressed (gunzip it)"
+
+
+def result_bytes(path: Path, raw: bytes, *, max_bytes: int = MAX_INFLATED_BYTES) -> bytes:
+    """``raw`` (the bytes of ``path``), inflated when it is gzip data.
+
+    Raises:
+        ReaderError: gzip data that is truncated, corrupt, or inflates past ``max_bytes``.
+
+    Example:
+        >>> result_bytes(Path("r.json.gz"), gzip.compress(b'{"kind": "audit"}'))
+        b'{"kind": "audit"}'
+    """
+    if not raw.startswith(GZIP_MAGIC):
+        return raw
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
+            data = stream.read(max_bytes + 1)
+    except EOFError:
+        raise ReaderError(path, 0, "", "the gzip stream ends early: the file is truncated", _HINT) from None
+    except (OSError, zlib.error) as error:  # gzip.BadGzipFile is an OSError; corrupt deflate data a zlib.error
+        raise ReaderError(path, 0, "", f"the gzip data is corrupt ({error})", _HINT) from None
+    if len(data) > max_bytes:
+        raise ReaderError(
+            path,
+            0,
+            "",
+            f"inflates past {max_bytes:,} bytes from {len(raw):,} compressed: refusing (a decompression bomb?)",
+            "Check where the file came from; a result pfungst wrote is far smaller",
+        )
+    return data
