@@ -21,7 +21,6 @@ from pfungst.stress import StressConfig
         ({"limit": 0}, r"limit must be at least 1 \(or None for every item\), got 0"),
         ({"chunk_size": 0}, r"chunk_size must be at least 1, got 0"),
         ({"chunk_size": True}, r"chunk_size must be an integer, got True"),
-        ({"on_error": "warn"}, r"on_error must be 'raise' or 'skip', not 'warn'"),
         ({"rule": "pmii"}, r"Unknown scoring rule 'pmii'\. Did you mean: pmi\?"),
     ],
 )
