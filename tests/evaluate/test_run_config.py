@@ -53,3 +53,11 @@ def test_the_command_line_refuses_a_bad_on_error_before_loading_for_score_and_st
         result = runner.invoke(app, [command, str(data), "--on-error", "warn", "--cache", str(tmp_path / "c.sqlite")])
         assert result.exit_code == 2, result.output
         assert "on_error must be 'raise' or 'skip', not 'warn'" in result.output
+
+
+def test_stress_refuses_an_unknown_model_provider_before_reading_the_data(tmp_path: Path) -> None:
+    data = tmp_path / "items.jsonl"
+    data.write_text("not json\n")  # reading it would fail first
+    result = CliRunner().invoke(app, ["stress", str(data), "--model", "opnai:http://127.0.0.1:9/v1#m"])
+    assert result.exit_code == 2, result.output
+    assert "Unknown model provider 'opnai'. Did you mean: openai?" in result.output

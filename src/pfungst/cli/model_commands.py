@@ -270,9 +270,13 @@ def _stress_from_logs(
 
 
 def _stress_config(options: dict[str, Any]) -> StressConfig:
-    """The run's settings: each option of the same name, and those whose command-line form differs, converted."""
+    """The run's settings: each option of the same name, and those whose command-line form differs, converted; each
+    ``--model`` spec is checked too, so a typo costs no data load."""
+    from pfungst.models.registry import applicable_options
     from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS, StressConfig
 
+    for spec in options["model"] or ():
+        applicable_options(spec, {})  # raises for an unknown name or provider
     return config_from_options(
         StressConfig,
         options,
