@@ -24,13 +24,14 @@ from pfungst.data import detect_format
 from pfungst.data.readers import READERS
 from pfungst.errors import ConfigError
 from pfungst.evaluate.scoring import SCORING_RULES
+from pfungst.models.providers import PROVIDERS
 from pfungst.models.registry import MODELS
 from pfungst.registry import Registry
 from pfungst.stress.perturbations import PERTURBATIONS
 
 BROKEN = Path(__file__).resolve().parent / "fixtures" / "pfungst_plugin_broken"
 PACKAGE = "pfungst-plugin-broken 0.2.0"
-REGISTRIES: tuple[Registry[object], ...] = (READERS, FEATURE_SETS, SCORING_RULES, MODELS, PERTURBATIONS)
+REGISTRIES: tuple[Registry[object], ...] = (READERS, FEATURE_SETS, SCORING_RULES, MODELS, PROVIDERS, PERTURBATIONS)
 
 runner = CliRunner()
 
@@ -68,6 +69,7 @@ def _warnings(stderr: str) -> list[str]:
         ("feature-sets", "1-grams_presence", {"broken-features": "RuntimeError"}),
         ("rules", "cloze-byte", {"broken-rule": "ZeroDivisionError"}),
         ("perturbations", "cyclic", {"broken-perturbation": "AttributeError"}),
+        ("providers", "openai", {"broken-provider": "RuntimeError"}),
     ],
 )
 def test_formats_lists_the_rest_and_warns_once_per_broken_plugin(
@@ -120,6 +122,8 @@ def test_inspect_detects_the_format_beside_broken_plugins(broken: None, tmp_path
         (["audit", "{data}", "--feature-set", "broken-features"], "feature set 'broken-features' .* on import"),
         (["score", "{data}", "--model", "broken-model"], "model 'broken-model' .* failed on import: RuntimeError"),
         (["score", "{data}", "--model", "broken-model", "--threads", "2"], "model 'broken-model' .* on import"),
+        (["score", "{data}", "--model", "broken-provider:m"], "provider 'broken-provider' .* on import: RuntimeError"),
+        (["stress", "{data}", "--model", "raising:m"], "provider 'raising' .* on construction: ValueError: no model"),
         (["stress", "{data}", "--perturbation", "broken-perturbation"], "'broken-perturbation' .* AttributeError"),
         (["stress", "{data}", "--rules", "broken-rule", "-p", "rules"], "'broken-rule' .* ZeroDivisionError"),
     ],

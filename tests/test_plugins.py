@@ -2,7 +2,8 @@
 
 ``tests/fixtures/pfungst_plugin_example`` declares a reader (``qa-text``), two feature sets (``text-length``, a
 transformer class, and ``text-length-words``, a FeatureSet), a scoring rule (``cloze-word``), a backend
-(``char-counter``, which prefers the shortest text) and a perturbation (``reversed``, the options in reverse order).
+(``char-counter``, which prefers the shortest text), a model provider (``chars:<cost>``, the same model with its
+cost in the spec) and a perturbation (``reversed``, the options in reverse order).
 pip installs it into a temporary folder (never the shared environment); that folder goes on ``sys.path`` for the
 in-process checks and on ``PYTHONPATH`` for a fresh ``pfungst`` process. Every part must be listed by
 ``pfungst formats`` as coming from the plugin and work end to end.
@@ -26,6 +27,7 @@ from pfungst.audit.feature_sets import FEATURE_SETS, get_feature_set
 from pfungst.cli import app
 from pfungst.data.readers import READERS
 from pfungst.evaluate.scoring import SCORING_RULES
+from pfungst.models.providers import PROVIDERS
 from pfungst.models.registry import MODELS
 from pfungst.registry import Registry
 from pfungst.stress.perturbations import PERTURBATIONS
@@ -34,7 +36,7 @@ PLUGIN = Path(__file__).resolve().parent / "fixtures" / "pfungst_plugin_example"
 DISTRIBUTION = "pfungst-plugin-example"
 pytestmark = pytest.mark.slow  # installs the example plugin with pip
 
-REGISTRIES: tuple[Registry[object], ...] = (READERS, FEATURE_SETS, SCORING_RULES, MODELS, PERTURBATIONS)
+REGISTRIES: tuple[Registry[object], ...] = (READERS, FEATURE_SETS, SCORING_RULES, MODELS, PROVIDERS, PERTURBATIONS)
 """Every registry the plugin extends."""
 
 runner = CliRunner()
@@ -104,6 +106,7 @@ def _cli(*args: str) -> str:
         ("feature-sets", ["text-length", "text-length-words"]),
         ("rules", ["cloze-word"]),
         ("models", ["char-counter"]),
+        ("providers", ["chars"]),
         ("perturbations", ["reversed"]),
     ],
 )
@@ -168,6 +171,34 @@ def test_score_with_the_plugin_backend_and_rule_in_a_fresh_process(installed: Pa
     assert (result["settings"]["rule"], result["model"]) == ("cloze-word", "char-counter:cost=1.0")
 
 
+def test_a_plugin_provider_spec_runs_end_to_end_through_the_cli(installed: Path, animals: Path) -> None:
+    out = animals.parent / "score-chars.json"
+    _cli(
+        "score",
+        str(animals),
+        "--model",
+        "chars:2.5",
+        "--rule",
+        "cloze-word",
+        "--cache",
+        str(animals.parent / "c.sqlite"),
+        "--json",
+        str(out),
+        "--quiet",
+    )
+    result = json.loads(out.read_text())
+    assert (result["model"], result["accuracy"]["value"]) == ("char-counter:cost=2.5", 0.75)
+
+
+def test_a_plugin_provider_lists_close_matches_and_reports_its_own_errors(installed: Path, animals: Path) -> None:
+    typo = runner.invoke(app, ["score", str(animals), "--model", "chrs:1", "--quiet"])
+    assert typo.exit_code == 2 and "Unknown model provider 'chrs'. Did you mean: chars?" in typo.output
+    malformed = runner.invoke(
+        app, ["score", str(animals), "--model", "chars:heavy", "--cache", str(animals.parent / "c.sqlite"), "--quiet"]
+    )
+    assert malformed.exit_code == 2 and "write chars:<cost>, a number" in malformed.output
+
+
 def test_stress_with_the_plugin_perturbation_backend_and_rule(installed: Path, animals: Path) -> None:
     # cloze-word under char-counter picks the shortest option wherever it is shown: right on the 30 "ox" items.
     benchmark = pfungst.load(animals)
@@ -185,6 +216,7 @@ def test_without_the_plugin_its_names_are_unknown_again(installed: Path) -> None
     try:
         _forget_plugin()
         assert "qa-text" not in READERS and "char-counter" not in MODELS and "reversed" not in PERTURBATIONS
+        assert "chars" not in PROVIDERS
     finally:
         sys.path.insert(0, str(installed))
         _forget_plugin()

@@ -1,11 +1,11 @@
 """The one registry mechanism: name -> object or lazy ``"module:Name"`` string, extended by entry points.
 
-Every extension point of pfungst (readers, feature sets, scoring rules, perturbations, backends, outcome formats)
-is a :class:`Registry`. Built-in entries are listed in the module that owns the extension point; a third-party
-package adds its own by declaring an entry point in the registry's group (``pfungst.readers``,
-``pfungst.feature_sets``, ``pfungst.scoring_rules``, ``pfungst.perturbations``, ``pfungst.backends``), the
-convention of pytest and inspect_ai. Nothing is imported before a name is resolved (STYLE rule 16), and an unknown
-name lists close matches and every choice (rule 17).
+Every extension point of pfungst (readers, feature sets, scoring rules, perturbations, backends, model providers,
+outcome formats) is a :class:`Registry`. Built-in entries are listed in the module that owns the extension point; a
+third-party package adds its own by declaring an entry point in the registry's group (``pfungst.readers``,
+``pfungst.feature_sets``, ``pfungst.scoring_rules``, ``pfungst.perturbations``, ``pfungst.backends``,
+``pfungst.providers``), the convention of pytest and inspect_ai. Nothing is imported before a name is resolved
+(STYLE rule 16), and an unknown name lists close matches and every choice (rule 17).
 
 A plugin whose code fails (its import, its constructor, its ``sniff``) raises :class:`~pfungst.errors.PluginError`
 naming the package, the entry point and the error when its name is asked for; where every entry is visited
@@ -43,6 +43,7 @@ ENTRY_POINT_GROUPS: tuple[str, ...] = (
     "pfungst.scoring_rules",
     "pfungst.perturbations",
     "pfungst.backends",
+    "pfungst.providers",
 )
 """The entry-point groups through which installed packages extend pfungst."""
 

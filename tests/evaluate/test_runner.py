@@ -205,21 +205,6 @@ def test_the_summary_records_settings_provenance_and_schema(tmp_path: Path) -> N
     assert summary["counts"]["unique_requests"] == 3
 
 
-def test_the_old_format_setting_names_the_prompt_with_a_deprecation_warning(tmp_path: Path) -> None:
-    from pfungst.stress import StressConfig
-
-    with pytest.warns(DeprecationWarning, match=r"ScoreConfig\(format=\.\.\.\) is deprecated: use ScoreConfig\(prompt"):
-        old = score_benchmark(_benchmark(3), ScriptedModel(), rule="letter", format="plain", cache=False)
-    new = score_benchmark(_benchmark(3), ScriptedModel(), rule="letter", prompt="plain", cache=False)
-    assert old.settings["format"] == new.settings["format"] == "plain"
-    assert old.accuracy == new.accuracy
-    with pytest.warns(DeprecationWarning, match=r"StressConfig\(format=\.\.\.\) is deprecated"):
-        config = StressConfig(format="chatml-letter")
-    assert (config.prompt, config.format) == ("chatml-letter", None)
-    with pytest.warns(DeprecationWarning):
-        assert ScoreConfig(prompt="plain") == ScoreConfig(format="plain")
-
-
 class _SmallWindow(ScriptModel):
     """A scripted model whose context window holds 200 characters: longer questions overflow, as in llama.cpp."""
 

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
+import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pfungst.errors import BackendUnavailable, ConfigError, MissingDependency
-from pfungst.models import embedded, registry
+from pfungst.models import embedded
 from pfungst.models.embedded import embedded_model_path
 from pfungst.models.protocol import LanguageModel
+from pfungst.models.providers import PROVIDERS
 from pfungst.models.registry import MODELS, load_model
 
 
@@ -53,9 +57,41 @@ def test_unknown_names_list_close_matches_and_every_form() -> None:
     with pytest.raises(
         ConfigError,
         match=r"Unknown model 'smolm2'\. Did you mean: smollm2\? Available: gemma3-270m, "
-        r"smollm2 \(or a path to a \.gguf file, or 'openai:<base_url>#<model>'\)",
+        r"smollm2 \(or a path to a \.gguf file or a transformers model folder, or provider:target with a provider "
+        r"among: hf, llamacpp, openai\)",
     ):
         load_model("smolm2")
+
+
+def test_an_unknown_provider_prefix_lists_close_matches_and_every_provider() -> None:
+    with pytest.raises(
+        ConfigError,
+        match=r"Unknown model provider 'opnai'\. Did you mean: openai\? Available: hf, llamacpp, openai "
+        r"\(in model spec 'opnai:http://127\.0\.0\.1:8080/v1#m'",
+    ):
+        load_model("opnai:http://127.0.0.1:8080/v1#m")
+
+
+def test_every_builtin_provider_says_how_its_specs_are_written() -> None:
+    forms = {name: PROVIDERS.resolve(name).form for name in PROVIDERS}
+    assert forms == {"hf": "hf:<folder>", "llamacpp": "llamacpp:<path.gguf>", "openai": "openai:<base_url>#<model>"}
+
+
+def test_the_llamacpp_prefix_and_a_bare_gguf_path_load_the_same_file() -> None:
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    prefixed = load_model(f"llamacpp:{embedded_model_path()}", n_ctx=256)
+    assert prefixed.fingerprint == load_model(str(embedded_model_path()), n_ctx=256).fingerprint
+
+
+def test_the_llamacpp_prefix_names_a_missing_file_without_the_prefix(tmp_path: Path) -> None:
+    with pytest.raises(BackendUnavailable, match=rf"model file {re.escape(str(tmp_path))}/absent\.gguf"):
+        load_model(f"llamacpp:{tmp_path / 'absent.gguf'}")
+
+
+def test_a_missing_optional_dependency_is_named_with_its_install_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # makes the module look uninstalled
+    with pytest.raises(MissingDependency, match=r"The 'llamacpp' backend needs: pip install 'pfungst\[llama\]'"):
+        load_model("llamacpp:/models/any.gguf")
 
 
 def test_smollm2_loads_the_embedded_model_under_llama_cpp() -> None:
@@ -84,10 +120,10 @@ def test_gemma3_270m_loads_the_assembled_file_when_its_packages_are_installed() 
     assert model.fingerprint.endswith(":a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818")
 
 
-def test_an_openai_spec_passes_base_url_and_model_to_the_openai_backend(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "OPENAI_FACTORY", f"{__name__}:RecordingFactory")
+def test_an_openai_spec_passes_base_url_and_model_to_the_openai_backend() -> None:
+    openai = replace(PROVIDERS.resolve("openai"), factory=RecordingFactory)
 
-    load_model("openai:http://127.0.0.1:8080/v1#smollm2", timeout=5)
+    openai.load("openai", "http://127.0.0.1:8080/v1#smollm2", timeout=5)
 
     assert RecordingFactory.seen == {"base_url": "http://127.0.0.1:8080/v1", "model": "smollm2", "timeout": 5}
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from pfungst.audit.paper_protocol import paper_rows, paper_split
     from pfungst.audit.probe import ProbeConfig, run_probe
     from pfungst.audit.probe_outcome import ProbeOutcome
+    from pfungst.audit.probe_settings import ProbeSettings
     from pfungst.audit.result import SCHEMA_VERSION, AuditResult, Verdict
     from pfungst.audit.run import AuditConfig, audit, default_feature_sets
 
@@ -46,6 +47,7 @@ __all__ = [
     "OptionTable",
     "ProbeConfig",
     "ProbeOutcome",
+    "ProbeSettings",
     "Verdict",
     "audit",
     "counterbalance",
@@ -88,6 +90,7 @@ __getattr__, __dir__ = lazy_exports(
         "ProbeConfig": "pfungst.audit.probe",
         "run_probe": "pfungst.audit.probe",
         "ProbeOutcome": "pfungst.audit.probe_outcome",
+        "ProbeSettings": "pfungst.audit.probe_settings",
         "SCHEMA_VERSION": "pfungst.audit.result",
         "AuditResult": "pfungst.audit.result",
         "Verdict": "pfungst.audit.result",

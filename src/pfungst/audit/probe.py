@@ -54,6 +54,7 @@ from pfungst.audit.inputs import ItemInputs, OptionTable
 from pfungst.audit.paper_protocol import PAPER_MAX_ITER, PAPER_SEED, paper_split
 from pfungst.audit.probe_assembly import FoldResult, assemble_outcome
 from pfungst.audit.probe_outcome import FoldChoice, ProbeOutcome
+from pfungst.audit.probe_settings import ProbeSettings
 from pfungst.audit.probe_tasks import (
     Encoder,
     EncoderSettings,
@@ -64,28 +65,18 @@ from pfungst.audit.probe_tasks import (
     make_task,
     selection_items,
 )
-from pfungst.errors import ConfigError, check_resamples, check_run_settings
+from pfungst.errors import ConfigError
 from pfungst.stats import cohen_kappa
 
 __all__ = ["PAPER_SEED", "ProbeConfig", "run_probe", "run_probes"]
 
-Protocol = Literal["crossfit", "pacchiardi2024"]
-
 
 @dataclass(frozen=True)
-class ProbeConfig:
-    """Settings of a probe; the defaults are the recommended protocol."""
+class ProbeConfig(ProbeSettings):
+    """Settings of a probe: the :class:`~pfungst.audit.probe_settings.ProbeSettings` an audit passes to every probe
+    (protocol, folds, seed, resamples, level, grid comparison, parallelism) and the classifier grid and fitting
+    options; the defaults are the recommended protocol."""
 
-    protocol: Protocol = "crossfit"
-    n_splits: int = 5
-    """Cross-fitting folds (crossfit only)."""
-    n_repeats: int = 2
-    """Repeats of the cross-fitting with different fold assignments (crossfit only)."""
-    seed: int = 0
-    """Seeds the folds, inner splits, liblinear, bootstrap and permutations (pacchiardi2024 shuffles and splits with
-    42; its liblinear fits, which the paper left unseeded, take this seed)."""
-    n_bootstrap: int = 1000
-    n_permutations: int = 1000
     classifiers: tuple[str, ...] = tuple(CLASSIFIERS)
     """Names from :data:`~pfungst.audit.classifiers.CLASSIFIERS`; ties in validation go to the earlier name. Under
     crossfit only their penalties count: each is tried with every ``C`` of ``c_grid``."""
@@ -105,60 +96,13 @@ class ProbeConfig:
     did, and does not warn when a fit stops there."""
     top_k: int = 10
     """Most predictive features reported per class."""
-    level: float = 0.95
-    selection_max_items: int = 20_000
-    """Compare the classifier grid on at most this many items of a training fold (crossfit): a seeded stratified
-    sample, split into fit and validation parts as usual; the choice is then refitted on the whole training fold.
-    At a few hundred thousand items the grid's fits, not the refit, would take most of the time, and a choice made
-    on 20,000 items is as good; smaller folds use every item, so their results do not change."""
-    warm_start: bool = False
-    """Fit each penalty's C grid as one warm-started path and start the chosen entry's refit at its inner-split
-    optimum (item-level L2 fits; see :mod:`~pfungst.audit.grid_path`): the same optima to the solver's tolerance in
-    fewer iterations, but at large C that tolerance lets some folds pick a neighbouring C, so kappas of near-zero
-    probes can move by a few hundredths. False (default) fits every entry from scratch."""
-    grid_patience: int = 0
-    """Stop a penalty's C path after this many consecutive C values score no better on validation (0: the whole
-    grid). The larger C values, the slowest fits, are then skipped."""
-    n_jobs: int = 1
-    """Parallel (repeat, fold) fits with joblib."""
-    parallel: Literal["processes", "threads"] = "processes"
-    """How ``n_jobs`` run on this machine: worker ``processes`` (joblib's loky; each gets a copy of the inputs) or
-    ``threads`` of this process (no copies: the memory of one job per thread on top of the data; lbfgs fits run
-    side by side, liblinear's one at a time). The results are the same, bit for bit."""
-
-    def __post_init__(self) -> None:
-        check_run_settings(seed=self.seed, n_jobs=self.n_jobs)
-        check_resamples(n_bootstrap=self.n_bootstrap, n_permutations=self.n_permutations, n_repeats=self.n_repeats)
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` for an invalid setting, before any fitting."""
-        if self.protocol not in ("crossfit", "pacchiardi2024"):
-            raise ConfigError(f"Unknown protocol '{self.protocol}'. Available: crossfit, pacchiardi2024")
+        super().validate()
         self.candidates()  # raises for an unknown name or a C that is not a positive number
-        if self.n_splits < 2 or self.n_repeats < 1:
-            raise ConfigError(
-                f"crossfit needs n_splits >= 2 and n_repeats >= 1, not {self.n_splits} and {self.n_repeats}"
-            )
-        check_run_settings(seed=self.seed, n_jobs=self.n_jobs)
-        if self.n_bootstrap < 1:
-            raise ConfigError(f"n_bootstrap must be at least 1 resample (1000 is the default), not {self.n_bootstrap}")
-        if self.n_permutations < 1:
-            raise ConfigError(
-                f"n_permutations must be at least 1 (1000 is the default; the p-value cannot be smaller than "
-                f"1 / (n_permutations + 1)), not {self.n_permutations}"
-            )
-        if self.grid_patience < 0:
-            raise ConfigError(
-                f"grid_patience must be 0 (the whole C grid) or a positive count, not {self.grid_patience}"
-            )
-        if self.selection_max_items < 100:
-            raise ConfigError(
-                f"selection_max_items must be at least 100 items (20000 is the default), not {self.selection_max_items}"
-            )
-        if not 0 < self.validation_fraction < 1 or not 0 < self.level < 1:
-            raise ConfigError("validation_fraction and level must lie strictly between 0 and 1")
-        if self.parallel not in ("processes", "threads"):
-            raise ConfigError(f"parallel must be 'processes' or 'threads', not {self.parallel!r}")
+        if not 0 < self.validation_fraction < 1:
+            raise ConfigError(f"validation_fraction must lie strictly between 0 and 1, not {self.validation_fraction}")
         if self.selection_metric not in ("kappa", "accuracy"):
             raise ConfigError(f"selection_metric must be 'kappa' or 'accuracy', not {self.selection_metric!r}")
 

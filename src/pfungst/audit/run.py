@@ -21,11 +21,12 @@ from pfungst.audit.paper_protocol import paper_rows
 from pfungst.audit.position_content import POSITION_BLIND_FEATURE_SETS, PositionContentSplit, position_artifact
 from pfungst.audit.probe import ProbeConfig, feasible_splits, run_probes
 from pfungst.audit.probe_outcome import ProbeOutcome
+from pfungst.audit.probe_settings import ProbeSettings, Protocol
 from pfungst.audit.resampled_kappa import bootstrap_draws_kappa, interval_from_draws, mean_kappa
 from pfungst.audit.result import AuditResult, Verdict
 from pfungst.data.benchmark import Benchmark
 from pfungst.environment import environment
-from pfungst.errors import ConfigError, check_resamples, check_run_settings, override_settings
+from pfungst.errors import ConfigError, override_settings
 from pfungst.stats import (
     ConfidenceInterval,
     Estimate,
@@ -37,7 +38,6 @@ from pfungst.stats import (
 
 __all__ = ["AuditConfig", "audit", "default_feature_sets", "default_reason", "verdict_of", "verdict_statistic"]
 
-Protocol = Literal["crossfit", "pacchiardi2024"]
 Progress = Callable[[str, int, int], None]
 """Called as ``progress(step, done, total)`` before each probe and once at the end."""
 
@@ -50,13 +50,11 @@ LARGE_DEFAULTS: tuple[str, ...] = ("1-grams_presence",)
 
 
 @dataclass(frozen=True)
-class AuditConfig:
-    """Settings of an audit; the defaults are the recommended (correct) protocol."""
+class AuditConfig(ProbeSettings):
+    """Settings of an audit: the :class:`~pfungst.audit.probe_settings.ProbeSettings` every probe runs under
+    (protocol, folds, seed, resamples, level, grid comparison, parallelism), the feature sets, the verdict's
+    threshold, heuristics and cues; the defaults are the recommended (correct) protocol."""
 
-    protocol: Protocol = "crossfit"
-    """``crossfit``: stratified repeated cross-fitting, Cohen's kappa, intervals and permutation tests.
-    ``pacchiardi2024``: the paper's rows and order (:func:`~pfungst.audit.paper_protocol.paper_rows`, duplicated
-    texts dropped), its single 60/20/20 split and its chance-corrected accuracy, to reproduce its table."""
     feature_sets: tuple[str, ...] = ()
     """Feature sets to probe; empty means :func:`default_feature_sets` for the benchmark."""
     fields: tuple[str, ...] = ()
@@ -64,56 +62,26 @@ class AuditConfig:
     detect_label_set: bool = True
     """Audit a per-item benchmark whose items all offer the same option strings (in any order) as shared labels,
     gold mapped to its label (:func:`~pfungst.data.label_sets.detect_label_set`); False: audit it as per-item."""
-    seed: int = 0
-    n_splits: int = 5
-    n_repeats: int = 2
-    n_bootstrap: int = 1000
-    n_permutations: int = 1000
     threshold: float = 0.2
     """The verdict is "predictable" when the simultaneous lower bound of the best statistic exceeds this."""
-    level: float = 0.95
     heuristics: bool = True
+    """Run the zero-training heuristics (longest option, gold position, ...)."""
     cues: bool = True
+    """Look for cue words (:func:`~pfungst.audit.cues.find_cues`)."""
     cue_top_k: int = 30
+    """Cue words reported."""
     max_items: int = 0
     """Audit a seeded sample of at most this many items, stratified by gold (0: every item). The sample is
     recorded in the result's provenance; for a first look at a very large benchmark, or a whole suite."""
-    selection_max_items: int = 20_000
-    """Compare the classifier grid on at most this many items of each training fold (a seeded stratified sample),
-    then refit the choice on the whole fold. Folds with fewer training items are unaffected."""
-    warm_start: bool = False
-    """Choose C along warm-started regularisation paths (see :attr:`ProbeConfig.warm_start`); False: from scratch."""
-    grid_patience: int = 0
-    """Stop each penalty's C path after this many non-improving C values (0: the whole grid)."""
-    n_jobs: int = 1
-    """Parallel (feature set, fold) jobs with joblib on this machine (-1: every core)."""
-    parallel: Literal["processes", "threads"] = "processes"
-    """How the ``n_jobs`` run: worker ``processes`` (each holds its own copy of the inputs) or ``threads`` of this
-    process (one copy: for very large benchmarks, where memory binds). Identical results either way."""
     cluster: str = ""
     """Run the (feature set, fold) jobs on a Dask cluster: ``local`` (a LocalCluster of ``n_jobs`` worker processes,
     2 when ``n_jobs`` is 1) or a scheduler address (``tcp://host:8786``); empty: joblib on this machine. The
     results are the same, bit for bit, as a serial run with the same seed."""
 
-    def __post_init__(self) -> None:
-        check_run_settings(seed=self.seed, n_jobs=self.n_jobs)
-        check_resamples(n_bootstrap=self.n_bootstrap, n_permutations=self.n_permutations, n_repeats=self.n_repeats)
-
     def probe_config(self) -> ProbeConfig:
-        return ProbeConfig(
-            protocol=self.protocol,
-            n_splits=self.n_splits,
-            n_repeats=self.n_repeats,
-            seed=self.seed,
-            n_bootstrap=self.n_bootstrap,
-            n_permutations=self.n_permutations,
-            level=self.level,
-            selection_max_items=self.selection_max_items,
-            warm_start=self.warm_start,
-            grid_patience=self.grid_patience,
-            n_jobs=self.n_jobs,
-            parallel=self.parallel,
-        )
+        """The settings of each probe: this audit's :class:`~pfungst.audit.probe_settings.ProbeSettings`, the
+        classifier grid at its defaults."""
+        return ProbeConfig(**self.shared())
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` for an invalid setting, before any fitting."""

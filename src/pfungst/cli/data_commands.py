@@ -42,13 +42,13 @@ def formats(
     what: Annotated[
         str | None,
         typer.Option(
-            help="List only: readers, prompts, perturbations, rules, models or feature-sets "
+            help="List only: readers, prompts, perturbations, rules, models, providers or feature-sets "
             "(default: readers and prompts)."
         ),
     ] = None,
 ) -> None:
-    """List the data readers and prompt formats (or the stress perturbations, scoring rules, models, feature sets),
-    one line each; an entry from an installed plugin says which package it comes from."""
+    """List the data readers and prompt formats (or the stress perturbations, scoring rules, models, model providers,
+    feature sets), one line each; an entry from an installed plugin says which package it comes from."""
     with user_errors():
         from pfungst.report.console import render_readers
 
@@ -110,10 +110,21 @@ def _model_rows() -> list[tuple[str, str]]:
     from pfungst.models.registry import MODELS
 
     return [(name, f"{target}{_origin(MODELS, name)}") for name, target in MODELS.items()] + [
-        ("PATH.gguf", "any GGUF file, run by llama.cpp"),
-        ("FOLDER", "a transformers model folder (pfungst[hf])"),
-        ("openai:<base_url>#<model>", "an OpenAI-compatible server"),
+        ("PATH.gguf", "any GGUF file, run by llama.cpp (as llamacpp:PATH.gguf)"),
+        ("FOLDER", "a transformers model folder (as hf:FOLDER; pfungst[hf])"),
+        ("PROVIDER:TARGET", "a model of a provider: openai:<base_url>#<model>, ... (pfungst formats --what providers)"),
     ]
+
+
+def _provider_rows() -> list[tuple[str, str]]:
+    """Each ``provider:`` prefix with how its specs are written."""
+    from pfungst.models.providers import PROVIDERS
+
+    def describe(name: str) -> str:
+        provider = PROVIDERS.resolve(name)
+        return f"{provider.form}: {provider.description}" if provider.description else provider.form
+
+    return _rows(PROVIDERS, describe)
 
 
 def _feature_set_rows() -> list[tuple[str, str]]:
@@ -128,6 +139,7 @@ _LISTS: dict[str, Callable[[], list[tuple[str, str]]]] = {
     "perturbations": _perturbation_rows,
     "rules": _rule_rows,
     "models": _model_rows,
+    "providers": _provider_rows,
     "feature-sets": _feature_set_rows,
 }
 _HEADINGS = {

@@ -73,7 +73,11 @@ RetriesOption = Annotated[
 ]
 _ScoreChunkSize = Annotated[int, typer.Option(help="Items per batch sent to the model and committed to the cache.")]
 _ScoreModel = Annotated[
-    str, typer.Option(help="smollm2 (embedded, default), gemma3-270m, a .gguf path, or openai:<base_url>#<model>.")
+    str,
+    typer.Option(
+        help="smollm2 (embedded, default), gemma3-270m, a .gguf path, a model folder, or provider:target "
+        "(openai:<base_url>#<model>, llamacpp:<path.gguf>, hf:<folder>; see `pfungst formats --what providers`)."
+    ),
 ]
 _ScoreRule = Annotated[
     str, typer.Option(help="Scoring rule: letter, cloze-raw, cloze-token, cloze-byte, pmi or generate.")
@@ -93,8 +97,8 @@ _ScoreThreads = Annotated[int | None, typer.Option(help="CPU threads for a llama
 _StressModels = Annotated[
     list[str] | None,
     typer.Option(
-        help="Model, repeatable to compare ranks: smollm2 (default), "
-        "gemma3-270m, a .gguf path, openai:<base_url>#<model>."
+        help="Model, repeatable to compare ranks: smollm2 (default), gemma3-270m, a .gguf path, a model folder, or "
+        "provider:target (openai:<base_url>#<model>, ...; see `pfungst formats --what providers`)."
     ),
 ]
 _StressRules = Annotated[str, typer.Option(help="Comma-separated rules compared by the 'rules' perturbation.")]
@@ -160,22 +164,13 @@ def score_command(
     quiet: QuietOption = False,
 ) -> None:
     """Score a benchmark with a language model: accuracy with its Wilson interval against chance, per-item results."""
+    options = locals()  # every option by name: ScoreConfig's fields are named after them
     with user_errors():
         from pfungst.evaluate.runner import ScoreConfig, score_benchmark
-        from pfungst.models.registry import applicable_options
         from pfungst.report.console_blocks import render_to_console
 
         check_outputs([data, *_default_cache(cache)], {"--cache": cache, "--out": out, "--json": json_path})
-        config = ScoreConfig(
-            rule=rule,
-            prompt=prompt,
-            limit=limit,
-            cache=cache or True,
-            chunk_size=chunk_size,
-            seed=seed,
-            model_options=applicable_options(model, _model_options(threads, timeout, retries, deadline)),
-            on_error="skip" if on_error == "skip" else "raise",
-        )
+        config = config_from_options(ScoreConfig, options, **_run_settings(options, model))
         config.resolve()  # before reading data: a typo should not cost a load
         check_suffix(out)
         benchmark = load_benchmark(data, reader, map, on_error, strict)
@@ -275,9 +270,13 @@ def _stress_from_logs(
 
 
 def _stress_config(options: dict[str, Any]) -> StressConfig:
-    """The run's settings: each option of the same name, and those whose command-line form differs, converted."""
+    """The run's settings: each option of the same name, and those whose command-line form differs, converted; each
+    ``--model`` spec is checked too, so a typo costs no data load."""
+    from pfungst.models.registry import applicable_options
     from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS, StressConfig
 
+    for spec in options["model"] or ():
+        applicable_options(spec, {})  # raises for an unknown name or provider
     return config_from_options(
         StressConfig,
         options,
@@ -285,8 +284,7 @@ def _stress_config(options: dict[str, Any]) -> StressConfig:
         perturbations=tuple(options["perturbation"]) if options["perturbation"] else DEFAULT_PERTURBATIONS,
         permutations=_permutations(options["permutations"]),
         instructions=_instructions(options["instruction"], options["instructions_file"]),
-        cache=options["cache"] or True,
-        model_options=_model_options(options["threads"], options["timeout"], options["retries"], options["deadline"]),
+        **_run_settings(options),
     )
 
 
@@ -316,14 +314,19 @@ def _run_stress(
     return results, ranks
 
 
-def _model_options(
-    threads: int | None, timeout: float | None, retries: int | None, deadline: float | None = None
-) -> dict[str, Any]:
-    """Backend options from the CLI; each backend is later given only those it takes."""
-    options: dict[str, Any] = {"n_threads": threads} if threads else {}
-    given = (("timeout", timeout), ("retries", retries), ("deadline", deadline))
-    options.update({name: value for name, value in given if value is not None})
-    return options
+def _run_settings(options: dict[str, Any], model: str | None = None) -> dict[str, Any]:
+    """The :class:`~pfungst.evaluate.run_config.RunConfig` fields whose command-line form differs from the field,
+    alike for ``score`` and ``stress``: the default cache and the backend options (only those the backend of
+    ``model`` takes, when one model is known)."""
+    from pfungst.models.registry import applicable_options
+
+    backend = {"n_threads": options["threads"]} if options["threads"] else {}
+    given = ((name, options[name]) for name in ("timeout", "retries", "deadline"))
+    backend.update({name: value for name, value in given if value is not None})
+    return {
+        "cache": options["cache"] or True,
+        "model_options": applicable_options(model, backend) if model is not None else backend,
+    }
 
 
 def _items_paths(items_path: Path | None, n_models: int) -> dict[str, Path]:
@@ -337,7 +340,7 @@ def _items_paths(items_path: Path | None, n_models: int) -> dict[str, Path]:
 
 def _default_cache(cache: Path | None) -> list[Path]:
     """The cache file read and written when ``--cache`` is not given: an input no other output may replace."""
-    from pfungst.evaluate.runner import default_cache_path
+    from pfungst.evaluate.run_config import default_cache_path
 
     return [] if cache is not None else [default_cache_path()]
 

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from pfungst.evaluate.engine import Cell, ask
     from pfungst.evaluate.formats import BUILTIN_FORMATS, FormatGrammar, PromptFormat, RenderedPrompt, get_format
     from pfungst.evaluate.outcome import Outcome
-    from pfungst.evaluate.runner import ScoreConfig, default_cache_path, score_benchmark
+    from pfungst.evaluate.run_config import RunConfig, default_cache_path
+    from pfungst.evaluate.runner import ScoreConfig, score_benchmark
     from pfungst.evaluate.score_result import ScoreCounts, ScoreResult
     from pfungst.evaluate.scoring import SCORING_RULES, Decision, ScoringRule, get_scoring_rule
     from pfungst.evaluate.variants import VARIANTS, Presentation, Variant, get_variant
@@ -33,6 +34,7 @@ __all__ = [
     "Presentation",
     "PromptFormat",
     "RenderedPrompt",
+    "RunConfig",
     "ScoreConfig",
     "ScoreCounts",
     "ScoreResult",
@@ -59,7 +61,8 @@ __getattr__, __dir__ = lazy_exports(
         "get_format": "pfungst.evaluate.formats",
         "Outcome": "pfungst.evaluate.outcome",
         "ScoreConfig": "pfungst.evaluate.runner",
-        "default_cache_path": "pfungst.evaluate.runner",
+        "default_cache_path": "pfungst.evaluate.run_config",
+        "RunConfig": "pfungst.evaluate.run_config",
         "score_benchmark": "pfungst.evaluate.runner",
         "ScoreCounts": "pfungst.evaluate.score_result",
         "ScoreResult": "pfungst.evaluate.score_result",

@@ -7,117 +7,46 @@ through a :class:`~pfungst.models.cache.CachedModel`, which commits each answer 
 point (Ctrl-C, SIGKILL) and started again with the same cache file asks the model only what is not stored yet.
 
 The cache file defaults to ``$PFUNGST_CACHE`` if set, else ``$XDG_CACHE_HOME/pfungst/cache.sqlite``, else
-``~/.cache/pfungst/cache.sqlite`` (:func:`default_cache_path`); ``cache=False`` keeps answers in memory only.
+``~/.cache/pfungst/cache.sqlite`` (:func:`~pfungst.evaluate.run_config.default_cache_path`); ``cache=False`` keeps
+answers in memory only.
 """
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pfungst.data.benchmark import Benchmark
-from pfungst.data.builder import OnError
-from pfungst.deprecation import warn_renamed
 from pfungst.environment import environment
-from pfungst.errors import ConfigError, check_run_settings, override_settings
+from pfungst.errors import ConfigError, override_settings
 from pfungst.evaluate.arrangement import ArrangedItem
 from pfungst.evaluate.engine import Cell, Progress, ask_plans, count_requests, open_cached, plan_cell
-from pfungst.evaluate.formats import PromptFormat, get_format
+from pfungst.evaluate.formats import PromptFormat
+from pfungst.evaluate.run_config import RunConfig
 from pfungst.evaluate.score_result import ScoreResult
-from pfungst.evaluate.scoring import ScoringRule, get_scoring_rule
+from pfungst.evaluate.scoring import ScoringRule
 from pfungst.evaluate.variants import Presentation
 from pfungst.models.protocol import LanguageModel
 from pfungst.serialization import to_jsonable
 
-__all__ = ["ScoreConfig", "cache_location", "default_cache_path", "apply_renamed_prompt", "score_benchmark"]
-
-_CACHE_ENV = "PFUNGST_CACHE"
-_MEMORY = ":memory:"
-
-
-def cache_location(cache: str | Path | bool) -> str:
-    """The cache file a ``cache`` setting names: ``True`` for :func:`default_cache_path`, ``False`` for
-    ``":memory:"`` (answers kept for this run only), else the given path."""
-    if cache is False:
-        return _MEMORY
-    return str(default_cache_path() if cache is True else Path(cache).expanduser())
-
-
-def default_cache_path() -> Path:
-    """The cache file used when none is given: ``$PFUNGST_CACHE``, else ``$XDG_CACHE_HOME/pfungst/cache.sqlite``,
-    else ``~/.cache/pfungst/cache.sqlite``."""
-    if os.environ.get(_CACHE_ENV):
-        return Path(os.environ[_CACHE_ENV]).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).expanduser() / "pfungst" / "cache.sqlite"
+__all__ = ["ScoreConfig", "score_benchmark"]
 
 
 @dataclass(frozen=True)
-class ScoreConfig:
-    """Settings of :func:`score_benchmark`; nothing here reaches a model before it is validated."""
-
-    rule: str = "cloze-raw"
-    """A scoring rule from :data:`~pfungst.evaluate.scoring.SCORING_RULES`: ``letter``, ``cloze-raw``,
-    ``cloze-token``, ``cloze-byte``, ``pmi`` or ``generate``."""
-    rule_params: Mapping[str, Any] = field(default_factory=dict)
-    """Keyword parameters of the rule (``{"max_tokens": 16}`` for ``generate``)."""
-    prompt: str | PromptFormat = "mmlu"
-    """The prompt format: a built-in name (:data:`~pfungst.evaluate.formats.BUILTIN_FORMATS`, listed by
-    ``pfungst formats --what prompts``) or a :class:`PromptFormat`."""
-    limit: int | None = None
-    """Score only the first ``limit`` items; ``None`` scores them all."""
-    cache: str | Path | bool = True
-    """The SQLite cache file; ``True`` for :func:`default_cache_path`, ``False`` for an in-memory cache."""
-    chunk_size: int = 16
-    """Items whose requests go to the model in one batch: the unit of progress and of committed work."""
-    seed: int = 0
-    """The sampling seed of ``generate`` (unless ``rule_params`` sets one); recorded in the result."""
-    model_options: Mapping[str, Any] = field(default_factory=dict)
-    """Keyword options for :func:`~pfungst.models.registry.load_model` when the model is given by name
-    (``{"n_threads": 1}`` for llama.cpp)."""
-
-    on_error: OnError = "raise"
-    """What a question longer than the model's context window does: ``raise`` stops the run with an error naming
-    the item; ``skip`` scores it as ``skipped`` (counted in the result, counted as wrong) and goes on."""
-
-    format: str | PromptFormat | None = field(default=None, repr=False, compare=False, kw_only=True)
-    """Deprecated: the old name of ``prompt`` (it sets ``prompt``, with a ``DeprecationWarning``, for one release;
-    always None once the config is built)."""
-
-    def __post_init__(self) -> None:
-        apply_renamed_prompt(self)
+class ScoreConfig(RunConfig):
+    """Settings of :func:`score_benchmark`: a :class:`~pfungst.evaluate.run_config.RunConfig` (every field and check
+    shared with stress runs), scoring ``cloze-raw`` unless told otherwise; nothing reaches a model before it is
+    validated."""
 
     def resolve(self) -> tuple[ScoringRule, PromptFormat]:
         """The scoring rule and prompt format these settings name.
 
         Raises:
-            ConfigError: an unknown rule, rule parameter or format name, or an invalid limit or chunk size.
+            ConfigError: an unknown rule, rule parameter or format name, or an invalid limit, chunk size or seed.
         """
-        for name in ("limit", "chunk_size", "seed"):
-            value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-                raise ConfigError(f"{name} must be an integer, got {value!r}")
-        if self.limit is not None and self.limit < 1:
-            raise ConfigError(f"limit must be at least 1 (or None for every item), got {self.limit}")
-        if self.chunk_size < 1:
-            raise ConfigError(f"chunk_size must be at least 1, got {self.chunk_size}")
-        check_run_settings(seed=self.seed)
-        if self.on_error not in ("raise", "skip"):
-            raise ConfigError(f"on_error must be 'raise' or 'skip', not {self.on_error!r}")
-        params = dict(self.rule_params)
-        if self.rule == "generate":
-            params.setdefault("seed", self.seed)
-        rule = get_scoring_rule(self.rule, **params)
-        prompt_format = self.prompt if isinstance(self.prompt, PromptFormat) else get_format(self.prompt)
-        return rule, prompt_format
-
-    def cache_path(self) -> str:
-        """The cache file this run uses (``":memory:"`` when ``cache`` is False)."""
-        return cache_location(self.cache)
+        self.validate()
+        return self.main_rule(), self.base_format()
 
 
 def score_benchmark(
@@ -164,9 +93,7 @@ def score_benchmark(
     if len(benchmark) == 0:
         raise ConfigError(f"benchmark '{benchmark.name}' has no items to score")
     cells = [
-        Cell(
-            Presentation("identity", ArrangedItem.identity(item)), "identity", rule, prompt_format, _format_name(config)
-        )
+        Cell(Presentation("identity", ArrangedItem.identity(item)), "identity", rule, prompt_format, config.format_name)
         for item in benchmark
     ]
     plans = [plan_cell(cell) for cell in cells]
@@ -197,27 +124,10 @@ def _settings(config: ScoreConfig, rule: ScoringRule, prompt_format: PromptForma
     return {
         "rule": rule.name,
         "rule_params": to_jsonable(vars(rule), default=repr),  # a parameter JSON cannot hold is kept as its repr
-        "format": _format_name(config),
+        "format": config.format_name,
         "format_params": prompt_format.to_dict(),
         "arrangement": "identity",
         "limit": config.limit,
         "chunk_size": config.chunk_size,
         **({"on_error": "skip"} if config.on_error == "skip" else {}),
     }
-
-
-def _format_name(config: ScoreConfig) -> str:
-    return config.prompt if isinstance(config.prompt, str) else "custom"
-
-
-def apply_renamed_prompt(config: Any) -> None:
-    """Move a frozen config's ``format`` (the old name of ``prompt``) to ``prompt``, with a DeprecationWarning.
-
-    ``ScoreConfig`` and ``StressConfig`` call it from ``__post_init__``; afterwards ``format`` is None.
-    """
-    if config.format is None:
-        return
-    owner = type(config).__name__
-    warn_renamed(f"{owner}(format=...)", f"{owner}(prompt=...)")
-    object.__setattr__(config, "prompt", config.format)
-    object.__setattr__(config, "format", None)

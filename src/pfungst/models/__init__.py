@@ -1,4 +1,5 @@
-"""Language models behind one batched protocol: llama.cpp (default, embedded SmolLM2), OpenAI-compatible servers.
+"""Language models behind one batched protocol: llama.cpp (default, embedded SmolLM2), OpenAI-compatible servers,
+transformers; each ``provider:`` prefix of a model spec is a :class:`Provider` in :data:`PROVIDERS`.
 
 Importing this package imports neither llama-cpp-python nor httpx: each backend imports its engine when a model is
 built (:func:`load_model`, or the backend class called directly).
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
     from pfungst.models.llamacpp import LlamaCppModel
     from pfungst.models.openai import OpenAIModel
     from pfungst.models.protocol import Capability, LanguageModel
+    from pfungst.models.providers import PROVIDERS, Provider
     from pfungst.models.registry import MODELS, load_model
     from pfungst.models.requests import (
         GenerateRequest,
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MODELS",
+    "PROVIDERS",
     "CacheStats",
     "CachedModel",
     "Capability",
@@ -41,6 +44,7 @@ __all__ = [
     "NextTokenLogprobs",
     "NextTokenRequest",
     "OpenAIModel",
+    "Provider",
     "Request",
     "Result",
     "load_model",
@@ -58,6 +62,8 @@ __getattr__, __dir__ = lazy_exports(
         "Capability": "pfungst.models.protocol",
         "LanguageModel": "pfungst.models.protocol",
         "MODELS": "pfungst.models.registry",
+        "PROVIDERS": "pfungst.models.providers",
+        "Provider": "pfungst.models.providers",
         "load_model": "pfungst.models.registry",
         "GenerateRequest": "pfungst.models.requests",
         "Generation": "pfungst.models.requests",

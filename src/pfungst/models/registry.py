@@ -1,30 +1,33 @@
-"""Model names, resolved lazily: ``pfungst formats`` lists them and ``--model`` accepts them.
+"""Model specs, resolved lazily: ``pfungst formats`` lists the names and providers, ``--model`` accepts them.
 
 A model spec is one of:
 
-- a registry name (:data:`MODELS`): ``smollm2`` (the embedded default), ``gemma3-270m``, or the name of a backend
+- ``provider:target``, where ``provider`` is a prefix of :data:`~pfungst.models.providers.PROVIDERS`: built in,
+  ``openai:<base_url>#<model>`` (an OpenAI-compatible server: vLLM, llama.cpp server, TGI),
+  ``llamacpp:<path.gguf>`` and ``hf:<folder>``, or one an installed package registers with an entry point in the
+  group ``pfungst.providers``;
+- a registry name (:data:`MODELS`): ``smollm2`` (the embedded default), ``gemma3-270m``, or the name of a model
   that an installed package registers with an entry point in the group ``pfungst.backends`` (a factory called with
   the keyword options, returning a :class:`~pfungst.models.protocol.LanguageModel`);
-- a path to a ``.gguf`` file, run in-process by llama.cpp;
-- a path to a transformers model folder (one with ``config.json``), run by transformers (``pfungst[hf]``);
-- ``openai:<base_url>#<model>``, a model served by an OpenAI-compatible server (vLLM, llama.cpp server, TGI),
-  e.g. ``openai:http://127.0.0.1:8080/v1#smollm2``.
+- a path to a ``.gguf`` file (the ``llamacpp`` provider) or to a transformers model folder, one with ``config.json``
+  (the ``hf`` provider).
 """
 
 from __future__ import annotations
 
-import inspect
+import re
 import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pfungst.errors import ConfigError, unknown_name_message
 from pfungst.models.protocol import LanguageModel
+from pfungst.models.providers import PROVIDERS, Provider, keyword_options
 from pfungst.models.secrets import spec_without_credentials
 from pfungst.registry import Registry, resolve_target
 
-__all__ = ["MODELS", "OPENAI_FACTORY", "applicable_options", "load_model"]
+__all__ = ["MODELS", "applicable_options", "load_model"]
 
 MODELS: Registry[Callable[..., LanguageModel]] = Registry(
     "model",
@@ -37,31 +40,38 @@ MODELS: Registry[Callable[..., LanguageModel]] = Registry(
 """Registry name -> ``"module:factory"``; the factory takes keyword options and returns a LanguageModel.
 Installed packages add theirs through the ``pfungst.backends`` entry points."""
 
-OPENAI_FACTORY = "pfungst.models.openai:OpenAIModel"
-"""Factory for ``openai:<base_url>#<model>`` specs, called with ``base_url=`` and ``model=``."""
-
-_OPENAI_PREFIX = "openai:"
 _GGUF_SUFFIX = ".gguf"
-_LLAMACPP_FACTORY = "pfungst.models.llamacpp:LlamaCppModel"
-_HF_FACTORY = "pfungst.models.hf:HFModel"
-_SPEC_FORMS = "a path to a .gguf file, or 'openai:<base_url>#<model>'"
-_OPTIONS_GO_TO = {  # a registry factory taking **options -> the class those options reach
-    "pfungst.models.embedded:smollm2": _LLAMACPP_FACTORY,
-    "pfungst.models.embedded:gemma3_270m": _LLAMACPP_FACTORY,
+_OPTIONS_GO_TO = {  # a registry factory taking **options -> the provider whose backend those options reach
+    "pfungst.models.embedded:smollm2": "llamacpp",
+    "pfungst.models.embedded:gemma3_270m": "llamacpp",
 }
-_SPEC_ARGUMENTS = frozenset({"base_url", "model", "path"})
+_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_.+-]*")
+"""What reads as a provider prefix: a URL scheme's letters, never a Windows drive letter (one character)."""
+
+
+class _Route(NamedTuple):
+    """Which backend builds a spec: a provider with its target, or a registry name."""
+
+    backend: str
+    """The provider prefix or the registry name, for messages."""
+    provider: Provider | None
+    """The provider (None: a registry name)."""
+    target: str
+    """The spec after the prefix (the path itself for a bare path)."""
 
 
 def load_model(spec: str, **options: Any) -> LanguageModel:
     """Build the language model that ``spec`` names; nothing is imported before it is needed.
 
     Args:
-        spec: A registry name (built in or from an installed package), a path to a ``.gguf`` file or to a
-            transformers model folder, or ``openai:<base_url>#<model>``.
+        spec: ``provider:target`` (``openai:<base_url>#<model>``, ``llamacpp:<path.gguf>``, ``hf:<folder>``, or an
+            installed package's provider), a registry name (built in or from an installed package), or a path to a
+            ``.gguf`` file or to a transformers model folder.
         **options: Keyword options for the backend (e.g. ``n_ctx`` for llama.cpp).
 
     Raises:
-        ConfigError: ``spec`` is none of the three forms (the message lists close names and every name).
+        ConfigError: ``spec`` is none of these forms (the message lists close names, every name and every
+            provider), or an unknown provider prefix (close matches and every provider).
         ConfigError: An option does not apply to the backend (the message names the backend and its options).
         MissingDependency: The backend's package is not installed (the message gives the install line).
         BackendUnavailable: The model file or server cannot be used.
@@ -71,37 +81,49 @@ def load_model(spec: str, **options: Any) -> LanguageModel:
         Traceback (most recent call last):
         ...
         pfungst.errors.ConfigError: Unknown model 'smollm3'. Did you mean: smollm2? Available: gemma3-270m, \
-smollm2 (or a path to a .gguf file, or 'openai:<base_url>#<model>')
+smollm2 (or a path to a .gguf file or a transformers model folder, or provider:target with a provider among: hf, \
+llamacpp, openai)
     """
-    _refuse_options(spec, options)
-    if spec.startswith(_OPENAI_PREFIX):
-        base_url, model = _parse_openai(spec)
-        return resolve_target(OPENAI_FACTORY)(base_url=base_url, model=model, **options)
+    route = _route(spec)
+    _refuse_options(spec, route, options)
+    if route.provider is not None:
+        with PROVIDERS.plugin_code(route.backend, "construction"):
+            return route.provider.load(route.backend, route.target, **options)
+    with MODELS.plugin_code(spec, "construction"):
+        return MODELS.resolve(spec)(**options)
+
+
+def _route(spec: str) -> _Route:
+    """The one place a spec is told apart: ``provider:``, registry name, model folder, GGUF path, or unknown."""
+    prefix, separator, target = spec.partition(":")
+    is_prefix = bool(separator) and _PREFIX.fullmatch(prefix) is not None and len(prefix) > 1
+    if is_prefix and prefix in PROVIDERS:
+        return _Route(prefix, PROVIDERS.resolve(prefix), target)
     if spec in MODELS:
-        with MODELS.plugin_code(spec, "construction"):
-            return MODELS.resolve(spec)(**options)
-    if (Path(spec).expanduser() / "config.json").is_file():
-        return resolve_target(_HF_FACTORY)(spec, **options)
-    if spec.lower().endswith(_GGUF_SUFFIX) or Path(spec).expanduser().is_file():
-        return resolve_target(_LLAMACPP_FACTORY)(spec, **options)
-    raise ConfigError(f"{unknown_name_message('model', spec, MODELS)} (or {_SPEC_FORMS})")
-
-
-def _parse_openai(spec: str) -> tuple[str, str]:
-    """Split ``openai:<base_url>#<model>`` at its last ``#``."""
-    base_url, separator, model = spec[len(_OPENAI_PREFIX) :].rpartition("#")
-    if not separator or not base_url or not model:
+        return _Route(spec, None, "")
+    path = Path(spec).expanduser()
+    if (path / "config.json").is_file():
+        return _Route("hf", PROVIDERS.resolve("hf"), spec)
+    if spec.lower().endswith(_GGUF_SUFFIX) or path.is_file():
+        return _Route("llamacpp", PROVIDERS.resolve("llamacpp"), spec)
+    if is_prefix and not path.exists():
         raise ConfigError(
-            f"Model spec {spec_without_credentials(spec)!r} lacks a base URL or a model name: write "
-            "'openai:<base_url>#<model>', e.g. 'openai:http://127.0.0.1:8080/v1#smollm2'."
+            f"{unknown_name_message('model provider', prefix, PROVIDERS)} (in model spec "
+            f"{spec_without_credentials(spec)!r}; write provider:target)"
         )
-    return base_url, model
+    raise ConfigError(
+        f"{unknown_name_message('model', spec, MODELS)} (or a path to a .gguf file or a transformers model folder, "
+        f"or provider:target with a provider among: {', '.join(sorted(PROVIDERS))})"
+    )
 
 
 def applicable_options(spec: str, options: Mapping[str, Any]) -> dict[str, Any]:
     """The ``options`` that the backend of ``spec`` takes; each other one is dropped with a warning naming it.
 
     For callers that set options for several kinds of model at once (the CLI's ``--threads`` and ``--timeout``).
+
+    Raises:
+        ConfigError: ``spec`` is none of the forms of :func:`load_model`.
 
     Example:
         >>> import warnings
@@ -112,42 +134,36 @@ def applicable_options(spec: str, options: Mapping[str, Any]) -> dict[str, Any]:
         >>> str(caught[0].message)
         "Option n_threads does not apply to the 'openai' backend; ignored."
     """
-    backend, accepted = _accepted_options(spec)
+    route = _route(spec)
+    accepted = _accepted_options(route)
     unused = [name for name in options if accepted is not None and name not in accepted]
     for name in unused:
-        warnings.warn(f"Option {name} does not apply to the '{backend}' backend; ignored.", UserWarning, stacklevel=2)
+        warnings.warn(
+            f"Option {name} does not apply to the '{route.backend}' backend; ignored.", UserWarning, stacklevel=2
+        )
     return {name: value for name, value in options.items() if name not in unused}
 
 
-def _refuse_options(spec: str, options: Mapping[str, Any]) -> None:
-    backend, accepted = _accepted_options(spec) if options else ("", None)
+def _refuse_options(spec: str, route: _Route, options: Mapping[str, Any]) -> None:
+    accepted = _accepted_options(route) if options else None
     unknown = sorted(name for name in options if accepted is not None and name not in accepted)
     if unknown:
         raise ConfigError(
-            f"Option(s) {', '.join(unknown)} do not apply to the '{backend}' backend of model "
+            f"Option(s) {', '.join(unknown)} do not apply to the '{route.backend}' backend of model "
             f"{spec_without_credentials(spec)!r}. "
             f"It takes: {', '.join(sorted(accepted or ()))}."
         )
 
 
-def _accepted_options(spec: str) -> tuple[str, frozenset[str] | None]:
-    """The backend of ``spec`` and the keyword options its factory takes (``None``: it takes any)."""
-    target: Any
-    if spec.startswith(_OPENAI_PREFIX):
-        backend, target = "openai", OPENAI_FACTORY
-    elif spec in MODELS:
-        entry = MODELS[spec]
-        backend, target = spec, _OPTIONS_GO_TO.get(entry, entry) if isinstance(entry, str) else entry
-    elif (Path(spec).expanduser() / "config.json").is_file():
-        backend, target = "hf", _HF_FACTORY
-    else:
-        backend, target = "llamacpp", _LLAMACPP_FACTORY
+def _accepted_options(route: _Route) -> frozenset[str] | None:
+    """The keyword options the backend of ``route`` takes (``None``: it takes any, or it cannot be told yet)."""
+    if route.provider is not None:
+        return route.provider.options()
+    entry = MODELS[route.backend]
+    if isinstance(entry, str) and entry in _OPTIONS_GO_TO:
+        return PROVIDERS.resolve(_OPTIONS_GO_TO[entry]).options()
     try:
-        factory = resolve_target(target) if isinstance(target, str) else target
-        parameters = inspect.signature(factory).parameters.values()
+        factory = resolve_target(entry) if isinstance(entry, str) else entry
     except Exception:  # the load itself says what is wrong (a missing package, a plugin that fails to import)
-        return backend, None
-    if any(parameter.kind is inspect.Parameter.VAR_KEYWORD for parameter in parameters):
-        return backend, None
-    named = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    return backend, frozenset(p.name for p in parameters if p.kind in named) - _SPEC_ARGUMENTS
+        return None
+    return keyword_options(factory)

@@ -1,0 +1,139 @@
+"""The settings every model run shares, scoring (:class:`~pfungst.evaluate.runner.ScoreConfig`) and stressing
+(:class:`~pfungst.stress.stress_config.StressConfig`) alike: one set of fields, one set of checks."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pfungst.data.builder import OnError
+from pfungst.errors import ConfigError, check_run_settings
+from pfungst.evaluate.formats import PromptFormat, get_format
+from pfungst.evaluate.scoring import ScoringRule, get_scoring_rule
+
+__all__ = ["RunConfig", "cache_location", "check_count", "default_cache_path"]
+
+_CACHE_ENV = "PFUNGST_CACHE"
+_MEMORY = ":memory:"
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """What a run asks a model with (rule, prompt), of how many items, through which cache and in what batches.
+
+    :class:`~pfungst.evaluate.runner.ScoreConfig` and :class:`~pfungst.stress.stress_config.StressConfig` extend it;
+    a run's settings are checked by :meth:`validate` before the first model call.
+
+    Example:
+        >>> RunConfig(rule="letter", limit=20).validate()
+        >>> RunConfig(chunk_size=0).validate()
+        Traceback (most recent call last):
+        ...
+        pfungst.errors.ConfigError: chunk_size must be at least 1, got 0
+    """
+
+    rule: str = "cloze-raw"
+    """A scoring rule from :data:`~pfungst.evaluate.scoring.SCORING_RULES` (``letter``, ``cloze-raw``,
+    ``cloze-token``, ``cloze-byte``, ``pmi``, ``generate``, or an installed plugin's)."""
+    rule_params: Mapping[str, Any] = field(default_factory=dict)
+    """Keyword parameters of the rule (``{"max_tokens": 16}`` for ``generate``)."""
+    prompt: str | PromptFormat = "mmlu"
+    """The prompt format: a built-in name (:data:`~pfungst.evaluate.formats.BUILTIN_FORMATS`, listed by
+    ``pfungst formats --what prompts``) or a :class:`PromptFormat`."""
+    limit: int | None = None
+    """Use only the first ``limit`` items; ``None`` uses them all."""
+    cache: str | Path | bool = True
+    """The SQLite cache file; ``True`` for :func:`default_cache_path`, ``False`` for an
+    in-memory cache."""
+    chunk_size: int = 16
+    """Items whose requests go to the model in one batch: the unit of progress and of committed work."""
+    seed: int = 0
+    """Seeds every random choice of the run (the sampling of ``generate`` unless ``rule_params`` sets one);
+    recorded in the result."""
+    model_options: Mapping[str, Any] = field(default_factory=dict)
+    """Keyword options for :func:`~pfungst.models.registry.load_model` when the model is given by spec
+    (``{"n_threads": 1}`` for llama.cpp)."""
+    on_error: OnError = "raise"
+    """What a question longer than the model's context window does: ``raise`` stops the run with an error naming
+    the item; ``skip`` leaves it unasked (its outcome is ``skipped``: counted, and counted as wrong) and goes on."""
+
+    def validate(self) -> None:
+        """Check the shared settings and the scoring rule's name and parameters.
+
+        Raises:
+            ConfigError: a count out of range, a seed out of range, an unknown ``on_error``, rule or rule parameter.
+        """
+        check_count("chunk_size", self.chunk_size, minimum=1)
+        if self.limit is not None:
+            check_count("limit", self.limit, minimum=1, none="or None for every item")
+        check_run_settings(seed=self.seed)
+        if self.on_error not in ("raise", "skip"):
+            raise ConfigError(f"on_error must be 'raise' or 'skip', not {self.on_error!r}")
+        self.main_rule()
+
+    def main_rule(self) -> ScoringRule:
+        """The scoring rule these settings name, its parameters checked (``generate`` sampled with ``seed``)."""
+        return self.rule_named(self.rule, self.rule_params)
+
+    def rule_named(self, name: str, params: Mapping[str, Any] | None = None) -> ScoringRule:
+        """The rule ``name`` with ``params``: by default the main rule's when it is the main one, else none; a
+        ``generate`` rule samples with :attr:`seed` unless its parameters set one.
+
+        Raises:
+            ConfigError: an unknown rule name or parameter.
+        """
+        if params is None:
+            params = self.rule_params if name == self.rule else {}
+        settings = dict(params)
+        if name == "generate":
+            settings.setdefault("seed", self.seed)
+        return get_scoring_rule(name, **settings)
+
+    def base_format(self) -> PromptFormat:
+        """The prompt format these settings name."""
+        return self.prompt if isinstance(self.prompt, PromptFormat) else get_format(self.prompt)
+
+    @property
+    def format_name(self) -> str:
+        """The prompt format's name in results (``custom`` for a :class:`PromptFormat` given as an object)."""
+        return self.prompt if isinstance(self.prompt, str) else "custom"
+
+    def cache_path(self) -> str:
+        """The cache file this run uses (``":memory:"`` when ``cache`` is False)."""
+        return cache_location(self.cache)
+
+
+def check_count(name: str, value: Any, minimum: int, none: str = "") -> None:
+    """Raise :class:`ConfigError` unless ``value`` is an integer (not a bool) of at least ``minimum``.
+
+    Args:
+        name: The setting, for the message.
+        value: Its value.
+        minimum: The smallest value allowed.
+        none: What else the setting may be, added to the message (``"or None for every item"``).
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{name} must be an integer, got {value!r}")
+    if value < minimum:
+        alternative = f" ({none})" if none else ""
+        raise ConfigError(f"{name} must be at least {minimum}{alternative}, got {value}")
+
+
+def cache_location(cache: str | Path | bool) -> str:
+    """The cache file a ``cache`` setting names: ``True`` for :func:`default_cache_path`, ``False`` for
+    ``":memory:"`` (answers kept for this run only), else the given path."""
+    if cache is False:
+        return _MEMORY
+    return str(default_cache_path() if cache is True else Path(cache).expanduser())
+
+
+def default_cache_path() -> Path:
+    """The cache file used when none is given: ``$PFUNGST_CACHE``, else ``$XDG_CACHE_HOME/pfungst/cache.sqlite``,
+    else ``~/.cache/pfungst/cache.sqlite``."""
+    if os.environ.get(_CACHE_ENV):
+        return Path(os.environ[_CACHE_ENV]).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "pfungst" / "cache.sqlite"
