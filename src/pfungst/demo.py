@@ -26,7 +26,7 @@ from pfungst.models.protocol import LanguageModel
 from pfungst.report.html import write_html
 from pfungst.stats import Estimate
 from pfungst.stress.metrics import MovedAnswerAccuracy
-from pfungst.stress.pride import PrideResult
+from pfungst.stress.perturbations.pride.result import PrideResult
 from pfungst.stress.stress_config import StressConfig
 from pfungst.stress.stress_result import StressResult
 from pfungst.stress.suite import stress

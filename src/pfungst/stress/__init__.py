@@ -6,7 +6,7 @@ its answers, and how much they do.
 variants, :class:`~pfungst.evaluate.Outcome`) is :mod:`pfungst.evaluate`.
 
 ``pfungst.stress(benchmark, ...)`` is :func:`pfungst.stress.suite.stress`, a plain function; this package is imported
-by name (``from pfungst.stress import StressConfig``, ``import pfungst.stress.pride as pride``).
+by name (``from pfungst.stress import StressConfig``, ``import pfungst.stress.multiprompt as multiprompt``).
 """
 
 from __future__ import annotations
@@ -38,10 +38,18 @@ if TYPE_CHECKING:
     from pfungst.stress.multiprompt import MultiPromptStats, combined_performance_score, multiprompt_stats
     from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
     from pfungst.stress.perturbations.base import Perturbation
-    from pfungst.stress.pride import PrideResult, Prior, choose_estimation_items, debias, estimate_prior, run_pride
+    from pfungst.stress.perturbations.instructions import BUILTIN_INSTRUCTIONS
+    from pfungst.stress.perturbations.pride.estimate import (
+        PrideResult,
+        Prior,
+        choose_estimation_items,
+        debias,
+        estimate_prior,
+        run_pride,
+    )
     from pfungst.stress.ranks import RankStability, rank_stability
     from pfungst.stress.spread import FormatSpread, SpreadSearch, format_spread, search_spread
-    from pfungst.stress.stress_config import BUILTIN_INSTRUCTIONS, DEFAULT_PERTURBATIONS, StressConfig
+    from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS, StressConfig
     from pfungst.stress.stress_result import Analysis, PerturbationCost, StressResult, read_outcomes
     from pfungst.stress.suite import stress
 
@@ -121,19 +129,19 @@ __getattr__, __dir__ = lazy_exports(
         "PERTURBATIONS": "pfungst.stress.perturbations",
         "get_perturbation": "pfungst.stress.perturbations",
         "Perturbation": "pfungst.stress.perturbations.base",
-        "PrideResult": "pfungst.stress.pride",
-        "Prior": "pfungst.stress.pride",
-        "choose_estimation_items": "pfungst.stress.pride",
-        "debias": "pfungst.stress.pride",
-        "estimate_prior": "pfungst.stress.pride",
-        "run_pride": "pfungst.stress.pride",
+        "PrideResult": "pfungst.stress.perturbations.pride.estimate",
+        "Prior": "pfungst.stress.perturbations.pride.estimate",
+        "choose_estimation_items": "pfungst.stress.perturbations.pride.estimate",
+        "debias": "pfungst.stress.perturbations.pride.estimate",
+        "estimate_prior": "pfungst.stress.perturbations.pride.estimate",
+        "run_pride": "pfungst.stress.perturbations.pride.estimate",
         "RankStability": "pfungst.stress.ranks",
         "rank_stability": "pfungst.stress.ranks",
         "FormatSpread": "pfungst.stress.spread",
         "SpreadSearch": "pfungst.stress.spread",
         "format_spread": "pfungst.stress.spread",
         "search_spread": "pfungst.stress.spread",
-        "BUILTIN_INSTRUCTIONS": "pfungst.stress.stress_config",
+        "BUILTIN_INSTRUCTIONS": "pfungst.stress.perturbations.instructions",
         "DEFAULT_PERTURBATIONS": "pfungst.stress.stress_config",
         "StressConfig": "pfungst.stress.stress_config",
         "Analysis": "pfungst.stress.stress_result",

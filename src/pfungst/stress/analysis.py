@@ -23,7 +23,7 @@ from pfungst.stress.metrics import (
     SelectionBias,
 )
 from pfungst.stress.multiprompt import MultiPromptStats
-from pfungst.stress.pride_result import PrideResult
+from pfungst.stress.perturbations.pride.result import PrideResult
 from pfungst.stress.spread_result import FormatSpread, SpreadSearch
 
 __all__ = ["Analysis", "AnalysisResult", "UnknownResult", "result_type"]
@@ -131,7 +131,7 @@ class Analysis:
     rule: str
     """The scoring rule of those outcomes."""
     result: AnalysisResult
-    """What was found (:class:`~pfungst.stress.metrics.SelectionBias`, :class:`~pfungst.stress.pride.PrideResult`,
+    """What was found (:class:`~pfungst.stress.metrics.SelectionBias`, :class:`PrideResult`,
     ...)."""
     variant: str = ""
     """The one variant of the perturbation it rests on (``debiased``); empty when it rests on all of them."""

@@ -13,9 +13,10 @@ from pfungst.errors import ConfigError, check_resamples, check_run_settings, unk
 from pfungst.evaluate.formats import PromptFormat, get_format
 from pfungst.evaluate.runner import apply_renamed_prompt, cache_location
 from pfungst.evaluate.scoring import SCORING_RULES, ScoringRule, get_scoring_rule
-from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
+from pfungst.stress.perturbations import PERTURBATIONS, resolve_perturbations
+from pfungst.stress.perturbations.params import parse_spec, perturbation_spec
 
-__all__ = ["BUILTIN_INSTRUCTIONS", "DEFAULT_PERTURBATIONS", "PERTURBATIONS", "StressConfig"]
+__all__ = ["DEFAULT_PERTURBATIONS", "PERTURBATIONS", "StressConfig"]
 
 DEFAULT_PERTURBATIONS = (
     "identity",
@@ -29,16 +30,6 @@ DEFAULT_PERTURBATIONS = (
     "instructions",
 )
 """What ``pfungst stress`` runs unless told otherwise (``permutations`` and ``spread-search`` cost more)."""
-
-BUILTIN_INSTRUCTIONS = (
-    "",
-    "The following is a multiple choice question. Choose the correct answer.",
-    "Answer the following multiple choice question with the label of the correct option.",
-    "Read the question and select the best answer from the options below.",
-    "Choose the single best answer.",
-    "Here is a question with several possible answers. Exactly one is correct; reply with its label.",
-)
-"""Instruction paraphrases always tried by ``instructions`` (the empty one is the format without instruction)."""
 
 _PROBABILITY_RULES = ("letter", "cloze-raw", "cloze-token", "cloze-byte", "pmi")
 
@@ -54,23 +45,13 @@ class StressConfig:
     prompt: str | PromptFormat = "mmlu"
     """The base prompt format (a built-in name or a :class:`PromptFormat`); the format grammar and the instruction
     paraphrases vary it."""
-    perturbations: tuple[str, ...] = DEFAULT_PERTURBATIONS
-    """Which perturbations to run (:data:`~pfungst.stress.perturbations.PERTURBATIONS`, installed plugins included);
-    ``identity`` is always added."""
+    perturbations: tuple[Any, ...] = DEFAULT_PERTURBATIONS
+    """Which perturbations to run (:data:`~pfungst.stress.perturbations.PERTURBATIONS`, installed plugins included),
+    each a name (``"pride"``), a name with parameters (``"pride:fraction=0.1"``), a recorded ``{"name", "params"}``
+    or a built perturbation (``PridePerturbation(fraction=0.1)``); ``identity`` is always added."""
     rules: tuple[str, ...] = _PROBABILITY_RULES
-    """The scoring rules compared by ``rules`` (add ``generate`` to include generate-then-parse)."""
-    permutations: int | None = 6
-    """Orders per item for ``permutations``: a seeded sample of this many, or ``None`` for all ``n!``."""
-    n_formats: int = 8
-    """Formats for ``formats``: the base format plus ``n_formats - 1`` sampled from the grammar."""
-    n_search_formats: int = 24
-    """Formats sampled from the grammar for ``spread-search``."""
-    spread_budget: int = 400
-    """Item evaluations ``spread-search`` may spend (half hunting the best format, half the worst)."""
-    instructions: tuple[str, ...] = ()
-    """Instruction paraphrases of your own, tried with :data:`BUILTIN_INSTRUCTIONS`."""
-    pride_fraction: float = 0.05
-    """Share of items (seeded) whose cyclic passes estimate PriDe's ID prior."""
+    """The scoring rules compared by ``rules`` and reported by the probes (``choices-only``,
+    ``none-of-the-above``); add ``generate`` to include generate-then-parse."""
     limit: int | None = None
     """Use only the first ``limit`` items."""
     sample: int | None = None
@@ -83,7 +64,8 @@ class StressConfig:
     """A question longer than the model's context window: ``raise`` stops with an error naming the item; ``skip``
     leaves it unasked (its outcome is ``skipped``: wrong, and no predicted ID), counts it and goes on."""
     seed: int = 0
-    """Seeds every random choice: item sample, shuffled IDs, sampled orders and formats, PriDe sample, bootstrap."""
+    """Seeds every random choice: item sample, shuffled IDs, and every perturbation's draws (sampled orders and
+    formats, PriDe's sample), bootstrap."""
     model_options: Mapping[str, Any] = field(default_factory=dict)
     """Keyword options for the model when it is given by name (``{"n_threads": 2}``)."""
     n_bootstrap: int = 1000
@@ -107,39 +89,40 @@ class StressConfig:
         """Check every setting.
 
         Raises:
-            ConfigError: an unknown perturbation or rule, or a count, fraction or level out of range.
+            ConfigError: an unknown perturbation, perturbation parameter or rule, or a count or level out of range.
         """
-        for name in self.perturbations:
-            PERTURBATIONS.check(name)
-            if PERTURBATIONS.is_plugin(name):  # a plugin that fails to load stops the run before any model call
-                get_perturbation(name)
+        self.resolved_perturbations()  # every perturbation built: its parameters checked before any model call
         for name in self.rules:
             if name not in SCORING_RULES:
                 raise ConfigError(unknown_name_message("scoring rule", name, SCORING_RULES))
-        for name in ("n_formats", "n_search_formats", "spread_budget", "chunk_size", "n_bootstrap"):
+        for name in ("chunk_size", "n_bootstrap"):
             _check_count(name, getattr(self, name), minimum=1)
-        for name in ("limit", "sample", "permutations"):
+        for name in ("limit", "sample"):
             if getattr(self, name) is not None:
                 _check_count(name, getattr(self, name), minimum=1)
         check_run_settings(seed=self.seed)
         check_cluster_by(self.cluster_by)
         if self.on_error not in ("raise", "skip"):
             raise ConfigError(f"on_error must be 'raise' or 'skip', not {self.on_error!r}")
-        if not 0 < self.pride_fraction <= 1:
-            raise ConfigError(f"pride_fraction must be in (0, 1], got {self.pride_fraction!r} (0.05 is 5% of items)")
         if not 0 < self.level < 1:
             raise ConfigError(f"level must be in (0, 1), got {self.level!r}")
-        if "rules" in self.perturbations and not self.rules:
+        if "rules" in self.run and not self.rules:
             raise ConfigError("the 'rules' perturbation needs at least one scoring rule in rules")
-        for text in self.instructions:
-            if not isinstance(text, str) or not text.strip():
-                raise ConfigError(f"instruction paraphrases must be non-empty strings, got {text!r}")
+
+    def resolved_perturbations(self) -> tuple[Any, ...]:
+        """The perturbations that run, built with their parameters, in the order of
+        :data:`~pfungst.stress.perturbations.PERTURBATIONS`, ``identity`` first.
+
+        Raises:
+            ConfigError: an unknown perturbation or parameter, a parameter out of range, or one given twice.
+        """
+        return resolve_perturbations(self.perturbations)
 
     @property
     def run(self) -> tuple[str, ...]:
-        """The perturbations that run, in the order of :data:`~pfungst.stress.perturbations.PERTURBATIONS`,
-        ``identity`` first."""
-        wanted = {"identity", *self.perturbations}
+        """The names of the perturbations that run, in the order of
+        :data:`~pfungst.stress.perturbations.PERTURBATIONS`, ``identity`` first."""
+        wanted = {"identity", *(_spec_name(spec) for spec in self.perturbations)}
         return tuple(name for name in PERTURBATIONS if name in wanted)
 
     def main_rule(self) -> ScoringRule:
@@ -183,14 +166,8 @@ class StressConfig:
             "rule": self.rule,
             "rule_params": dict(self.rule_params),
             "format": self.format_name,
-            "perturbations": list(self.run),
+            "perturbations": [perturbation_spec(p) for p in self.resolved_perturbations()],
             "rules": list(self.rules),
-            "permutations": self.permutations,
-            "n_formats": self.n_formats,
-            "n_search_formats": self.n_search_formats,
-            "spread_budget": self.spread_budget,
-            "instructions": list(BUILTIN_INSTRUCTIONS) + list(self.instructions),
-            "pride_fraction": self.pride_fraction,
             "limit": self.limit,
             "sample": self.sample,
             "cache": self.cache_path(),
@@ -205,6 +182,15 @@ class StressConfig:
 def _check_count(name: str, value: Any, minimum: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise ConfigError(f"{name} must be an integer of at least {minimum}, got {value!r}")
+
+
+def _spec_name(spec: Any) -> Any:
+    """The name of a perturbation as given (a name, ``name:key=value``, a spec or an instance), unchecked."""
+    if isinstance(spec, str):
+        return parse_spec(spec)[0]
+    if isinstance(spec, Mapping):
+        return spec.get("name")
+    return getattr(spec, "name", None)
 
 
 def _with_seed(rule: str, params: Mapping[str, Any], seed: int) -> dict[str, Any]:
