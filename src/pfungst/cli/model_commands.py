@@ -235,7 +235,8 @@ def stress_command(
         return
     with user_errors():
         items = _items_paths(items_path, len(model or ()))
-        check_outputs([data, *_default_cache(cache)], {"--cache": cache, "--json": json_path, **items})
+        inputs = [data, *_perturbation_inputs(perturbation), *_default_cache(cache)]
+        check_outputs(inputs, {"--cache": cache, "--json": json_path, **items})
         config = _stress_config(options)
         config.validate()
         check_suffix(items_path, "--items")
@@ -325,6 +326,13 @@ def _default_cache(cache: Path | None) -> list[Path]:
     from pfungst.evaluate.runner import default_cache_path
 
     return [] if cache is not None else [default_cache_path()]
+
+
+def _perturbation_inputs(specs: list[str] | None) -> list[Path]:
+    """The files read by the perturbations' parameters (``-p instructions:file=paraphrases.txt``)."""
+    from pfungst.stress.perturbations import perturbation_inputs
+
+    return perturbation_inputs(specs or ())
 
 
 def _write_stress(results: list[StressResult], ranks: Any, json_path: Path | None, items_path: Path | None) -> None:

@@ -8,13 +8,14 @@ checks and the suite all read this one registry.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from pfungst.errors import ConfigError
 from pfungst.registry import Registry
 from pfungst.stress.perturbations.params import coerce_params, parse_spec
 
-__all__ = ["PERTURBATIONS", "build_perturbation", "get_perturbation", "resolve_perturbations"]
+__all__ = ["PERTURBATIONS", "build_perturbation", "get_perturbation", "perturbation_inputs", "resolve_perturbations"]
 
 _HERE = "pfungst.stress.perturbations"
 
@@ -90,6 +91,23 @@ def build_perturbation(spec: Any) -> Any:
     raise ConfigError(
         f"a perturbation is a name, 'name:key=value', {{'name', 'params'}} or a Perturbation, found {spec!r:.60}"
     )
+
+
+def perturbation_inputs(specs: Iterable[Any]) -> list[Path]:
+    """The files the perturbations written ``name:key=value`` read: each value given to a parameter annotated
+    ``Path`` (``-p instructions:file=paraphrases.txt``), so that no output may overwrite one.
+
+    Raises:
+        ConfigError: as :func:`get_perturbation`.
+    """
+    found: list[Path] = []
+    for spec in specs:
+        if isinstance(spec, str):
+            name, params = parse_spec(spec)
+            target = PERTURBATIONS.resolve(name)
+            if isinstance(target, type):
+                found += [v for v in coerce_params(name, target, params).values() if isinstance(v, Path)]
+    return found
 
 
 def resolve_perturbations(specs: Iterable[Any]) -> tuple[Any, ...]:

@@ -43,7 +43,7 @@ class InstructionsPerturbation:
 
     texts: tuple[str, ...] = ()
     """Paraphrases of your own, tried after :data:`BUILTIN_INSTRUCTIONS`."""
-    file: str | None = None
+    file: Path | None = None
     """A UTF-8 file of more paraphrases, one a line (blank lines skipped). It is read when the perturbation is
     built: its lines join ``texts`` and ``file`` becomes None, so the result records the texts themselves."""
 

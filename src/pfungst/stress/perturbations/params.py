@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pfungst.errors import ConfigError
 
-__all__ = ["check_param", "coerce_params", "param_names", "parse_spec", "perturbation_spec"]
+__all__ = ["check_param", "coerce_params", "param_names", "parse_spec", "perturbation_spec", "spec_text"]
 
 _NONE = ("none", "null")
 _BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
@@ -156,6 +156,20 @@ def perturbation_spec(perturbation: Any) -> dict[str, Any]:
         else {}
     )
     return {"name": perturbation.name, "params": params}
+
+
+def spec_text(spec: Any) -> str:
+    """A recorded spec as a reader sees it: ``pride(fraction=0.05)``, ``cyclic``; anything else as its ``str``.
+
+    Example:
+        >>> spec_text({"name": "formats", "params": {"n": 8}})
+        'formats(n=8)'
+    """
+    if not isinstance(spec, Mapping) or "name" not in spec:
+        return str(spec)
+    params = spec.get("params") or {}
+    inner = ", ".join(f"{key}={value!r}" for key, value in params.items()) if isinstance(params, Mapping) else ""
+    return f"{spec['name']}({inner})" if inner else str(spec["name"])
 
 
 def _jsonable(value: Any) -> Any:
