@@ -135,3 +135,8 @@ def test_the_cli_takes_parameters_after_the_name_and_exits_2_on_a_bad_one(tmp_pa
     result = CliRunner().invoke(app, ["stress", str(path), "-p", "pride:fraction=2", "--quiet"])
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert "perturbation 'pride': parameter 'fraction' must be a number in (0, 1]" in " ".join(result.output.split())
+
+
+def test_pfungst_formats_lists_each_perturbation_with_its_parameters_and_defaults() -> None:
+    listed = " ".join(CliRunner().invoke(app, ["formats", "--what", "perturbations"]).output.split())
+    assert "default pride(fraction=0.05)" in listed and "default spread-search(n=24, budget=400)" in listed
