@@ -18,19 +18,13 @@ from pfungst.lazy import lazy_exports
 if TYPE_CHECKING:
     from pfungst.stress.comparison import StressComparison, compare, correctness_by_variant
     from pfungst.stress.metrics import (
-        ChoicesOnlyAccuracy,
         CircularMetrics,
-        LetterTextAgreement,
         MovedAnswerAccuracy,
-        NoneOfTheAboveEffect,
         PairedDifference,
         SelectionBias,
         VariantAccuracy,
-        choices_only_accuracy,
         circular_metrics,
-        letter_text_agreement,
         moved_answer_accuracy,
-        none_of_the_above_effect,
         paired_difference,
         selection_bias,
         variant_accuracies,
@@ -38,7 +32,10 @@ if TYPE_CHECKING:
     from pfungst.stress.multiprompt import MultiPromptStats, combined_performance_score, multiprompt_stats
     from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
     from pfungst.stress.perturbations.base import Perturbation
+    from pfungst.stress.perturbations.choices_only.metric import ChoicesOnlyAccuracy, choices_only_accuracy
     from pfungst.stress.perturbations.instructions import BUILTIN_INSTRUCTIONS
+    from pfungst.stress.perturbations.letter_text.metric import LetterTextAgreement, letter_text_agreement
+    from pfungst.stress.perturbations.none_of_the_above.metric import NoneOfTheAboveEffect, none_of_the_above_effect
     from pfungst.stress.perturbations.pride.estimate import (
         PrideResult,
         Prior,
@@ -107,13 +104,13 @@ __getattr__, __dir__ = lazy_exports(
         "StressComparison": "pfungst.stress.comparison",
         "compare": "pfungst.stress.comparison",
         "correctness_by_variant": "pfungst.stress.comparison",
-        "ChoicesOnlyAccuracy": "pfungst.stress.metrics",
+        "ChoicesOnlyAccuracy": "pfungst.stress.perturbations.choices_only.metric",
         "CircularMetrics": "pfungst.stress.metrics",
-        "LetterTextAgreement": "pfungst.stress.metrics",
-        "NoneOfTheAboveEffect": "pfungst.stress.metrics",
-        "choices_only_accuracy": "pfungst.stress.metrics",
-        "letter_text_agreement": "pfungst.stress.metrics",
-        "none_of_the_above_effect": "pfungst.stress.metrics",
+        "LetterTextAgreement": "pfungst.stress.perturbations.letter_text.metric",
+        "NoneOfTheAboveEffect": "pfungst.stress.perturbations.none_of_the_above.metric",
+        "choices_only_accuracy": "pfungst.stress.perturbations.choices_only.metric",
+        "letter_text_agreement": "pfungst.stress.perturbations.letter_text.metric",
+        "none_of_the_above_effect": "pfungst.stress.perturbations.none_of_the_above.metric",
         "MovedAnswerAccuracy": "pfungst.stress.metrics",
         "PairedDifference": "pfungst.stress.metrics",
         "SelectionBias": "pfungst.stress.metrics",

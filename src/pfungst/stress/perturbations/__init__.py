@@ -33,9 +33,9 @@ PERTURBATIONS: Registry[Any] = Registry(
         "formats": f"{_HERE}.formats:FormatsPerturbation",
         "spread-search": f"{_HERE}.spread_search:SpreadSearchPerturbation",
         "instructions": f"{_HERE}.instructions:InstructionsPerturbation",
-        "choices-only": f"{_HERE}.choices_only:ChoicesOnlyPerturbation",
-        "none-of-the-above": f"{_HERE}.none_of_the_above:NoneOfTheAbovePerturbation",
-        "letter-text": f"{_HERE}.letter_text:LetterTextPerturbation",
+        "choices-only": f"{_HERE}.choices_only.perturbation:ChoicesOnlyPerturbation",
+        "none-of-the-above": f"{_HERE}.none_of_the_above.perturbation:NoneOfTheAbovePerturbation",
+        "letter-text": f"{_HERE}.letter_text.perturbation:LetterTextPerturbation",
     },
     group="pfungst.perturbations",
 )
