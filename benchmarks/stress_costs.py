@@ -46,24 +46,32 @@ RULES = ("letter", "cloze-raw", "cloze-token", "cloze-byte", "pmi")
 
 @dataclass(frozen=True)
 class Case:
-    """One measured run: a perturbation with its settings, and the ratios theory expects of it alone."""
+    """One measured run: a perturbation with its parameters and the run's settings, and the ratios theory expects of
+    it alone."""
 
     name: str
     perturbation: str
     settings: dict[str, Any] = field(default_factory=dict)
+    params: str = ""
+    """The perturbation's parameters as ``key=value,key=value`` (``-p NAME:PARAMS``)."""
+
+    @property
+    def spec(self) -> str:
+        """The perturbation as ``pfungst stress -p`` takes it."""
+        return f"{self.perturbation}:{self.params}" if self.params else self.perturbation
 
 
 CASES = (
     Case("cyclic", "cyclic"),
-    Case(f"permutations (k={PERMUTATIONS})", "permutations", {"permutations": PERMUTATIONS}),
+    Case(f"permutations (k={PERMUTATIONS})", "permutations", params=f"n={PERMUTATIONS}"),
     Case("answer-moved", "answer-moved"),
     Case("ids-shuffled", "ids-shuffled"),
     Case("top2", "top2"),
-    Case(f"pride (K={PRIDE_FRACTION:.0%})", "pride", {"pride_fraction": PRIDE_FRACTION}),
+    Case(f"pride (K={PRIDE_FRACTION:.0%})", "pride", params=f"fraction={PRIDE_FRACTION}"),
     *(Case(f"rules: {rule}", "rules", {"rules": (rule,)}) for rule in RULES),
-    Case(f"formats ({N_FORMATS})", "formats", {"n_formats": N_FORMATS}),
+    Case(f"formats ({N_FORMATS})", "formats", params=f"n={N_FORMATS}"),
     Case("instructions (6)", "instructions"),
-    Case(f"spread-search ({SPREAD_BUDGET})", "spread-search", {"spread_budget": SPREAD_BUDGET}),
+    Case(f"spread-search ({SPREAD_BUDGET})", "spread-search", params=f"budget={SPREAD_BUDGET}"),
 )
 
 
@@ -195,7 +203,7 @@ def main() -> None:
         rows_results = []
         for case in CASES:
             print(f"running {case.name} ...", flush=True)
-            rows_results.append((case, run(benchmark, case.perturbation, case.settings, args.items, args.threads)))
+            rows_results.append((case, run(benchmark, case.spec, case.settings, args.items, args.threads)))
         last = run(benchmark, "identity", {}, args.items, args.threads)
         runs = [first.counts.seconds, last.counts.seconds]
         plain = {"requests": float(first.counts.unique_requests), "seconds": sum(runs) / len(runs), "runs": runs}

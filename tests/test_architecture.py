@@ -218,9 +218,9 @@ ENTRY_POINTS = {"audit", "stress", "reliance"}
 
 
 def test_no_public_name_shadows_a_submodule() -> None:
-    """``import pfungst.stress.pride as pride`` must give the module: a package attribute of the same name as one of
-    its modules (a re-exported function) would replace it. The three entry-point functions are the one exception,
-    and ``import ... as`` still reaches every module below them."""
+    """``import pfungst.stress.multiprompt as multiprompt`` must give the module: a package attribute of the same
+    name as one of its modules (a re-exported function) would replace it. The three entry-point functions are the
+    one exception, and ``import ... as`` still reaches every module below them."""
     import importlib
 
     shadowed = []
@@ -251,12 +251,12 @@ def test_entry_points_are_functions_and_their_modules_stay_importable() -> None:
         assert function is getattr(importlib.import_module(f"pfungst.{name}"), name)
     import pfungst.audit.probe as probe
     import pfungst.reliance.families as families
-    import pfungst.stress.pride as pride
+    import pfungst.stress.perturbations.pride.estimate as pride
     from pfungst.audit import AuditConfig
 
     assert (probe.__name__, pride.__name__, families.__name__) == (
         "pfungst.audit.probe",
-        "pfungst.stress.pride",
+        "pfungst.stress.perturbations.pride.estimate",
         "pfungst.reliance.families",
     )
     assert AuditConfig is pfungst.AuditConfig

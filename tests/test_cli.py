@@ -400,7 +400,7 @@ def test_stress_writes_json_and_items_then_resumes_from_its_cache(tmp_path: Path
     items = tmp_path / "outcomes.jsonl"
     result, summary = _stress(data, tmp_path, "first", "--items", str(items))
     assert summary["schema_version"] == "pfungst.stress/1" and summary["n_items"] == 4
-    assert summary["settings"]["perturbations"] == ["identity", "cyclic", "rules"]
+    assert [p["name"] for p in summary["settings"]["perturbations"]] == ["identity", "cyclic", "rules"]
     lines = [json.loads(line) for line in items.read_text().splitlines()]
     assert len(lines) == 4 * (1 + 4 + 1)
     assert sorted({line["perturbation"] for line in lines}) == ["cyclic", "identity", "rules"]
@@ -434,9 +434,10 @@ def test_stress_cluster_by_a_key_the_items_lack_exits_2_naming_it(tmp_path: Path
 
 def test_stress_rejects_a_permutation_count_that_is_not_a_number(tmp_path: Path) -> None:
     data = _tiny_benchmark(tmp_path)
-    result = runner.invoke(app, ["stress", str(data), "--permutations", "abc"])
+    result = runner.invoke(app, ["stress", str(data), "-p", "permutations:n=abc"])
     assert result.exit_code == 2
-    assert "--permutations 'abc': give a number of orders per item or 'all'" in " ".join(result.output.split())
+    message = " ".join(result.output.split())
+    assert "perturbation 'permutations': parameter 'n' must be a whole number or 'all', got 'abc'" in message
     assert "Traceback" not in result.output
 
 

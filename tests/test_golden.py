@@ -17,8 +17,9 @@ audits are compared on what a user reads (:func:`audit_reading`): verdicts, the 
 every estimate (value, interval, p-value) of probes and heuristics, floats within a relative 1e-6; validation scores
 of grid candidates not chosen are not compared (poorly converged fits, which move across machines and BLAS builds).
 For the stress results every figure of the old files must still be there, with the same value, and every old field
-of every outcome unchanged; keys may be renamed or added, figures may not change. Volatile parts (versions, timings,
-cache counts, paths) are left out.
+of every outcome unchanged; keys may be renamed or added, figures may not change. The settings that are one
+perturbation's parameters are compared as those parameters (:func:`assert_same_stress`). Volatile parts (versions,
+timings, cache counts, paths) are left out.
 """
 
 from __future__ import annotations
@@ -79,6 +80,43 @@ def assert_same_outcomes(old: list[dict[str, Any]], new: list[dict[str, Any]], w
     for number, (before, after) in enumerate(zip(old, new, strict=True), start=1):
         changed = {key: (value, after.get(key)) for key, value in before.items() if after.get(key) != value}
         assert not changed, f"{what}: outcome {number} ({before.get('item_id')}) changed: {changed}"
+
+
+PERTURBATION_SETTINGS = frozenset(
+    {
+        "perturbations",
+        "permutations",
+        "n_formats",
+        "n_search_formats",
+        "spread_budget",
+        "instructions",
+        "pride_fraction",
+    }
+)
+"""Settings of the golden stress files that are parameters of one perturbation each in a stress result's
+``settings["perturbations"]`` (``{"name", "params"}``); the files record them for perturbations that did not run."""
+
+
+def assert_same_stress(old: dict[str, Any], new: dict[str, Any], what: str) -> None:
+    """Every figure of the old stress result is in the new one, each perturbation ran with the parameter values the
+    old settings gave it, and every format asked has the fields it had."""
+    settings = old["settings"]
+    kept = {key: value for key, value in settings.items() if key not in PERTURBATION_SETTINGS | {"formats"}}
+    assert_same_figures({**old, "settings": kept}, new, what)
+    ran = {spec["name"]: spec["params"] for spec in new["settings"]["perturbations"]}
+    assert list(ran) == settings["perturbations"], f"{what}: perturbations {list(ran)}"
+    given = {
+        "permutations": {"n": settings["permutations"]},
+        "pride": {"fraction": settings["pride_fraction"]},
+        "formats": {"n": settings["n_formats"]},
+        "spread-search": {"n": settings["n_search_formats"], "budget": settings["spread_budget"]},
+        "instructions": {"texts": settings["instructions"][6:], "file": None},  # after the six built-in ones
+    }
+    for name, params in ran.items():
+        assert params == given.get(name, {}), f"{what}: {name} ran with {params}"
+    for name, fields in new["settings"]["formats"].items():
+        changed = {key for key, value in settings["formats"][name].items() if fields.get(key) != value}
+        assert not changed, f"{what}: format {name!r} changed in {sorted(changed)}"
 
 
 STATISTICS = ("accuracy", "kappa", "chance_corrected_accuracy", "majority_baseline")
@@ -160,6 +198,11 @@ def test_golden_files_can_fail() -> None:
     assert_same_figures(old, {"renamed": {"value": 0.25, "n": 20, "added": 3}}, "toy")
     with pytest.raises(AssertionError, match="changed"):
         assert_same_outcomes([{"item_id": "q", "chosen": 1}], [{"item_id": "q", "chosen": 2}], "toy")
+    settings = {"perturbations": ["pride"], "pride_fraction": 0.05, "permutations": 6, "n_formats": 8, "formats": {}}
+    settings |= {"n_search_formats": 24, "spread_budget": 400, "instructions": [""] * 6}
+    ran = {"perturbations": [{"name": "pride", "params": {"fraction": 0.1}}], "formats": {}}
+    with pytest.raises(AssertionError, match=r"pride ran with \{'fraction': 0.1\}"):
+        assert_same_stress({"settings": settings}, {"settings": ran}, "toy")
 
 
 CHANGES = [
@@ -208,7 +251,7 @@ def test_demo_results_are_unchanged(tmp_path: Path) -> None:
         if name.endswith(".audit.json"):
             assert_same_reading(old, new, name)
             continue
-        assert_same_figures(old, new, name)
+        assert_same_stress(old, new, name)
         if "outcomes" in old:
             assert_same_outcomes(old["outcomes"], new["outcomes"], name)
 
@@ -220,5 +263,5 @@ def test_fixed_seed_stress_run_on_20_arc_challenge_items_is_unchanged(tmp_path: 
     items = tmp_path / "outcomes.jsonl"
     args = ("stress", str(data), "--limit", "20", "--seed", "0", "--threads", "1", "--json", str(out))
     _pfungst(*args, "--items", str(items), cache=tmp_path / "cache.sqlite")
-    assert_same_figures(_read(GOLDEN / "stress-arc20.json.gz"), json.loads(out.read_text()), "stress")
+    assert_same_stress(_read(GOLDEN / "stress-arc20.json.gz"), json.loads(out.read_text()), "stress")
     assert_same_outcomes(_read(GOLDEN / "stress-arc20.jsonl.gz"), _read(items), "stress outcomes")

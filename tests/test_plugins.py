@@ -3,7 +3,8 @@
 ``tests/fixtures/pfungst_plugin_example`` declares a reader (``qa-text``), two feature sets (``text-length``, a
 transformer class, and ``text-length-words``, a FeatureSet), a scoring rule (``cloze-word``), a backend
 (``char-counter``, which prefers the shortest text), a model provider (``chars:<cost>``, the same model with its
-cost in the spec) and a perturbation (``reversed``, the options in reverse order).
+cost in the spec) and two perturbations (``reversed``, the options in reverse order, and ``rotated``, with a
+parameter: the options rotated by ``shift`` places).
 pip installs it into a temporary folder (never the shared environment); that folder goes on ``sys.path`` for the
 in-process checks and on ``PYTHONPATH`` for a fresh ``pfungst`` process. Every part must be listed by
 ``pfungst formats`` as coming from the plugin and work end to end.
@@ -31,6 +32,7 @@ from pfungst.models.providers import PROVIDERS
 from pfungst.models.registry import MODELS
 from pfungst.registry import Registry
 from pfungst.stress.perturbations import PERTURBATIONS
+from pfungst.stress.stress_result import read_outcomes
 
 PLUGIN = Path(__file__).resolve().parent / "fixtures" / "pfungst_plugin_example"
 DISTRIBUTION = "pfungst-plugin-example"
@@ -107,7 +109,7 @@ def _cli(*args: str) -> str:
         ("rules", ["cloze-word"]),
         ("models", ["char-counter"]),
         ("providers", ["chars"]),
-        ("perturbations", ["reversed"]),
+        ("perturbations", ["reversed", "rotated"]),
     ],
 )
 def test_formats_lists_each_plugin_part_with_its_package(installed: Path, what: str, names: list[str]) -> None:
@@ -211,12 +213,40 @@ def test_stress_with_the_plugin_perturbation_backend_and_rule(installed: Path, a
     assert type(result.from_dict(result.to_dict()).analysis("pfungst-plugin.reversed")) is type(found)
 
 
+def test_stress_cli_runs_the_plugin_perturbation_with_its_parameter(installed: Path, animals: Path) -> None:
+    out, cache = animals.parent / "rotated.json", str(animals.parent / "rotated-cache.sqlite")
+    args = ["stress", str(animals), "--model", "char-counter", "--rule", "cloze-word", "--cache", cache]
+    items = animals.parent / "rotated.jsonl"
+    _cli(*args, "-p", "rotated:shift=2", "--n-bootstrap", "50", "--json", str(out), "--items", str(items), "--quiet")
+    result = pfungst.StressResult.from_dict(json.loads(out.read_text()))
+    assert {"name": "rotated", "params": {"shift": 2}} in result.settings["perturbations"]
+    rotated = [o for o in read_outcomes(items) if o.perturbation == "rotated"]
+    assert len(rotated) == 40 and {(o.variant, o.order) for o in rotated} == {("shift 2", (2, 0, 1))}
+    found = result.analysis("pfungst-plugin.rotated")
+    assert (found.shift, found.accuracy.value) == (2, 0.75)  # the shortest option is chosen wherever it is shown
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("rotated:shift=0", "perturbation 'rotated': parameter 'shift' must be a whole number of at least 1, got 0"),
+        ("rotated:shift=two", "perturbation 'rotated': parameter 'shift' must be a whole number, got 'two'"),
+        ("rotated:shfit=2", "perturbation 'rotated' has no parameter 'shfit'. Did you mean: shift? Its parameters"),
+    ],
+)
+def test_a_bad_plugin_parameter_exits_2_naming_it(installed: Path, animals: Path, spec: str, message: str) -> None:
+    result = runner.invoke(app, ["stress", str(animals), "--model", "char-counter", "-p", spec, "--quiet"])
+    assert result.exit_code == 2 and message in " ".join(result.output.split()), result.output
+    assert "Traceback" not in result.output
+
+
 def test_without_the_plugin_its_names_are_unknown_again(installed: Path) -> None:
     sys.path.remove(str(installed))
     try:
         _forget_plugin()
         assert "qa-text" not in READERS and "char-counter" not in MODELS and "reversed" not in PERTURBATIONS
         assert "chars" not in PROVIDERS
+        assert "rotated" not in PERTURBATIONS
     finally:
         sys.path.insert(0, str(installed))
         _forget_plugin()

@@ -18,7 +18,7 @@ USER_SCRIPT = """\
 import sys
 
 import pfungst
-import pfungst.stress.pride as pride
+import pfungst.stress.perturbations.pride.estimate as pride
 from pfungst.audit import AuditConfig
 from pfungst.reliance import read_outcomes
 from pfungst.stats import Estimate
@@ -79,4 +79,4 @@ def test_a_user_script_type_checks_and_runs(tmp_path: Path) -> None:
         timeout=600,
     )
     assert ran.returncode == 0, ran.stderr
-    assert ran.stdout.startswith("pfungst.stress.pride predictable [")
+    assert ran.stdout.startswith("pfungst.stress.perturbations.pride.estimate predictable [")

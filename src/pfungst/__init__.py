@@ -4,8 +4,8 @@ Load a benchmark, audit it for surface cues, stress a model for order, format an
 two, report. See the README for the command line and the Python API.
 
 ``pfungst.audit``, ``pfungst.stress`` and ``pfungst.reliance`` are plain functions (what a type checker sees and
-what runs); their packages stay importable by name: ``from pfungst.audit import AuditConfig``,
-``import pfungst.stress.pride as pride``. A package attribute can hold only one object, so the function takes the
+what runs); their packages stay importable by name: ``from pfungst.audit import AuditConfig``, ``import
+pfungst.stress.multiprompt as multiprompt``. A package attribute can hold only one object, so the function takes the
 attribute and is named after its package: Python's ``import a.b.c as m`` falls back to ``sys.modules`` under the
 ``__name__`` of what ``a.b`` holds, which makes the ``as`` form reach the submodule through the function.
 """

@@ -26,7 +26,8 @@ from pfungst.models.protocol import LanguageModel
 from pfungst.report.html import write_html
 from pfungst.stats import Estimate
 from pfungst.stress.metrics import MovedAnswerAccuracy
-from pfungst.stress.pride import PrideResult
+from pfungst.stress.perturbations.pride.perturbation import PridePerturbation
+from pfungst.stress.perturbations.pride.result import PrideResult
 from pfungst.stress.stress_config import StressConfig
 from pfungst.stress.stress_result import StressResult
 from pfungst.stress.suite import stress
@@ -40,9 +41,7 @@ DEMO_STRESSED = "gold-position"
 """The demo benchmark the model is stressed on."""
 
 DEMO_STRESS = StressConfig(
-    perturbations=("identity", "answer-moved", "pride"),
-    rules=("letter",),
-    pride_fraction=0.25,
+    perturbations=("identity", "answer-moved", PridePerturbation(fraction=0.25)), rules=("letter",)
 )
 """The demo's stress settings (its seed, item count and cache are set per run): only what its conclusion reads, the
 plain pass, the answer moved to each slot and PriDe, about 110 model requests for 24 items (under a minute on 2

@@ -133,7 +133,7 @@ def _score(root: Path) -> tuple[list[str], list[Path]]:
 
 def _stress(root: Path) -> tuple[list[str], list[Path]]:
     (args, inputs), instructions = _score(root), _file(root / "in" / "instructions.txt", "Answer.\n")
-    return [*args, "--instructions-file", str(instructions)], [*inputs, instructions]
+    return [*args, "-p", f"instructions:file={instructions}"], [*inputs, instructions]
 
 
 def _from_logs(root: Path) -> tuple[list[str], list[Path]]:

@@ -138,7 +138,7 @@ MODEL_OPTIONS = {"threads", "timeout", "deadline", "retries"}  # the backend's o
 COMMANDS = {
     "audit": (pfungst.AuditConfig, {"feature_set", "deduplicate", "fix"}),
     "score": (pfungst.ScoreConfig, set()),
-    "stress": (pfungst.StressConfig, {"perturbation", "instruction", "instructions_file", "from_logs"}),
+    "stress": (pfungst.StressConfig, {"perturbation", "from_logs"}),
     "reliance": (
         pfungst.RelianceConfig,
         {"outcomes", "outcome_format", "dataset", "metric", "variant", "shortcut_stress", "shortcut_rule"},
@@ -150,7 +150,7 @@ COMMANDS = {
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_every_option_is_named_after_its_config_field(command: str) -> None:
     """Repeatable options take the singular of their tuple field (``--feature-set`` fills ``feature_sets``,
-    ``--perturbation`` ``perturbations``, ``--instruction`` ``instructions``)."""
+    ``--perturbation`` ``perturbations``)."""
     config, extra = COMMANDS[command]
     fields = {field.name for field in dataclasses.fields(config)}
     params = typer.main.get_command(app).commands[command].params  # type: ignore[attr-defined]

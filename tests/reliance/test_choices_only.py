@@ -20,7 +20,7 @@ from pfungst.reliance import ChoicesOnlyComparison, choices_only_comparisons, co
 from pfungst.report.document import build_report
 from pfungst.report.html import render_html
 from pfungst.report.markdown import render_markdown
-from pfungst.stress.metrics import ChoicesOnlyAccuracy
+from pfungst.stress.perturbations.choices_only.metric import ChoicesOnlyAccuracy
 from pfungst.stress.stress_result import StressResult
 from tests.evaluate.fakes import ScriptedModel
 

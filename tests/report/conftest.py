@@ -32,6 +32,12 @@ PAYLOADS = (
 """What an item id, text, cue word, feature or model name could hold."""
 
 PERTURBATIONS = tuple(name for name in REGISTERED if not REGISTERED.is_plugin(name))
+SMALL_PARAMS = {
+    "formats": "formats:n=3",
+    "spread-search": "spread-search:n=4,budget=40",
+    "permutations": "permutations:n=4",
+}
+"""Perturbations run with fewer formats and orders than their defaults, to keep the run small."""
 """Every perturbation, so that every analysis kind is rendered."""
 
 _STRUCTURAL = {
@@ -78,11 +84,7 @@ def demo_objects() -> dict[str, Any]:
         seed=seed,
         n_bootstrap=50,
         limit=24,
-        n_formats=3,
-        spread_budget=40,
-        n_search_formats=4,
-        permutations=4,
-        perturbations=PERTURBATIONS,
+        perturbations=tuple(SMALL_PARAMS.get(name, name) for name in PERTURBATIONS),
     )
     results = [
         stress(benchmark, _model("A"), **settings),  # every analysis kind once; the second model is compared

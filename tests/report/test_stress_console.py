@@ -22,7 +22,7 @@ from pfungst.stress.metrics import (
     variant_accuracies,
 )
 from pfungst.stress.multiprompt import multiprompt_stats
-from pfungst.stress.pride import run_pride
+from pfungst.stress.perturbations.pride.estimate import run_pride
 from pfungst.stress.ranks import rank_stability
 from pfungst.stress.spread import format_spread, search_spread
 from pfungst.stress.stress_result import Analysis, PerturbationCost, StressResult

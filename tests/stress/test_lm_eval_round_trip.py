@@ -27,8 +27,16 @@ from pfungst.stress.metrics import CircularMetrics, SelectionBias
 from tests.evaluate.fakes import ScriptedModel
 
 GOLDS = (0, 1, 2, 3, 0, 1, 2, 3, 1, 2, 0, 3)
-PERTURBATIONS = ("cyclic", "answer-moved", "ids-shuffled", "pride", "rules", "formats", "instructions")
-FAST = {"n_bootstrap": 50, "n_formats": 3, "pride_fraction": 0.25}
+PERTURBATIONS = (
+    "cyclic",
+    "answer-moved",
+    "ids-shuffled",
+    "pride:fraction=0.25",
+    "rules",
+    "formats:n=3",
+    "instructions",
+)
+FAST = {"n_bootstrap": 50}
 
 
 def _benchmark() -> Benchmark:

@@ -26,7 +26,7 @@ from pfungst.stress.comparison import StressComparison, compare
 from pfungst.stress.metrics import CircularMetrics, MovedAnswerAccuracy, PairedDifference, SelectionBias
 from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
 from pfungst.stress.perturbations.base import Perturbation
-from pfungst.stress.pride_result import PrideResult
+from pfungst.stress.perturbations.pride.result import PrideResult
 from pfungst.stress.rank_result import RankStability
 from pfungst.stress.spread_result import SpreadSearch
 from pfungst.stress.stress_config import StressConfig
@@ -49,7 +49,9 @@ BUILTIN = (
     "none-of-the-above",
     "letter-text",
 )
-SMALL = {"cache": False, "n_bootstrap": 50, "n_formats": 3, "n_search_formats": 4, "spread_budget": 40}
+SMALL = {"cache": False, "n_bootstrap": 50}
+SMALL_PARAMS = {"formats": "formats:n=3", "spread-search": "spread-search:n=4,budget=40", "pride": "pride:fraction=0.2"}
+"""Fewer formats than the defaults, to keep the run small; PriDe on a fifth of the items."""
 
 
 def _benchmark() -> Benchmark:
@@ -78,7 +80,8 @@ def _model() -> ScriptedModel:
 
 @pytest.fixture(scope="module")
 def everything() -> StressResult:
-    return pfungst.stress(_benchmark(), _model(), perturbations=BUILTIN, pride_fraction=0.2, **SMALL)
+    perturbations = tuple(SMALL_PARAMS.get(name, name) for name in BUILTIN)
+    return pfungst.stress(_benchmark(), _model(), perturbations=perturbations, **SMALL)
 
 
 def test_the_registry_lists_every_builtin_perturbation_in_run_order() -> None:

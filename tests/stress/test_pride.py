@@ -10,7 +10,13 @@ import pytest
 
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
-from pfungst.stress.pride import Prior, choose_estimation_items, debias, estimate_prior, run_pride
+from pfungst.stress.perturbations.pride.estimate import (
+    Prior,
+    choose_estimation_items,
+    debias,
+    estimate_prior,
+    run_pride,
+)
 
 POSITION_PRIOR = (0.7, 0.1, 0.1, 0.1)
 LABELS = ("A", "B", "C", "D", "E", "F")

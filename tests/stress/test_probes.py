@@ -21,8 +21,10 @@ from pfungst.evaluate.item_edits import NONE_OF_THE_ABOVE, assign_replacements, 
 from pfungst.evaluate.outcome import Outcome
 from pfungst.report.html import render_html
 from pfungst.report.stress_console import render_stress
-from pfungst.stress.metrics import ChoicesOnlyAccuracy, LetterTextAgreement, SelectionBias, selection_bias
-from pfungst.stress.metrics.none_of_the_above import NoneOfTheAboveEffect
+from pfungst.stress.metrics import SelectionBias, selection_bias
+from pfungst.stress.perturbations.choices_only.metric import ChoicesOnlyAccuracy
+from pfungst.stress.perturbations.letter_text.metric import LetterTextAgreement
+from pfungst.stress.perturbations.none_of_the_above.metric import NoneOfTheAboveEffect
 from pfungst.stress.stress_result import StressResult
 from tests.evaluate.fakes import ScriptedModel
 

@@ -61,7 +61,7 @@ def test_each_stage_is_shown_by_name_from_loading_to_the_last_stage() -> None:
 
 
 def test_the_format_search_counts_by_its_budget_until_it_has_run() -> None:
-    calls = _run(("identity", "spread-search"), n_search_formats=4, spread_budget=4)
+    calls = _run(("identity", "spread-search:n=4,budget=4"))
     totals = [total for _, done, total in calls if done == 0]
     assert totals[-1] == N_ITEMS + 4 and isinstance(totals[-1], AtMost)
     step, done, total = calls[-1]

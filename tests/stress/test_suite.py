@@ -58,8 +58,7 @@ def result() -> StressResult:
     return pfungst.stress(
         _benchmark(),
         _a_lover(),
-        perturbations=("cyclic", "answer-moved", "ids-shuffled", "pride"),
-        pride_fraction=0.1,
+        perturbations=("cyclic", "answer-moved", "ids-shuffled", "pride:fraction=0.1"),
         **FAST,
     )
 
@@ -136,7 +135,13 @@ def test_the_summary_is_strict_json_with_schema_and_settings(result: StressResul
     text = json.dumps(result.to_dict(items=True), allow_nan=False)
     summary = json.loads(text)
     assert summary["schema_version"] == "pfungst.stress/1" and summary["n_items"] == 20
-    assert summary["settings"]["perturbations"] == ["identity", "cyclic", "answer-moved", "ids-shuffled", "pride"]
+    assert summary["settings"]["perturbations"] == [
+        {"name": "identity", "params": {}},
+        {"name": "cyclic", "params": {}},
+        {"name": "answer-moved", "params": {}},
+        {"name": "ids-shuffled", "params": {}},
+        {"name": "pride", "params": {"fraction": 0.1}},
+    ]
     assert summary["model"] == "scripted" and summary["seed"] == 0
     assert len(summary["outcomes"]) == len(result.outcomes)
 
@@ -148,7 +153,7 @@ def test_per_item_outcomes_round_trip_through_jsonl(result: StressResult, tmp_pa
 
 
 def test_pride_without_cyclic_asks_rotations_of_the_estimation_items_only() -> None:
-    alone = pfungst.stress(_benchmark(), _a_lover(), perturbations=("pride",), pride_fraction=0.1, **FAST)
+    alone = pfungst.stress(_benchmark(), _a_lover(), perturbations=("pride:fraction=0.1",), **FAST)
     estimates = [o for o in alone.outcomes if o.perturbation == "pride-estimate"]
     assert len(estimates) == 2 * 4 and {o.item_id for o in estimates} == set(alone.analysis("pride").estimation_items)
     assert alone.analysis("pride").debiased.value == 1.0
@@ -182,7 +187,7 @@ def test_the_same_seed_gives_the_same_outcomes_and_another_seed_other_choices(se
     "settings, message",
     [
         ({"perturbations": ("cyclc",)}, r"Unknown perturbation 'cyclc'\. Did you mean: cyclic\?"),
-        ({"pride_fraction": 0}, r"pride_fraction must be in \(0, 1\], got 0"),
+        ({"perturbations": ("pride:fraction=0",)}, r"perturbation 'pride': parameter 'fraction' must be .*got 0"),
         ({"rulez": ("letter",)}, r"unknown stress setting\(s\) \['rulez'\]"),
         ({"rules": ("pmii",)}, r"Unknown scoring rule 'pmii'\. Did you mean: pmi\?"),
         ({"prompt": PromptFormat(label_style=("x", "y", "z"))}, r"item 'q0': 4 options but only 3 custom labels"),

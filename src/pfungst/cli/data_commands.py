@@ -96,8 +96,14 @@ def _prompt_rows() -> list[tuple[str, str]]:
 
 def _perturbation_rows() -> list[tuple[str, str]]:
     from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
+    from pfungst.stress.perturbations.params import perturbation_spec, spec_text
 
-    return _rows(PERTURBATIONS, lambda name: get_perturbation(name).description)
+    def describe(name: str) -> str:
+        perturbation = get_perturbation(name)
+        spec = perturbation_spec(perturbation)  # its parameters at their defaults: -p name:key=value changes them
+        return perturbation.description + (f"; default {spec_text(spec)}" if spec["params"] else "")
+
+    return _rows(PERTURBATIONS, describe)
 
 
 def _rule_rows() -> list[tuple[str, str]]:

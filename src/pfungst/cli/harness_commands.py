@@ -27,7 +27,6 @@ from pfungst.cli.common import (
     stdout,
     user_errors,
 )
-from pfungst.errors import ConfigError
 from pfungst.path_checks import check_outputs
 
 if TYPE_CHECKING:  # the command imports what it runs when it runs: `--help` stays fast
@@ -43,8 +42,9 @@ _Perturbations = Annotated[
     typer.Option(
         "--perturbation",
         "-p",
-        help="Perturbation to export, repeatable (default: identity, cyclic, answer-moved, ids-shuffled, pride, "
-        "rules, formats, instructions).",
+        help="Perturbation to export, repeatable, with its parameters as name:key=value,key=value "
+        "(-p pride:fraction=0.1); default: identity, cyclic, answer-moved, ids-shuffled, pride, rules, formats, "
+        "instructions.",
     ),
 ]
 
@@ -65,10 +65,6 @@ def lm_eval_command(
         str, typer.Option(help="Comma-separated rules compared by 'rules'.")
     ] = "letter,cloze-raw,cloze-byte",
     prompt: Annotated[str, typer.Option(help="Base prompt format: mmlu, plain or chatml-letter.")] = "mmlu",
-    permutations: Annotated[int, typer.Option(help="Orders per item for 'permutations'.")] = 6,
-    n_formats: Annotated[int, typer.Option(help="Formats for 'formats' (base + sampled).")] = 8,
-    instruction: Annotated[list[str] | None, typer.Option(help="An instruction paraphrase, repeatable.")] = None,
-    pride_fraction: Annotated[float, typer.Option(help="Share of items estimating PriDe's prior.")] = 0.05,
     limit: Annotated[int | None, typer.Option(help="Use only the first N items.")] = None,
     sample: Annotated[int | None, typer.Option(help="Use a seeded random sample of N items.")] = None,
     seed: SeedOption = 0,
@@ -104,13 +100,10 @@ def _config(options: dict[str, Any]) -> StressConfig:
     from pfungst.stress.lm_eval import EXPORT_PERTURBATIONS
     from pfungst.stress.stress_config import StressConfig
 
-    if options["permutations"] < 1:
-        raise ConfigError(f"--permutations must be at least 1, got {options['permutations']}")
     return config_from_options(
         StressConfig,
         options,
         rules=tuple(r.strip() for r in options["rules"].split(",") if r.strip()),
         perturbations=tuple(options["perturbation"]) if options["perturbation"] else EXPORT_PERTURBATIONS,
-        instructions=tuple(options["instruction"] or ()),
         cache=False,
     )

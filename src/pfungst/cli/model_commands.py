@@ -52,8 +52,6 @@ SCORE_RENAMED = {**READER_RENAMED, "--scoring": "--rule", "--prompt-format": "--
 """Old option names -> the ScoreConfig field names they now match, kept for one release."""
 STRESS_RENAMED = {
     **SCORE_RENAMED,
-    "--formats": "--n-formats",
-    "--search-formats": "--n-search-formats",
     "--bootstrap": "--n-bootstrap",
 }
 """Old option names -> the StressConfig field names they now match, kept for one release."""
@@ -110,13 +108,11 @@ _Perturbations = Annotated[
     typer.Option(
         "--perturbation",
         "-p",
-        help="Perturbation to run, repeatable (default: all but permutations and "
-        "spread-search; see `pfungst formats`).",
+        help="Perturbation to run, repeatable, with its parameters as name:key=value,key=value "
+        "(-p pride:fraction=0.1 -p formats:n=4); default: all but permutations and spread-search, with default "
+        "parameters (see `pfungst formats --what perturbations`).",
     ),
 ]
-_Permutations = Annotated[str, typer.Option(help="Orders per item for 'permutations': a number or 'all'.")]
-_Instructions = Annotated[list[str] | None, typer.Option(help="An instruction paraphrase of your own, repeatable.")]
-_InstructionsFile = Annotated[Path | None, typer.Option(help="A file of instruction paraphrases, one per line."), READ]
 _StressData = Annotated[
     Path | None,
     typer.Argument(help="Benchmark file or directory (none with --from-logs).", show_default=False),
@@ -211,13 +207,6 @@ def stress_command(
     rules: _StressRules = "letter,cloze-raw,cloze-token,cloze-byte,pmi",
     prompt: _StressPrompt = "mmlu",
     perturbation: _Perturbations = None,
-    permutations: _Permutations = "6",
-    n_formats: Annotated[int, typer.Option(help="Formats for 'formats' (base + sampled).")] = 8,
-    n_search_formats: Annotated[int, typer.Option(help="Formats searched by 'spread-search'.")] = 24,
-    spread_budget: Annotated[int, typer.Option(help="Item evaluations 'spread-search' may spend.")] = 400,
-    instruction: _Instructions = None,
-    instructions_file: _InstructionsFile = None,
-    pride_fraction: Annotated[float, typer.Option(help="Share of items estimating PriDe's prior.")] = 0.05,
     limit: Annotated[int | None, typer.Option(help="Use only the first N items.")] = None,
     sample: Annotated[int | None, typer.Option(help="Use a seeded random sample of N items.")] = None,
     cache: Annotated[Path | None, typer.Option(help="SQLite cache file; a rerun resumes from it."), READ_WRITE] = None,
@@ -241,9 +230,8 @@ def stress_command(
         return
     with user_errors():
         items = _items_paths(items_path, len(model or ()))
-        check_outputs(
-            [data, instructions_file, *_default_cache(cache)], {"--cache": cache, "--json": json_path, **items}
-        )
+        inputs = [data, *_perturbation_inputs(perturbation), *_default_cache(cache)]
+        check_outputs(inputs, {"--cache": cache, "--json": json_path, **items})
         config = _stress_config(options)
         config.validate()
         check_suffix(items_path, "--items")
@@ -282,8 +270,6 @@ def _stress_config(options: dict[str, Any]) -> StressConfig:
         options,
         rules=tuple(r.strip() for r in options["rules"].split(",") if r.strip()),
         perturbations=tuple(options["perturbation"]) if options["perturbation"] else DEFAULT_PERTURBATIONS,
-        permutations=_permutations(options["permutations"]),
-        instructions=_instructions(options["instruction"], options["instructions_file"]),
         **_run_settings(options),
     )
 
@@ -345,23 +331,11 @@ def _default_cache(cache: Path | None) -> list[Path]:
     return [] if cache is not None else [default_cache_path()]
 
 
-def _permutations(value: str) -> int | None:
-    if value.strip().lower() == "all":
-        return None
-    try:
-        return int(value)
-    except ValueError:
-        raise ConfigError(f"--permutations {value!r}: give a number of orders per item or 'all'") from None
+def _perturbation_inputs(specs: list[str] | None) -> list[Path]:
+    """The files read by the perturbations' parameters (``-p instructions:file=paraphrases.txt``)."""
+    from pfungst.stress.perturbations import perturbation_inputs
 
-
-def _instructions(texts: list[str] | None, path: Path | None) -> tuple[str, ...]:
-    found = list(texts or ())
-    if path is not None:
-        try:
-            found += [line.strip() for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
-        except OSError as exc:
-            raise ConfigError(f"--instructions-file {path}: cannot read it ({exc.strerror})") from exc
-    return tuple(found)
+    return perturbation_inputs(specs or ())
 
 
 def _write_stress(results: list[StressResult], ranks: Any, json_path: Path | None, items_path: Path | None) -> None:

@@ -38,7 +38,7 @@ from pfungst.errors import ConfigError
 from pfungst.schema import Fields
 from pfungst.stats import Estimate
 from pfungst.stress.comparison import StressComparison
-from pfungst.stress.metrics.choices_only import ChoicesOnlyAccuracy
+from pfungst.stress.perturbations.choices_only.metric import ChoicesOnlyAccuracy
 from pfungst.stress.stress_result import StressResult
 
 __all__ = [

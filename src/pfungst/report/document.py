@@ -24,6 +24,7 @@ from pfungst.report.score_sections import score_sections
 from pfungst.report.stress_sections import rank_sections, stress_sections
 from pfungst.report.suite_sections import suite_sections
 from pfungst.report.validity_sections import validity_sections
+from pfungst.stress.perturbations.params import spec_text
 from pfungst.stress.verdict import StressVerdict
 
 __all__ = ["build_report", "comparison_sections", "result_sections"]
@@ -155,7 +156,7 @@ def _stress_chapter(data: Mapping[str, Any], model: str) -> list[Section]:
             ("seed", format_number(data.get("seed"))),
             ("scoring rule", str(settings.get("rule", "?"))),
             ("base format", str(settings.get("format", "?"))),
-            ("perturbations", ", ".join(str(p) for p in settings.get("perturbations") or [])),
+            ("perturbations", ", ".join(spec_text(p) for p in settings.get("perturbations") or [])),
         )
     )
     verdict = data.get("verdict")

@@ -6,7 +6,7 @@ its answers, and how much they do.
 variants, :class:`~pfungst.evaluate.Outcome`) is :mod:`pfungst.evaluate`.
 
 ``pfungst.stress(benchmark, ...)`` is :func:`pfungst.stress.suite.stress`, a plain function; this package is imported
-by name (``from pfungst.stress import StressConfig``, ``import pfungst.stress.pride as pride``).
+by name (``from pfungst.stress import StressConfig``, ``import pfungst.stress.multiprompt as multiprompt``).
 """
 
 from __future__ import annotations
@@ -18,19 +18,13 @@ from pfungst.lazy import lazy_exports
 if TYPE_CHECKING:
     from pfungst.stress.comparison import StressComparison, compare, correctness_by_variant
     from pfungst.stress.metrics import (
-        ChoicesOnlyAccuracy,
         CircularMetrics,
-        LetterTextAgreement,
         MovedAnswerAccuracy,
-        NoneOfTheAboveEffect,
         PairedDifference,
         SelectionBias,
         VariantAccuracy,
-        choices_only_accuracy,
         circular_metrics,
-        letter_text_agreement,
         moved_answer_accuracy,
-        none_of_the_above_effect,
         paired_difference,
         selection_bias,
         variant_accuracies,
@@ -38,10 +32,21 @@ if TYPE_CHECKING:
     from pfungst.stress.multiprompt import MultiPromptStats, combined_performance_score, multiprompt_stats
     from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
     from pfungst.stress.perturbations.base import Perturbation
-    from pfungst.stress.pride import PrideResult, Prior, choose_estimation_items, debias, estimate_prior, run_pride
+    from pfungst.stress.perturbations.choices_only.metric import ChoicesOnlyAccuracy, choices_only_accuracy
+    from pfungst.stress.perturbations.instructions import BUILTIN_INSTRUCTIONS
+    from pfungst.stress.perturbations.letter_text.metric import LetterTextAgreement, letter_text_agreement
+    from pfungst.stress.perturbations.none_of_the_above.metric import NoneOfTheAboveEffect, none_of_the_above_effect
+    from pfungst.stress.perturbations.pride.estimate import (
+        PrideResult,
+        Prior,
+        choose_estimation_items,
+        debias,
+        estimate_prior,
+        run_pride,
+    )
     from pfungst.stress.ranks import RankStability, rank_stability
     from pfungst.stress.spread import FormatSpread, SpreadSearch, format_spread, search_spread
-    from pfungst.stress.stress_config import BUILTIN_INSTRUCTIONS, DEFAULT_PERTURBATIONS, StressConfig
+    from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS, StressConfig
     from pfungst.stress.stress_result import Analysis, PerturbationCost, StressResult, read_outcomes
     from pfungst.stress.suite import stress
 
@@ -99,13 +104,13 @@ __getattr__, __dir__ = lazy_exports(
         "StressComparison": "pfungst.stress.comparison",
         "compare": "pfungst.stress.comparison",
         "correctness_by_variant": "pfungst.stress.comparison",
-        "ChoicesOnlyAccuracy": "pfungst.stress.metrics",
+        "ChoicesOnlyAccuracy": "pfungst.stress.perturbations.choices_only.metric",
         "CircularMetrics": "pfungst.stress.metrics",
-        "LetterTextAgreement": "pfungst.stress.metrics",
-        "NoneOfTheAboveEffect": "pfungst.stress.metrics",
-        "choices_only_accuracy": "pfungst.stress.metrics",
-        "letter_text_agreement": "pfungst.stress.metrics",
-        "none_of_the_above_effect": "pfungst.stress.metrics",
+        "LetterTextAgreement": "pfungst.stress.perturbations.letter_text.metric",
+        "NoneOfTheAboveEffect": "pfungst.stress.perturbations.none_of_the_above.metric",
+        "choices_only_accuracy": "pfungst.stress.perturbations.choices_only.metric",
+        "letter_text_agreement": "pfungst.stress.perturbations.letter_text.metric",
+        "none_of_the_above_effect": "pfungst.stress.perturbations.none_of_the_above.metric",
         "MovedAnswerAccuracy": "pfungst.stress.metrics",
         "PairedDifference": "pfungst.stress.metrics",
         "SelectionBias": "pfungst.stress.metrics",
@@ -121,19 +126,19 @@ __getattr__, __dir__ = lazy_exports(
         "PERTURBATIONS": "pfungst.stress.perturbations",
         "get_perturbation": "pfungst.stress.perturbations",
         "Perturbation": "pfungst.stress.perturbations.base",
-        "PrideResult": "pfungst.stress.pride",
-        "Prior": "pfungst.stress.pride",
-        "choose_estimation_items": "pfungst.stress.pride",
-        "debias": "pfungst.stress.pride",
-        "estimate_prior": "pfungst.stress.pride",
-        "run_pride": "pfungst.stress.pride",
+        "PrideResult": "pfungst.stress.perturbations.pride.estimate",
+        "Prior": "pfungst.stress.perturbations.pride.estimate",
+        "choose_estimation_items": "pfungst.stress.perturbations.pride.estimate",
+        "debias": "pfungst.stress.perturbations.pride.estimate",
+        "estimate_prior": "pfungst.stress.perturbations.pride.estimate",
+        "run_pride": "pfungst.stress.perturbations.pride.estimate",
         "RankStability": "pfungst.stress.ranks",
         "rank_stability": "pfungst.stress.ranks",
         "FormatSpread": "pfungst.stress.spread",
         "SpreadSearch": "pfungst.stress.spread",
         "format_spread": "pfungst.stress.spread",
         "search_spread": "pfungst.stress.spread",
-        "BUILTIN_INSTRUCTIONS": "pfungst.stress.stress_config",
+        "BUILTIN_INSTRUCTIONS": "pfungst.stress.perturbations.instructions",
         "DEFAULT_PERTURBATIONS": "pfungst.stress.stress_config",
         "StressConfig": "pfungst.stress.stress_config",
         "Analysis": "pfungst.stress.stress_result",

@@ -13,17 +13,12 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from pfungst.blocks import Block, generic_blocks
-from pfungst.stress.metrics import (
-    ChoicesOnlyAccuracy,
-    CircularMetrics,
-    LetterTextAgreement,
-    MovedAnswerAccuracy,
-    NoneOfTheAboveEffect,
-    PairedDifference,
-    SelectionBias,
-)
+from pfungst.stress.metrics import CircularMetrics, MovedAnswerAccuracy, PairedDifference, SelectionBias
 from pfungst.stress.multiprompt import MultiPromptStats
-from pfungst.stress.pride_result import PrideResult
+from pfungst.stress.perturbations.choices_only.metric import ChoicesOnlyAccuracy
+from pfungst.stress.perturbations.letter_text.metric import LetterTextAgreement
+from pfungst.stress.perturbations.none_of_the_above.metric import NoneOfTheAboveEffect
+from pfungst.stress.perturbations.pride.result import PrideResult
 from pfungst.stress.spread_result import FormatSpread, SpreadSearch
 
 __all__ = ["Analysis", "AnalysisResult", "UnknownResult", "result_type"]
@@ -131,7 +126,7 @@ class Analysis:
     rule: str
     """The scoring rule of those outcomes."""
     result: AnalysisResult
-    """What was found (:class:`~pfungst.stress.metrics.SelectionBias`, :class:`~pfungst.stress.pride.PrideResult`,
+    """What was found (:class:`~pfungst.stress.metrics.SelectionBias`, :class:`PrideResult`,
     ...)."""
     variant: str = ""
     """The one variant of the perturbation it rests on (``debiased``); empty when it rests on all of them."""

@@ -17,7 +17,7 @@ from pfungst.display import NotebookDisplay
 from pfungst.errors import ConfigError, ReaderError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.schema import SCHEMA_VERSIONS
-from pfungst.stress.pride_result import PrideResult
+from pfungst.stress.perturbations.pride.result import PrideResult
 from pfungst.stress.ranks import RankStability, rank_stability
 from pfungst.stress.stress_result import StressResult
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -9,9 +10,10 @@ from pfungst.data.clusters import check_cluster_by
 from pfungst.errors import ConfigError, check_resamples, unknown_name_message
 from pfungst.evaluate.run_config import RunConfig, check_count
 from pfungst.evaluate.scoring import SCORING_RULES, ScoringRule
-from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
+from pfungst.stress.perturbations import PERTURBATIONS, resolve_perturbations
+from pfungst.stress.perturbations.params import parse_spec, perturbation_spec
 
-__all__ = ["BUILTIN_INSTRUCTIONS", "DEFAULT_PERTURBATIONS", "PERTURBATIONS", "StressConfig"]
+__all__ = ["DEFAULT_PERTURBATIONS", "PERTURBATIONS", "StressConfig"]
 
 DEFAULT_PERTURBATIONS = (
     "identity",
@@ -26,16 +28,6 @@ DEFAULT_PERTURBATIONS = (
 )
 """What ``pfungst stress`` runs unless told otherwise (``permutations`` and ``spread-search`` cost more)."""
 
-BUILTIN_INSTRUCTIONS = (
-    "",
-    "The following is a multiple choice question. Choose the correct answer.",
-    "Answer the following multiple choice question with the label of the correct option.",
-    "Read the question and select the best answer from the options below.",
-    "Choose the single best answer.",
-    "Here is a question with several possible answers. Exactly one is correct; reply with its label.",
-)
-"""Instruction paraphrases always tried by ``instructions`` (the empty one is the format without instruction)."""
-
 _PROBABILITY_RULES = ("letter", "cloze-raw", "cloze-token", "cloze-byte", "pmi")
 
 
@@ -47,26 +39,16 @@ class StressConfig(RunConfig):
 
     rule: str = "letter"
     """The scoring rule of every arrangement perturbation (letter scoring shows selection bias most directly)."""
-    perturbations: tuple[str, ...] = DEFAULT_PERTURBATIONS
-    """Which perturbations to run (:data:`~pfungst.stress.perturbations.PERTURBATIONS`, installed plugins included);
-    ``identity`` is always added."""
+    perturbations: tuple[Any, ...] = DEFAULT_PERTURBATIONS
+    """Which perturbations to run (:data:`~pfungst.stress.perturbations.PERTURBATIONS`, installed plugins included),
+    each a name (``"pride"``), a name with parameters (``"pride:fraction=0.1"``), a recorded ``{"name", "params"}``
+    or a built perturbation (``PridePerturbation(fraction=0.1)``); ``identity`` is always added."""
     rules: tuple[str, ...] = _PROBABILITY_RULES
-    """The scoring rules compared by ``rules`` (add ``generate`` to include generate-then-parse)."""
-    permutations: int | None = 6
-    """Orders per item for ``permutations``: a seeded sample of this many, or ``None`` for all ``n!``."""
-    n_formats: int = 8
-    """Formats for ``formats``: the base format plus ``n_formats - 1`` sampled from the grammar."""
-    n_search_formats: int = 24
-    """Formats sampled from the grammar for ``spread-search``."""
-    spread_budget: int = 400
-    """Item evaluations ``spread-search`` may spend (half hunting the best format, half the worst)."""
-    instructions: tuple[str, ...] = ()
-    """Instruction paraphrases of your own, tried with :data:`BUILTIN_INSTRUCTIONS`."""
-    pride_fraction: float = 0.05
-    """Share of items (seeded) whose cyclic passes estimate PriDe's ID prior."""
+    """The scoring rules compared by ``rules`` and reported by the probes (``choices-only``,
+    ``none-of-the-above``); add ``generate`` to include generate-then-parse."""
     sample: int | None = None
     """Use a seeded random sample of this many items (after ``limit``); the seed also draws the shuffled IDs,
-    sampled orders and formats, the PriDe sample and the bootstrap."""
+    every perturbation's draws (sampled orders and formats, PriDe's sample) and the bootstrap."""
     n_bootstrap: int = 1000
     """Bootstrap resamples behind every interval that is not a Wilson interval."""
     level: float = 0.95
@@ -83,37 +65,36 @@ class StressConfig(RunConfig):
         """Check every setting.
 
         Raises:
-            ConfigError: an unknown perturbation or rule, or a count, fraction or level out of range.
+            ConfigError: an unknown perturbation, perturbation parameter or rule, or a count or level out of range.
         """
         super().validate()
-        for name in self.perturbations:
-            PERTURBATIONS.check(name)
-            if PERTURBATIONS.is_plugin(name):  # a plugin that fails to load stops the run before any model call
-                get_perturbation(name)
+        self.resolved_perturbations()  # every perturbation built: its parameters checked before any model call
         for name in self.rules:
             if name not in SCORING_RULES:
                 raise ConfigError(unknown_name_message("scoring rule", name, SCORING_RULES))
-        for name in ("n_formats", "n_search_formats", "spread_budget", "n_bootstrap"):
-            check_count(name, getattr(self, name), minimum=1)
-        for name in ("sample", "permutations"):
-            if getattr(self, name) is not None:
-                check_count(name, getattr(self, name), minimum=1)
+        check_count("n_bootstrap", self.n_bootstrap, minimum=1)
+        if self.sample is not None:
+            check_count("sample", self.sample, minimum=1)
         check_cluster_by(self.cluster_by)
-        if not 0 < self.pride_fraction <= 1:
-            raise ConfigError(f"pride_fraction must be in (0, 1], got {self.pride_fraction!r} (0.05 is 5% of items)")
         if not 0 < self.level < 1:
             raise ConfigError(f"level must be in (0, 1), got {self.level!r}")
-        if "rules" in self.perturbations and not self.rules:
+        if "rules" in self.run and not self.rules:
             raise ConfigError("the 'rules' perturbation needs at least one scoring rule in rules")
-        for text in self.instructions:
-            if not isinstance(text, str) or not text.strip():
-                raise ConfigError(f"instruction paraphrases must be non-empty strings, got {text!r}")
+
+    def resolved_perturbations(self) -> tuple[Any, ...]:
+        """The perturbations that run, built with their parameters, in the order of
+        :data:`~pfungst.stress.perturbations.PERTURBATIONS`, ``identity`` first.
+
+        Raises:
+            ConfigError: an unknown perturbation or parameter, a parameter out of range, or one given twice.
+        """
+        return resolve_perturbations(self.perturbations)
 
     @property
     def run(self) -> tuple[str, ...]:
-        """The perturbations that run, in the order of :data:`~pfungst.stress.perturbations.PERTURBATIONS`,
-        ``identity`` first."""
-        wanted = {"identity", *self.perturbations}
+        """The names of the perturbations that run, in the order of
+        :data:`~pfungst.stress.perturbations.PERTURBATIONS`, ``identity`` first."""
+        wanted = {"identity", *(_spec_name(spec) for spec in self.perturbations)}
         return tuple(name for name in PERTURBATIONS if name in wanted)
 
     def compared_rules(self) -> tuple[ScoringRule, ...]:
@@ -132,14 +113,8 @@ class StressConfig(RunConfig):
             "rule": self.rule,
             "rule_params": dict(self.rule_params),
             "format": self.format_name,
-            "perturbations": list(self.run),
+            "perturbations": [perturbation_spec(p) for p in self.resolved_perturbations()],
             "rules": list(self.rules),
-            "permutations": self.permutations,
-            "n_formats": self.n_formats,
-            "n_search_formats": self.n_search_formats,
-            "spread_budget": self.spread_budget,
-            "instructions": list(BUILTIN_INSTRUCTIONS) + list(self.instructions),
-            "pride_fraction": self.pride_fraction,
             "limit": self.limit,
             "sample": self.sample,
             "cache": self.cache_path(),
@@ -149,3 +124,12 @@ class StressConfig(RunConfig):
             "level": self.level,
             "cluster_by": self.cluster_by,
         }
+
+
+def _spec_name(spec: Any) -> Any:
+    """The name of a perturbation as given (a name, ``name:key=value``, a spec or an instance), unchecked."""
+    if isinstance(spec, str):
+        return parse_spec(spec)[0]
+    if isinstance(spec, Mapping):
+        return spec.get("name")
+    return getattr(spec, "name", None)

@@ -10,7 +10,6 @@ outcomes into typed results (:class:`~pfungst.stress.perturbations.base.Findings
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import time
 from collections.abc import Sequence
@@ -21,16 +20,14 @@ from pfungst.data.benchmark import Benchmark
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, override_settings
 from pfungst.evaluate.engine import Cell, Plan, Progress, ask_plans, count_requests, open_cached, plan_cell
-from pfungst.evaluate.formats import FormatGrammar, PromptFormat
 from pfungst.evaluate.outcome import Outcome
 from pfungst.models.cache import CachedModel
 from pfungst.models.protocol import LanguageModel
 from pfungst.stress.costs import plan_costs
 from pfungst.stress.metrics import VariantAccuracy, variant_accuracies
-from pfungst.stress.perturbations import get_perturbation
 from pfungst.stress.perturbations.base import ADAPTIVE, FIRST_PASS, Asked, Findings, Perturbation, StressRun
 from pfungst.stress.progress import RunProgress, max_requests
-from pfungst.stress.stress_config import BUILTIN_INSTRUCTIONS, StressConfig
+from pfungst.stress.stress_config import StressConfig
 from pfungst.stress.stress_result import StressResult
 
 __all__ = ["first_pass_cells", "prepare_run", "stress"]
@@ -63,7 +60,7 @@ def stress(
     """
     config = override_settings(config or StressConfig(), settings, "stress")
     run = prepare_run(benchmark, config)
-    perturbations = [get_perturbation(name) for name in config.run]
+    perturbations = run.perturbations
     later = sorted((p for p in perturbations if p.stage > FIRST_PASS), key=lambda p: p.stage)
     first = [p for p in perturbations if p.stage <= FIRST_PASS]
     first_plans = [plan_cell(cell) for cell in first_pass_cells(run, first)]
@@ -129,8 +126,10 @@ def _accuracies(run: StressRun, outcomes: Sequence[Outcome]) -> tuple[VariantAcc
 
 
 def prepare_run(benchmark: Benchmark, config: StressConfig) -> StressRun:
-    """Validate the settings and fix every random choice that does not depend on the model."""
+    """Validate the settings, build the perturbations and choose the items: everything but the perturbations' own
+    draws, which each makes from the seed."""
     config.validate()
+    perturbations = config.resolved_perturbations()
     rule, base = config.main_rule(), config.base_format()
     config.compared_rules()
     if config.limit is not None:
@@ -140,22 +139,7 @@ def prepare_run(benchmark: Benchmark, config: StressConfig) -> StressRun:
         benchmark = benchmark.select(chosen)
     if len(benchmark) == 0:
         raise ConfigError(f"benchmark '{benchmark.name}' has no items to stress")
-    grammar = FormatGrammar(base=base)
-    formats = {config.format_name: base}
-    if "formats" in config.run and config.n_formats > 1:
-        sampled = [f for f in grammar.sample(config.n_formats, config.seed) if f != base][: config.n_formats - 1]
-        formats.update({f"format {index}": f for index, f in enumerate(sampled, start=1)})
-    search_formats: dict[str, PromptFormat] = {}
-    if "spread-search" in config.run:
-        search_formats = {
-            f"search format {index}": f
-            for index, f in enumerate(grammar.sample(config.n_search_formats, config.seed + 1))
-        }
-    texts = dict.fromkeys(BUILTIN_INSTRUCTIONS + tuple(config.instructions))
-    paraphrases = {
-        f"paraphrase {index}": dataclasses.replace(base, instruction=text) for index, text in enumerate(texts)
-    }
-    run = StressRun(config, benchmark, rule, base, formats, paraphrases, search_formats)
+    run = StressRun(config, benchmark, rule, base, perturbations)
     _ = run.clusters  # a --cluster-by key the items lack fails here, before the first model call
     return run
 
@@ -196,9 +180,11 @@ def _derived(findings: Sequence[Findings]) -> list[Outcome]:
 
 
 def _describe(run: StressRun) -> dict[str, Any]:
-    """Every format used, by name, as its fields (instructions and examples included)."""
-    described = {}
-    for formats in (run.formats, run.paraphrases, run.search_formats):
-        for name, prompt_format in formats.items():
+    """Every format used, by name, as its fields (instructions and examples included): the base format and those
+    of the perturbations that ask in formats of their own (``prompt_formats(run)``)."""
+    described = {run.config.format_name: run.base.to_dict()}
+    for perturbation in run.perturbations:
+        prompt_formats = getattr(perturbation, "prompt_formats", None)
+        for name, prompt_format in (prompt_formats(run) if callable(prompt_formats) else {}).items():
             described[name] = prompt_format.to_dict()
     return described

@@ -31,7 +31,6 @@ from pfungst.stress.costs import plan_costs
 from pfungst.stress.lm_eval.plan import cell_key, config_from_settings, rebuild_plan
 from pfungst.stress.lm_eval.samples import LoggedDoc, find_sample_files, read_samples
 from pfungst.stress.metrics import variant_accuracies
-from pfungst.stress.perturbations import get_perturbation
 from pfungst.stress.perturbations.base import Asked
 from pfungst.stress.stress_config import StressConfig
 from pfungst.stress.stress_result import StressResult
@@ -72,7 +71,7 @@ def stress_from_logs(
     asked = Asked(_no_model, lambda step, done, total: None)
     asked.plans.extend(answered)
     asked.outcomes.extend(outcomes)
-    findings = [get_perturbation(name).analyse(run, asked) for name in config.run]
+    findings = [perturbation.analyse(run, asked) for perturbation in run.perturbations]
     present = {o.perturbation for o in outcomes}
     missing = [
         f"{name}: no samples in the logs, so its figures are not computed (run its task)"

@@ -26,8 +26,8 @@ from pfungst.data.benchmark import Benchmark
 from pfungst.errors import ConfigError
 from pfungst.evaluate.engine import Plan, plan_cell
 from pfungst.models.requests import LoglikelihoodRequest, NextTokenRequest
-from pfungst.stress.perturbations import get_perturbation
 from pfungst.stress.perturbations.base import FIRST_PASS, StressRun
+from pfungst.stress.perturbations.params import perturbation_spec
 from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS, StressConfig
 from pfungst.stress.suite import first_pass_cells, prepare_run
 
@@ -58,11 +58,7 @@ _UNEXPORTABLE_RULES = {
 _SETTINGS = (
     "rule",
     "rule_params",
-    "perturbations",
     "rules",
-    "permutations",
-    "n_formats",
-    "pride_fraction",
     "seed",
     "n_bootstrap",
     "level",
@@ -181,9 +177,8 @@ def harness_plan(benchmark: Benchmark, config: StressConfig, *, bos_text: str = 
         "benchmark": run.benchmark.name,
         "prompt": config.prompt,
         "bos_text": bos_text,
-        "instructions": list(config.instructions),
         **{name: _jsonable(getattr(config, name)) for name in _SETTINGS},
-        "perturbations": list(config.run),
+        "perturbations": [perturbation_spec(p) for p in run.perturbations],
         "not_exported": list(not_exported),
     }
     docs = _docs([plan_cell(cell) for cell in _cells(run)])
@@ -202,19 +197,22 @@ def _texts(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(entry, str) for entry in value)
 
 
+def _specs(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(entry, dict) and isinstance(entry.get("name"), str) and isinstance(entry.get("params"), dict)
+        for entry in value
+    )
+
+
 _SETTING_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "rule": (lambda value: isinstance(value, str), "a scoring rule's name"),
     "rule_params": (lambda value: isinstance(value, dict), "an object"),
-    "perturbations": (_texts, "a list of perturbation names"),
+    "perturbations": (_specs, 'a list of {"name", "params"} objects'),
     "rules": (_texts, "a list of scoring rule names"),
-    "permutations": (lambda value: value is None or _whole(value), "a whole number or null"),
-    "n_formats": (_whole, "a whole number"),
-    "pride_fraction": (_number, "a number"),
     "seed": (_whole, "a whole number"),
     "n_bootstrap": (_whole, "a whole number"),
     "level": (_number, "a number"),
     "prompt": (lambda value: isinstance(value, str), "a prompt format's name"),
-    "instructions": (_texts, "a list of instructions"),
 }
 """What each exported setting must be: a log edited by hand or damaged is refused naming the setting."""
 
@@ -233,9 +231,9 @@ def config_from_settings(settings: Mapping[str, Any]) -> StressConfig:
         if not check(settings[name]):
             raise ConfigError(f"the setting {name!r} must be {expected}, found {settings[name]!r:.40}")
     values = {name: settings[name] for name in _SETTINGS}
-    values["perturbations"] = tuple(values["perturbations"])
     values["rules"] = tuple(values["rules"])
-    return StressConfig(prompt=str(settings["prompt"]), instructions=tuple(settings["instructions"]), **values)
+    perturbations = tuple(settings["perturbations"])  # each rebuilt with its recorded parameters
+    return StressConfig(prompt=str(settings["prompt"]), perturbations=perturbations, **values)
 
 
 def rebuild_plan(benchmark: Benchmark, config: StressConfig) -> tuple[StressRun, tuple[Plan, ...]]:
@@ -245,11 +243,11 @@ def rebuild_plan(benchmark: Benchmark, config: StressConfig) -> tuple[StressRun,
 
 
 def _cells(run: StressRun) -> list[Any]:
-    return first_pass_cells(run, [get_perturbation(name) for name in run.config.run])
+    return first_pass_cells(run, run.perturbations)
 
 
 def _check_perturbations(config: StressConfig) -> None:
-    late = [name for name in config.run if get_perturbation(name).stage > FIRST_PASS]
+    late = [p.name for p in config.resolved_perturbations() if p.stage > FIRST_PASS]
     if late:
         raise ConfigError(
             f"{', '.join(late)} cannot be exported: each decides what to ask from the model's answers "

@@ -11,25 +11,16 @@ from pfungst.stress.metrics.arrangement_effects import (
     moved_answer_accuracy,
     paired_difference,
 )
-from pfungst.stress.metrics.choices_only import ChoicesOnlyAccuracy, choices_only_accuracy
 from pfungst.stress.metrics.circular import CircularMetrics, circular_metrics
 from pfungst.stress.metrics.id_bias import SelectionBias, selection_bias
-from pfungst.stress.metrics.letter_text import LetterTextAgreement, letter_text_agreement
-from pfungst.stress.metrics.none_of_the_above import NoneOfTheAboveEffect, none_of_the_above_effect
 
 __all__ = [
-    "ChoicesOnlyAccuracy",
     "MovedAnswerAccuracy",
-    "NoneOfTheAboveEffect",
     "CircularMetrics",
-    "LetterTextAgreement",
     "PairedDifference",
     "SelectionBias",
     "VariantAccuracy",
-    "letter_text_agreement",
     "moved_answer_accuracy",
-    "none_of_the_above_effect",
-    "choices_only_accuracy",
     "circular_metrics",
     "paired_difference",
     "proportion_estimate",

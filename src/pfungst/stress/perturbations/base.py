@@ -1,10 +1,13 @@
 """The :class:`Perturbation` protocol: what a perturbation asks, and how it analyses what came back.
 
-A stress run (:func:`pfungst.stress.suite.stress`) prepares the run once (:class:`StressRun`: items, rule, formats,
-seed), asks every perturbation for its cells in stage order, asks the model, then lets each perturbation analyse the
-outcomes (:class:`Asked`) into typed results (:class:`Findings`). How a result renders is the result's own
+A stress run (:func:`pfungst.stress.suite.stress`) prepares the run once (:class:`StressRun`: items, rule, base
+format, the perturbations built with their parameters, seed), asks every perturbation for its cells in stage order,
+asks the model, then lets each perturbation analyse the outcomes (:class:`Asked`) into typed results
+(:class:`Findings`). How a result renders is the result's own
 ``blocks()`` (:class:`~pfungst.stress.analysis.AnalysisResult`). Adding a perturbation is one module and one line in
-:data:`~pfungst.stress.perturbations.PERTURBATIONS` (or one ``pfungst.perturbations`` entry point).
+:data:`~pfungst.stress.perturbations.PERTURBATIONS` (or one ``pfungst.perturbations`` entry point); its parameters
+are the fields of a frozen dataclass, checked at construction
+(:func:`~pfungst.stress.perturbations.params.check_param`).
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ ADAPTIVE = 3
 @dataclass(frozen=True)
 class StressRun:
     """Everything a stress run decided before its first model call: the items, the main rule and base format, the
-    formats drawn from the grammar and the instruction paraphrases, and the seed (in ``config``)."""
+    perturbations with their parameters, and the seed (in ``config``)."""
 
     config: StressConfig
     """The run's settings, checked."""
@@ -67,12 +70,8 @@ class StressRun:
     """The main scoring rule."""
     base: PromptFormat
     """The base prompt format."""
-    formats: Mapping[str, PromptFormat]
-    """The base format and the formats sampled from its grammar, by name (``format 3``)."""
-    paraphrases: Mapping[str, PromptFormat]
-    """The base format under each instruction paraphrase, by name (``paraphrase 2``)."""
-    search_formats: Mapping[str, PromptFormat]
-    """The formats the budgeted search chooses among, by name."""
+    perturbations: tuple[Perturbation, ...]
+    """The perturbations that run, built with their parameters, in run order (``identity`` first)."""
 
     @property
     def clusters(self) -> Mapping[str, str] | None:
@@ -249,9 +248,16 @@ def own_outcomes_findings(
 class Perturbation(Protocol):
     """A change to how items are asked that should not change the answers: what to ask, and how to analyse it.
 
+    Its parameters are its constructor's keyword arguments (the fields of a frozen dataclass), checked at
+    construction and recorded in the result as ``{"name", "params"}``; everything it derives from them and the run
+    (the formats it samples, the items it draws) it computes from ``run`` and the seed, so the same parameters and
+    seed ask the same questions.
+
     A later-stage perturbation (:data:`AFTER_FIRST_PASS`, :data:`ADAPTIVE`) may also define ``max_requests(run) ->
     int``, the most model requests it can send, known before the first pass: the run's progress total then counts
-    it as a bound (:mod:`pfungst.stress.progress`); without it the total is a lower bound until it has run.
+    it as a bound (:mod:`pfungst.stress.progress`); without it the total is a lower bound until it has run. One that
+    asks in prompt formats of its own may define ``prompt_formats(run) -> Mapping[str, PromptFormat]``: the result
+    records them by name (``settings["formats"]``).
     """
 
     name: str

@@ -1,5 +1,5 @@
-"""What PriDe found (:func:`~pfungst.stress.pride.run_pride`): the estimated prior over positions, the debiased
-answers, and what debiasing cost."""
+"""What PriDe found (:func:`~pfungst.stress.perturbations.pride.estimate.run_pride`): the estimated prior over
+positions, the debiased answers, and what debiasing cost."""
 
 from __future__ import annotations
 

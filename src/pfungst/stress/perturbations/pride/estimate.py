@@ -19,7 +19,7 @@ import numpy as np
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.stats import Estimate, wilson_interval
-from pfungst.stress.pride_result import PrideResult, Prior
+from pfungst.stress.perturbations.pride.result import PrideResult, Prior
 
 __all__ = ["Prior", "PrideResult", "choose_estimation_items", "debias", "estimate_prior", "run_pride"]
 

@@ -4,8 +4,8 @@ label-probability choice and the generated answer agree, each one's accuracy, an
 from __future__ import annotations
 
 from pfungst.evaluate.engine import Cell
-from pfungst.stress.metrics.letter_text import LetterTextAgreement, letter_text_agreement
 from pfungst.stress.perturbations.base import FIRST_PASS, Asked, Findings, FindingsBuilder, StressRun
+from pfungst.stress.perturbations.letter_text.metric import LetterTextAgreement, letter_text_agreement
 from pfungst.stress.perturbations.originals import original_cells, original_outcomes
 
 __all__ = ["LetterTextPerturbation"]
