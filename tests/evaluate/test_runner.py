@@ -205,19 +205,14 @@ def test_the_summary_records_settings_provenance_and_schema(tmp_path: Path) -> N
     assert summary["counts"]["unique_requests"] == 3
 
 
-def test_the_old_format_setting_names_the_prompt_with_a_deprecation_warning(tmp_path: Path) -> None:
+def test_the_prompt_format_is_set_by_prompt_and_an_unknown_keyword_is_refused_by_name() -> None:
     from pfungst.stress import StressConfig
 
-    with pytest.warns(DeprecationWarning, match=r"ScoreConfig\(format=\.\.\.\) is deprecated: use ScoreConfig\(prompt"):
-        old = score_benchmark(_benchmark(3), ScriptedModel(), rule="letter", format="plain", cache=False)
-    new = score_benchmark(_benchmark(3), ScriptedModel(), rule="letter", prompt="plain", cache=False)
-    assert old.settings["format"] == new.settings["format"] == "plain"
-    assert old.accuracy == new.accuracy
-    with pytest.warns(DeprecationWarning, match=r"StressConfig\(format=\.\.\.\) is deprecated"):
-        config = StressConfig(format="chatml-letter")
-    assert (config.prompt, config.format) == ("chatml-letter", None)
-    with pytest.warns(DeprecationWarning):
-        assert ScoreConfig(prompt="plain") == ScoreConfig(format="plain")
+    with pytest.raises(ConfigError, match="Unknown score setting 'format'"):
+        score_benchmark(_benchmark(3), ScriptedModel(), rule="letter", format="plain", cache=False)
+    for config in (ScoreConfig, StressConfig):
+        with pytest.raises(TypeError, match="unexpected keyword argument 'format'"):
+            config(format="plain")  # type: ignore[call-arg]
 
 
 class _SmallWindow(ScriptModel):

@@ -21,7 +21,6 @@ from typing import Any
 
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.builder import OnError
-from pfungst.deprecation import warn_renamed
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, check_run_settings, override_settings
 from pfungst.evaluate.arrangement import ArrangedItem
@@ -33,7 +32,7 @@ from pfungst.evaluate.variants import Presentation
 from pfungst.models.protocol import LanguageModel
 from pfungst.serialization import to_jsonable
 
-__all__ = ["ScoreConfig", "cache_location", "default_cache_path", "apply_renamed_prompt", "score_benchmark"]
+__all__ = ["ScoreConfig", "cache_location", "default_cache_path", "score_benchmark"]
 
 _CACHE_ENV = "PFUNGST_CACHE"
 _MEMORY = ":memory:"
@@ -83,13 +82,6 @@ class ScoreConfig:
     on_error: OnError = "raise"
     """What a question longer than the model's context window does: ``raise`` stops the run with an error naming
     the item; ``skip`` scores it as ``skipped`` (counted in the result, counted as wrong) and goes on."""
-
-    format: str | PromptFormat | None = field(default=None, repr=False, compare=False, kw_only=True)
-    """Deprecated: the old name of ``prompt`` (it sets ``prompt``, with a ``DeprecationWarning``, for one release;
-    always None once the config is built)."""
-
-    def __post_init__(self) -> None:
-        apply_renamed_prompt(self)
 
     def resolve(self) -> tuple[ScoringRule, PromptFormat]:
         """The scoring rule and prompt format these settings name.
@@ -208,16 +200,3 @@ def _settings(config: ScoreConfig, rule: ScoringRule, prompt_format: PromptForma
 
 def _format_name(config: ScoreConfig) -> str:
     return config.prompt if isinstance(config.prompt, str) else "custom"
-
-
-def apply_renamed_prompt(config: Any) -> None:
-    """Move a frozen config's ``format`` (the old name of ``prompt``) to ``prompt``, with a DeprecationWarning.
-
-    ``ScoreConfig`` and ``StressConfig`` call it from ``__post_init__``; afterwards ``format`` is None.
-    """
-    if config.format is None:
-        return
-    owner = type(config).__name__
-    warn_renamed(f"{owner}(format=...)", f"{owner}(prompt=...)")
-    object.__setattr__(config, "prompt", config.format)
-    object.__setattr__(config, "format", None)

@@ -11,7 +11,7 @@ from pfungst.data.builder import OnError
 from pfungst.data.clusters import check_cluster_by
 from pfungst.errors import ConfigError, check_resamples, check_run_settings, unknown_name_message
 from pfungst.evaluate.formats import PromptFormat, get_format
-from pfungst.evaluate.runner import apply_renamed_prompt, cache_location
+from pfungst.evaluate.runner import cache_location
 from pfungst.evaluate.scoring import SCORING_RULES, ScoringRule, get_scoring_rule
 from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
 
@@ -95,12 +95,7 @@ class StressConfig:
     subject, a BIG-bench subtask, a ``group``, a shared passage: :func:`pfungst.data.clusters.item_clusters`),
     ``none`` (independent items: Wilson and plain paired intervals) or a metadata key or field every item carries."""
 
-    format: str | PromptFormat | None = field(default=None, repr=False, compare=False, kw_only=True)
-    """Deprecated: the old name of ``prompt`` (it sets ``prompt``, with a ``DeprecationWarning``, for one release;
-    always None once the config is built)."""
-
     def __post_init__(self) -> None:
-        apply_renamed_prompt(self)
         check_resamples(n_bootstrap=self.n_bootstrap)
 
     def validate(self) -> None:
