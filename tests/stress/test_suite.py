@@ -189,7 +189,7 @@ def test_the_same_seed_gives_the_same_outcomes_and_another_seed_other_choices(se
         ({"pride_fraction": 0}, r"pride_fraction must be in \(0, 1\], got 0"),
         ({"rulez": ("letter",)}, r"unknown stress setting\(s\) \['rulez'\]"),
         ({"rules": ("pmii",)}, r"Unknown scoring rule 'pmii'\. Did you mean: pmi\?"),
-        ({"format": PromptFormat(label_style=("x", "y", "z"))}, r"item 'q0': 4 options but only 3 custom labels"),
+        ({"prompt": PromptFormat(label_style=("x", "y", "z"))}, r"item 'q0': 4 options but only 3 custom labels"),
     ],
 )
 def test_invalid_settings_fail_before_any_model_call(settings: dict[str, Any], message: str) -> None:

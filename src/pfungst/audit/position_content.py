@@ -200,7 +200,7 @@ def split(result: AuditResult) -> PositionContentSplit:
         ConfigError: a per-item audit without any position-blind probe (name one with ``--feature-set``).
 
     Example:
-        >>> from pfungst import audit
+        >>> from pfungst.audit import audit
         >>> from pfungst.data.synthetic import make_synthetic
         >>> result = audit(make_synthetic("gold-position", 200), feature_sets=("options", "options_no_position"),
         ...                n_bootstrap=100, n_permutations=50, cues=False)
