@@ -2,8 +2,8 @@
 JSON output.
 
 Results (tables, summaries, JSON) go to stdout, so ``pfungst score ... > result.txt`` keeps them; progress bars,
-notices ("wrote ...") and errors go to stderr. With ``--json -`` the JSON is stdout and the
-tables move to stderr, so stdout stays one valid JSON document.
+notices ("wrote ...") and errors go to stderr. With ``--json -`` the JSON is stdout and the tables move to stderr, so
+stdout stays one valid JSON document.
 """
 
 from __future__ import annotations
