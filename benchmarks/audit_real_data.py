@@ -43,7 +43,7 @@ def main() -> None:
             benchmark = pfungst.load(DATA / path)
             for label, data in ((title, benchmark), (f"{title}, gold shuffled", shuffled_copy(benchmark, args.seed))):
                 started = time.perf_counter()
-                result = pfungst.audit(data, config, fields=fields)
+                result = pfungst.audit.audit(data, config, fields=fields)
                 best = result.best
                 print(
                     f"{label}: n={len(data)}; {result.verdict.explanation}; accuracy {best.accuracy.value:.3f} "

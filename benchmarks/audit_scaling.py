@@ -70,7 +70,7 @@ def run_one(n_items: int, feature_sets: list[str], n_jobs: int, cues: bool, para
     benchmark = make_items(n_items)
     config = AuditConfig(feature_sets=tuple(feature_sets), n_jobs=n_jobs, cues=cues, parallel=parallel)  # type: ignore[arg-type]
     started, cpu = time.perf_counter(), time.process_time()
-    result = pfungst.audit(benchmark, config)
+    result = pfungst.audit.audit(benchmark, config)
     seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
     best = result.best
     named = [weight.feature for weight in best.top_features]

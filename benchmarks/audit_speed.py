@@ -78,7 +78,7 @@ def arms(base: AuditConfig, patience: int) -> dict[str, AuditConfig]:
 def time_audit(benchmark: Benchmark, config: AuditConfig) -> Run:
     """Wall and CPU seconds (this process only) of one audit."""
     started, cpu = time.perf_counter(), time.process_time()
-    result = pfungst.audit(benchmark, config)
+    result = pfungst.audit.audit(benchmark, config)
     return Run(time.perf_counter() - started, time.process_time() - cpu, result)
 
 
@@ -154,7 +154,7 @@ def profile(benchmarks: dict, config: AuditConfig) -> None:
     profiler = cProfile.Profile(time.process_time)
     with profiler:
         for benchmark, fields in benchmarks.values():
-            pfungst.audit(benchmark, replace(config, fields=fields))
+            pfungst.audit.audit(benchmark, replace(config, fields=fields))
     pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
 
 

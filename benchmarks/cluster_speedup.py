@@ -1,7 +1,7 @@
 """Measure the speed-up of a Dask cluster from 1 to 2 local worker processes on one default audit.
 
 A ``dask.distributed.LocalCluster`` of N single-threaded worker processes is started here and handed to pfungst by
-its scheduler address (``pfungst.audit(benchmark, cluster="tcp://...")``, as ``pfungst audit --cluster ADDRESS``
+its scheduler address (``pfungst.audit.audit(benchmark, cluster="tcp://...")``, as ``pfungst audit --cluster ADDRESS``
 does), for N = 1 and then 2. (With one worker, joblib's Dask backend sees one core and runs the jobs in this
 process, as a serial run does: that is the 1-worker figure.) Both runs audit the same benchmark with every default
 (13 feature sets x 2 x 5 folds for shared labels); the script checks that both results are identical, figure for
@@ -48,7 +48,7 @@ def timed_audit(benchmark: pfungst.Benchmark, n_workers: int) -> tuple[float, Au
         n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster:
         started = time.perf_counter()
-        result = pfungst.audit(benchmark, cluster=cluster.scheduler_address)
+        result = pfungst.audit.audit(benchmark, cluster=cluster.scheduler_address)
         return time.perf_counter() - started, result
 
 

@@ -1,7 +1,7 @@
 """Reliance end to end on Pacchiardi et al. 2024's shipped logs: 14 OpenAI models on 4 datasets.
 
 For each dataset in ../shared/data/pacchiardi: build the benchmark from one model's evals log (item ids are the
-evals sample ids, shared by every model's log), audit it (``pfungst.audit(benchmark, seed=0)``, AuditConfig
+evals sample ids, shared by every model's log), audit it (``pfungst.audit.audit(benchmark, seed=0)``, AuditConfig
 defaults: crossfit, 5 folds x 2 repeats, the paper's 13 feature sets), save the audit JSON with per-item
 predictions, read all 56 logs with ``read_outcomes``, and run ``reliance``: per (model, dataset) accuracy on the
 items the best probe solves versus the rest, per family a one-sided paired t-test with Benjamini-Hochberg, and the
@@ -40,7 +40,7 @@ def _audits(out: Path, prompts_from: str, reuse: bool, config: AuditConfig) -> l
         if not (reuse and path.is_file()):
             benchmark = pfungst.load(DATA / dataset / f"{prompts_from}.jsonl")
             started = time.perf_counter()
-            result = pfungst.audit(benchmark, config)
+            result = pfungst.audit.audit(benchmark, config)
             result.save_json(path, items=True)
             print(
                 f"audited {dataset} (n={len(benchmark)}) in {time.perf_counter() - started:.0f} s: "

@@ -155,7 +155,7 @@ def print_reliance(probes: dict[str, list[ProbeOutcome]], audits: Path) -> None:
     for dataset in REFERENCE_SECONDS:
         path = audits / f"audit_{dataset}.json"
         if not path.is_file():
-            pfungst.audit(load_rows(dataset), AuditConfig(seed=0, heuristics=False, cues=False)).save_json(
+            pfungst.audit.audit(load_rows(dataset), AuditConfig(seed=0, heuristics=False, cues=False)).save_json(
                 path, items=True
             )
         paths.append(path)

@@ -1,7 +1,7 @@
 """Measure what each stress analysis costs on the embedded SmolLM2 model, relative to ONE plain pass over the same
 items.
 
-Issue 5's cost check. Every perturbation P runs alone, ``pfungst.stress(benchmark, "smollm2", perturbations=(P,),
+Issue 5's cost check. Every perturbation P runs alone, ``pfungst.stress.stress(benchmark, "smollm2", perturbations=(P,),
 cache=False)``, on the same first N ARC-Challenge test items (each scoring rule of ``rules`` separately). A run always
 includes the plain (identity) pass, so each row gives two views:
 

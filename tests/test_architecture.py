@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
+import os
 from pathlib import Path
+
+import pytest
 
 import pfungst
 from pfungst.errors import MissingDependency
@@ -18,7 +21,6 @@ SHARED = {
     "environment",
     "registry",
     "blocks",
-    "deprecation",
     "schema",
     "serialization",
     "path_checks",
@@ -213,14 +215,13 @@ def test_every_module_of_the_stats_package_is_checked() -> None:
     ]
 
 
-# pfungst.audit, pfungst.stress and pfungst.reliance are functions named after their packages (pfungst/__init__.py).
-ENTRY_POINTS = {"audit", "stress", "reliance"}
+ENTRY_STAGES = ("audit", "stress", "reliance")
+"""The stage packages whose entry function has the package's name (``pfungst.audit.audit``)."""
 
 
 def test_no_public_name_shadows_a_submodule() -> None:
     """``import pfungst.stress.multiprompt as multiprompt`` must give the module: a package attribute of the same
-    name as one of its modules (a re-exported function) would replace it. The three entry-point functions are the
-    one exception, and ``import ... as`` still reaches every module below them."""
+    name as one of its modules (a re-exported function) would replace it."""
     import importlib
 
     shadowed = []
@@ -234,32 +235,48 @@ def test_no_public_name_shadows_a_submodule() -> None:
             module = importlib.import_module("pfungst." + ".".join(parts))
         except MissingDependency:  # a module of an optional extra that is not installed (pfungst[inspect])
             continue
-        if len(parts) == 1 and parts[0] in ENTRY_POINTS:
-            continue
         if getattr(parent, parts[-1]) is not module:
             shadowed.append(".".join(parts))
     assert shadowed == []
 
 
-def test_entry_points_are_functions_and_their_modules_stay_importable() -> None:
+@pytest.mark.parametrize("stage", ENTRY_STAGES)
+def test_a_stage_imports_as_its_package_in_every_form(stage: str) -> None:
     import importlib
     import inspect
 
-    for name in sorted(ENTRY_POINTS):
-        function = getattr(pfungst, name)
-        assert inspect.isfunction(function), name
-        assert function is getattr(importlib.import_module(f"pfungst.{name}"), name)
-    import pfungst.audit.probe as probe
-    import pfungst.reliance.families as families
-    import pfungst.stress.perturbations.pride.estimate as pride
-    from pfungst.audit import AuditConfig
+    package = importlib.import_module(f"pfungst.{stage}")
+    assert inspect.ismodule(package) and package.__name__ == f"pfungst.{stage}"
+    assert getattr(pfungst, stage) is package
+    bound = {}
+    exec(f"import pfungst.{stage} as bound", {}, bound)  # the form that gave the entry function
+    assert bound["bound"] is package
+    assert inspect.isfunction(getattr(package, stage)), f"pfungst.{stage}.{stage} is the entry function"
 
-    assert (probe.__name__, pride.__name__, families.__name__) == (
-        "pfungst.audit.probe",
-        "pfungst.stress.perturbations.pride.estimate",
-        "pfungst.reliance.families",
+
+def test_an_entry_function_runs_as_documented(tmp_path: Path) -> None:
+    """``pfungst.audit.audit(benchmark)`` after a bare ``import pfungst``, in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    script = (
+        "import pfungst\n"
+        "from pfungst.data.synthetic import make_synthetic\n"
+        "bench = make_synthetic('gold-position', 40, seed=1)\n"
+        "result = pfungst.audit.audit(bench, feature_sets=('options',), heuristics=False, n_bootstrap=20,"
+        " n_permutations=20)\n"
+        "print(type(result).__name__, result.verdict.label)\n"
     )
-    assert AuditConfig is pfungst.AuditConfig
+    ran = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(SOURCE.parent)},
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.startswith("AuditResult ")
 
 
 def test_the_command_line_starts_without_the_heavy_libraries() -> None:

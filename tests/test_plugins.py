@@ -204,7 +204,9 @@ def test_a_plugin_provider_lists_close_matches_and_reports_its_own_errors(instal
 def test_stress_with_the_plugin_perturbation_backend_and_rule(installed: Path, animals: Path) -> None:
     # cloze-word under char-counter picks the shortest option wherever it is shown: right on the 30 "ox" items.
     benchmark = pfungst.load(animals)
-    result = pfungst.stress(benchmark, "char-counter", rule="cloze-word", perturbations=("reversed",), cache=False)
+    result = pfungst.stress.stress(
+        benchmark, "char-counter", rule="cloze-word", perturbations=("reversed",), cache=False
+    )
     reversed_outcomes = [o for o in result.outcomes if o.perturbation == "reversed"]
     assert len(reversed_outcomes) == 40 and {o.order for o in reversed_outcomes} == {(2, 1, 0)}
     found = result.analysis("pfungst-plugin.reversed")

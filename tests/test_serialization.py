@@ -102,8 +102,8 @@ def test_score_stress_audit_and_summary_json_are_byte_for_byte_what_they_were(tm
     """The bytes of today's ``save_json`` (indent 2, UTF-8 unescaped, key order, final newline) are kept."""
     model = ScriptedModel(loglikelihood_script=by_continuation({"Option 1-1 ß": float("-inf")}))
     score = pfungst.score(_benchmark(), model, rule="cloze-raw", cache=False)
-    stress = pfungst.stress(_benchmark(), ScriptedModel(), perturbations=("cyclic", "pride"), cache=False)
-    audit = pfungst.audit(
+    stress = pfungst.stress.stress(_benchmark(), ScriptedModel(), perturbations=("cyclic", "pride"), cache=False)
+    audit = pfungst.audit.audit(
         make_synthetic("gold-position", n_items=60, seed=1), n_bootstrap=20, n_permutations=20, n_repeats=1, n_splits=3
     )
     for name, result in (("score", score), ("stress", stress), ("audit", audit)):

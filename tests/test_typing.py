@@ -1,5 +1,6 @@
-"""A user's script type-checks with mypy and runs: ``pfungst.audit``, ``pfungst.stress`` and ``pfungst.reliance``
-are functions to a type checker, their packages still import by name, and accuracy is one ``Estimate`` everywhere."""
+"""A user's script type-checks with mypy and runs: ``pfungst.audit``, ``pfungst.stress`` and ``pfungst.reliance`` are
+packages whose entry functions (``pfungst.audit.audit``) a type checker sees, and accuracy is one ``Estimate``
+everywhere."""
 
 from __future__ import annotations
 
@@ -25,11 +26,13 @@ from pfungst.stats import Estimate
 
 data, folder = sys.argv[1], sys.argv[2]
 benchmark: pfungst.Benchmark = pfungst.load(data)
-audited: pfungst.AuditResult = pfungst.audit(benchmark, AuditConfig(n_bootstrap=50, n_permutations=50))
-stressed: pfungst.StressResult = pfungst.stress(benchmark, "smollm2", perturbations=("identity",), limit=4, cache=False)
+audited: pfungst.AuditResult = pfungst.audit.audit(benchmark, AuditConfig(n_bootstrap=50, n_permutations=50))
+stressed: pfungst.StressResult = pfungst.stress.stress(
+    benchmark, "smollm2", perturbations=("identity",), limit=4, cache=False
+)
 scored: pfungst.ScoreResult = pfungst.score(benchmark, "smollm2", rule="letter", prompt="mmlu", limit=4, cache=False)
 saved = stressed.save_json(f"{folder}/stress.json", items=True)
-joined = pfungst.reliance([audited], read_outcomes(saved), pfungst.RelianceConfig(alpha=0.1))
+joined = pfungst.reliance.reliance([audited], read_outcomes(saved), pfungst.RelianceConfig(alpha=0.1))
 accuracies: list[Estimate] = [scored.accuracy, stressed.accuracy]
 print(pride.__name__, audited.verdict.label, [round(a.value, 3) for a in accuracies], len(joined.models))
 """
@@ -37,8 +40,8 @@ print(pride.__name__, audited.verdict.label, [round(a.value, 3) for a in accurac
 WRONG_SCRIPT = """\
 import pfungst
 
-pfungst.audit("not a benchmark")
-pfungst.stress(pfungst.load("x.jsonl"), model=3)
+pfungst.audit.audit("not a benchmark")
+pfungst.stress.stress(pfungst.load("x.jsonl"), model=3)
 """
 
 

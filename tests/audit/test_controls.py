@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pfungst import audit
+from pfungst.audit import audit
 from pfungst.audit.controls import GOLD_RECURRENCE_THRESHOLD, audit_controls
 from pfungst.audit.result import AuditResult
 from pfungst.data.benchmark import Benchmark

@@ -83,7 +83,7 @@ def test_audit_under_the_paper_protocol_takes_the_paper_rows(tmp_path: Path) -> 
     prompts = [f"question {i} about {'cats' if i % 2 else 'dogs'} and more" for i in range(30)]
     prompts[20] = prompts[3]
     benchmark = pfungst.load(_samples_file(tmp_path / "toy.jsonl", prompts))
-    result = pfungst.audit(
+    result = pfungst.audit.audit(
         benchmark,
         protocol="pacchiardi2024",
         feature_sets=("1-grams_tf",),

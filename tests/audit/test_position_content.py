@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pfungst import audit
+from pfungst.audit import audit
 from pfungst.audit.position_content import PositionArtifact
 from pfungst.audit.result import AuditResult
 from pfungst.data.synthetic import make_synthetic

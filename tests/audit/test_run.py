@@ -26,18 +26,20 @@ FAST = AuditConfig(n_bootstrap=300, n_permutations=300, cues=False, heuristics=F
     ],
 )
 def test_planted_artifacts_of_the_demo_are_flagged(name: str, fields: tuple[str, ...], seed: int) -> None:
-    result = pfungst.audit(make_synthetic(name, 400, seed=seed), FAST, fields=fields, seed=seed)
+    result = pfungst.audit.audit(make_synthetic(name, 400, seed=seed), FAST, fields=fields, seed=seed)
     assert result.verdict.label == "predictable", result.verdict.explanation
     assert result.verdict.estimate.ci is not None and result.verdict.estimate.ci.low > 0.2
 
 
 def test_the_control_benchmark_gives_no_evidence(seed: int) -> None:
-    result = pfungst.audit(make_synthetic("control", 400, seed=seed), FAST, seed=seed)
+    result = pfungst.audit.audit(make_synthetic("control", 400, seed=seed), FAST, seed=seed)
     assert result.verdict.label == "no evidence", result.verdict.explanation
 
 
 def test_per_item_verdict_counts_a_constant_position_guess_as_an_artifact(seed: int) -> None:
-    result = pfungst.audit(make_synthetic("gold-position", 400, seed=seed), FAST, feature_sets=("options",), seed=seed)
+    result = pfungst.audit.audit(
+        make_synthetic("gold-position", 400, seed=seed), FAST, feature_sets=("options",), seed=seed
+    )
     assert result.verdict.statistic == "chance_corrected_accuracy"
     assert result.best.kappa.value == pytest.approx(0.0, abs=0.05)  # kappa alone would hide it
     assert result.verdict.label == "predictable"
@@ -45,7 +47,7 @@ def test_per_item_verdict_counts_a_constant_position_guess_as_an_artifact(seed: 
 
 def test_mnli_hypothesis_only_beats_the_majority_class(shared_data: Path, seed: int) -> None:
     mnli = pfungst.load(shared_data / "mnli" / "dev_matched.tsv")[:3000]
-    result = pfungst.audit(mnli, FAST, fields=("hypothesis",), feature_sets=("1-grams_tfidf",), seed=seed)
+    result = pfungst.audit.audit(mnli, FAST, fields=("hypothesis",), feature_sets=("1-grams_tfidf",), seed=seed)
     best = result.best
     assert best.accuracy.value > 0.42 > best.majority_baseline.value + 0.06
     assert best.kappa.ci is not None and best.kappa.ci.low > 0.1 and best.kappa.pvalue < 0.01
@@ -66,7 +68,9 @@ def test_label_shuffled_real_data_gives_no_evidence(
     shared_data: Path, path: str, fields: tuple[str, ...], feature_sets: tuple[str, ...], seed: int
 ) -> None:
     benchmark = pfungst.load(shared_data / path)[:1500]
-    result = pfungst.audit(shuffled_copy(benchmark, seed), FAST, fields=fields, feature_sets=feature_sets, seed=seed)
+    result = pfungst.audit.audit(
+        shuffled_copy(benchmark, seed), FAST, fields=fields, feature_sets=feature_sets, seed=seed
+    )
     assert result.verdict.label == "no evidence", result.verdict.explanation
     _assert_point_inside_interval(result)
 
@@ -76,7 +80,9 @@ def test_the_verdicts_point_lies_inside_its_interval_on_real_data(
     shared_data: Path, path: str, fields: tuple[str, ...], feature_sets: tuple[str, ...], seed: int
 ) -> None:
     benchmark = pfungst.load(shared_data / path)[:1500]
-    _assert_point_inside_interval(pfungst.audit(benchmark, FAST, fields=fields, feature_sets=feature_sets, seed=seed))
+    _assert_point_inside_interval(
+        pfungst.audit.audit(benchmark, FAST, fields=fields, feature_sets=feature_sets, seed=seed)
+    )
 
 
 def _assert_point_inside_interval(result: AuditResult) -> None:
@@ -95,7 +101,9 @@ def test_the_papers_protocol_does_not_call_a_constant_majority_guess_predictable
         for i in range(300)
     )
     benchmark = Benchmark("imbalanced", items, "shared_labels", labels)
-    result = pfungst.audit(benchmark, FAST, protocol="pacchiardi2024", feature_sets=("1-grams_presence",), seed=seed)
+    result = pfungst.audit.audit(
+        benchmark, FAST, protocol="pacchiardi2024", feature_sets=("1-grams_presence",), seed=seed
+    )
     assert result.best.chance_corrected_accuracy.value > 0.4  # the paper's figure, kept as theirs
     assert result.verdict.statistic == "kappa" and result.verdict.label == "no evidence"
     assert "Cohen's kappa, not the paper's chance-corrected accuracy" in result.verdict.explanation
@@ -103,7 +111,7 @@ def test_the_papers_protocol_does_not_call_a_constant_majority_guess_predictable
 
 def test_result_records_seed_settings_versions_and_per_item_predictions(tmp_path: Path) -> None:
     benchmark = make_synthetic("longest-option", 200)
-    result = pfungst.audit(benchmark, AuditConfig(n_bootstrap=100, n_permutations=100), seed=5)
+    result = pfungst.audit.audit(benchmark, AuditConfig(n_bootstrap=100, n_permutations=100), seed=5)
     saved = json.loads(result.save_json(tmp_path / "audit.json", items=True).read_text())
     assert saved["schema_version"] == "pfungst.audit/1"
     assert saved["settings"]["seed"] == 5 and saved["settings"]["feature_sets"]
@@ -116,14 +124,16 @@ def test_result_records_seed_settings_versions_and_per_item_predictions(tmp_path
 
 def test_item_level_chance_on_mixed_option_counts_is_the_mean_of_one_over_k(shared_data: Path) -> None:
     benchmark = pfungst.load(shared_data / "truthfulqa" / "mc_task.json")
-    result = pfungst.audit(benchmark, FAST, feature_sets=("1-grams_presence",))
+    result = pfungst.audit.audit(benchmark, FAST, feature_sets=("1-grams_presence",))
     expected = sum(1 / item.n_options for item in benchmark) / len(benchmark)
     assert result.best.settings["chance"] == pytest.approx(expected)
 
 
 def test_max_items_audits_a_stratified_sample_and_records_it(seed: int) -> None:
     benchmark = make_synthetic("cue-word", 600, seed=seed)
-    result = pfungst.audit(benchmark, FAST, fields=("hypothesis",), feature_sets=("1-grams_presence",), max_items=200)
+    result = pfungst.audit.audit(
+        benchmark, FAST, fields=("hypothesis",), feature_sets=("1-grams_presence",), max_items=200
+    )
     assert result.benchmark["n_items"] == 200
     assert result.benchmark["provenance"]["steps"][-1] == "sample (seed 0, stratified by gold): kept 200 of 600"
     assert result.settings["max_items"] == 200
@@ -136,15 +146,17 @@ def test_max_items_audits_a_stratified_sample_and_records_it(seed: int) -> None:
 def test_a_capped_classifier_choice_changes_nothing_below_the_cap_and_still_finds_the_cue(seed: int) -> None:
     benchmark = make_synthetic("cue-word", 400, seed=seed)
     settings = {"fields": ("hypothesis",), "feature_sets": ("1-grams_presence",), "seed": seed}
-    default = pfungst.audit(benchmark, FAST, **settings)
-    at_the_fold_size = pfungst.audit(benchmark, FAST, selection_max_items=320, **settings)  # 4 of 5 folds: 320 items
+    default = pfungst.audit.audit(benchmark, FAST, **settings)
+    at_the_fold_size = pfungst.audit.audit(
+        benchmark, FAST, selection_max_items=320, **settings
+    )  # 4 of 5 folds: 320 items
     assert at_the_fold_size.best.kappa == default.best.kappa
     assert [f.classifier for f in at_the_fold_size.best.folds] == [f.classifier for f in default.best.folds]
-    capped = pfungst.audit(benchmark, FAST, selection_max_items=120, **settings)
+    capped = pfungst.audit.audit(benchmark, FAST, selection_max_items=120, **settings)
     assert capped.verdict.label == "predictable"
     assert all(f.n_train == 320 for f in capped.best.folds)  # the choice is refitted on the whole training fold
     with pytest.raises(pfungst.ConfigError, match="selection_max_items must be at least 100"):
-        pfungst.audit(benchmark, FAST, selection_max_items=10, **settings)
+        pfungst.audit.audit(benchmark, FAST, selection_max_items=10, **settings)
 
 
 def test_a_benchmark_past_the_large_size_probes_word_presence_and_says_why(
@@ -155,7 +167,7 @@ def test_a_benchmark_past_the_large_size_probes_word_presence_and_says_why(
     monkeypatch.setattr(run, "LARGE_ITEMS", 200)  # the real threshold (50,000 items) is too slow for a unit test
     benchmark = make_synthetic("cue-word", 300, seed=seed)
     with pytest.warns(UserWarning, match="the default for more than 200 items"):
-        result = pfungst.audit(benchmark, fields=("hypothesis",), n_bootstrap=100, n_permutations=100, seed=seed)
+        result = pfungst.audit.audit(benchmark, fields=("hypothesis",), n_bootstrap=100, n_permutations=100, seed=seed)
     assert result.settings["feature_sets"] == ["1-grams_presence"]
     assert "instead of the 13 paper sets" in result.settings["feature_sets_reason"]
     assert result.verdict.label == "predictable"

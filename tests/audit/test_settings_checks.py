@@ -28,7 +28,7 @@ QUICK = {"feature_sets": ("1-grams_presence",), "n_bootstrap": 50, "n_permutatio
 )
 def test_settings_the_audit_cannot_honour_are_refused(setting: dict[str, int], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
-        pfungst.audit(make_synthetic("control", 40), **{**QUICK, **setting})
+        pfungst.audit.audit(make_synthetic("control", 40), **{**QUICK, **setting})
 
 
 @pytest.mark.parametrize(
@@ -53,7 +53,7 @@ def test_a_benchmark_whose_classes_are_all_rarer_than_the_folds_is_cross_fitted_
     chosen = [item.id for label in range(3) for item in [i for i in items if i.gold == label][:4]]
     small = items.select(chosen)  # 12 items, 4 per label: no label has the 5 that 5 folds need
     with pytest.warns(UserWarning, match="no class has 5 items, as 5-fold cross-fitting needs; cross-fitting with 4"):
-        result = pfungst.audit(small, **QUICK)
+        result = pfungst.audit.audit(small, **QUICK)
     assert result.verdict.estimate.n == 12
     assert "4-fold cross-fitting" in result.verdict.estimate.method
 
@@ -63,7 +63,7 @@ def test_a_rare_class_is_warned_about_once_in_pfungst_words() -> None:
     rare = next(item for item in items if item.gold == 0)
     benchmark = items.filter(lambda item: item.gold != 0 or item.id == rare.id)
     with pytest.warns(UserWarning) as caught:
-        pfungst.audit(benchmark, **{**QUICK, "feature_sets": ("1-grams_presence", "1-grams_tf")})
+        pfungst.audit.audit(benchmark, **{**QUICK, "feature_sets": ("1-grams_presence", "1-grams_tf")})
     messages = [str(warning.message) for warning in caught]
     assert sum("rarest class has only 1 item(s)" in message for message in messages) == 1
     assert not any("least populated class" in message for message in messages)
@@ -73,4 +73,4 @@ def test_too_few_items_say_what_cross_fitting_needs() -> None:
     items = make_synthetic("cue-word", 60)
     benchmark = items.select([next(i.id for i in items if i.gold == label) for label in range(3)])
     with pytest.raises(ConfigError, match="it takes a class with at least 2 items"):
-        pfungst.audit(benchmark, **QUICK)
+        pfungst.audit.audit(benchmark, **QUICK)

@@ -30,7 +30,7 @@ def audited(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str], 
         heuristics=False,
         cues=False,
     )
-    result = pfungst.audit(benchmark, config)
+    result = pfungst.audit.audit(benchmark, config)
     path = result.save_json(folder / "cue.audit.json", items=True)
     split = shortcut_items(result)
     solvable = [item for item, solved in split.solvable.items() if solved]

@@ -205,6 +205,16 @@ def test_the_summary_records_settings_provenance_and_schema(tmp_path: Path) -> N
     assert summary["counts"]["unique_requests"] == 3
 
 
+def test_the_prompt_format_is_set_by_prompt_and_an_unknown_keyword_is_refused_by_name() -> None:
+    from pfungst.stress import StressConfig
+
+    with pytest.raises(ConfigError, match="Unknown score setting 'format'"):
+        score_benchmark(_benchmark(3), ScriptedModel(), rule="letter", format="plain", cache=False)
+    for config in (ScoreConfig, StressConfig):
+        with pytest.raises(TypeError, match="unexpected keyword argument 'format'"):
+            config(format="plain")  # type: ignore[call-arg]
+
+
 class _SmallWindow(ScriptModel):
     """A scripted model whose context window holds 200 characters: longer questions overflow, as in llama.cpp."""
 

@@ -275,7 +275,7 @@ def test_a_real_audit_result_joins_and_the_json_is_clean(tmp_path: Path) -> None
     from pfungst.data.synthetic import make_synthetic
 
     benchmark = make_synthetic("cue-word", 120)
-    audited = pfungst.audit(
+    audited = pfungst.audit.audit(
         benchmark, feature_sets=("1-grams_presence",), n_bootstrap=20, n_permutations=20, cues=False, heuristics=False
     )
     split = shortcut_items(audited)

@@ -48,7 +48,7 @@ def _reader(context: str, label: str) -> float:
 
 def _stress(benchmark: Benchmark) -> StressResult:
     model = ScriptedModel(next_token_script=_reader)
-    return pfungst.stress(
+    return pfungst.stress.stress(
         benchmark, model, perturbations=("choices-only",), rules=("letter",), cache=False, n_bootstrap=100
     )
 
@@ -57,7 +57,7 @@ def _audit(benchmark: Benchmark, feature_sets: tuple[str, ...] = ("options_1-gra
     config = AuditConfig(
         feature_sets=feature_sets, heuristics=False, cues=False, n_repeats=1, n_bootstrap=100, n_permutations=200
     )
-    return pfungst.audit(benchmark, config)
+    return pfungst.audit.audit(benchmark, config)
 
 
 @pytest.fixture(scope="module")

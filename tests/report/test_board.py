@@ -20,7 +20,7 @@ POSITION = ("identity", "cyclic", "answer-moved")
 
 @pytest.fixture(scope="module")
 def always_a() -> StressResult:
-    return pfungst.stress(_benchmark(), _a_lover(), perturbations=POSITION, **FAST)
+    return pfungst.stress.stress(_benchmark(), _a_lover(), perturbations=POSITION, **FAST)
 
 
 def _board(result: object) -> Board:
@@ -46,7 +46,7 @@ def test_the_html_board_shows_the_verdict_with_the_audit_rows_symbol_words_and_c
 
 
 def test_a_model_that_reads_the_options_has_an_ok_row() -> None:
-    knower = pfungst.stress(
+    knower = pfungst.stress.stress(
         _benchmark(), ScriptedModel(next_token_script=_knows_the_answer), perturbations=POSITION, **FAST
     )
     (row,) = _board(knower).rows

@@ -66,7 +66,7 @@ def test_stress_reports_the_design_effect_of_a_clustered_benchmark() -> None:
         right = f"\n{candidate.strip()}. right\n" in context
         return -0.1 if right == even else -3.0
 
-    result = pfungst.stress(
+    result = pfungst.stress.stress(
         Benchmark("clustered", items),
         ScriptedModel(next_token_script=knows_even_subjects),
         perturbations=("identity",),
@@ -118,7 +118,9 @@ def _knows_even_subjects(context: str, candidate: str) -> float:
 
 def _stress_parity(cluster_by: str) -> pfungst.StressResult:
     config = pfungst.StressConfig(perturbations=("identity",), cache=False, n_bootstrap=50, cluster_by=cluster_by)
-    return pfungst.stress(_knowing_parity_benchmark(), ScriptedModel(next_token_script=_knows_even_subjects), config)
+    return pfungst.stress.stress(
+        _knowing_parity_benchmark(), ScriptedModel(next_token_script=_knows_even_subjects), config
+    )
 
 
 def test_cluster_by_none_gives_the_independent_item_interval_and_no_design_effect() -> None:
@@ -143,4 +145,4 @@ def test_cluster_by_a_key_the_items_lack_fails_before_any_model_call() -> None:
 
     config = pfungst.StressConfig(perturbations=("identity",), cache=False, cluster_by="chapter")
     with pytest.raises(pfungst.ConfigError, match=r"cluster_by 'chapter': 24 of 24 items .* carry: parity, subject"):
-        pfungst.stress(_knowing_parity_benchmark(), ScriptedModel(next_token_script=no_call), config)
+        pfungst.stress.stress(_knowing_parity_benchmark(), ScriptedModel(next_token_script=no_call), config)

@@ -119,7 +119,7 @@ def test_logs_give_the_outcomes_and_figures_of_a_direct_run(tmp_path: Path, rule
     run_like_lm_eval(tmp_path / "tasks", tmp_path / "out", _score)
 
     from_logs = stress_from_logs(tmp_path / "out")
-    direct = pfungst.stress(_benchmark(), _model(), config, cache=False)
+    direct = pfungst.stress.stress(_benchmark(), _model(), config, cache=False)
 
     assert exported.group == "pfungst_toy"
     assert sorted(map(_key, from_logs.outcomes)) == sorted(map(_key, direct.outcomes))

@@ -86,7 +86,7 @@ def test_lm_eval_logs_give_pfungsts_own_choices(
 
     from_logs = stress_from_logs(tmp_path / "out")
     with OpenAIModel(server, "smollm2", bos_text=SMOLLM2_BOS, max_concurrency=1) as model:
-        direct = pfungst.stress(benchmark, model, config)
+        direct = pfungst.stress.stress(benchmark, model, config)
 
     key = lambda o: (o.perturbation, o.variant, o.rule, o.item_id)  # noqa: E731
     assert sorted(map(key, from_logs.outcomes)) == sorted(map(key, direct.outcomes))

@@ -76,7 +76,7 @@ def test_a_built_perturbation_and_a_recorded_spec_are_taken_as_they_are() -> Non
 def test_a_bad_parameter_fails_before_any_model_call_naming_perturbation_and_parameter(spec: str, message: str) -> None:
     model = _model()
     with pytest.raises(ConfigError, match=message):
-        pfungst.stress(_benchmark(), model, perturbations=(spec,), **FAST)
+        pfungst.stress.stress(_benchmark(), model, perturbations=(spec,), **FAST)
     assert model.batches == []
 
 
@@ -88,7 +88,9 @@ def test_a_perturbation_checks_its_parameters_when_it_is_built() -> None:
 
 
 def test_a_parameter_changes_what_is_asked_and_the_result_says_which() -> None:
-    small, large = (pfungst.stress(_benchmark(), _model(), perturbations=(f"formats:n={n}",), **FAST) for n in (2, 4))
+    small, large = (
+        pfungst.stress.stress(_benchmark(), _model(), perturbations=(f"formats:n={n}",), **FAST) for n in (2, 4)
+    )
     assert len({o.format for o in small.outcomes if o.perturbation == "formats"}) == 2
     assert len({o.format for o in large.outcomes if o.perturbation == "formats"}) == 4
     assert sorted(large.settings["formats"]) == ["format 1", "format 2", "format 3", "mmlu"]
@@ -98,9 +100,9 @@ def test_a_parameter_changes_what_is_asked_and_the_result_says_which() -> None:
 def test_answers_cached_under_one_parameter_are_not_taken_for_another(tmp_path: Path) -> None:
     cache = tmp_path / "cache.sqlite"
     settings: dict[str, Any] = {"cache": cache, "n_bootstrap": 50}
-    few = pfungst.stress(_benchmark(), _model(), perturbations=("pride:fraction=0.1",), **settings)
-    more = pfungst.stress(_benchmark(), _model(), perturbations=("pride:fraction=0.5",), **settings)
-    again = pfungst.stress(_benchmark(), _model(), perturbations=("pride:fraction=0.5",), **settings)
+    few = pfungst.stress.stress(_benchmark(), _model(), perturbations=("pride:fraction=0.1",), **settings)
+    more = pfungst.stress.stress(_benchmark(), _model(), perturbations=("pride:fraction=0.5",), **settings)
+    again = pfungst.stress.stress(_benchmark(), _model(), perturbations=("pride:fraction=0.5",), **settings)
     assert len(few.analysis("pride").estimation_items) == 2 and len(more.analysis("pride").estimation_items) == 10
     new = set(more.analysis("pride").estimation_items) - set(few.analysis("pride").estimation_items)
     assert new and more.counts.misses == len(new) * 3  # three new rotations of each new estimation item
@@ -110,7 +112,7 @@ def test_answers_cached_under_one_parameter_are_not_taken_for_another(tmp_path: 
 def test_instruction_paraphrases_from_a_file_are_recorded_as_texts(tmp_path: Path) -> None:
     path = tmp_path / "paraphrases.txt"
     path.write_text("Pick one.\n\nSay the letter.\n", encoding="utf-8")
-    result = pfungst.stress(_benchmark(4), _model(), perturbations=(f"instructions:file={path}",), **FAST)
+    result = pfungst.stress.stress(_benchmark(4), _model(), perturbations=(f"instructions:file={path}",), **FAST)
     assert {"name": "instructions", "params": {"texts": ["Pick one.", "Say the letter."], "file": None}} in (
         result.settings["perturbations"]
     )

@@ -3,7 +3,6 @@ through the same path, and a stress result read back from its JSON is the result
 
 from __future__ import annotations
 
-import copy
 import io
 import json
 import sys
@@ -23,7 +22,7 @@ from pfungst.errors import ConfigError
 from pfungst.report.stress_console import render_stress
 from pfungst.report.stress_sections import stress_sections
 from pfungst.stress.comparison import StressComparison, compare
-from pfungst.stress.metrics import CircularMetrics, MovedAnswerAccuracy, PairedDifference, SelectionBias
+from pfungst.stress.metrics import MovedAnswerAccuracy, PairedDifference, SelectionBias
 from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
 from pfungst.stress.perturbations.base import Perturbation
 from pfungst.stress.perturbations.pride.result import PrideResult
@@ -81,7 +80,7 @@ def _model() -> ScriptedModel:
 @pytest.fixture(scope="module")
 def everything() -> StressResult:
     perturbations = tuple(SMALL_PARAMS.get(name, name) for name in BUILTIN)
-    return pfungst.stress(_benchmark(), _model(), perturbations=perturbations, **SMALL)
+    return pfungst.stress.stress(_benchmark(), _model(), perturbations=perturbations, **SMALL)
 
 
 def test_the_registry_lists_every_builtin_perturbation_in_run_order() -> None:
@@ -153,32 +152,14 @@ def test_a_result_read_without_its_outcomes_keeps_its_figures(everything: Stress
     assert again.to_dict() == everything.to_dict()
 
 
-def _first_layout(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` as files of the first ``pfungst.stress/1`` layout had it: class names as kinds, no keys."""
-    old = copy.deepcopy(data)
-    classes = {
-        "pfungst.selection-bias": "SelectionBias",
-        "pfungst.circular": "CircularMetrics",
-        "pfungst.answer-moved": "AnswerMoved",
-        "pfungst.paired-difference": "PairedDifference",
-        "pfungst.pride": "PrideResult",
-        "pfungst.format-spread": "FormatSpread",
-        "pfungst.spread-search": "SpreadSearch",
-        "pfungst.multiprompt": "MultiPromptStats",
-    }
-    for entry in old["analyses"]:
-        if entry["kind"] not in classes:  # a kind added after that layout: kept as written
-            continue
-        entry["kind"] = classes[entry["kind"]]
-        for key in ("perturbation", "rule", "variant", "by"):
-            del entry[key]
-    return old
+def test_an_analysis_without_its_keys_is_refused_naming_the_key(everything: StressResult) -> None:
+    from pfungst.errors import ReaderError
 
-
-def test_files_of_the_first_layout_are_read_with_their_keys(everything: StressResult) -> None:
-    again = StressResult.from_dict(_first_layout(everything.to_dict(items=True)))
-    assert again.to_dict(items=True) == everything.to_dict(items=True)
-    assert isinstance(again.analysis(CircularMetrics, perturbation="cyclic"), CircularMetrics)
+    data = everything.to_dict()
+    for key in ("perturbation", "rule", "variant", "by"):
+        del data["analyses"][0][key]
+    with pytest.raises(ReaderError, match=r"stress\.json: field 'perturbation': missing"):
+        StressResult.from_dict(data, source="stress.json")
 
 
 def test_a_result_of_an_unknown_kind_is_kept_and_shown_field_by_field(everything: StressResult) -> None:
@@ -191,7 +172,7 @@ def test_a_result_of_an_unknown_kind_is_kept_and_shown_field_by_field(everything
 
 
 def test_a_comparison_read_from_its_json_is_the_comparison_written(everything: StressResult) -> None:
-    other = pfungst.stress(_benchmark(), ScriptedModel(), perturbations=("cyclic", "pride"), **SMALL)
+    other = pfungst.stress.stress(_benchmark(), ScriptedModel(), perturbations=("cyclic", "pride"), **SMALL)
     ranks = compare([everything, other], names=["a", "b"], n_bootstrap=50)
     again = RankStability.from_dict(json.loads(json.dumps(ranks.to_dict())))
     assert again.to_dict() == ranks.to_dict()
@@ -232,7 +213,7 @@ def plugin(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 @pytest.mark.usefixtures("plugin")
 def test_a_plugin_perturbation_runs_end_to_end_through_the_same_path() -> None:
     assert PERTURBATIONS.is_plugin("reversed")
-    result = pfungst.stress(_benchmark(), _model(), perturbations=("cyclic", "reversed"), **SMALL)
+    result = pfungst.stress.stress(_benchmark(), _model(), perturbations=("cyclic", "reversed"), **SMALL)
     reversed_outcomes = [o for o in result.outcomes if o.perturbation == "reversed"]
     assert len(reversed_outcomes) == 12 and reversed_outcomes[0].order == (3, 2, 1, 0)
     found = result.analysis("pfungst-plugin.reversed")

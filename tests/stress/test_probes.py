@@ -80,7 +80,7 @@ def _benchmark() -> Benchmark:
 
 @pytest.fixture(scope="module")
 def probed() -> StressResult:
-    return pfungst.stress(_benchmark(), _model(), perturbations=PROBES, rules=("letter", "generate"), **SMALL)
+    return pfungst.stress.stress(_benchmark(), _model(), perturbations=PROBES, rules=("letter", "generate"), **SMALL)
 
 
 def test_choices_only_solves_exactly_the_items_whose_options_give_the_answer_away(probed: StressResult) -> None:
@@ -127,7 +127,9 @@ def test_a_model_that_only_recognises_the_right_answer_fails_when_it_is_replaced
         Item(f"q{i}", f"Q{i}?", tuple("obviously right" if k == i % 4 else f"o{i}{k}" for k in range(4)), i % 4)
         for i in range(16)
     ]
-    found = pfungst.stress(Benchmark("b", tuple(items)), recogniser, perturbations=("none-of-the-above",), **SMALL)
+    found = pfungst.stress.stress(
+        Benchmark("b", tuple(items)), recogniser, perturbations=("none-of-the-above",), **SMALL
+    )
     result = found.analysis(NoneOfTheAboveEffect, rule="letter")
     assert result.gold_replaced.n_items == 8 and result.gold_replaced.second_accuracy.value == 1.0
     assert result.gold_replaced.first_accuracy.value == 0.0  # it answers A; "None of the above" is D
@@ -156,7 +158,7 @@ def test_letter_and_text_agreement_with_its_cross_table(probed: StressResult) ->
 
 
 def test_unparsed_generations_disagree_and_have_their_own_column() -> None:
-    found = pfungst.stress(_benchmark(), _model(generate="xyzzy"), perturbations=("letter-text",), **SMALL)
+    found = pfungst.stress.stress(_benchmark(), _model(generate="xyzzy"), perturbations=("letter-text",), **SMALL)
     result = found.analysis(LetterTextAgreement)
     assert result.n_unparsed == 12 and result.agreement.value == 0.0
     assert [row[-1] for row in result.crosstab] == [3, 3, 3, 3]

@@ -22,7 +22,7 @@ def _run(perturbations: tuple[str, ...], cache: object = False, **settings: obje
     """Every progress report of a run of the scripted model, in order."""
     calls: list[tuple[str, int, int]] = []
     model = ScriptedModel(next_token_script=lambda context, candidate: -1.0 if candidate.strip() == "B" else -3.0)
-    pfungst.stress(
+    pfungst.stress.stress(
         _benchmark(),
         model,
         perturbations=perturbations,

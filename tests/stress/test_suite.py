@@ -55,7 +55,7 @@ def _a_lover() -> ScriptedModel:
 @pytest.fixture(scope="module")
 def result() -> StressResult:
     """The A-lover stressed with every arrangement perturbation and PriDe on 10% of the items (K = 2)."""
-    return pfungst.stress(
+    return pfungst.stress.stress(
         _benchmark(),
         _a_lover(),
         perturbations=("cyclic", "answer-moved", "ids-shuffled", "pride:fraction=0.1"),
@@ -153,7 +153,7 @@ def test_per_item_outcomes_round_trip_through_jsonl(result: StressResult, tmp_pa
 
 
 def test_pride_without_cyclic_asks_rotations_of_the_estimation_items_only() -> None:
-    alone = pfungst.stress(_benchmark(), _a_lover(), perturbations=("pride:fraction=0.1",), **FAST)
+    alone = pfungst.stress.stress(_benchmark(), _a_lover(), perturbations=("pride:fraction=0.1",), **FAST)
     estimates = [o for o in alone.outcomes if o.perturbation == "pride-estimate"]
     assert len(estimates) == 2 * 4 and {o.item_id for o in estimates} == set(alone.analysis("pride").estimation_items)
     assert alone.analysis("pride").debiased.value == 1.0
@@ -161,7 +161,9 @@ def test_pride_without_cyclic_asks_rotations_of_the_estimation_items_only() -> N
 
 
 def test_each_analysis_is_named_once_when_the_main_rule_is_also_compared() -> None:
-    both = pfungst.stress(_benchmark(), _a_lover(), perturbations=("rules",), rules=("letter", "cloze-raw"), **FAST)
+    both = pfungst.stress.stress(
+        _benchmark(), _a_lover(), perturbations=("rules",), rules=("letter", "cloze-raw"), **FAST
+    )
     keys = [(a.name, a.subject) for a in both.analyses]
     assert len(keys) == len(set(keys)), keys
     assert both.analysis("selection-bias", "letter, rules, by position").rstd.value == pytest.approx(
@@ -171,7 +173,9 @@ def test_each_analysis_is_named_once_when_the_main_rule_is_also_compared() -> No
 
 
 def _ask(seed: int, **settings: Any) -> StressResult:
-    return pfungst.stress(_benchmark(), _a_lover(), perturbations=("ids-shuffled",), seed=seed, **FAST, **settings)
+    return pfungst.stress.stress(
+        _benchmark(), _a_lover(), perturbations=("ids-shuffled",), seed=seed, **FAST, **settings
+    )
 
 
 def test_the_same_seed_gives_the_same_outcomes_and_another_seed_other_choices(seed: int) -> None:
@@ -196,20 +200,22 @@ def test_the_same_seed_gives_the_same_outcomes_and_another_seed_other_choices(se
 def test_invalid_settings_fail_before_any_model_call(settings: dict[str, Any], message: str) -> None:
     model = _a_lover()
     with pytest.raises(ConfigError, match=message):
-        pfungst.stress(_benchmark(), model, cache=False, **settings)
+        pfungst.stress.stress(_benchmark(), model, cache=False, **settings)
     assert model.batches == []
 
 
 def test_a_model_without_next_token_fails_before_any_call() -> None:
     model = ScriptedModel(capabilities=frozenset({"loglikelihood"}))
     with pytest.raises(ConfigError, match=r"needs \['next_token'\] requests"):
-        pfungst.stress(_benchmark(), model, perturbations=("cyclic",), **FAST)
+        pfungst.stress.stress(_benchmark(), model, perturbations=("cyclic",), **FAST)
     assert model.batches == []
 
 
 def test_generate_as_main_rule_skips_pride_and_top2_with_warnings() -> None:
     model = ScriptedModel(generate_script=lambda prompt: "The answer is A")
-    result = pfungst.stress(_benchmark(), model, rule="generate", perturbations=("pride", "top2", "cyclic"), **FAST)
+    result = pfungst.stress.stress(
+        _benchmark(), model, rule="generate", perturbations=("pride", "top2", "cyclic"), **FAST
+    )
     assert any(w.startswith("pride (generate) not computed") for w in result.warnings), result.warnings
     assert any(w.startswith("top2 (generate) not computed") for w in result.warnings), result.warnings
     assert {o.perturbation for o in result.outcomes} == {"identity", "cyclic"}
@@ -240,12 +246,12 @@ def test_stress_names_the_item_too_long_for_the_context_window() -> None:
     """Issue 15: a question longer than the context window named no item and aborted the whole stress run."""
     model = _SmallWindow(next_token_script=_knows_the_answer)
     with pytest.raises(ContextOverflow, match=r"item 'long' .*does not fit the context window.*--on-error skip"):
-        pfungst.stress(_with_a_long_question(), model, perturbations=("cyclic",), **FAST)
+        pfungst.stress.stress(_with_a_long_question(), model, perturbations=("cyclic",), **FAST)
 
 
 def test_stress_on_error_skip_scores_the_long_question_as_skipped_and_goes_on() -> None:
     model = _SmallWindow(next_token_script=_knows_the_answer)
-    result = pfungst.stress(_with_a_long_question(), model, perturbations=("cyclic",), on_error="skip", **FAST)
+    result = pfungst.stress.stress(_with_a_long_question(), model, perturbations=("cyclic",), on_error="skip", **FAST)
     skipped = {(o.item_id, o.status) for o in result.outcomes if o.status != "ok"}
     assert skipped == {("long", "skipped")}
     assert sum(o.status == "skipped" for o in result.outcomes) == 5  # identity + 4 rotations
@@ -258,8 +264,8 @@ def test_stress_on_error_skip_scores_the_long_question_as_skipped_and_goes_on() 
 @pytest.fixture(scope="module")
 def ranks() -> RankStability:
     perturbations = ("cyclic", "answer-moved")
-    biased = pfungst.stress(_benchmark(), _a_lover(), perturbations=perturbations, **FAST)
-    knowing = pfungst.stress(
+    biased = pfungst.stress.stress(_benchmark(), _a_lover(), perturbations=perturbations, **FAST)
+    knowing = pfungst.stress.stress(
         _benchmark(), ScriptedModel(next_token_script=_knows_the_answer), perturbations=perturbations, **FAST
     )
     return compare([biased, knowing], names=["a-lover", "knower"], n_bootstrap=100)

@@ -22,7 +22,7 @@ POSITION = ("identity", "cyclic", "answer-moved")
 @pytest.fixture(scope="module")
 def always_a() -> StressResult:
     """The A-lover (answers A on every item, whatever the options say) with every position perturbation."""
-    return pfungst.stress(_benchmark(), _a_lover(), perturbations=POSITION, **FAST)
+    return pfungst.stress.stress(_benchmark(), _a_lover(), perturbations=POSITION, **FAST)
 
 
 def test_a_model_that_always_answers_a_is_judged_position_dependent(always_a: StressResult) -> None:
@@ -53,7 +53,7 @@ def test_a_file_without_a_verdict_is_judged_when_read(always_a: StressResult) ->
 
 def test_a_model_that_reads_the_options_is_judged_free_of_position_dependence() -> None:
     knower = ScriptedModel(next_token_script=_knows_the_answer)
-    verdict = pfungst.stress(_benchmark(), knower, perturbations=POSITION, **FAST).verdict
+    verdict = pfungst.stress.stress(_benchmark(), knower, perturbations=POSITION, **FAST).verdict
     assert verdict.status == "good"
     assert verdict.label == "no position dependence found; formats not measured; rules not measured"
     assert verdict.finding == "No evidence that the score rides on where the answer sits."

@@ -4,8 +4,7 @@
 adds zero-training heuristics and a cue table, and returns an :class:`AuditResult` with a verdict and its evidence.
 ``fix`` writes counterbalanced and AFLite-filtered copies and audits them again.
 
-``pfungst.audit(benchmark, ...)`` is :func:`pfungst.audit.run.audit`, a plain function; this package is imported by
-name (``from pfungst.audit import AuditConfig``, ``import pfungst.audit.probe as probe``).
+The entry point is :func:`audit` (``pfungst.audit.audit(benchmark, ...)``, or ``from pfungst.audit import audit``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Controls beside a verdict: what the label prior alone scores, whether gold strings recur, and null copies.
 
-- :class:`AuditControls` (computed once by :func:`pfungst.audit`, the result's ``controls``): the label-only
+- :class:`AuditControls` (computed once by :func:`pfungst.audit.audit`, the result's ``controls``): the label-only
   baseline (the majority answer's share, its kappa, and a cross-fitted label-prior classifier on the verdict's
   scale), and for per-item benchmarks the constant-answer check (distinct gold strings, their coverage, how often a
   gold string recurs as gold versus as a distractor). A verdict is read next to them, so that a label prior or a

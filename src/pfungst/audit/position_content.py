@@ -7,7 +7,8 @@ shuffling. Or its options themselves may give the answer (the longest option, a 
 no shuffling removes. The overall verdict reads every probe, including those that see positions (the ``options``
 set's position columns; item-level probes, which predict the gold *position* from the text), so it mixes both.
 
-:func:`pfungst.audit` separates them once, into the result's ``position_content`` (a :class:`PositionContentSplit`):
+:func:`pfungst.audit.audit` separates them once, into the result's ``position_content``
+(a :class:`PositionContentSplit`):
 
 - the **position** finding (:class:`PositionArtifact`): the gold-position heuristic's out-of-sample accuracy (the
   position most often gold in the other folds, chance-corrected, with its interval), the chi-squared test of
@@ -199,7 +200,7 @@ def split(result: AuditResult) -> PositionContentSplit:
         ConfigError: a per-item audit without any position-blind probe (name one with ``--feature-set``).
 
     Example:
-        >>> from pfungst import audit
+        >>> from pfungst.audit import audit
         >>> from pfungst.data.synthetic import make_synthetic
         >>> result = audit(make_synthetic("gold-position", 200), feature_sets=("options", "options_no_position"),
         ...                n_bootstrap=100, n_permutations=50, cues=False)

@@ -33,7 +33,7 @@ SCHEMA_VERSION = SCHEMA_VERSIONS["audit"]
 
 @dataclass(frozen=True, eq=False)
 class AuditResult(NotebookDisplay):
-    """Everything :func:`pfungst.audit` found about one benchmark, with the settings and versions that made it."""
+    """Everything :func:`pfungst.audit.audit` found about one benchmark, with the settings and versions that made it."""
 
     benchmark: dict[str, Any]
     """``Benchmark.to_dict()`` of the audited benchmark (name, kind, counts, provenance)."""
@@ -50,11 +50,11 @@ class AuditResult(NotebookDisplay):
     """Package versions, git revision, platform, time."""
     position_content: PositionContentSplit | None = None
     """The verdict split into the content verdict (position-blind probes) and the gold-position finding, computed
-    by :func:`pfungst.audit`; shared labels: the verdict as content, no position finding. None for a per-item audit
-    without a position-blind probe (or a result file that lacks it)."""
+    by :func:`pfungst.audit.audit`; shared labels: the verdict as content, no position finding. None for a per-item
+    audit without a position-blind probe (or a result file that lacks it)."""
     controls: AuditControls | None = None
     """The label-only baseline and (per-item) the constant-answer check, read beside the verdict; computed by
-    :func:`pfungst.audit`. None for a result file that lacks it."""
+    :func:`pfungst.audit.audit`. None for a result file that lacks it."""
     KIND: ClassVar[str] = "audit"
     """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
 

@@ -9,7 +9,6 @@ import typer
 from rich.markup import escape
 
 from pfungst.cli.common import (
-    READER_RENAMED,
     WRITE,
     WRITE_FOLDER,
     DataArgument,
@@ -30,7 +29,6 @@ from pfungst.cli.common import (
     console,
     load_benchmark,
     progress_bar,
-    renamed_options,
     results_console,
     user_errors,
     write_json,
@@ -55,18 +53,7 @@ if TYPE_CHECKING:  # the command imports what it runs when it runs: `--help` sta
     from pfungst.audit.run import AuditConfig
     from pfungst.data.benchmark import Benchmark
 
-__all__ = ["RENAMED", "audit_command"]
-
-RENAMED = {
-    **READER_RENAMED,
-    "--repeats": "--n-repeats",
-    "--splits": "--n-splits",
-    "--bootstrap": "--n-bootstrap",
-    "--permutations": "--n-permutations",
-    "--jobs": "--n-jobs",
-}
-"""Old option names -> the AuditConfig field names they now match, kept for one release."""
-
+__all__ = ["audit_command"]
 
 _Protocol = Annotated[
     str,
@@ -95,7 +82,7 @@ _Fix = Annotated[
 ]
 
 
-@app.command("audit", cls=renamed_options(RENAMED))
+@app.command("audit")
 def audit_command(
     context: typer.Context,
     data: DataArgument,

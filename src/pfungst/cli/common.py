@@ -1,9 +1,9 @@
-"""What every command shares: the typer app, the two consoles, data options, renamed options, error handling, the
-progress bar and JSON output.
+"""What every command shares: the typer app, the two consoles, data options, error handling, the progress bar and
+JSON output.
 
 Results (tables, summaries, JSON) go to stdout, so ``pfungst score ... > result.txt`` keeps them; progress bars,
-notices ("wrote ..."), deprecation notes and errors go to stderr. With ``--json -`` the JSON is stdout and the
-tables move to stderr, so stdout stays one valid JSON document.
+notices ("wrote ...") and errors go to stderr. With ``--json -`` the JSON is stdout and the tables move to stderr, so
+stdout stays one valid JSON document.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 from rich.markup import escape
-from typer.core import TyperCommand
 
 import pfungst
 from pfungst.errors import ConfigError, PfungstError
@@ -30,7 +29,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "READ",
-    "READER_RENAMED",
     "READ_WRITE",
     "WRITE",
     "WRITE_FOLDER",
@@ -52,7 +50,6 @@ __all__ = [
     "load_benchmark",
     "parse_mapping",
     "progress_bar",
-    "renamed_options",
     "results_console",
     "stdout",
     "user_errors",
@@ -93,8 +90,6 @@ ReaderOption = Annotated[
     str | None,
     typer.Option("--reader", "-r", help="Reader name (see `pfungst formats`); detected when omitted."),
 ]
-READER_RENAMED = {"--format": "--reader", "-f": "--reader"}
-"""The data reader's old option names (``--format``/``-f`` now name nothing else), kept for one release."""
 MapOption = Annotated[
     list[str] | None,
     typer.Option(
@@ -217,33 +212,6 @@ def load_benchmark(
         raise ConfigError(f"--on-error must be 'raise' or 'skip', not {on_error!r}")
     mode: OnError = "skip" if on_error == "skip" else "raise"
     return pfungst.load(data, reader, on_error=mode, strict=strict, **parse_mapping(maps))
-
-
-def renamed_options(renamed: Mapping[str, str]) -> type[TyperCommand]:
-    """A command class that accepts each old option name in ``renamed`` (old -> new) as its new name, with a
-    one-line deprecation notice on stderr: old spellings keep working for one release, hidden from ``--help``."""
-
-    class _Command(TyperCommand):
-        def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # click.Context (vendored by newer typer)
-            return super().parse_args(ctx, _rename(args, renamed))
-
-    return _Command
-
-
-def _rename(args: list[str], renamed: Mapping[str, str]) -> list[str]:
-    found: list[str] = []
-    for index, arg in enumerate(args):
-        if arg == "--":
-            return found + args[index:]
-        name, equals, value = arg.partition("=") if arg.startswith("--") else (arg[:2], "", arg[2:])
-        if name not in renamed:
-            found.append(arg)
-            continue
-        typer.echo(
-            f"pfungst: {name} is deprecated, use {renamed[name]} (the old name goes in the next release)", err=True
-        )
-        found.append(renamed[name] + ("=" + value if equals or value else ""))
-    return found
 
 
 def results_console(json_path: Path | None) -> Console:

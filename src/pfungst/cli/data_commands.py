@@ -11,7 +11,6 @@ from rich.markup import escape
 
 from pfungst.cli.common import (
     READ,
-    READER_RENAMED,
     WRITE,
     WRITE_FOLDER,
     MapOption,
@@ -22,7 +21,6 @@ from pfungst.cli.common import (
     console,
     load_benchmark,
     progress_bar,
-    renamed_options,
     results_console,
     stdout,
     user_errors,
@@ -154,7 +152,7 @@ _HEADINGS = {
 }
 
 
-@app.command(cls=renamed_options(READER_RENAMED))
+@app.command()
 def inspect(
     data: Annotated[
         Path, typer.Argument(help="Benchmark file or directory (or a hub name with --reader huggingface)."), READ

@@ -13,7 +13,6 @@ from pfungst import serialization
 from pfungst.cli.common import (
     READ,
     READ_WRITE,
-    READER_RENAMED,
     WRITE,
     DataArgument,
     MapOption,
@@ -29,7 +28,6 @@ from pfungst.cli.common import (
     console,
     load_benchmark,
     progress_bar,
-    renamed_options,
     results_console,
     user_errors,
     write_json,
@@ -46,15 +44,7 @@ if TYPE_CHECKING:  # each command imports what it runs when it runs: `--help` st
     from pfungst.stress.stress_config import StressConfig
     from pfungst.stress.stress_result import StressResult
 
-__all__ = ["SCORE_RENAMED", "STRESS_RENAMED", "score_command", "stress_command"]
-
-SCORE_RENAMED = {**READER_RENAMED, "--scoring": "--rule", "--prompt-format": "--prompt"}
-"""Old option names -> the ScoreConfig field names they now match, kept for one release."""
-STRESS_RENAMED = {
-    **SCORE_RENAMED,
-    "--bootstrap": "--n-bootstrap",
-}
-"""Old option names -> the StressConfig field names they now match, kept for one release."""
+__all__ = ["score_command", "stress_command"]
 
 TimeoutOption = Annotated[
     float | None, typer.Option(help="Seconds a model server may take to answer one request (openai: models).")
@@ -135,7 +125,7 @@ _StressItems = Annotated[
 ]
 
 
-@app.command("score", cls=renamed_options(SCORE_RENAMED))
+@app.command("score")
 def score_command(
     data: DataArgument,
     reader: ReaderOption = None,
@@ -195,7 +185,7 @@ _ClusterBy = Annotated[
 _StressJson = Annotated[Path | None, typer.Option("--json", help="Write the result(s) as JSON ('-': stdout)."), WRITE]
 
 
-@app.command("stress", cls=renamed_options(STRESS_RENAMED))
+@app.command("stress")
 def stress_command(
     data: _StressData = None,
     reader: ReaderOption = None,

@@ -16,7 +16,6 @@ from pfungst.data.builder import OnError, ReadOptions
 from pfungst.data.readers import GENERIC_READERS, READERS, get_reader
 from pfungst.data.readers.sniffing import DETECTION_WINDOW, first_line_exceeds_head
 from pfungst.data.records import read_text
-from pfungst.deprecation import warn_renamed
 from pfungst.errors import ConfigError, DataError
 
 __all__ = ["detect_format", "load"]
@@ -38,7 +37,6 @@ def load(
     on_error: OnError = "raise",
     strict: bool = False,
     name: str = "",
-    format: str | None = None,
     **mapping: Any,
 ) -> Benchmark:
     """Read a benchmark from a file, a directory or a Hugging Face dataset name.
@@ -50,14 +48,13 @@ def load(
             reason in ``benchmark.provenance.rejected`` and goes on.
         strict: Also raise on problems that are only warnings by default (duplicate options in an item).
         name: Name of the benchmark in reports; default: derived from the path.
-        format: The old name of ``reader`` (deprecated; it works, with a ``DeprecationWarning``, for one release).
         **mapping: Reader settings, e.g. ``question="stem", option_columns="A,B,C,D", answer="key"`` for the
             generic table readers (see each reader's documentation).
 
     Raises:
         ReaderError: the source is malformed (the message names file, line and field).
         DataError: the source does not exist or its format cannot be determined.
-        ConfigError: unknown reader or mapping key, or both ``reader`` and ``format``.
+        ConfigError: unknown reader or mapping key.
 
     Example:
         >>> import pfungst, tempfile, pathlib
@@ -66,11 +63,6 @@ def load(
         >>> pfungst.load(path, reader="jsonl")[0].answer
         '4'
     """
-    if format is not None:
-        if reader is not None:
-            raise ConfigError(f"load() got reader={reader!r} and its old name format={format!r}; give reader only")
-        warn_renamed("load(format=...)", "load(reader=...)")
-        reader = format
     options = ReadOptions(on_error=on_error, strict=strict, name=name, mapping=mapping)
     if reader is None:
         reader = detect_format(source, has_mapping=bool(mapping))

@@ -7,9 +7,6 @@ model's accuracy on shortcut-solvable items with the rest, per model and per fam
 shortcut per item (probes, heuristics, classifier and model choices-only) into one score, and
 ``reliance(..., split="any-shortcut")`` splits accuracy by it; ``compare_choices_only(audit, stresses)`` puts the
 audit's classifier choices-only accuracy beside each model's in one table.
-
-``pfungst.reliance(audits, outcomes)`` is :func:`pfungst.reliance.analysis.reliance`, a plain function; this package
-is imported by name (``from pfungst.reliance import read_outcomes``).
 """
 
 from __future__ import annotations

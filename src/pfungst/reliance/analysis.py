@@ -129,7 +129,7 @@ def reliance(
         >>> from pfungst.reliance.outcomes import ModelOutcomes
         >>> import pfungst
         >>> benchmark = make_synthetic("cue-word", 200)
-        >>> audited = pfungst.audit(benchmark, feature_sets=("1-grams_presence",), n_bootstrap=50,
+        >>> audited = pfungst.audit.audit(benchmark, feature_sets=("1-grams_presence",), n_bootstrap=50,
         ...                         n_permutations=50, cues=False, heuristics=False)
         >>> solvable = audited.best.share_correct > 0.5
         >>> hans = ModelOutcomes("hans-1", benchmark.name, dict(zip(audited.best.item_ids, solvable)), "", "csv")

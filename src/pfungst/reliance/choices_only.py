@@ -14,8 +14,8 @@ Example:
     >>> from pfungst.audit import AuditConfig
     >>> from pfungst.data.synthetic import make_synthetic
     >>> benchmark = make_synthetic("longest-option", 60)
-    >>> audited = pfungst.audit(benchmark, AuditConfig(feature_sets=("options_1-grams_presence",), heuristics=False,
-    ...                         cues=False, n_repeats=1, n_bootstrap=50, n_permutations=50))
+    >>> audited = pfungst.audit.audit(benchmark, AuditConfig(feature_sets=("options_1-grams_presence",),
+    ...     heuristics=False, cues=False, n_repeats=1, n_bootstrap=50, n_permutations=50))
     >>> comparison = compare_choices_only(audited, [])
     >>> [(row.source, row.n) for row in comparison.rows]
     [('classifier', 60)]

@@ -141,7 +141,7 @@ def shortcut_items(audit: AuditInput, feature_set: str | None = None, min_share:
     Example:
         >>> from pfungst.data.synthetic import make_synthetic
         >>> import pfungst
-        >>> result = pfungst.audit(make_synthetic("cue-word", 200), feature_sets=("1-grams_presence",),
+        >>> result = pfungst.audit.audit(make_synthetic("cue-word", 200), feature_sets=("1-grams_presence",),
         ...                        n_bootstrap=50, n_permutations=50, cues=False, heuristics=False)
         >>> split = shortcut_items(result)
         >>> split.feature_set, len(split.solvable), 0 < split.n_solvable < len(split.solvable)

@@ -222,7 +222,7 @@ def shortcut_table(
     Example:
         >>> from pfungst.data.synthetic import make_synthetic
         >>> import pfungst
-        >>> result = pfungst.audit(make_synthetic("longest-option", 100), feature_sets=("options",),
+        >>> result = pfungst.audit.audit(make_synthetic("longest-option", 100), feature_sets=("options",),
         ...                        n_bootstrap=20, n_permutations=20, cues=False)
         >>> shortcut_table(result).shortcuts
         ('probe:options', 'heuristic:longest_option', 'heuristic:gold_position')

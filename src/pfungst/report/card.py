@@ -28,7 +28,7 @@ def render_card(result: AuditResult, command: str = "") -> str:
     """The card of one audit as Markdown, with its content verdict and gold-position finding apart (per-item).
 
     Example:
-        >>> from pfungst import audit
+        >>> from pfungst.audit import audit
         >>> from pfungst.data.synthetic import make_synthetic
         >>> result = audit(make_synthetic("cue-word", 200), feature_sets=("1-grams_presence",),
         ...                n_bootstrap=50, n_permutations=20, heuristics=False)

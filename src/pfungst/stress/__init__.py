@@ -4,9 +4,6 @@ its answers, and how much they do.
 ``stress(benchmark, model)`` (:func:`pfungst.stress.suite.stress`) runs the perturbations and returns a
 :class:`StressResult`; :func:`compare` ranks several models' results. The engine it drives (formats, scoring rules,
 variants, :class:`~pfungst.evaluate.Outcome`) is :mod:`pfungst.evaluate`.
-
-``pfungst.stress(benchmark, ...)`` is :func:`pfungst.stress.suite.stress`, a plain function; this package is imported
-by name (``from pfungst.stress import StressConfig``, ``import pfungst.stress.multiprompt as multiprompt``).
 """
 
 from __future__ import annotations

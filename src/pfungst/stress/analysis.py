@@ -185,17 +185,13 @@ class Analysis:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Analysis:
-        """The analysis that :meth:`to_dict` wrote; an old file's keys are read from its subject, and a result of an
-        unknown kind is kept as an :class:`UnknownResult`."""
+        """The analysis that :meth:`to_dict` wrote; a result of an unknown kind is kept as an
+        :class:`UnknownResult`."""
         kind, raw = str(data["kind"]), data.get("result") or {}
         found = result_type(kind)
         result = found.from_dict(raw) if found is not None else UnknownResult(kind, dict(raw))
-        subject = str(data.get("subject", ""))
-        if "perturbation" in data:
-            perturbation, rule, variant = str(data["perturbation"]), str(data["rule"]), str(data.get("variant", ""))
-        else:
-            perturbation, rule, variant = _legacy_keys(str(data.get("name", "")), subject)
-        return cls(perturbation, rule, result, variant, subject)
+        perturbation, rule, variant = str(data["perturbation"]), str(data["rule"]), str(data.get("variant", ""))
+        return cls(perturbation, rule, result, variant, str(data.get("subject", "")))
 
     def describe(self) -> str:
         """The kind and keys in one line: ``selection-bias (perturbation=ids-shuffled, rule=letter, by=label)``."""
@@ -204,31 +200,3 @@ class Analysis:
 
     def __repr__(self) -> str:
         return f"Analysis({self.describe()})"
-
-
-_LEGACY_SUBJECTS: tuple[tuple[str, str, str, str], ...] = (
-    ("circular", "cyclic rotations", "cyclic", ""),
-    ("circular", "permutations", "permutations", ""),
-    ("answer-moved", "", "answer-moved", ""),
-    ("selection-bias", "identity,", "identity", ""),
-    ("selection-bias", "ids shuffled", "ids-shuffled", ""),
-    ("selection-bias", "PriDe debiased", "pride", "debiased"),
-    ("selection-bias", "rules", "rules", ""),
-    ("paired-difference", "ids shuffled", "ids-shuffled", ""),
-    ("paired-difference", "top two", "top2", ""),
-    ("pride", "", "pride", ""),
-    ("format-spread", "", "formats", ""),
-    ("spread-search", "", "spread-search", ""),
-    ("multiprompt", "", "instructions", ""),
-)
-"""(name, words in the subject, perturbation, variant) of the analyses that ``pfungst.stress/1`` files written
-before analyses had keys describe in words."""
-
-
-def _legacy_keys(name: str, subject: str) -> tuple[str, str, str]:
-    """Perturbation, rule and variant of an analysis from a file that gave only its name and subject."""
-    rule = subject.split(",")[0].strip()
-    for known, words, perturbation, variant in _LEGACY_SUBJECTS:
-        if name == known and words in subject:
-            return perturbation, rule, variant
-    return name, rule, ""

@@ -82,11 +82,9 @@ def test_native_round_trip_keeps_items_and_label_sets(tmp_path: Path) -> None:
     assert [key(i) for i in reloaded] == [key(i) for i in original]
 
 
-def test_the_old_format_keyword_still_works_with_a_deprecation_warning(tmp_path: Path) -> None:
+def test_the_reader_is_named_by_reader_and_format_is_refused_as_an_unknown_setting(tmp_path: Path) -> None:
     path = tmp_path / "items.jsonl"
     path.write_text(json.dumps({"question": "q", "choices": ["a", "b"], "answer": 1}) + "\n")
-    with pytest.warns(DeprecationWarning, match=r"load\(format=\.\.\.\) is deprecated: use load\(reader=\.\.\.\)"):
-        benchmark = pfungst.load(path, format="jsonl")
-    assert benchmark.provenance.format == "jsonl" and benchmark[0].gold == 1
-    with pytest.raises(ConfigError, match="give reader only"):
-        pfungst.load(path, reader="jsonl", format="csv")
+    with pytest.raises(ConfigError, match=r"Unknown mapping key\(s\) format\. Available: question"):
+        pfungst.load(path, format="jsonl")
+    assert pfungst.load(path, reader="jsonl").provenance.format == "jsonl"
