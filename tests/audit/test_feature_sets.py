@@ -48,7 +48,10 @@ def test_only_option_level_sets_without_a_position_column_are_blind_to_positions
 def test_the_defaults_are_the_sets_that_declare_the_benchmark_kind() -> None:
     per_item = default_feature_sets(make_synthetic("longest-option", 30))
     assert per_item == ("options", "options_no_position", "options_1-grams_presence", "1-grams_presence")
+    assert all("per_item" in get_feature_set(name).default_for for name in per_item)
     assert default_feature_sets(make_synthetic("cue-word", 30)) == PAPER_FEATURE_SETS
+    assert all("shared_labels" in get_feature_set(name).default_for for name in PAPER_FEATURE_SETS)
+    assert "shared_labels" not in get_feature_set("options").default_for
 
 
 def test_an_option_set_gets_the_question_when_it_declares_it_whatever_its_name(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -74,7 +74,7 @@ class Evidence:
             raise fields.error("input", f"expected one of {', '.join(_INPUTS)}, found {found!r}")
         return cls(
             input=cast(EvidenceInput, found),
-            fields=tuple(str(name) for name in fields.items("fields")),
+            fields=fields.typed("fields", tuple[str, ...]),
             shared_labels=fields.boolean("shared_labels"),
         )
 
