@@ -112,7 +112,7 @@ def test_each_entry_carries_its_controls_into_the_suite_json_and_card(suite: Sui
     again = SuiteResult.from_dict(suite.to_dict())
     assert [e.controls for e in again.entries] == [e.controls for e in suite.entries]
     card = render_suite_card(suite)
-    assert "label-only baseline: majority answer" in card
+    assert f"label prior {longest.controls.label_only.prior_score.value:.3f}" in card
     lexical_table = card.split("Answerable from words in the input", 1)[1]
     assert "nli.jsonl" in lexical_table and "longest.jsonl" not in lexical_table
 

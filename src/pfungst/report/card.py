@@ -117,14 +117,25 @@ def _suite_table(rows: list[tuple[SuiteEntry, float]]) -> list[str]:
         if entry.position is not None:
             pattern = _text(entry.position.slot_pattern)
             position = f"**artifact**: {pattern}" if entry.position_flagged else pattern
-        controls = _text(entry.controls.explanation) if entry.controls else "-"
+        needed = "-" if entry.content.kind == "none" else _text(entry.content.evidence.description)
         lines.append(
-            f"| {rank} | {_text(entry.name)} | {entry.n_items} | {_text(entry.content.label)} | "
-            f"{_text(entry.content.evidence.description)} | "
+            f"| {rank} | {_text(entry.name)} | {entry.n_items} | {_text(entry.content.label)} | {needed} | "
             f"{_text(entry.content.statistic)} {_text(format_estimate(entry.content.estimate))} | {q:.2g} | "
-            f"{position} | {controls} |"
+            f"{position} | {_controls(entry)} |"
         )
     return lines
+
+
+def _controls(entry: SuiteEntry) -> str:
+    """The controls in a table cell: the label prior on the verdict's statistic and the constant-answer flag."""
+    if entry.controls is None:
+        return "-"
+    prior = entry.controls.label_only
+    text = f"label prior {prior.prior_score.value:.3f} (majority {_text(prior.majority)})"
+    check = entry.controls.constant_answer
+    if check is not None:
+        text += "; constant answer **flagged**" if check.flagged else "; constant answer not flagged"
+    return text
 
 
 def _fenced(language: str, *lines: str) -> list[str]:
