@@ -70,3 +70,16 @@ def test_a_named_set_that_declares_no_position_gives_the_content_verdict(monkeyp
     assert result.position_content is not None
     assert result.position_content.content_feature_sets == ("my_blind_set",)
     assert result.position_content.content.evidence.input == "options"
+
+
+def test_formats_lists_each_feature_sets_level_and_what_it_sees() -> None:
+    from typer.testing import CliRunner
+
+    from pfungst.cli import app
+
+    result = CliRunner().invoke(app, ["formats", "--what", "feature-sets"])
+    assert result.exit_code == 0, result.output
+    lines = {line.split()[0]: " ".join(line.split()) for line in result.stdout.splitlines() if line.strip()}
+    assert lines["options_no_position"].endswith("(option level; sees options)")
+    assert lines["options"].endswith("(option level; sees question, options, position)")
+    assert lines["1-grams_presence"].endswith("(item level; sees question)")

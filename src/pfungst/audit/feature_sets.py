@@ -77,6 +77,15 @@ class FeatureSet:
         """True when a probe over it cannot prefer a slot on per-item choices: option level, no position column."""
         return self.level == "option" and not self.sees_position
 
+    @property
+    def sees(self) -> str:
+        """Its level and what it sees, in words: ``option level; sees question, options, position``."""
+        seen = [part for part, on in zip(("question", "options", "position"), self._sight(), strict=True) if on]
+        return f"{self.level} level; sees {', '.join(seen) or 'nothing of the item'}"
+
+    def _sight(self) -> tuple[bool, bool, bool]:
+        return self.sees_question, self.sees_options, self.sees_position
+
     def evidence_input(self, fields: tuple[str, ...] = (), per_item: bool = False) -> EvidenceInput:
         """The input a finding of this set needed: ``partial`` when the item text is built from named ``fields``.
 
