@@ -149,7 +149,7 @@ def test_an_audit_with_the_plugin_feature_set_finds_the_planted_length_cue(insta
         "100",
         "--quiet",
     )
-    assert "verdict: predictable: best feature set text-length" in " ".join(output.split())
+    assert "verdict: predictable (full input): best feature set text-length" in " ".join(output.split())
 
 
 def test_a_feature_set_entry_point_may_name_a_class_or_a_feature_set(installed: Path) -> None:

@@ -88,8 +88,33 @@ def test_a_content_cue_ranks_first_and_a_layout_artifact_is_flagged_not_ranked(s
     ranks = [entry.name for entry in suite.entries]
     assert ranks.index("longest.jsonl") < ranks.index("position.jsonl")
     assert ranks.index("longest.jsonl") < ranks.index("control.jsonl")
-    risks = [entry.risk for entry in suite.entries]
+    risks = [entry.risk for entry in suite.entries if not entry.lexical]
     assert risks == sorted(risks, reverse=True)
+
+
+def test_a_full_input_finding_on_shared_labels_ranks_apart_after_the_shortcuts(suite: SuiteResult) -> None:
+    by_name = {entry.name: entry for entry in suite.entries}
+    nli, longest = by_name["nli.jsonl"], by_name["longest.jsonl"]
+    assert nli.lexical and nli.content.kind == "lexical" and nli.content.evidence.input == "full"
+    assert longest.content.kind == "shortcut" and longest.content.evidence.input == "options"
+    assert nli.risk > by_name["control.jsonl"].risk  # a higher risk, yet ranked after every shortcut finding
+    assert suite.entries[-1].name == "nli.jsonl"
+    frame = suite.leaderboard().set_index("benchmark")
+    assert frame.loc["nli.jsonl", "ranking"] == "lexical" and frame.loc["longest.jsonl", "ranking"] == "shortcut"
+    assert frame.loc["longest.jsonl", "evidence_input"] == "options"
+
+
+def test_each_entry_carries_its_controls_into_the_suite_json_and_card(suite: SuiteResult) -> None:
+    from pfungst.report.card import render_suite_card
+
+    longest = next(entry for entry in suite.entries if entry.name == "longest.jsonl")
+    assert longest.controls is not None and longest.controls.constant_answer is not None
+    again = SuiteResult.from_dict(suite.to_dict())
+    assert [e.controls for e in again.entries] == [e.controls for e in suite.entries]
+    card = render_suite_card(suite)
+    assert f"label prior {longest.controls.label_only.prior_score.value:.3f}" in card
+    lexical_table = card.split("Answerable from words in the input", 1)[1]
+    assert "nli.jsonl" in lexical_table and "longest.jsonl" not in lexical_table
 
 
 def test_shared_labels_have_no_position_finding_and_keep_only_item_level_sets(suite: SuiteResult) -> None:

@@ -44,6 +44,27 @@ def test_the_gate_fails_on_the_layout_artifact_only_under_rules_that_count_it(
     assert "gold position: POSITION ARTIFACT" in " ".join(result.stdout.split())
 
 
+@pytest.fixture
+def lexical_data(tmp_path: Path, seed: int) -> Path:
+    """A shared-label task whose words give the label ('never' marks contradictions): lexical, not a shortcut."""
+    items = make_synthetic("cue-word", 200, seed=seed)
+    return write_jsonl(tmp_path / "nli.jsonl", [{**item.fields, "label": item.answer} for item in items])
+
+
+@pytest.mark.parametrize(("rule", "code"), [("content", 0), ("lexical", 3), ("predictable", 3)])
+def test_a_full_input_finding_on_shared_labels_fails_only_the_lexical_and_overall_rules(
+    lexical_data: Path, rule: str, code: int
+) -> None:
+    args = ["audit", str(lexical_data), *QUICK, "--feature-set", "1-grams_presence", "--fail-on", rule]
+    result = runner.invoke(app, args)
+    assert result.exit_code == code, result.output
+    assert "answerable from words in the input" in " ".join(result.stdout.split())
+    if code == 3:
+        assert f"gate --fail-on {rule}: FAILED" in result.stderr
+    else:
+        assert "passed" in result.stderr
+
+
 def test_an_unknown_rule_is_a_user_error_before_any_work(position_data: Path) -> None:
     result = runner.invoke(app, ["audit", str(position_data), "--fail-on", "predictible"])
     assert result.exit_code == 2
@@ -56,7 +77,14 @@ def test_the_card_says_what_was_audited_the_verdicts_and_how_to_reproduce(positi
     assert result.exit_code == 0, result.output
     text = card.read_text()
     assert text.startswith("## Surface-cue audit (pfungst)")
-    for expected in ("**Verdict:** predictable", "**Content**", "**Gold position:** POSITION ARTIFACT", "```bash"):
+    for expected in (
+        "**Verdict:** predictable (gold position in the file)",
+        "**Content**",
+        "**Gold position:** POSITION ARTIFACT",
+        "**Controls:** label-only baseline: majority answer A",
+        "constant answer: ",
+        "```bash",
+    ):
         assert expected in text
     assert "--card" in text and str(position_data) in text  # the command as typed
 

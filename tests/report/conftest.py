@@ -53,10 +53,11 @@ _STRUCTURAL = {
     "option_kind",
     "length_unit",
     "rank_by",
+    "input",
 }
 """Keys whose values the report matches on (left clean so that each dedicated renderer is exercised), and settings
 with a fixed set of values, which reading a result file checks (``length_unit``, ``rank_by``, a verdict's
-``status``)."""
+``status``, its evidence's ``input``)."""
 _KEYED_BY_DATA = {"gold_counts", "field_names", "pulls"}
 """Mappings whose keys come from the data (labels, field names, format names)."""
 

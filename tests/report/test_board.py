@@ -68,3 +68,18 @@ def test_a_file_without_a_verdict_still_has_a_board_row(always_a: StressResult) 
     del written["verdict"]
     (row,) = _board(written).rows
     assert row[4] == "bad" and row[2].startswith("position dependent")
+
+
+def test_a_lexical_audit_is_a_warning_row_that_names_its_input_and_a_shortcut_stays_bad() -> None:
+    from pfungst.data.synthetic import make_synthetic
+
+    quick = {"n_bootstrap": 100, "n_permutations": 20, "n_repeats": 1, "cues": False}
+    lexical = pfungst.audit(make_synthetic("cue-word", 300), feature_sets=("1-grams_presence",), **quick)
+    partial = pfungst.audit(
+        make_synthetic("cue-word", 300), feature_sets=("1-grams_presence",), fields=("hypothesis",), **quick
+    )
+    (lexical_row,) = _board(lexical).rows
+    (partial_row,) = _board(partial).rows
+    assert lexical_row[2] == "surface cues: predictable: lexical (full input)" and lexical_row[4] == "warn"
+    assert partial_row[2] == "surface cues: predictable: shortcut (partial input: hypothesis)"
+    assert partial_row[4] == "bad"

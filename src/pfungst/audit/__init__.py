@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from pfungst.audit.probe_settings import ProbeSettings
     from pfungst.audit.result import SCHEMA_VERSION, AuditResult, Verdict
     from pfungst.audit.run import AuditConfig, audit, default_feature_sets
+    from pfungst.audit.verdict import Evidence
 
 __all__ = [
     "FEATURE_SETS",
@@ -37,6 +38,7 @@ __all__ = [
     "AuditResult",
     "CueConfig",
     "CueTable",
+    "Evidence",
     "FeatureSet",
     "FilterResult",
     "FixResult",
@@ -69,6 +71,7 @@ __getattr__, __dir__ = lazy_exports(
         "CueConfig": "pfungst.audit.cues",
         "CueTable": "pfungst.audit.cues",
         "find_cues": "pfungst.audit.cues",
+        "Evidence": "pfungst.audit.verdict",
         "FEATURE_SETS": "pfungst.audit.feature_sets",
         "PAPER_FEATURE_SETS": "pfungst.audit.feature_sets",
         "FeatureSet": "pfungst.audit.feature_sets",

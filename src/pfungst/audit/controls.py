@@ -155,9 +155,18 @@ class LabelOnlyBaseline:
     prior_score: Estimate
     """The same predictions on the verdict's statistic (kappa for shared labels, chance-corrected accuracy per item)."""
 
+    @property
+    def explanation(self) -> str:
+        """The baseline in one sentence: the majority answer, its share, and what the prior scores."""
+        return (
+            f"majority answer {self.majority} on {self.majority_share.value:.1%} of the items; the label prior alone "
+            f"scores {self.prior_score.value:.3f} on the verdict's statistic"
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "majority": self.majority,
+            "explanation": self.explanation,
             **{name: getattr(self, name).to_dict() for name in _ESTIMATES},
         }
 
@@ -182,8 +191,17 @@ class AuditControls:
         """
         return read_dataclass(cls, fields)
 
+    @property
+    def explanation(self) -> str:
+        """Both controls in one line, for a card or a suite row."""
+        text = f"label-only baseline: {self.label_only.explanation}"
+        if self.constant_answer is not None:
+            text += f"; constant answer: {self.constant_answer.explanation}"
+        return text
+
     def to_dict(self) -> dict[str, Any]:
         return {
+            "explanation": self.explanation,
             "label_only": self.label_only.to_dict(),
             "constant_answer": self.constant_answer.to_dict() if self.constant_answer else None,
         }

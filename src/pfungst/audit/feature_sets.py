@@ -7,9 +7,14 @@ Text feature sets transform a sequence of strings (one per item); the option-lev
 Names: ``{1,2}-grams_{tf,tfidf,presence}[_gpt2]`` and ``readability``. "2-grams" means 1- and 2-grams together,
 as in Pacchiardi et al. 2024; ``paper_name`` gives their name for each set (``simple_frequency`` is their TF).
 
+Each feature set declares what it sees (``sees_question``, ``sees_options``, ``sees_position``), its ``level`` and
+the benchmark kinds it is a default for (``default_for``); the audit reads these declarations (which input an
+option-level set gets, which probes are blind to positions, what input a verdict's evidence needed), never a name.
+
 An installed package adds a feature set with an entry point in the group ``pfungst.feature_sets`` naming either a
-:class:`FeatureSet` (any level, with parameters and a description) or a scikit-learn transformer class, which is
-taken as an item-level text feature set built with no arguments and described by its docstring's first line.
+:class:`FeatureSet` (any level, with parameters, a description and its declarations) or a scikit-learn transformer
+class, which is taken as an item-level text feature set that sees the question only, built with no arguments and
+described by its docstring's first line.
 """
 
 from __future__ import annotations
@@ -22,9 +27,21 @@ from sklearn.base import TransformerMixin
 from pfungst.errors import ConfigError
 from pfungst.registry import Registry, resolve_target
 
-__all__ = ["FEATURE_SETS", "PAPER_FEATURE_SETS", "FeatureSet", "get_feature_set"]
+__all__ = [
+    "FEATURE_SETS",
+    "PAPER_FEATURE_SETS",
+    "EvidenceInput",
+    "FeatureSet",
+    "builtin_defaults",
+    "get_feature_set",
+    "position_blind_sets",
+]
 
 Level = Literal["item", "option"]
+OptionKind = Literal["shared_labels", "per_item"]
+EvidenceInput = Literal["options", "partial", "full", "position"]
+"""What input a finding needed: ``options`` alone (no question), ``partial`` input (named fields), the ``full``
+input, or the ``position`` of the gold option in the file."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +59,47 @@ class FeatureSet:
     params: dict[str, Any] = field(default_factory=dict)
     """Keyword arguments for the transformer."""
     description: str = ""
+    sees_question: bool = True
+    """It reads the item's text (the question, or the named fields of a partial-input audit)."""
+    sees_options: bool = False
+    """It reads the text of each option (per-item choices)."""
+    sees_position: bool = False
+    """It reads where each option sits in the file (a position column). An item-level set on per-item choices
+    predicts the gold *position*, so it learns the usual slot whatever it declares (see :attr:`position_blind`)."""
+    default_for: tuple[OptionKind, ...] = ()
+    """The benchmark kinds whose default audit probes it (``shared_labels``, ``per_item``)."""
+    fresh_output: bool = False
+    """Every ``transform`` returns a new matrix of its own (n-grams), so a scaler after it may work in place; False
+    (a plugin's default): the output may be shared, and is copied before scaling."""
+
+    @property
+    def position_blind(self) -> bool:
+        """True when a probe over it cannot prefer a slot on per-item choices: option level, no position column."""
+        return self.level == "option" and not self.sees_position
+
+    @property
+    def sees(self) -> str:
+        """Its level and what it sees, in words: ``option level; sees question, options, position``."""
+        seen = [part for part, on in zip(("question", "options", "position"), self._sight(), strict=True) if on]
+        return f"{self.level} level; sees {', '.join(seen) or 'nothing of the item'}"
+
+    def _sight(self) -> tuple[bool, bool, bool]:
+        return self.sees_question, self.sees_options, self.sees_position
+
+    def evidence_input(self, fields: tuple[str, ...] = (), per_item: bool = False) -> EvidenceInput:
+        """The input a finding of this set needed: ``partial`` when the item text is built from named ``fields``.
+
+        Example:
+            >>> get_feature_set("options_1-grams_presence").evidence_input()
+            'options'
+            >>> get_feature_set("1-grams_presence").evidence_input(("hypothesis",))
+            'partial'
+        """
+        if self.sees_question:
+            return "partial" if fields else "full"
+        if self.sees_options:
+            return "options"
+        return "position" if per_item and not self.position_blind else "full"
 
     def make(self, **overrides: Any) -> TransformerMixin:
         """A fresh, unfitted transformer (``overrides`` such as ``paper_compatible=True``, ``min_df=2``)."""
@@ -52,6 +110,9 @@ class FeatureSet:
     def spec(self) -> dict[str, Any]:
         """``{"name", "params"}`` for provenance."""
         return {"name": self.name, "params": dict(self.params)}
+
+
+_ITEM_DEFAULT: tuple[OptionKind, ...] = ("shared_labels", "per_item")
 
 
 def _ngram_sets() -> dict[str, FeatureSet]:
@@ -70,6 +131,8 @@ def _ngram_sets() -> dict[str, FeatureSet]:
                     factory="pfungst.audit.features.ngrams:NgramFeatures",
                     params={"level": level, "ngram_range": (1, n), "weighting": weighting},
                     description=f"{grams} of {'GPT-2 tokens' if level == 'gpt2' else 'words'}, {weighting}",
+                    default_for=_ITEM_DEFAULT if name == "1-grams_presence" else ("shared_labels",),
+                    fresh_output=True,
                 )
     return sets
 
@@ -83,6 +146,7 @@ _BUILTIN: dict[str, FeatureSet] = {
         factory="pfungst.audit.features.readability:ReadabilityFeatures",
         description="Flesch reading ease, Gunning fog, SMOG, Yule's K, FORCAST, type-token ratio, "
         "mean sentence length, word count",
+        default_for=("shared_labels",),
     ),
     "options": FeatureSet(
         name="options",
@@ -91,6 +155,9 @@ _BUILTIN: dict[str, FeatureSet] = {
         factory="pfungst.audit.features.options:OptionFeatures",
         description="option length (characters, words, GPT-2 tokens), length rank, longest / shortest, position, "
         "overlap with the question, negation words, 'all / none of the above'",
+        sees_options=True,
+        sees_position=True,
+        default_for=("per_item",),
     ),
     "options_no_position": FeatureSet(
         name="options_no_position",
@@ -100,6 +167,9 @@ _BUILTIN: dict[str, FeatureSet] = {
         params={"positions": False},
         description="the options set without the position columns: a content probe that cannot see where the "
         "gold option sits in the file",
+        sees_question=False,
+        sees_options=True,
+        default_for=("per_item",),
     ),
     "options_1-grams_presence": FeatureSet(
         name="options_1-grams_presence",
@@ -108,6 +178,9 @@ _BUILTIN: dict[str, FeatureSet] = {
         factory="pfungst.audit.features.options:OptionNgramFeatures",
         params={"ngram_range": (1, 1)},
         description="choices-only baseline: word 1-grams of each option's text, without the question",
+        sees_question=False,
+        sees_options=True,
+        default_for=("per_item",),
     ),
 }
 
@@ -118,6 +191,17 @@ FEATURE_SETS: Registry[FeatureSet | type[TransformerMixin]] = Registry(
 
 PAPER_FEATURE_SETS: tuple[str, ...] = tuple(name for name, feature_set in _BUILTIN.items() if feature_set.paper_name)
 """The 13 feature sets of Pacchiardi et al. 2024, in registry order."""
+
+
+def builtin_defaults(option_kind: str) -> tuple[str, ...]:
+    """The built-in sets that declare ``option_kind`` in ``default_for``: option-level sets first, in registry order."""
+    chosen = [feature_set for feature_set in _BUILTIN.values() if option_kind in feature_set.default_for]
+    return tuple(feature_set.name for feature_set in sorted(chosen, key=lambda f: f.level == "item"))
+
+
+def position_blind_sets() -> tuple[str, ...]:
+    """The built-in sets that declare no position column at option level (see :attr:`FeatureSet.position_blind`)."""
+    return tuple(name for name, feature_set in _BUILTIN.items() if feature_set.position_blind)
 
 
 def get_feature_set(name: str) -> FeatureSet:

@@ -5,7 +5,11 @@ Rules, from strictest to most specific:
 - ``signal``: the verdict is "predictable", or a signal is present below the threshold (the interval excludes 0);
 - ``predictable``: the verdict is "predictable" (for per-item benchmarks this includes a gold-position artifact,
   since position-aware probes count in the verdict);
-- ``content``: the content verdict (probes that cannot see positions) is "predictable";
+- ``content``: the content verdict (probes that cannot see positions) is "predictable" from options alone, partial
+  input, or the full input of per-item choices: a shortcut. A full-input finding on a shared-label task (the words
+  of the input give the label, as they should in sentiment, intent or topic tasks) does not breach it;
+- ``lexical``: the content verdict is such a full-input finding on a shared-label task (ask for it when the task
+  claims more than word-level classification);
 - ``position``: the gold-position artifact is flagged (guessing the usual gold slot clears the threshold).
 
 The command line exits with :data:`GATE_EXIT_CODE` when the gate fails, with the reasons on stderr.
@@ -25,7 +29,7 @@ if TYPE_CHECKING:  # the command line reads the rules at start-up, before any au
 
 __all__ = ["FAIL_ON", "GATE_EXIT_CODE", "FailOn", "GateResult", "check_gate", "check_gates"]
 
-FailOn = Literal["signal", "predictable", "content", "position"]
+FailOn = Literal["signal", "predictable", "content", "lexical", "position"]
 FAIL_ON: tuple[str, ...] = get_args(FailOn)
 GATE_EXIT_CODE = 3
 """Exit code of ``pfungst audit`` / ``pfungst suite`` when ``--fail-on`` is breached (2 stays "user error")."""
@@ -83,7 +87,9 @@ def check_gate(
         failures.append(f"{benchmark}: {verdict.explanation}")
     elif rule == "signal" and verdict.signal_below_threshold:
         failures.append(f"{benchmark}: signal below threshold: {verdict.explanation}")
-    if rule == "content" and content.label == "predictable":
+    if rule == "content" and content.label == "predictable" and not content.lexical:
+        failures.append(f"{benchmark}: content {content.explanation}")
+    if rule == "lexical" and content.lexical:
         failures.append(f"{benchmark}: content {content.explanation}")
     if rule == "position" and position is not None and position.flagged:
         failures.append(f"{benchmark}: {position.explanation}")

@@ -15,8 +15,9 @@ set's position columns; item-level probes, which predict the gold *position* fro
   uniform gold positions and the gold counts per position, with the slot pattern in words ("gold is the last option
   (D) in 1000 of 1000 items (uniform: 250)"), flagged when the heuristic's lower bound exceeds the verdict threshold;
 - the **content** verdict: the verdict recomputed over the probes that cannot see positions only
-  (:data:`POSITION_BLIND_FEATURE_SETS`: option features without position, choices-only n-grams), with its own
-  Bonferroni correction over those probes.
+  (the feature sets that declare option level and no position column,
+  :attr:`~pfungst.audit.feature_sets.FeatureSet.position_blind`: option features without position, choices-only
+  n-grams), with its own Bonferroni correction over those probes.
 
 For shared-label benchmarks there are no positions: the content verdict is the verdict, and there is no position
 finding. Reports, the card, the board, the suite and the release gate read the split from the result.
@@ -29,6 +30,7 @@ import string
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pfungst.audit.feature_sets import position_blind_sets
 from pfungst.audit.heuristics import GoldPositionResult, HeuristicsReport
 from pfungst.audit.verdict import Verdict
 from pfungst.errors import ConfigError
@@ -39,7 +41,6 @@ if TYPE_CHECKING:
     from pfungst.audit.result import AuditResult
 
 __all__ = [
-    "POSITION_BLIND_FEATURE_SETS",
     "POSITION_FIX",
     "PositionArtifact",
     "PositionContentSplit",
@@ -47,9 +48,6 @@ __all__ = [
     "position_artifact",
     "split",
 ]
-
-POSITION_BLIND_FEATURE_SETS: tuple[str, ...] = ("options_no_position", "options_1-grams_presence")
-"""Option-level feature sets with no position column: a conditional logit over them cannot prefer a slot."""
 
 POSITION_FIX = (
     "shuffle each item's options before rendering them (or write a counterbalanced copy with `pfungst audit DATA "
@@ -189,7 +187,7 @@ def no_blind_probe_message(name: str) -> str:
     """Why a per-item audit has no content / position split: none of its probes is blind to positions."""
     return (
         f"the audit of '{name}' has no probe that is blind to positions, so its content cannot be told from its "
-        f"layout. Add --feature-set {POSITION_BLIND_FEATURE_SETS[0]} (or keep the default feature sets)"
+        f"layout. Add --feature-set {position_blind_sets()[0]} (or keep the default feature sets)"
     )
 
 

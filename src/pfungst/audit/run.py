@@ -13,17 +13,18 @@ import numpy as np
 from pfungst.audit.cluster import check_cluster_address, cluster_backend
 from pfungst.audit.controls import audit_controls
 from pfungst.audit.cues import CueConfig, find_cues
-from pfungst.audit.feature_sets import PAPER_FEATURE_SETS, get_feature_set
+from pfungst.audit.feature_sets import PAPER_FEATURE_SETS, builtin_defaults, get_feature_set
 from pfungst.audit.heuristics import HeuristicConfig, HeuristicsReport, run_heuristics
 from pfungst.audit.inputs import ItemInputs, OptionTable
 from pfungst.audit.label_set import audited_layout
 from pfungst.audit.paper_protocol import paper_rows
-from pfungst.audit.position_content import POSITION_BLIND_FEATURE_SETS, PositionContentSplit, position_artifact
+from pfungst.audit.position_content import PositionContentSplit, position_artifact
 from pfungst.audit.probe import ProbeConfig, feasible_splits, run_probes
 from pfungst.audit.probe_outcome import ProbeOutcome
 from pfungst.audit.probe_settings import ProbeSettings, Protocol
 from pfungst.audit.resampled_kappa import bootstrap_draws_kappa, interval_from_draws, mean_kappa
 from pfungst.audit.result import AuditResult, Verdict
+from pfungst.audit.verdict import Evidence
 from pfungst.data.benchmark import Benchmark
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, override_settings
@@ -41,7 +42,6 @@ __all__ = ["AuditConfig", "audit", "default_feature_sets", "default_reason", "ve
 Progress = Callable[[str, int, int], None]
 """Called as ``progress(step, done, total)`` before each probe and once at the end."""
 
-PER_ITEM_DEFAULTS: tuple[str, ...] = ("options", "options_no_position", "options_1-grams_presence", "1-grams_presence")
 LARGE_ITEMS = 50_000
 """Above this many items a shared-label benchmark's default is :data:`LARGE_DEFAULTS` instead of the 13 sets."""
 LARGE_DEFAULTS: tuple[str, ...] = ("1-grams_presence",)
@@ -101,7 +101,8 @@ class AuditConfig(ProbeSettings):
 
 def default_feature_sets(benchmark: Benchmark, protocol: Protocol = "crossfit") -> tuple[str, ...]:
     """The paper's 13 sets for shared labels (word 1-gram presence alone past :data:`LARGE_ITEMS` items, where the
-    13 do not fit minutes on a laptop); option-level and choices-only sets (plus question 1-grams) otherwise.
+    13 do not fit minutes on a laptop); for per-item choices, the sets that declare ``per_item`` in their
+    ``default_for`` (option-level and choices-only sets, plus question 1-grams).
 
     The 13 sets cost about 13 times one set, and more: the 2-gram sets hold four to five times the columns. Word
     1-gram presence alone audits a million items in minutes on 2 cores; it is the set that names planted words,
@@ -111,7 +112,7 @@ def default_feature_sets(benchmark: Benchmark, protocol: Protocol = "crossfit") 
         return PAPER_FEATURE_SETS
     if benchmark.option_kind == "shared_labels":
         return PAPER_FEATURE_SETS if len(benchmark) <= LARGE_ITEMS else LARGE_DEFAULTS
-    return PER_ITEM_DEFAULTS
+    return builtin_defaults("per_item")
 
 
 def default_reason(benchmark: Benchmark, config: AuditConfig) -> str:
@@ -172,12 +173,13 @@ def audit(
     report("heuristics and cues", 1, 1)
     heuristics = _heuristics(benchmark, config) if config.heuristics else None
     cues = find_cues(benchmark, config=CueConfig(fields=config.fields, top_k=config.cue_top_k)) if config.cues else None
-    verdict = _verdict(probes, config, verdict_statistic(benchmark, config.protocol))
+    verdict = _verdict(probes, config, benchmark.option_kind)
+    parts = _split(benchmark, probes, verdict, heuristics, config)
     return AuditResult(
         benchmark=benchmark.to_dict(),
         probes=tuple(probes),
-        verdict=verdict,
-        position_content=_split(benchmark, probes, verdict, heuristics, config),
+        verdict=_position_evidence(verdict, parts),
+        position_content=parts,
         controls=audit_controls(benchmark, n_splits=config.n_splits, seed=config.seed, level=config.level),
         heuristics=heuristics,
         cues=cues,
@@ -213,12 +215,22 @@ def _split(
     """
     if benchmark.option_kind != "per_item":
         return PositionContentSplit(benchmark.name, verdict, None, tuple(p.feature_set for p in probes))
-    blind = [p for p in probes if p.feature_set in POSITION_BLIND_FEATURE_SETS]
+    blind = [p for p in probes if get_feature_set(p.feature_set).position_blind]
     if not blind:
         return None
-    content = _verdict(blind, config, verdict.statistic)
+    content = _verdict(blind, config, benchmark.option_kind)
     position = position_artifact(heuristics, config.threshold)
     return PositionContentSplit(benchmark.name, content, position, tuple(p.feature_set for p in blind))
+
+
+def _position_evidence(verdict: Verdict, parts: PositionContentSplit | None) -> Verdict:
+    """``verdict`` marked as needing the gold position when only position-aware probes reach it and the gold slot
+    is skewed: the position-blind content verdict is not "predictable" but the gold-position finding is flagged."""
+    if parts is None or parts.position is None or verdict.label != "predictable":
+        return verdict
+    if parts.content.label == "predictable" or not parts.position.flagged:
+        return verdict
+    return replace(verdict, evidence=replace(verdict.evidence, input="position", fields=()))
 
 
 def _feature_set_names(benchmark: Benchmark, config: AuditConfig) -> tuple[str, ...]:
@@ -230,9 +242,11 @@ def _feature_set_names(benchmark: Benchmark, config: AuditConfig) -> tuple[str, 
 
 
 def _inputs(benchmark: Benchmark, name: str, config: AuditConfig) -> ItemInputs | OptionTable:
-    """What feature set ``name`` reads: item texts, or the option table (without the question: choices only)."""
-    if get_feature_set(name).level == "option":
-        return OptionTable.from_benchmark(benchmark, config.fields, with_question=not name.startswith("options_"))
+    """What feature set ``name`` reads, by its declarations: item texts, or the option table (with the question only
+    when the set declares it sees the question)."""
+    feature_set = get_feature_set(name)
+    if feature_set.level == "option":
+        return OptionTable.from_benchmark(benchmark, config.fields, with_question=feature_set.sees_question)
     return ItemInputs.from_benchmark(benchmark, config.fields)
 
 
@@ -249,21 +263,26 @@ def verdict_statistic(benchmark: Benchmark, protocol: Protocol) -> str:
     hide.
     """
     del protocol  # the same statistic under both protocols (see above)
-    return "chance_corrected_accuracy" if benchmark.option_kind == "per_item" else "kappa"
+    return _statistic(benchmark.option_kind)
 
 
-def verdict_of(probes: Sequence[ProbeOutcome], config: AuditConfig, statistic: str) -> Verdict:
-    """The verdict over ``probes`` alone (their best, Bonferroni over them): e.g. the position-blind probes only.
+def _statistic(option_kind: str) -> str:
+    return "chance_corrected_accuracy" if option_kind == "per_item" else "kappa"
+
+
+def verdict_of(probes: Sequence[ProbeOutcome], config: AuditConfig, option_kind: str) -> Verdict:
+    """The verdict over ``probes`` alone (their best, Bonferroni over them) of a benchmark of ``option_kind``
+    (``shared_labels`` or ``per_item``): e.g. the position-blind probes only.
 
     Raises:
         ConfigError: ``probes`` is empty.
     """
     if not probes:
         raise ConfigError("a verdict needs at least one probe")
-    return _verdict(list(probes), config, statistic)
+    return _verdict(list(probes), config, option_kind)
 
 
-def _verdict(probes: list[ProbeOutcome], config: AuditConfig, statistic: str) -> Verdict:
+def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: str) -> Verdict:
     """Best probe by point estimate; its interval widened (Bonferroni) for having picked the best of several.
 
     The point and the interval come from one statistic: the repeat-averaged score (the mean over the cross-fitting
@@ -272,6 +291,7 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, statistic: str) ->
     repeats removes the noise of one fold assignment, which is why it is the point; bootstrapping a single repeat
     instead (as before) measured another statistic, whose interval could exclude the point on degenerate data.
     """
+    statistic = _statistic(option_kind)
     best = max(probes, key=lambda p: _value(getattr(p, statistic)))
     level = bonferroni_level(config.level, len(probes))
     mask = best.predicted
@@ -307,6 +327,7 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, statistic: str) ->
         threshold=config.threshold,
         n_feature_sets=len(probes),
         note=_PAPER_NOTE if config.protocol == "pacchiardi2024" and statistic == "kappa" else "",
+        evidence=Evidence.of(get_feature_set(best.feature_set), config.fields, option_kind),
     )
 
 

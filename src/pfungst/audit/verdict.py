@@ -1,14 +1,91 @@
-"""An audit's verdict: "predictable" or "no evidence", with the statistic, its interval and the threshold."""
+"""An audit's verdict: "predictable" or "no evidence", with the statistic, its interval, the threshold, and the
+input its evidence needed (:class:`Evidence`: options alone, partial input, full input, or file position)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal, cast
+from dataclasses import dataclass, field
+from typing import Any, Literal, cast, get_args
 
+from pfungst.audit.feature_sets import EvidenceInput, FeatureSet
 from pfungst.schema import Fields
 from pfungst.stats import Estimate
 
-__all__ = ["Verdict"]
+__all__ = ["LEXICAL_NOTE", "Evidence", "Verdict"]
+
+LEXICAL_NOTE = (
+    "answerable from words in the input: expected for sentiment, intent or topic tasks; a shortcut only if the task "
+    "claims more"
+)
+"""How a full-input finding on a shared-label task reads: lexical solvability, not necessarily a shortcut."""
+
+_INPUTS: tuple[str, ...] = get_args(EvidenceInput)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The input a verdict's evidence needed, from the declarations of its best feature set (what that set sees)."""
+
+    input: EvidenceInput = "full"
+    """``options`` alone (no question), ``partial`` input (:attr:`fields`), the ``full`` input, or the ``position``
+    of the gold option in the file (the verdict holds only with position-aware probes, and the gold slot is skewed)."""
+    fields: tuple[str, ...] = ()
+    """The named fields the item text was built from (partial input); empty otherwise."""
+    shared_labels: bool = False
+    """The task has one label set shared by every item (classification: sentiment, intent, topic, NLI)."""
+
+    @classmethod
+    def of(cls, feature_set: FeatureSet, fields: tuple[str, ...], option_kind: str) -> Evidence:
+        """The input a finding of ``feature_set`` needed (its declarations), on item texts built from ``fields``.
+
+        Example:
+            >>> from pfungst.audit.feature_sets import get_feature_set
+            >>> Evidence.of(get_feature_set("options_no_position"), (), "per_item").description
+            'options alone, no question'
+        """
+        per_item = option_kind == "per_item"
+        found = feature_set.evidence_input(fields, per_item=per_item)
+        return cls(found, fields if found == "partial" else (), shared_labels=not per_item)
+
+    @property
+    def lexical(self) -> bool:
+        """Full input on a shared-label task: the words of the input give the label, which may be the task itself."""
+        return self.input == "full" and self.shared_labels
+
+    @property
+    def description(self) -> str:
+        """The input in words: ``options alone, no question``, ``partial input: hypothesis``, ``full input``, ..."""
+        if self.input == "options":
+            return "options alone, no question"
+        if self.input == "partial":
+            return f"partial input: {', '.join(self.fields)}"
+        if self.input == "position":
+            return "gold position in the file"
+        return "full input"
+
+    @classmethod
+    def from_fields(cls, fields: Fields) -> Evidence:
+        """Read :meth:`to_dict` back.
+
+        Raises:
+            ReaderError: a value of the wrong type, a missing key, or an input that is none of the kinds.
+        """
+        found = fields.string("input")
+        if found not in _INPUTS:
+            raise fields.error("input", f"expected one of {', '.join(_INPUTS)}, found {found!r}")
+        return cls(
+            input=cast(EvidenceInput, found),
+            fields=fields.typed("fields", tuple[str, ...]),
+            shared_labels=fields.boolean("shared_labels"),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "input": self.input,
+            "fields": list(self.fields),
+            "shared_labels": self.shared_labels,
+            "lexical": self.lexical,
+            "description": self.description,
+        }
 
 
 @dataclass(frozen=True)
@@ -28,6 +105,23 @@ class Verdict:
     n_feature_sets: int
     note: str = ""
     """Why this statistic, where the protocol's own headline differs (pacchiardi2024); appended to the explanation."""
+    evidence: Evidence = field(default_factory=Evidence)
+    """The input the evidence needed (from the best feature set's declarations), named in the explanation."""
+
+    @property
+    def lexical(self) -> bool:
+        """A "predictable" finding from the full input of a shared-label task (see :data:`LEXICAL_NOTE`)."""
+        return self.label == "predictable" and self.evidence.lexical
+
+    @property
+    def kind(self) -> Literal["none", "lexical", "shortcut", "position"]:
+        """What the finding is: ``none`` (no evidence), ``lexical`` (:attr:`lexical`), ``position`` (the gold slot),
+        or ``shortcut`` (options alone, partial input, or full input of per-item choices)."""
+        if self.label != "predictable":
+            return "none"
+        if self.lexical:
+            return "lexical"
+        return "position" if self.evidence.input == "position" else "shortcut"
 
     @property
     def explanation(self) -> str:
@@ -36,12 +130,15 @@ class Verdict:
         level = f"{ci.level:.4g}" if ci else ""
         comparison = "above" if self.label == "predictable" else "not above"
         text = (
-            f"{self.label}: best feature set {self.feature_set}, {self.statistic} {self.estimate.value:.3f} "
+            f"{self.label} ({self.evidence.description}): best feature set {self.feature_set}, "
+            f"{self.statistic} {self.estimate.value:.3f} "
             f"{bound} ({level} simultaneous interval over {self.n_feature_sets} feature sets); the lower bound "
             f"is {comparison} the threshold {self.threshold:g}"
         )
         if self.label == "no evidence" and self.signal_below_threshold:
             text += " (a signal is present, since the interval excludes 0, but it is smaller than the threshold)"
+        if self.lexical:
+            text += f"; {LEXICAL_NOTE}"
         return f"{text}; {self.note}" if self.note else text
 
     @property
@@ -68,6 +165,7 @@ class Verdict:
             threshold=fields.number("threshold"),
             n_feature_sets=fields.integer("n_feature_sets"),
             note=fields.string("note") if fields.has("note") else "",
+            evidence=Evidence.from_fields(fields.sub("evidence")),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -80,5 +178,7 @@ class Verdict:
             "n_feature_sets": self.n_feature_sets,
             "note": self.note,
             "signal_below_threshold": self.signal_below_threshold,
+            "evidence": self.evidence.to_dict(),
+            "kind": self.kind,
             "explanation": self.explanation,
         }

@@ -134,7 +134,7 @@ def _provider_rows() -> list[tuple[str, str]]:
 def _feature_set_rows() -> list[tuple[str, str]]:
     from pfungst.audit.feature_sets import FEATURE_SETS, get_feature_set
 
-    return _rows(FEATURE_SETS, lambda name: get_feature_set(name).description)
+    return _rows(FEATURE_SETS, lambda name: f"{get_feature_set(name).description} ({get_feature_set(name).sees})")
 
 
 _LISTS: dict[str, Callable[[], list[tuple[str, str]]]] = {

@@ -34,7 +34,9 @@ FailOnOption = Annotated[
     typer.Option(
         "--fail-on",
         help=f"Release gate: exit {GATE_EXIT_CODE} when breached ({', '.join(FAIL_ON)}). predictable: the verdict; "
-        "content: the content verdict (position-blind probes); position: a gold-position artifact; signal: "
+        "content: a shortcut in the content verdict (position-blind probes; options alone, partial input, or "
+        "per-item full input); lexical: the content answerable from the words of a shared-label task's full "
+        "input (expected for sentiment, intent or topic tasks); position: a gold-position artifact; signal: "
         "predictable, or a signal below the threshold.",
     ),
 ]

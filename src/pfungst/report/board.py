@@ -119,7 +119,9 @@ def _audit_row(data: Any, figure: str) -> tuple[str, str, str, str, str]:
     verdict and gold-position finding apart (the slot pattern in words when it is an artifact)."""
     verdict = data.verdict
     status = "bad" if verdict.label == "predictable" else "warn" if verdict.signal_below_threshold else "good"
-    words = verdict.label + (" (signal below threshold)" if verdict.signal_below_threshold else "")
+    if verdict.lexical:  # the words give the label: expected for sentiment, intent or topic tasks
+        status = "warn"
+    words = _finding(verdict) + (" (signal below threshold)" if verdict.signal_below_threshold else "")
     parts = data.position_content
     if parts is not None and parts.position is not None:
         words += f"; content: {parts.content.label}"
@@ -128,13 +130,20 @@ def _audit_row(data: Any, figure: str) -> tuple[str, str, str, str, str]:
     return (_name(data.benchmark), "(data)", f"surface cues: {words}", figure, status)
 
 
+def _finding(verdict: Any) -> str:
+    """A verdict's label, with its kind and the input it needed when it found something."""
+    if verdict.kind == "none":
+        return str(verdict.label)
+    return f"{verdict.label}: {verdict.kind} ({verdict.evidence.description})"
+
+
 def _suite_row(entry: Any) -> tuple[str, str, str, str, str]:
     """A suite benchmark's board row: its content verdict, with a gold-position artifact flagged beside it."""
     content = entry.content
-    status = "bad" if content.label == "predictable" or entry.position_flagged else "good"
-    if status == "good" and content.signal_below_threshold:
+    status = "bad" if (content.label == "predictable" and not content.lexical) or entry.position_flagged else "good"
+    if status == "good" and (content.signal_below_threshold or content.lexical):
         status = "warn"
-    words = f"content: {content.label}" + ("; gold-position artifact" if entry.position_flagged else "")
+    words = f"content: {_finding(content)}" + ("; gold-position artifact" if entry.position_flagged else "")
     statistic = _STATISTIC_NAMES.get(content.statistic, content.statistic.replace("_", " "))
     return (
         entry.name,

@@ -1,11 +1,12 @@
 """A benchmark card: a Markdown section summarising an audit for a dataset README (Hugging Face style).
 
-What was audited (file, hash, items), the verdict with its interval, the content verdict and the gold-position test
-apart (per-item benchmarks), the top cues, and how to reproduce the run (command, pfungst version, seed). For a
-suite, one table of every benchmark instead. Everything is read from the results; nothing is computed. Text from
-the data (file and benchmark names, cues, labels) is escaped as in the Markdown report
-(:func:`~pfungst.report.markdown.escape_markdown`): a name like ``<img src=x onerror=...>`` shows as text, and the
-reproduce command sits in a code fence longer than any run of backticks in it.
+What was audited (file, hash, items), the verdict with its interval and the input its evidence needed, the content
+verdict and the gold-position test apart (per-item benchmarks), the controls (label-only baseline, constant-answer
+check), the top cues, and how to reproduce the run (command, pfungst version, seed). For a suite, a table of every
+benchmark instead, with full-input findings on shared-label tasks in a table of their own. Everything is read from
+the results; nothing is computed. Text from the data (file and benchmark names, cues, labels) is escaped as in the
+Markdown report (:func:`~pfungst.report.markdown.escape_markdown`): a name like ``<img src=x onerror=...>`` shows as
+text, and the reproduce command sits in a code fence longer than any run of backticks in it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from typing import Any
 
 from pfungst.audit.position_content import POSITION_FIX
 from pfungst.audit.result import AuditResult
-from pfungst.audit.suite import SuiteResult
+from pfungst.audit.suite import SuiteEntry, SuiteResult
+from pfungst.audit.verdict import LEXICAL_NOTE
 from pfungst.blocks import format_estimate
 from pfungst.report.markdown import escape_markdown as _text
 
@@ -58,6 +60,8 @@ def render_card(result: AuditResult, command: str = "") -> str:
             f"- **Gold position:** {_text(parts.position.explanation)}"
             + ("" if parts.position.flagged else f". If it were skewed, the fix: {POSITION_FIX}"),
         ]
+    if result.controls is not None:
+        lines.append(f"- **Controls:** {_text(result.controls.explanation)}")
     lines += ["", *_cue_lines(result), "", *_reproduce_lines(result, settings, command)]
     return "\n".join(lines) + "\n"
 
@@ -98,6 +102,42 @@ def _reproduce_lines(result: AuditResult, settings: dict[str, Any], command: str
     ]
 
 
+_SUITE_COLUMNS = (
+    "| rank | benchmark | items | content verdict | input needed | statistic [CI] | q (BH) | gold position "
+    "| controls |",
+    "|---:|---|---:|---|---|---|---:|---|---|",
+)
+
+
+def _suite_table(rows: list[tuple[SuiteEntry, float]]) -> list[str]:
+    """Suite rows as a Markdown table, ranked from 1 in the order given."""
+    lines = ["", *_SUITE_COLUMNS]
+    for rank, (entry, q) in enumerate(rows, start=1):
+        position = "-"
+        if entry.position is not None:
+            pattern = _text(entry.position.slot_pattern)
+            position = f"**artifact**: {pattern}" if entry.position_flagged else pattern
+        needed = "-" if entry.content.kind == "none" else _text(entry.content.evidence.description)
+        lines.append(
+            f"| {rank} | {_text(entry.name)} | {entry.n_items} | {_text(entry.content.label)} | {needed} | "
+            f"{_text(entry.content.statistic)} {_text(format_estimate(entry.content.estimate))} | {q:.2g} | "
+            f"{position} | {_controls(entry)} |"
+        )
+    return lines
+
+
+def _controls(entry: SuiteEntry) -> str:
+    """The controls in a table cell: the label prior on the verdict's statistic and the constant-answer flag."""
+    if entry.controls is None:
+        return "-"
+    prior = entry.controls.label_only
+    text = f"label prior {prior.prior_score.value:.3f} (majority {_text(prior.majority)})"
+    check = entry.controls.constant_answer
+    if check is not None:
+        text += "; constant answer **flagged**" if check.flagged else "; constant answer not flagged"
+    return text
+
+
 def _fenced(language: str, *lines: str) -> list[str]:
     """``lines`` as a fenced code block (shown as typed, never rendered), its fence longer than any backtick run."""
     longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
@@ -117,27 +157,21 @@ def _version(environment: dict[str, Any]) -> str:
 
 
 def render_suite_card(result: SuiteResult, command: str = "") -> str:
-    """The card of a suite: one row per benchmark, ranked by content risk, with the position flag beside it."""
+    """The card of a suite: one row per benchmark, ranked by content risk, with the position flag beside it; the
+    full-input findings on shared-label tasks (answerable from the words of the input) in a table of their own."""
     lines = [
         _HEADING,
         "",
         f"{len(result.entries)} benchmarks audited ({result.n_items} items), {len(result.skipped)} skipped; ranked "
         "by the lower bound of the content verdict (probes that cannot see option positions); q-values are "
         f"Benjamini-Hochberg across the benchmarks (FDR {result.settings.get('alpha', 0.05)}).",
-        "",
-        "| rank | benchmark | items | content verdict | statistic [CI] | q (BH) | gold position |",
-        "|---:|---|---:|---|---|---:|---|",
     ]
-    for rank, (entry, q) in enumerate(zip(result.entries, result.content_tests.qvalues, strict=True), start=1):
-        position = "-"
-        if entry.position is not None:
-            pattern = _text(entry.position.slot_pattern)
-            position = f"**artifact**: {pattern}" if entry.position_flagged else pattern
-        lines.append(
-            f"| {rank} | {_text(entry.name)} | {entry.n_items} | {_text(entry.content.label)} | "
-            f"{_text(entry.content.statistic)} {_text(format_estimate(entry.content.estimate))} | {q:.2g} | "
-            f"{position} |"
-        )
+    rows = list(zip(result.entries, result.content_tests.qvalues, strict=True))
+    lines += _suite_table([row for row in rows if not row[0].lexical])
+    lexical = [row for row in rows if row[0].lexical]
+    if lexical:
+        lines += ["", f"Answerable from words in the input ({_text(LEXICAL_NOTE.split(': ', 1)[1])}):"]
+        lines += _suite_table(lexical)
     seed = result.settings.get("seed", 0)
     lines += ["", "Reproduce:", "", *_fenced("bash", command or f"pfungst suite ... --seed {seed}")]
     lines += ["", f"pfungst {_text(result.settings.get('pfungst', ''))}, seed {_text(seed)}."]

@@ -67,6 +67,7 @@ def _facts(result: SuiteResult) -> Facts:
             ("wall time", f"{result.seconds:.1f} s"),
             ("content predictable (BH)", f"{result.content_tests.n_rejected} at FDR {alpha}"),
             ("position artifacts flagged", str(sum(e.position_flagged for e in result.entries))),
+            ("answerable from the words (full input, shared labels)", str(sum(e.lexical for e in result.entries))),
         )
     )
 
@@ -78,7 +79,7 @@ def _leaderboard(result: SuiteResult) -> Table:
         rows.append(
             (
                 entry.name,
-                entry.content.label,
+                _finding(entry),
                 ("ARTIFACT " if entry.position_flagged else "")
                 + (f"{position.most_common} {position.most_common_share:.0%}" if position else "-"),
                 entry.content.feature_set,
@@ -100,7 +101,9 @@ def _leaderboard(result: SuiteResult) -> Table:
         note="risk is the lower bound of the content verdict's simultaneous interval (probes that cannot see option "
         "positions; Bonferroni over them); kappa for shared labels, chance-corrected accuracy (cc-acc) for per-item "
         "choices. q: Benjamini-Hochberg across the suite's benchmarks on the content p-values. position: the slot "
-        "most often gold and its share; ARTIFACT when guessing that slot (cross-fitted) clears the threshold.",
+        "most often gold and its share; ARTIFACT when guessing that slot (cross-fitted) clears the threshold. "
+        "Lexical findings (full input of a shared-label task: answerable from the words, expected for sentiment, "
+        "intent or topic tasks) rank apart, after the others.",
         links=tuple(benchmark_section_title(entry) for entry in result.entries),
     )
 
@@ -119,6 +122,14 @@ def _flags(result: SuiteResult) -> tuple[Block, ...]:
     )
 
 
+def _finding(entry: SuiteEntry) -> str:
+    """The content verdict's label, with its kind and the input it needed when it found something."""
+    content = entry.content
+    if content.kind == "none":
+        return content.label
+    return f"{content.label}: {content.kind} ({content.evidence.description})"
+
+
 def _entry_section(entry: SuiteEntry) -> Section:
     pairs = [
         ("source", entry.source),
@@ -126,6 +137,7 @@ def _entry_section(entry: SuiteEntry) -> Section:
         ("items", format_number(entry.n_items)),
         ("options", entry.option_kind.replace("_", " ")),
         ("content verdict", entry.content.explanation),
+        ("input the evidence needed", entry.content.evidence.description),
         ("verdict (all probes)", entry.verdict.explanation),
     ]
     if entry.position is not None:
@@ -133,6 +145,8 @@ def _entry_section(entry: SuiteEntry) -> Section:
             f"{chr(65 + k) if k < 26 else k + 1}: {c}" for k, c in enumerate(entry.position.position_counts)
         )
         pairs += [("gold position", entry.position.explanation), ("gold per position", counts)]
+    if entry.controls is not None:
+        pairs.append(("controls", entry.controls.explanation))
     pairs += [
         ("top cues", "; ".join(str(cue) for cue in entry.top_cues) or "none (cues off or none found)"),
         ("full audit", entry.audit_json),

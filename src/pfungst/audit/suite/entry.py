@@ -1,5 +1,5 @@
-"""One benchmark's line in a suite: what its audit found (content verdict, position finding, cues) or why it was
-skipped, with the cache key that produced it."""
+"""One benchmark's line in a suite: what its audit found (content verdict with the input its evidence needed,
+position finding, controls, cues) or why it was skipped, with the cache key that produced it."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from pfungst.audit.controls import AuditControls
 from pfungst.audit.position_content import PositionArtifact
 from pfungst.audit.result import AuditResult, Verdict
 from pfungst.schema import Fields
@@ -57,6 +58,13 @@ class SuiteEntry:
     top_cues: tuple[TopCue, ...]
     seconds: float
     """Wall time of its audit when it ran (a reused entry keeps the time of the run that made it)."""
+    controls: AuditControls | None = None
+    """The label-only baseline and (per-item) the constant-answer check of its audit; None when the audit had none."""
+
+    @property
+    def lexical(self) -> bool:
+        """The content verdict is a full-input finding on a shared-label task (ranked apart from shortcuts)."""
+        return self.content.lexical
 
     @property
     def risk(self) -> float:
@@ -82,6 +90,7 @@ class SuiteEntry:
             content=content,
             position=position,
             top_cues=tuple(TopCue(c.cue, c.label, c.productivity, c.coverage, c.qvalue) for c in cues),
+            controls=result.controls,
             **where,
         )
 
@@ -101,6 +110,7 @@ class SuiteEntry:
             "position": self.position.to_dict() if self.position else None,
             "top_cues": [to_jsonable(asdict(cue)) for cue in self.top_cues],
             "seconds": self.seconds,
+            "controls": self.controls.to_dict() if self.controls else None,
         }
 
 
@@ -149,4 +159,5 @@ def read_entry(fields: Fields) -> SuiteEntry | SkippedSource:
             for cue in fields.records("top_cues")
         ),
         seconds=fields.number("seconds"),
+        controls=AuditControls.from_fields(fields.sub("controls")) if fields.raw("controls") is not None else None,
     )

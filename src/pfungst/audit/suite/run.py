@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Literal
 
 from pfungst.audit.cluster import cluster_backend
-from pfungst.audit.feature_sets import get_feature_set
-from pfungst.audit.position_content import POSITION_BLIND_FEATURE_SETS, split
+from pfungst.audit.feature_sets import get_feature_set, position_blind_sets
+from pfungst.audit.position_content import split
 from pfungst.audit.run import AuditConfig, audit
 from pfungst.audit.suite.cache import SuiteCache, cache_key
 from pfungst.audit.suite.entry import SkippedSource, SuiteEntry
@@ -209,8 +209,8 @@ def _feature_sets_for(benchmark: Benchmark, config: AuditConfig) -> tuple[str, .
 
     One list serves a whole suite of mixed kinds, so option-level sets are left out for shared-label benchmarks
     (those the audit reads as shared labels included: a fixed label set written as per-item options), and a
-    per-item benchmark gets ``options_no_position`` added when no named set is blind to positions (its content
-    verdict needs one).
+    per-item benchmark gets the first built-in set blind to positions (``options_no_position``) added when no
+    named set declares itself blind to positions (its content verdict needs one).
     """
     names = config.feature_sets
     if not names:
@@ -223,6 +223,6 @@ def _feature_sets_for(benchmark: Benchmark, config: AuditConfig) -> tuple[str, .
                 "label set: add an item-level one (e.g. --feature-set 1-grams_presence)"
             )
         return kept
-    if not any(name in POSITION_BLIND_FEATURE_SETS for name in names):
-        return (*names, POSITION_BLIND_FEATURE_SETS[0])
+    if not any(get_feature_set(name).position_blind for name in names):
+        return (*names, position_blind_sets()[0])
     return names
