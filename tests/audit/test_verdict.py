@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pfungst import audit, load
+from pfungst import load
+from pfungst.audit import audit
 from pfungst.audit.result import AuditResult
 from pfungst.audit.verdict import Evidence
 from pfungst.data.benchmark import Benchmark

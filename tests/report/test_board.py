@@ -74,8 +74,8 @@ def test_a_lexical_audit_is_a_warning_row_that_names_its_input_and_a_shortcut_st
     from pfungst.data.synthetic import make_synthetic
 
     quick = {"n_bootstrap": 100, "n_permutations": 20, "n_repeats": 1, "cues": False}
-    lexical = pfungst.audit(make_synthetic("cue-word", 300), feature_sets=("1-grams_presence",), **quick)
-    partial = pfungst.audit(
+    lexical = pfungst.audit.audit(make_synthetic("cue-word", 300), feature_sets=("1-grams_presence",), **quick)
+    partial = pfungst.audit.audit(
         make_synthetic("cue-word", 300), feature_sets=("1-grams_presence",), fields=("hypothesis",), **quick
     )
     (lexical_row,) = _board(lexical).rows
