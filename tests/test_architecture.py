@@ -24,6 +24,7 @@ SHARED = {
     "path_checks",
     "lazy",
     "display",
+    "results",
 }
 """Shared modules and packages (``stats/``): every stage may import them, and they import no stage. (``display``
 renders a result in a notebook through the report stage, which it reaches only by ``importlib`` when asked.)"""

@@ -3,7 +3,8 @@
 Every extension point of pfungst (readers, feature sets, scoring rules, perturbations, backends, outcome formats)
 is a :class:`Registry`. Built-in entries are listed in the module that owns the extension point; a third-party
 package adds its own by declaring an entry point in the registry's group (``pfungst.readers``,
-``pfungst.feature_sets``, ``pfungst.scoring_rules``, ``pfungst.perturbations``, ``pfungst.backends``), the
+``pfungst.feature_sets``, ``pfungst.scoring_rules``, ``pfungst.perturbations``, ``pfungst.backends``,
+``pfungst.results``), the
 convention of pytest and inspect_ai. Nothing is imported before a name is resolved (STYLE rule 16), and an unknown
 name lists close matches and every choice (rule 17).
 
@@ -43,6 +44,7 @@ ENTRY_POINT_GROUPS: tuple[str, ...] = (
     "pfungst.scoring_rules",
     "pfungst.perturbations",
     "pfungst.backends",
+    "pfungst.results",
 )
 """The entry-point groups through which installed packages extend pfungst."""
 

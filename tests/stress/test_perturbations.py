@@ -3,7 +3,6 @@ through the same path, and a stress result read back from its JSON is the result
 
 from __future__ import annotations
 
-import copy
 import io
 import json
 import sys
@@ -23,7 +22,7 @@ from pfungst.errors import ConfigError
 from pfungst.report.stress_console import render_stress
 from pfungst.report.stress_sections import stress_sections
 from pfungst.stress.comparison import StressComparison, compare
-from pfungst.stress.metrics import CircularMetrics, MovedAnswerAccuracy, PairedDifference, SelectionBias
+from pfungst.stress.metrics import MovedAnswerAccuracy, PairedDifference, SelectionBias
 from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
 from pfungst.stress.perturbations.base import Perturbation
 from pfungst.stress.pride_result import PrideResult
@@ -108,7 +107,7 @@ def test_every_perturbation_reports_its_analyses_under_typed_keys(everything: St
     assert {a.perturbation for a in everything.analyses} == set(BUILTIN)
     by_label = everything.analysis(SelectionBias, perturbation="ids-shuffled", by="label")
     assert by_label.by == "label" and by_label.ids[0] == "A"
-    assert everything.analysis("pfungst.circular", perturbation="permutations").arrangements == (6, 6)
+    assert everything.analysis("circular", perturbation="permutations").arrangements == (6, 6)
     debiased = everything.analysis(SelectionBias, perturbation="pride", variant="debiased")
     assert debiased is everything.analysis("selection-bias", "letter, PriDe debiased, by position")
     assert isinstance(everything.analysis(PairedDifference, perturbation="top2"), PairedDifference)
@@ -120,7 +119,7 @@ def test_every_perturbation_reports_its_analyses_under_typed_keys(everything: St
 
 def test_the_json_gives_each_analysis_a_stable_kind_and_its_keys(everything: StressResult) -> None:
     entry = everything.to_dict()["analyses"][4]
-    assert entry["kind"] == "pfungst.selection-bias" and entry["name"] == "selection-bias"
+    assert entry["kind"] == "selection-bias" and entry["name"] == "selection-bias"
     assert (entry["perturbation"], entry["rule"], entry["variant"], entry["by"]) == (
         "ids-shuffled",
         "letter",
@@ -148,34 +147,6 @@ def test_a_result_read_without_its_outcomes_keeps_its_figures(everything: Stress
     again = StressResult.from_dict(everything.to_dict())
     assert again.outcomes == () and again.n_items == 12
     assert again.to_dict() == everything.to_dict()
-
-
-def _first_layout(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` as files of the first ``pfungst.stress/1`` layout had it: class names as kinds, no keys."""
-    old = copy.deepcopy(data)
-    classes = {
-        "pfungst.selection-bias": "SelectionBias",
-        "pfungst.circular": "CircularMetrics",
-        "pfungst.answer-moved": "AnswerMoved",
-        "pfungst.paired-difference": "PairedDifference",
-        "pfungst.pride": "PrideResult",
-        "pfungst.format-spread": "FormatSpread",
-        "pfungst.spread-search": "SpreadSearch",
-        "pfungst.multiprompt": "MultiPromptStats",
-    }
-    for entry in old["analyses"]:
-        if entry["kind"] not in classes:  # a kind added after that layout: kept as written
-            continue
-        entry["kind"] = classes[entry["kind"]]
-        for key in ("perturbation", "rule", "variant", "by"):
-            del entry[key]
-    return old
-
-
-def test_files_of_the_first_layout_are_read_with_their_keys(everything: StressResult) -> None:
-    again = StressResult.from_dict(_first_layout(everything.to_dict(items=True)))
-    assert again.to_dict(items=True) == everything.to_dict(items=True)
-    assert isinstance(again.analysis(CircularMetrics, perturbation="cyclic"), CircularMetrics)
 
 
 def test_a_result_of_an_unknown_kind_is_kept_and_shown_field_by_field(everything: StressResult) -> None:

@@ -213,7 +213,7 @@ def test_every_probe_round_trips_through_json_and_renders(probed: StressResult, 
     again = StressResult.from_dict(data)
     assert again.to_dict(items=True) == probed.to_dict(items=True)
     kinds = {a.kind for a in again.analyses}
-    assert {"pfungst.choices-only", "pfungst.none-of-the-above", "pfungst.letter-text"} <= kinds
+    assert {"choices-only", "none-of-the-above", "letter-text"} <= kinds
     console = Console(file=io.StringIO(), width=140)
     render_stress(again, console)
     shown = console.file.getvalue()

@@ -115,7 +115,7 @@ class ChoicesOnlyRow:
 class ChoicesOnlyComparison:
     """The classifier's and the models' choices-only accuracy on one benchmark, side by side."""
 
-    KIND: ClassVar[str] = "pfungst.choices-only-comparison"
+    KIND: ClassVar[str] = "choices-only-comparison"
     """The result's kind in JSON."""
     TITLE: ClassVar[str] = "Choices-only: classifier vs model"
     """The result's heading in reports."""

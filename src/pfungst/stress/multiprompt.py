@@ -41,7 +41,7 @@ __all__ = [
 class MultiPromptStats:
     """MaxP, AvgP, CPS and the spread over prompts answered on the same items."""
 
-    KIND: ClassVar[str] = "pfungst.multiprompt"
+    KIND: ClassVar[str] = "multiprompt"
     """The result's kind in JSON (stable across renames of the class)."""
     TITLE: ClassVar[str] = "Instruction paraphrases"
     """The result's heading in reports."""

@@ -40,7 +40,7 @@ class FormatAccuracy:
 class FormatSpread:
     """Accuracy per format on the same items, and the spread between the best and the worst."""
 
-    KIND: ClassVar[str] = "pfungst.format-spread"
+    KIND: ClassVar[str] = "format-spread"
     """The result's kind in JSON (stable across renames of the class)."""
     TITLE: ClassVar[str] = "Format spread"
     """The result's heading in reports."""
@@ -103,7 +103,7 @@ class FormatSpread:
 class SpreadSearch:
     """The outcome of a budgeted Thompson-sampling search for the best and the worst format."""
 
-    KIND: ClassVar[str] = "pfungst.spread-search"
+    KIND: ClassVar[str] = "spread-search"
     """The result's kind in JSON (stable across renames of the class)."""
     TITLE: ClassVar[str] = "Format spread search"
     """The result's heading in reports."""

@@ -126,8 +126,7 @@ class StressResult(NotebookDisplay):
         """The result of the first analysis of ``kind`` with the given keys.
 
         Args:
-            kind: A result class (``SelectionBias``, typed), a kind (``pfungst.selection-bias``) or its short name
-                (``selection-bias``).
+            kind: A result class (``SelectionBias``, typed), or a kind (``selection-bias``).
             subject: The analysis's subject in words (``letter, identity, by position``), if given.
             keys: ``perturbation``, ``rule``, ``variant``, ``by`` (``position`` or ``label``).
 

@@ -37,7 +37,7 @@ __all__ = ["MovedAnswerAccuracy", "PairedDifference", "moved_answer_accuracy", "
 class MovedAnswerAccuracy:
     """Accuracy with the gold option moved to each slot, and how far the best and worst slots lie apart."""
 
-    KIND: ClassVar[str] = "pfungst.answer-moved"
+    KIND: ClassVar[str] = "answer-moved"
     """The result's kind in JSON (stable across renames of the class)."""
     TITLE: ClassVar[str] = "Gold answer moved to each slot"
     """The result's heading in reports."""
@@ -102,7 +102,7 @@ class MovedAnswerAccuracy:
 class PairedDifference:
     """Accuracy of two variants on the same items and their difference, tested with McNemar's exact test."""
 
-    KIND: ClassVar[str] = "pfungst.paired-difference"
+    KIND: ClassVar[str] = "paired-difference"
     """The result's kind in JSON (stable across renames of the class)."""
     TITLE: ClassVar[str] = "Paired difference"
     """The result's heading in reports."""

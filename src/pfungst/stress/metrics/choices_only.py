@@ -39,7 +39,7 @@ def not_asked(what: str) -> Estimate:
 class ChoicesOnlyAccuracy:
     """Accuracy with the question removed, beside chance, the majority position and accuracy with the question."""
 
-    KIND: ClassVar[str] = "pfungst.choices-only"
+    KIND: ClassVar[str] = "choices-only"
     """The result's kind in JSON (stable across renames of the class)."""
     TITLE: ClassVar[str] = "Choices-only baseline"
     """The result's heading in reports."""

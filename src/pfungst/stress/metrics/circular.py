@@ -30,7 +30,7 @@ __all__ = ["CircularMetrics", "circular_metrics"]
 class CircularMetrics:
     """Accuracy and stability of answers across arrangements of the same items (one rule and format)."""
 
-    KIND: ClassVar[str] = "pfungst.circular"
+    KIND: ClassVar[str] = "circular"
     """The result's kind in JSON (stable across renames of the class)."""
     TITLE: ClassVar[str] = "Circular versus plain"
     """The result's heading in reports."""

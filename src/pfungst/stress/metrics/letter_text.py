@@ -36,7 +36,7 @@ class LetterTextAgreement:
     """How often the label-probability choice and the generated answer name the same option, and each one's
     accuracy."""
 
-    KIND: ClassVar[str] = "pfungst.letter-text"
+    KIND: ClassVar[str] = "letter-text"
     """The result's kind in JSON (stable across renames of the class)."""
     TITLE: ClassVar[str] = "Letter versus text agreement"
     """The result's heading in reports."""

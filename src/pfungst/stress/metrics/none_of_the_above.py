@@ -33,7 +33,7 @@ _SHOWN = 30
 class NoneOfTheAboveEffect:
     """Accuracy with one option replaced by "None of the above" against the original items, per half and overall."""
 
-    KIND: ClassVar[str] = "pfungst.none-of-the-above"
+    KIND: ClassVar[str] = "none-of-the-above"
     """The result's kind in JSON (stable across renames of the class)."""
     TITLE: ClassVar[str] = "None of the above substitution (WiCkeD)"
     """The result's heading in reports."""
