@@ -94,7 +94,7 @@ def _api(package_name: str) -> str:
 
 
 def _schemas() -> str:
-    from pfungst.report.loading import RESULT_CLASSES
+    from pfungst.results import RESULTS as RESULT_CLASSES
     from pfungst.schema import SCHEMA_VERSIONS
 
     lines = ["| kind | `schema_version` | read back as |", "|---|---|---|"]

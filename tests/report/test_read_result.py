@@ -66,6 +66,7 @@ def test_read_result_gives_back_stress_runs_and_their_comparison_typed_not_as_di
     stressed = _json(demo_objects["stress"][0].to_dict())
     comparison = {
         "schema_version": "pfungst.stress-comparison/1",
+        "kind": "stress-comparison",
         "results": [_json(r.to_dict()) for r in demo_objects["stress"]],
         "rank_stability": _json(demo_objects["ranks"].to_dict()),
     }

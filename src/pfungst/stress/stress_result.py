@@ -8,28 +8,30 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, overload
+from typing import Any, ClassVar, TypeVar, overload
 
 import pandas as pd
 
+from pfungst.blocks import Section
 from pfungst.data.records import parse_json
 from pfungst.display import NotebookDisplay
 from pfungst.errors import ConfigError, ReaderError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import ScoreCounts
+from pfungst.results import Overview
 from pfungst.schema import SCHEMA_VERSIONS
 from pfungst.serialization import to_jsonable, write_json, write_records
 from pfungst.stats import Estimate
 from pfungst.stress.analysis import Analysis
 from pfungst.stress.estimates import number
 from pfungst.stress.metrics import VariantAccuracy
+from pfungst.stress.sections import stress_chapter, stress_overview
 from pfungst.stress.verdict import StressVerdict, judge
 
 __all__ = ["SCHEMA_VERSION", "Analysis", "PerturbationCost", "StressResult", "read_outcomes"]
 
 SCHEMA_VERSION = SCHEMA_VERSIONS["stress"]
-"""The layout of :meth:`StressResult.to_dict`: analyses carry typed keys and a stable result ``kind``; files written
-before that (class names as kinds, keys only in the subject's words) have the same version and are read alike."""
+"""The layout of :meth:`StressResult.to_dict`: analyses carry typed keys and a stable result ``kind``."""
 
 R = TypeVar("R")
 _HINT = "Pass a stress result that pfungst stress wrote with --json, unchanged."
@@ -103,6 +105,21 @@ class StressResult(NotebookDisplay):
     """Position dependence, format and rule spread against their thresholds (:func:`~pfungst.stress.verdict.judge`);
     judged from ``accuracies`` and ``analyses`` when not given."""
 
+    KIND: ClassVar[str] = "stress"
+    """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
+    SCHEMA_VERSION: ClassVar[str] = SCHEMA_VERSION
+    """The ``schema_version`` its JSON carries."""
+    REPORT_PART: ClassVar[str] = "model"
+    """Its chapter's place in a report (:data:`~pfungst.results.REPORT_PARTS`)."""
+
+    def sections(self) -> tuple[Section, ...]:
+        """Its chapter: the verdict, the run's facts, accuracy per variant, each analysis, costs (computes nothing)."""
+        return stress_chapter(self)
+
+    def overview(self) -> Overview:
+        """Its board row (the verdict it wrote) and headline (the plain accuracy)."""
+        return stress_overview(self)
+
     def __post_init__(self) -> None:
         if self.verdict is None:
             object.__setattr__(
@@ -174,6 +191,7 @@ class StressResult(NotebookDisplay):
         """A JSON-safe dict with stable keys; ``items=True`` adds every outcome."""
         data: dict[str, Any] = {
             "schema_version": self.schema_version,
+            "kind": self.KIND,
             "model": self.model,
             "n_items": self.n_items,
             "accuracies": [entry.to_dict() for entry in self.accuracies],
@@ -194,7 +212,7 @@ class StressResult(NotebookDisplay):
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> StressResult:
         """The result that :meth:`to_dict` wrote (with its outcomes if it was written with ``items=True``), every
-        analysis as its typed result; files of the first ``pfungst.stress/1`` layout are read too.
+        analysis as its typed result.
 
         Raises:
             ConfigError: not a stress result.
