@@ -79,6 +79,36 @@ def test_read_result_gives_back_stress_runs_and_their_comparison_typed_not_as_di
     assert [result.model for result in read.results] == [result.model for result in demo_objects["stress"]]
 
 
+STRESS_WRONG = [
+    (
+        lambda d: d["accuracies"][0]["accuracy"].update(value="half"),
+        r"stress\.json: field 'accuracies\[0\]\.accuracy\.value': expected a number, found 'half'",
+    ),
+    (lambda d: d["counts"].update(hits=1.5), r"stress\.json: field 'counts\.hits': expected a whole number"),
+    (lambda d: d.update(seed="zero"), r"stress\.json: field 'seed': expected a whole number, found 'zero'"),
+    (
+        lambda d: d["rank_stability"].update(seed="zero"),
+        r"comparison\.json: field 'rank_stability\.seed': expected a whole number, found 'zero'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("change", "message"), STRESS_WRONG)
+def test_a_wrong_value_in_a_stress_run_or_comparison_is_named_by_file_and_field_path(
+    demo_objects: dict[str, Any], tmp_path: Path, change: Any, message: str
+) -> None:
+    runs = demo_objects["stress"]
+    comparison = StressComparison(tuple(runs), demo_objects["ranks"])
+    data, name = (
+        (_json(comparison.to_dict()), "comparison")
+        if "rank_stability" in message
+        else (_json(runs[0].to_dict()), "stress")
+    )
+    change(data)
+    with pytest.raises(ReaderError, match=message):
+        pfungst.read_result(_write(tmp_path / f"{name}.json", data))
+
+
 def _audit_with(demo_objects: dict[str, Any], change: Any) -> dict[str, Any]:
     data = _json(demo_objects["audit"].to_dict())
     change(data)

@@ -19,7 +19,7 @@ from pfungst.errors import ConfigError, ReaderError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import ScoreCounts
 from pfungst.results import Overview
-from pfungst.schema import SCHEMA_VERSIONS
+from pfungst.schema import SCHEMA_VERSIONS, Fields
 from pfungst.serialization import to_jsonable, write_json, write_records
 from pfungst.stats import Estimate
 from pfungst.stress.analysis import Analysis
@@ -34,7 +34,6 @@ SCHEMA_VERSION = SCHEMA_VERSIONS["stress"]
 """The layout of :meth:`StressResult.to_dict`: analyses carry typed keys and a stable result ``kind``."""
 
 R = TypeVar("R")
-_HINT = "Pass a stress result that pfungst stress wrote with --json, unchanged."
 
 
 @dataclass(frozen=True)
@@ -221,25 +220,22 @@ class StressResult(NotebookDisplay):
         version = data.get("schema_version")
         if version != SCHEMA_VERSION:
             raise ConfigError(f"{source}: expected a stress result ({SCHEMA_VERSION}), got schema_version {version!r}")
-        try:
-            return cls(
-                model=str(data["model"]),
-                accuracies=tuple(VariantAccuracy.from_dict(entry) for entry in data["accuracies"]),
-                analyses=tuple(Analysis.from_dict(entry) for entry in data["analyses"]),
-                costs=tuple(PerturbationCost.from_dict(entry) for entry in data["costs"]),
-                outcomes=tuple(Outcome.from_dict(entry) for entry in data.get("outcomes", ())),
-                counts=ScoreCounts(**data["counts"]),
-                warnings=tuple(str(warning) for warning in data["warnings"]),
-                benchmark=dict(data["benchmark"]),
-                settings=dict(data["settings"]),
-                seed=int(data["seed"]),
-                environment=dict(data["environment"]),
-                verdict=StressVerdict.from_dict(data["verdict"]) if "verdict" in data else None,  # type: ignore[arg-type]
-            )
-        except KeyError as exc:
-            raise ReaderError(source, 0, str(exc.args[0]), "missing", _HINT) from exc
-        except (TypeError, ValueError, AttributeError) as exc:
-            raise ReaderError(source, 0, "", f"not a stress result as pfungst writes it ({exc})", _HINT) from exc
+        fields = Fields(data, source)
+        verdict = StressVerdict.from_dict(fields.mapping("verdict")) if fields.has("verdict") else None
+        return cls(
+            model=fields.string("model"),
+            accuracies=fields.typed("accuracies", tuple[VariantAccuracy, ...]),
+            analyses=tuple(_analysis(record) for record in fields.records("analyses")),
+            costs=fields.typed("costs", tuple[PerturbationCost, ...]),
+            outcomes=tuple(_outcome(record) for record in fields.records("outcomes")) if "outcomes" in data else (),
+            counts=fields.typed("counts", ScoreCounts),
+            warnings=fields.typed("warnings", tuple[str, ...]),
+            benchmark=fields.benchmark(),
+            settings=fields.mapping("settings"),
+            seed=fields.integer("seed"),
+            environment=fields.mapping("environment"),
+            verdict=verdict,  # type: ignore[arg-type]  # None: judged from the figures
+        )
 
     def save_json(self, path: str | Path, items: bool = False) -> Path:
         """Write :meth:`to_dict` as JSON to ``path`` (atomically, folders created) and return it."""
@@ -259,6 +255,26 @@ class StressResult(NotebookDisplay):
             f"StressResult(model={self.model!r}, items={self.n_items}, "
             f"perturbations={[c.perturbation for c in self.costs]}, plain accuracy={plain.value:.3f})"
         )
+
+
+def _analysis(fields: Fields) -> Analysis:
+    """One analysis; a value its result class cannot read is named by file and field path."""
+    try:
+        return Analysis.from_dict(fields.data)
+    except ReaderError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise fields.error("", f"not an analysis as pfungst writes it ({type(exc).__name__}: {exc})") from exc
+
+
+def _outcome(fields: Fields) -> Outcome:
+    """One outcome; a missing or mistyped field is named by file and field path."""
+    try:
+        return Outcome.from_dict(dict(fields.data))
+    except KeyError as exc:
+        raise fields.error(str(exc.args[0]), "missing") from exc
+    except (TypeError, ValueError) as exc:
+        raise fields.error("", f"not an outcome as pfungst writes it ({exc})") from exc
 
 
 def read_outcomes(path: str | Path) -> tuple[Outcome, ...]:
