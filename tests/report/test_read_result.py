@@ -109,6 +109,17 @@ def test_a_wrong_value_in_a_stress_run_or_comparison_is_named_by_file_and_field_
         pfungst.read_result(_write(tmp_path / f"{name}.json", data))
 
 
+def test_a_wrong_value_inside_an_analysis_is_named_by_its_path_in_the_stress_file(
+    demo_objects: dict[str, Any], tmp_path: Path
+) -> None:
+    data = _json(demo_objects["stress"][0].to_dict())
+    number = next(n for n, entry in enumerate(data["analyses"]) if entry["kind"] == "answer-moved")
+    data["analyses"][number]["result"]["gap"]["value"] = "wide"
+    message = rf"stress\.json: field 'analyses\[{number}\]\.result\.gap\.value': expected a number, found 'wide'"
+    with pytest.raises(ReaderError, match=message):
+        pfungst.read_result(_write(tmp_path / "stress.json", data))
+
+
 def _audit_with(demo_objects: dict[str, Any], change: Any) -> dict[str, Any]:
     data = _json(demo_objects["audit"].to_dict())
     change(data)

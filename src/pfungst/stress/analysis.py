@@ -20,8 +20,8 @@ __all__ = ["Analysis", "AnalysisResult", "UnknownResult", "result_type"]
 
 @runtime_checkable
 class AnalysisResult(Protocol):
-    """What an analysis found; its class also has ``from_dict(data)``, the inverse of ``to_dict``, and gives
-    ``KIND`` and ``TITLE`` as class constants."""
+    """What an analysis found; its class also has ``from_dict(data, source="<dict>")``, the inverse of ``to_dict``
+    (reading through :class:`~pfungst.schema.Fields`), and gives ``KIND`` and ``TITLE`` as class constants."""
 
     @property
     def KIND(self) -> str:  # noqa: N802 - a constant of the result's class
@@ -151,12 +151,12 @@ class Analysis:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Analysis:
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> Analysis:
         """The analysis that :meth:`to_dict` wrote; a result of a kind no installed package reads is kept as an
         :class:`UnknownResult`."""
         kind, raw = str(data["kind"]), data.get("result") or {}
         found = result_type(kind)
-        result = found.from_dict(raw) if found is not None else UnknownResult(kind, dict(raw))
+        result = found.from_dict(raw, source) if found is not None else UnknownResult(kind, dict(raw))
         subject = str(data.get("subject", ""))
         return cls(str(data["perturbation"]), str(data["rule"]), result, str(data.get("variant", "")), subject)
 

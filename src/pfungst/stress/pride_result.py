@@ -103,7 +103,7 @@ class PrideResult:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PrideResult:
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> PrideResult:
         """The result that :meth:`to_dict` wrote."""
         return cls(
             prior=Prior.from_dict(data["prior"]),

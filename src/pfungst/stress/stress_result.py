@@ -260,9 +260,9 @@ class StressResult(NotebookDisplay):
 def _analysis(fields: Fields) -> Analysis:
     """One analysis; a value its result class cannot read is named by file and field path."""
     try:
-        return Analysis.from_dict(fields.data)
-    except ReaderError:
-        raise
+        return Analysis.from_dict(fields.data, fields.source)
+    except ReaderError as error:  # a value inside the result, named by its path in this file
+        raise fields.error(f"result.{error.field}" if error.field else "result", error.reason) from None
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise fields.error("", f"not an analysis as pfungst writes it ({type(exc).__name__}: {exc})") from exc
 

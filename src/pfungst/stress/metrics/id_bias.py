@@ -84,7 +84,7 @@ class SelectionBias:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> SelectionBias:
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> SelectionBias:
         """The result that :meth:`to_dict` wrote."""
         by = str(data["by"])
         if by not in _BY:
