@@ -221,7 +221,7 @@ class StressResult(NotebookDisplay):
         if version != SCHEMA_VERSION:
             raise ConfigError(f"{source}: expected a stress result ({SCHEMA_VERSION}), got schema_version {version!r}")
         fields = Fields(data, source)
-        verdict = StressVerdict.from_dict(fields.mapping("verdict")) if fields.has("verdict") else None
+        verdict = _verdict(fields) if fields.has("verdict") else None
         return cls(
             model=fields.string("model"),
             accuracies=fields.typed("accuracies", tuple[VariantAccuracy, ...]),
@@ -255,6 +255,16 @@ class StressResult(NotebookDisplay):
             f"StressResult(model={self.model!r}, items={self.n_items}, "
             f"perturbations={[c.perturbation for c in self.costs]}, plain accuracy={plain.value:.3f})"
         )
+
+
+def _verdict(fields: Fields) -> StressVerdict:
+    """The verdict the run wrote; a missing key or an unknown status is named by field path."""
+    try:
+        return StressVerdict.from_dict(fields.mapping("verdict"))
+    except KeyError as exc:
+        raise fields.error(f"verdict.{exc.args[0]}", "missing") from exc
+    except (TypeError, ValueError) as exc:
+        raise fields.error("verdict", str(exc)) from exc
 
 
 def _analysis(fields: Fields) -> Analysis:
