@@ -23,7 +23,6 @@ from pfungst.schema import SCHEMA_VERSIONS, Fields
 from pfungst.serialization import to_jsonable, write_json, write_records
 from pfungst.stats import Estimate
 from pfungst.stress.analysis import Analysis
-from pfungst.stress.estimates import number
 from pfungst.stress.metrics import VariantAccuracy
 from pfungst.stress.sections import stress_chapter, stress_overview
 from pfungst.stress.verdict import StressVerdict, judge
@@ -60,17 +59,6 @@ class PerturbationCost:
             "passes_ratio": to_jsonable(self.passes_ratio),
             "requests_ratio": to_jsonable(self.requests_ratio),
         }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PerturbationCost:
-        """The entry that :meth:`to_dict` wrote."""
-        return cls(
-            perturbation=str(data["perturbation"]),
-            questions=int(data["questions"]),
-            requests=int(data["requests"]),
-            passes_ratio=number(data["passes_ratio"]),
-            requests_ratio=number(data["requests_ratio"]),
-        )
 
 
 @dataclass(frozen=True, eq=False)
