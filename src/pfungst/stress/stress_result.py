@@ -19,7 +19,7 @@ from pfungst.errors import ConfigError, ReaderError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import ScoreCounts
 from pfungst.results import Overview
-from pfungst.schema import SCHEMA_VERSIONS, Fields
+from pfungst.schema import SCHEMA_VERSIONS, Fields, read_dataclass
 from pfungst.serialization import to_jsonable, write_json, write_records
 from pfungst.stats import Estimate
 from pfungst.stress.analysis import Analysis
@@ -49,6 +49,11 @@ class PerturbationCost:
     """``questions`` over the items of the plain pass: circular = n, PriDe about 1 + K(n - 1)."""
     requests_ratio: float
     """``requests`` over the distinct requests of the plain pass."""
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> PerturbationCost:
+        """The entry that :meth:`to_dict` wrote, every value's type checked (a wrong one named by field path)."""
+        return read_dataclass(cls, Fields(data, source))
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict."""

@@ -15,6 +15,7 @@ from typing import Any
 
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import accuracy_estimate
+from pfungst.schema import Fields, read_dataclass
 from pfungst.stats import Estimate, clustered_mean, wilson_interval
 
 __all__ = ["VariantAccuracy", "proportion_estimate", "variant_accuracies"]
@@ -63,6 +64,11 @@ class VariantAccuracy:
     design_effect: float = math.nan
     """Clustered / naive variance of the accuracy where the items cluster (the interval is then cluster-robust);
     NaN where they do not (independent items, Wilson interval)."""
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> VariantAccuracy:
+        """The entry that :meth:`to_dict` wrote, every value's type checked (a wrong one named by field path)."""
+        return read_dataclass(cls, Fields(data, source))
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys."""
