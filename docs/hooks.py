@@ -94,13 +94,13 @@ def _api(package_name: str) -> str:
 
 
 def _schemas() -> str:
-    from pfungst.report.loading import RESULT_CLASSES
+    from pfungst.results import RESULTS
     from pfungst.schema import SCHEMA_VERSIONS
 
     lines = ["| kind | `schema_version` | read back as |", "|---|---|---|"]
     blocks = []
     for kind, version in SCHEMA_VERSIONS.items():
-        target = RESULT_CLASSES.get(kind)
+        target = RESULTS.get(kind)
         if not isinstance(target, str):
             lines.append(f"| {kind} | `{version}` | a checked mapping |")
             continue

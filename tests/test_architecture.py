@@ -26,9 +26,12 @@ SHARED = {
     "path_checks",
     "lazy",
     "display",
+    "results",
+    "drawing",
+    "html_view",
 }
-"""Shared modules and packages (``stats/``): every stage may import them, and they import no stage. (``display``
-renders a result in a notebook through the report stage, which it reaches only by ``importlib`` when asked.)"""
+"""Shared modules and packages (``stats/``): every stage may import them, and they import no stage (``display`` renders
+a result in a notebook from the result's own sections, through ``html_view``)."""
 
 
 def test_public_api_is_exactly_the_documented_one() -> None:

@@ -81,7 +81,12 @@ def test_demo_writes_the_planted_benchmarks_and_stresses_the_embedded_model(tmp_
     # identity and answer-moved (1 + 4 questions) per item, PriDe's 4 rotations of one estimation item
     assert stressed["n_items"] == 2 and len(stressed["outcomes"]) == 2 * (1 + 4) + 4
     output = " ".join(result.output.split())
-    assert "stress of gold-position: 2 items" in output and "With the answer moved to each slot" in output
+    assert (
+        "Model stress: " in output
+        and " on gold-position" in output
+        and "items: 2" in output
+        and "With the answer moved to each slot" in output
+    )
 
 
 def test_demo_rejects_zero_stress_items_with_exit_2(tmp_path: Path) -> None:
@@ -406,7 +411,7 @@ def test_stress_writes_json_and_items_then_resumes_from_its_cache(tmp_path: Path
     assert sorted({line["perturbation"] for line in lines}) == ["cyclic", "identity", "rules"]
     # identity, cyclic shift 0 and the letter rule ask the same question: 4 rotations x 4 items distinct requests.
     assert summary["counts"]["unique_requests"] == 16 == summary["counts"]["misses"]
-    assert "circular (letter, cyclic rotations)" in " ".join(result.output.split())
+    assert "Circular versus plain (letter, cyclic rotations)" in " ".join(result.output.split())
 
     _, again = _stress(data, tmp_path, "again")
     assert (again["counts"]["model_calls"], again["counts"]["misses"], again["counts"]["hits"]) == (0, 0, 16)

@@ -3,8 +3,9 @@
 ``tests/fixtures/pfungst_plugin_example`` declares a reader (``qa-text``), two feature sets (``text-length``, a
 transformer class, and ``text-length-words``, a FeatureSet), a scoring rule (``cloze-word``), a backend
 (``char-counter``, which prefers the shortest text), a model provider (``chars:<cost>``, the same model with its
-cost in the spec) and two perturbations (``reversed``, the options in reverse order, and ``rotated``, with a
-parameter: the options rotated by ``shift`` places).
+cost in the spec), two perturbations (``reversed``, the options in reverse order, and ``rotated``, with a parameter:
+the options rotated by ``shift`` places) and a result kind (``pfungst-plugin-example.answer-tally``, one module:
+``tally.py``).
 pip installs it into a temporary folder (never the shared environment); that folder goes on ``sys.path`` for the
 in-process checks and on ``PYTHONPATH`` for a fresh ``pfungst`` process. Every part must be listed by
 ``pfungst formats`` as coming from the plugin and work end to end.
@@ -31,6 +32,7 @@ from pfungst.evaluate.scoring import SCORING_RULES
 from pfungst.models.providers import PROVIDERS
 from pfungst.models.registry import MODELS
 from pfungst.registry import Registry
+from pfungst.results import RESULTS
 from pfungst.stress.perturbations import PERTURBATIONS
 from pfungst.stress.stress_result import read_outcomes
 
@@ -38,7 +40,15 @@ PLUGIN = Path(__file__).resolve().parent / "fixtures" / "pfungst_plugin_example"
 DISTRIBUTION = "pfungst-plugin-example"
 pytestmark = pytest.mark.slow  # installs the example plugin with pip
 
-REGISTRIES: tuple[Registry[object], ...] = (READERS, FEATURE_SETS, SCORING_RULES, MODELS, PROVIDERS, PERTURBATIONS)
+REGISTRIES: tuple[Registry[object], ...] = (
+    READERS,
+    FEATURE_SETS,
+    SCORING_RULES,
+    MODELS,
+    PROVIDERS,
+    PERTURBATIONS,
+    RESULTS,
+)
 """Every registry the plugin extends."""
 
 runner = CliRunner()
@@ -242,6 +252,29 @@ def test_a_bad_plugin_parameter_exits_2_naming_it(installed: Path, animals: Path
     assert "Traceback" not in result.output
 
 
+def test_a_plugin_result_file_is_read_back_typed_and_rendered_in_a_report(
+    installed: Path, animals: Path, tmp_path: Path
+) -> None:
+    from pfungst_plugin_example.tally import AnswerTally
+
+    from pfungst.report import load_results, render_markdown
+
+    tally = AnswerTally.of(pfungst.load(animals))
+    path = tmp_path / "tally.json"
+    path.write_text(json.dumps(tally.to_dict()))
+    read = pfungst.read_result(path)
+    assert isinstance(read, AnswerTally) and read.to_dict() == tally.to_dict()
+    assert RESULTS.distribution(AnswerTally.KIND) == DISTRIBUTION
+    page = " ".join(render_markdown(load_results([path])).split())
+    assert "Answer tally: animals" in page and "Gold answers per position" in page  # its own chapter
+    assert f"most common gold position share {read.majority.value:.3f}" in page  # its board row and headline
+    assert "pfungst-plugin-example.answer-tally" in page and "tallied" in page
+    broken = {**tally.to_dict(), "counts": {"1": "twenty"}}
+    path.write_text(json.dumps(broken))
+    with pytest.raises(pfungst.ReaderError, match=r"tally\.json: field 'counts\.1': expected a whole number"):
+        pfungst.read_result(path)
+
+
 def test_without_the_plugin_its_names_are_unknown_again(installed: Path) -> None:
     sys.path.remove(str(installed))
     try:
@@ -249,6 +282,7 @@ def test_without_the_plugin_its_names_are_unknown_again(installed: Path) -> None
         assert "qa-text" not in READERS and "char-counter" not in MODELS and "reversed" not in PERTURBATIONS
         assert "chars" not in PROVIDERS
         assert "rotated" not in PERTURBATIONS
+        assert "pfungst-plugin-example.answer-tally" not in RESULTS
     finally:
         sys.path.insert(0, str(installed))
         _forget_plugin()

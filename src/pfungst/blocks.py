@@ -100,7 +100,7 @@ class Table:
 
 @dataclass(frozen=True)
 class Figure:
-    """A plot to draw: ``plot`` names the drawing in :data:`pfungst.report.plots.PLOTS`, ``data`` holds its input."""
+    """A plot to draw: ``plot`` names the drawing in :data:`pfungst.drawing.PLOTS`, ``data`` holds its input."""
 
     plot: str
     """``intervals`` (points with intervals, one row per label) or ``bars`` (bars with optional error bars)."""

@@ -1,19 +1,20 @@
 """How a result shows itself in a notebook: ``_repr_html_`` (the report's own blocks, as ``pfungst report`` draws
 them) and ``to_frame()`` (every figure it holds, one row each, with its interval, p-value, baseline and n).
 
-Shared by every result class (a mixin over ``to_dict()``). The HTML renderer lives in :mod:`pfungst.report`, which
-reads results; it is imported when a notebook asks for it, so results never import the report stage.
+Shared by every result class (a mixin over ``to_dict()`` and ``sections()``): the view is the result's own sections,
+drawn by :mod:`pfungst.html_view` (shared too), so a result never reaches into the report stage.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from pfungst.blocks import Section
 
 __all__ = ["FIGURE_COLUMNS", "NotebookDisplay", "figures_frame"]
 
@@ -35,10 +36,14 @@ class NotebookDisplay:
     def to_dict(self) -> dict[str, Any]:  # pragma: no cover - provided by the result class
         raise NotImplementedError
 
+    def sections(self) -> tuple[Section, ...]:  # pragma: no cover - provided by the result class
+        raise NotImplementedError
+
     def _repr_html_(self) -> str:
-        """The result as the HTML report shows it (Jupyter calls this to display the object)."""
-        html = importlib.import_module("pfungst.report.html")
-        return str(html.render_fragment(self))
+        """The result's sections as the HTML report shows them (Jupyter calls this to display the object)."""
+        from pfungst.html_view import render_fragment  # Jinja2, imported when a notebook asks
+
+        return render_fragment(self.sections())
 
     def to_frame(self) -> pd.DataFrame:
         """Every figure of the result, one row each: :data:`FIGURE_COLUMNS` (``name`` is the figure's path in the

@@ -1,11 +1,12 @@
 """The one registry mechanism: name -> object or lazy ``"module:Name"`` string, extended by entry points.
 
 Every extension point of pfungst (readers, feature sets, scoring rules, perturbations, backends, model providers,
-outcome formats) is a :class:`Registry`. Built-in entries are listed in the module that owns the extension point; a
-third-party package adds its own by declaring an entry point in the registry's group (``pfungst.readers``,
-``pfungst.feature_sets``, ``pfungst.scoring_rules``, ``pfungst.perturbations``, ``pfungst.backends``,
-``pfungst.providers``), the convention of pytest and inspect_ai. Nothing is imported before a name is resolved
-(STYLE rule 16), and an unknown name lists close matches and every choice (rule 17).
+outcome formats, result kinds) is a :class:`Registry`. Built-in entries are listed in the module that owns the
+extension point; a third-party package adds its own by declaring an entry point in the registry's group
+(``pfungst.readers``, ``pfungst.feature_sets``, ``pfungst.scoring_rules``, ``pfungst.perturbations``,
+``pfungst.backends``, ``pfungst.providers``, ``pfungst.results``), the convention of pytest and inspect_ai. Nothing
+is imported before a name is resolved (STYLE rule 16), and an unknown name lists close matches and every choice
+(rule 17).
 
 A plugin whose code fails (its import, its constructor, its ``sniff``) raises :class:`~pfungst.errors.PluginError`
 naming the package, the entry point and the error when its name is asked for; where every entry is visited
@@ -44,6 +45,7 @@ ENTRY_POINT_GROUPS: tuple[str, ...] = (
     "pfungst.perturbations",
     "pfungst.backends",
     "pfungst.providers",
+    "pfungst.results",
 )
 """The entry-point groups through which installed packages extend pfungst."""
 

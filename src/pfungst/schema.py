@@ -21,13 +21,14 @@ from typing import Any, TypeVar
 from pfungst.errors import PfungstError, ReaderError
 from pfungst.stats import ConfidenceInterval, Estimate
 
-__all__ = ["MAX_DEPTH", "SCHEMA_VERSIONS", "Fields", "check_depth", "kind_of", "read_dataclass"]
+__all__ = ["MAX_DEPTH", "SCHEMA_VERSIONS", "Fields", "check_depth", "kind_of", "read_dataclass", "read_estimate"]
 
 SCHEMA_VERSIONS: dict[str, str] = {
     "audit": "pfungst.audit/1",
     "summary": "pfungst.summary/1",
     "stress": "pfungst.stress/1",
     "stress-comparison": "pfungst.stress-comparison/1",
+    "rank-stability": "pfungst.rank-stability/1",
     "score": "pfungst.score/1",
     "reliance": "pfungst.reliance/1",
     "validity": "pfungst.validity/2",
@@ -220,27 +221,7 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
 
     def estimate(self, key: str) -> Estimate:
         """An :class:`~pfungst.stats.Estimate` (``value``, ``ci``, ``pvalue``, ``baseline``, ``method``, ``n``)."""
-        fields = self.sub(key)
-        ci = None
-        if fields.has("ci"):
-            bounds = fields.sub("ci")
-            low, high = bounds.number("low"), bounds.number("high")
-            if low > high:  # False when either is NaN (an interval that could not be computed)
-                raise bounds.error("", f"low {low:g} is above high {high:g}")
-            ci = ConfidenceInterval(low, high, bounds.number("level"))
-        value = fields.number("value")
-        if _is_proportion_estimate(key):
-            for name, number in (("value", value), ("ci.low", ci.low if ci else 0), ("ci.high", ci.high if ci else 0)):
-                if not 0 <= number <= 1 and not math.isnan(number):
-                    raise fields.error(name, f"an accuracy of {number:g} is outside [0, 1]")
-        return Estimate(
-            value=value,
-            method=fields.string("method"),
-            n=fields.integer("n"),
-            ci=ci,
-            pvalue=fields.number("pvalue") if "pvalue" in fields.data else math.nan,
-            baseline=fields.number("baseline") if "baseline" in fields.data else math.nan,
-        )
+        return read_estimate(self.sub(key), proportion=_is_proportion_estimate(key))
 
     def benchmark(self, key: str = "benchmark") -> dict[str, Any]:
         """A ``Benchmark.to_dict()``: the keys reports read are checked (name, counts, labels, provenance)."""
@@ -341,6 +322,35 @@ def _entry(fields: Fields, name: str, index: Any, value: Any, hint: Any) -> Any:
     except ReaderError as error:
         inner = error.field[1:].lstrip(".")
         raise ReaderError(fields.source, 0, where + ("." + inner if inner else ""), error.reason, _HINT) from None
+
+
+def read_estimate(fields: Fields, proportion: bool = False) -> Estimate:
+    """The :class:`~pfungst.stats.Estimate` that ``Estimate.to_dict()`` wrote, every value's type checked; with
+    ``proportion``, the value and interval must lie in [0, 1] (an accuracy).
+
+    Raises:
+        ReaderError: a value of the wrong type, a missing key, an interval whose low is above its high.
+    """
+    ci = None
+    if fields.has("ci"):
+        bounds = fields.sub("ci")
+        low, high = bounds.number("low"), bounds.number("high")
+        if low > high:  # False when either is NaN (an interval that could not be computed)
+            raise bounds.error("", f"low {low:g} is above high {high:g}")
+        ci = ConfidenceInterval(low, high, bounds.number("level"))
+    value = fields.number("value")
+    if proportion:
+        for name, number in (("value", value), ("ci.low", ci.low if ci else 0), ("ci.high", ci.high if ci else 0)):
+            if not 0 <= number <= 1 and not math.isnan(number):
+                raise fields.error(name, f"an accuracy of {number:g} is outside [0, 1]")
+    return Estimate(
+        value=value,
+        method=fields.string("method"),
+        n=fields.integer("n"),
+        ci=ci,
+        pvalue=fields.number("pvalue") if "pvalue" in fields.data else math.nan,
+        baseline=fields.number("baseline") if "baseline" in fields.data else math.nan,
+    )
 
 
 def read_dataclass(cls: type[T], fields: Fields, renames: Mapping[str, str] | None = None) -> T:

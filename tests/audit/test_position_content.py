@@ -11,10 +11,8 @@ from pfungst.audit import audit
 from pfungst.audit.position_content import PositionArtifact
 from pfungst.audit.result import AuditResult
 from pfungst.data.synthetic import make_synthetic
-from pfungst.report.board import board
 from pfungst.report.card import render_card
 from pfungst.report.html import render_html
-from pfungst.report.loading import as_result
 from pfungst.report.markdown import render_markdown
 from pfungst.stats import Estimate
 
@@ -81,7 +79,7 @@ def test_the_html_report_markdown_card_and_board_show_the_position_finding(plant
     card = render_card(planted)
     assert f"**Gold position:** POSITION ARTIFACT: {sentence}" in card
     assert "**Content** (probes that cannot see positions" in card
-    (row,) = board([as_result(planted)]).rows
+    (row,) = planted.overview().rows
     assert f"content: no evidence; gold-position artifact: {sentence}" in row[2]
 
 
@@ -91,7 +89,7 @@ def test_a_content_cue_gives_the_content_verdict_and_no_position_artifact(longes
     assert parts.content.label == "predictable"
     assert not parts.position.flagged
     assert "POSITION ARTIFACT" not in render_card(longest)
-    (row,) = board([as_result(longest)]).rows
+    (row,) = longest.overview().rows
     assert "content: predictable" in row[2] and "gold-position artifact" not in row[2]
 
 

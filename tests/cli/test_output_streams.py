@@ -186,6 +186,6 @@ def test_score_and_stress_tables_on_stdout_or_json_on_stdout(shared_data: Path, 
     stress += ["--threads", "1", "--n-bootstrap", "50", "--quiet"]
     table = runner.invoke(app, stress)
     assert table.exit_code == 0, table.output
-    assert "stress of tiny" in table.stdout and "stress of tiny" not in table.stderr
+    assert "Model stress: " in table.stdout and "Model stress: " not in table.stderr
     as_json = runner.invoke(app, [*stress, "--json", "-"])
-    assert json.loads(as_json.stdout)["n_items"] == 2 and "stress of tiny" in as_json.stderr
+    assert json.loads(as_json.stdout)["n_items"] == 2 and "Model stress: " in as_json.stderr

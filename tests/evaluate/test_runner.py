@@ -13,8 +13,8 @@ import pytest
 from pfungst.data import Benchmark, Item
 from pfungst.errors import ConfigError, ContextOverflow
 from pfungst.evaluate import PromptFormat, ScoreConfig, score_benchmark
+from pfungst.evaluate.score_sections import score_sections
 from pfungst.models.requests import LoglikelihoodRequest
-from pfungst.report.score_sections import score_sections
 from tests.evaluate.fakes import ScriptedModel as ScriptModel
 from tests.evaluate.fakes import by_continuation
 from tests.models.scripted import ScriptedModel

@@ -141,12 +141,19 @@ def test_write_html_renders_the_files_a_run_wrote(written: list[Path], tmp_path:
     assert "n/a (passed in Python)" not in page  # files carry their own sha256
 
 
-def test_summary_without_schema_version_is_recognised_by_its_keys(tmp_path: Path) -> None:
+def test_a_summary_file_is_read_by_its_kind_and_hashed(tmp_path: Path) -> None:
     path = tmp_path / "summary.json"
     path.write_text(json.dumps(_summary()))
     loaded = load_result(path)
-    assert (loaded.kind, loaded.schema_version) == ("summary", "pfungst.summary/0")
+    assert (loaded.kind, loaded.schema_version) == ("summary", "pfungst.summary/1")
     assert len(loaded.sha256) == 64
+
+
+def test_a_result_without_schema_version_is_refused_naming_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "summary.json"
+    path.write_text(json.dumps({key: value for key, value in _summary().items() if key != "schema_version"}))
+    with pytest.raises(ConfigError, match=r"summary\.json: no 'schema_version' and not a known result"):
+        load_result(path)
 
 
 def test_unknown_schema_names_the_file_and_the_versions_known(tmp_path: Path) -> None:
@@ -190,6 +197,8 @@ def test_report_as_json_is_serialisable_and_holds_the_tables(demo_results: list[
 
 def _summary() -> dict[str, Any]:
     return {
+        "schema_version": "pfungst.summary/1",
+        "kind": "summary",
         "benchmark": {"name": "toy", "n_items": 4},
         "gold_counts": {"A": 3, "B": 1},
         "gold_uniformity": {

@@ -66,6 +66,7 @@ def test_read_result_gives_back_stress_runs_and_their_comparison_typed_not_as_di
     stressed = _json(demo_objects["stress"][0].to_dict())
     comparison = {
         "schema_version": "pfungst.stress-comparison/1",
+        "kind": "stress-comparison",
         "results": [_json(r.to_dict()) for r in demo_objects["stress"]],
         "rank_stability": _json(demo_objects["ranks"].to_dict()),
     }
@@ -76,6 +77,47 @@ def test_read_result_gives_back_stress_runs_and_their_comparison_typed_not_as_di
     read = pfungst.read_result(tmp_path / "comparison.json")
     assert all(isinstance(result, StressResult) for result in read.results)
     assert [result.model for result in read.results] == [result.model for result in demo_objects["stress"]]
+
+
+STRESS_WRONG = [
+    (
+        lambda d: d["accuracies"][0]["accuracy"].update(value="half"),
+        r"stress\.json: field 'accuracies\[0\]\.accuracy\.value': expected a number, found 'half'",
+    ),
+    (lambda d: d["counts"].update(hits=1.5), r"stress\.json: field 'counts\.hits': expected a whole number"),
+    (lambda d: d.update(seed="zero"), r"stress\.json: field 'seed': expected a whole number, found 'zero'"),
+    (
+        lambda d: d["rank_stability"].update(seed="zero"),
+        r"comparison\.json: field 'rank_stability\.seed': expected a whole number, found 'zero'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("change", "message"), STRESS_WRONG)
+def test_a_wrong_value_in_a_stress_run_or_comparison_is_named_by_file_and_field_path(
+    demo_objects: dict[str, Any], tmp_path: Path, change: Any, message: str
+) -> None:
+    runs = demo_objects["stress"]
+    comparison = StressComparison(tuple(runs), demo_objects["ranks"])
+    data, name = (
+        (_json(comparison.to_dict()), "comparison")
+        if "rank_stability" in message
+        else (_json(runs[0].to_dict()), "stress")
+    )
+    change(data)
+    with pytest.raises(ReaderError, match=message):
+        pfungst.read_result(_write(tmp_path / f"{name}.json", data))
+
+
+def test_a_wrong_value_inside_an_analysis_is_named_by_its_path_in_the_stress_file(
+    demo_objects: dict[str, Any], tmp_path: Path
+) -> None:
+    data = _json(demo_objects["stress"][0].to_dict())
+    number = next(n for n, entry in enumerate(data["analyses"]) if entry["kind"] == "answer-moved")
+    data["analyses"][number]["result"]["gap"]["value"] = "wide"
+    message = rf"stress\.json: field 'analyses\[{number}\]\.result\.gap\.value': expected a number, found 'wide'"
+    with pytest.raises(ReaderError, match=message):
+        pfungst.read_result(_write(tmp_path / "stress.json", data))
 
 
 def _audit_with(demo_objects: dict[str, Any], change: Any) -> dict[str, Any]:

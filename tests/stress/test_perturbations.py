@@ -19,14 +19,14 @@ import pfungst
 from pfungst.cli import app
 from pfungst.data import Benchmark, Item
 from pfungst.errors import ConfigError
-from pfungst.report.stress_console import render_stress
-from pfungst.report.stress_sections import stress_sections
+from pfungst.report.console_blocks import render_to_console
 from pfungst.stress.comparison import StressComparison, compare
 from pfungst.stress.metrics import MovedAnswerAccuracy, PairedDifference, SelectionBias
 from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
 from pfungst.stress.perturbations.base import Perturbation
 from pfungst.stress.perturbations.pride.result import PrideResult
 from pfungst.stress.rank_result import RankStability
+from pfungst.stress.sections import stress_sections
 from pfungst.stress.spread_result import SpreadSearch
 from pfungst.stress.stress_config import StressConfig
 from pfungst.stress.stress_result import StressResult
@@ -110,7 +110,7 @@ def test_every_perturbation_reports_its_analyses_under_typed_keys(everything: St
     assert {a.perturbation for a in everything.analyses} == set(BUILTIN)
     by_label = everything.analysis(SelectionBias, perturbation="ids-shuffled", by="label")
     assert by_label.by == "label" and by_label.ids[0] == "A"
-    assert everything.analysis("pfungst.circular", perturbation="permutations").arrangements == (6, 6)
+    assert everything.analysis("circular", perturbation="permutations").arrangements == (6, 6)
     debiased = everything.analysis(SelectionBias, perturbation="pride", variant="debiased")
     assert debiased is everything.analysis("selection-bias", "letter, PriDe debiased, by position")
     assert isinstance(everything.analysis(PairedDifference, perturbation="top2"), PairedDifference)
@@ -122,7 +122,7 @@ def test_every_perturbation_reports_its_analyses_under_typed_keys(everything: St
 
 def test_the_json_gives_each_analysis_a_stable_kind_and_its_keys(everything: StressResult) -> None:
     entry = everything.to_dict()["analyses"][4]
-    assert entry["kind"] == "pfungst.selection-bias" and entry["name"] == "selection-bias"
+    assert entry["kind"] == "selection-bias" and entry["name"] == "selection-bias"
     assert (entry["perturbation"], entry["rule"], entry["variant"], entry["by"]) == (
         "ids-shuffled",
         "letter",
@@ -141,9 +141,7 @@ def test_a_result_read_from_its_json_is_the_result_written(everything: StressRes
     assert again.analysis(PrideResult).outcomes == everything.analysis(PrideResult).outcomes
     assert again.analysis(SpreadSearch).history == everything.analysis(SpreadSearch).history
     assert again.analysis(MovedAnswerAccuracy).slots == ("A", "B", "C", "D", "E")
-    assert [s.to_dict() for s in stress_sections(again.to_dict())] == [
-        s.to_dict() for s in stress_sections(everything.to_dict())
-    ]
+    assert [s.to_dict() for s in stress_sections(again)] == [s.to_dict() for s in stress_sections(everything)]
 
 
 def test_a_result_read_without_its_outcomes_keeps_its_figures(everything: StressResult) -> None:
@@ -167,7 +165,7 @@ def test_a_result_of_an_unknown_kind_is_kept_and_shown_field_by_field(everything
     data["analyses"][0] = {**data["analyses"][0], "kind": "elsewhere.mystery", "result": {"verdict": "odd"}}
     again = StressResult.from_dict(data)
     assert again.to_dict()["analyses"][0]["result"] == {"verdict": "odd"}
-    sections = stress_sections(again.to_dict())
+    sections = stress_sections(again)
     assert sections[1].blocks[0].rows[0][:2] == ("verdict", "odd")  # type: ignore[union-attr]
 
 
@@ -220,10 +218,10 @@ def test_a_plugin_perturbation_runs_end_to_end_through_the_same_path() -> None:
     assert found.n_items == 12 and found.accuracy.value == result.accuracy_of("reversed").accuracy.value
     assert [c.perturbation for c in result.costs] == ["identity", "cyclic", "reversed"]
     assert StressResult.from_dict(result.to_dict(items=True)).to_dict(items=True) == result.to_dict(items=True)
-    titles = [section.title for section in stress_sections(result.to_dict())]
+    titles = [section.title for section in stress_sections(result)]
     assert "Options reversed (letter, options reversed)" in titles
     console = Console(file=io.StringIO(), width=100)
-    render_stress(result, console)
+    render_to_console(result, console)
     assert "accuracy reversed: " + f"{found.accuracy.value:.3f}" in console.file.getvalue()  # type: ignore[attr-defined]
     listed = CliRunner().invoke(app, ["formats", "--what", "perturbations"])
     assert "reversed" in listed.output and "the options in reverse order" in listed.output

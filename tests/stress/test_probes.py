@@ -19,8 +19,8 @@ from pfungst.cli import app
 from pfungst.data import Benchmark, Item
 from pfungst.evaluate.item_edits import NONE_OF_THE_ABOVE, assign_replacements, has_collective_option
 from pfungst.evaluate.outcome import Outcome
+from pfungst.report.console_blocks import render_to_console
 from pfungst.report.html import render_html
-from pfungst.report.stress_console import render_stress
 from pfungst.stress.metrics import SelectionBias, selection_bias
 from pfungst.stress.perturbations.choices_only.metric import ChoicesOnlyAccuracy
 from pfungst.stress.perturbations.letter_text.metric import LetterTextAgreement
@@ -217,9 +217,9 @@ def test_every_probe_round_trips_through_json_and_renders(probed: StressResult, 
     again = StressResult.from_dict(data)
     assert again.to_dict(items=True) == probed.to_dict(items=True)
     kinds = {a.kind for a in again.analyses}
-    assert {"pfungst.choices-only", "pfungst.none-of-the-above", "pfungst.letter-text"} <= kinds
+    assert {"choices-only", "none-of-the-above", "letter-text"} <= kinds
     console = Console(file=io.StringIO(), width=140)
-    render_stress(again, console)
+    render_to_console(again, console)
     shown = console.file.getvalue()
     assert "Choices-only accuracy against its baselines" in shown and "solved items: q0, q1" in shown
     assert "gold replaced: change" in shown and "letter \\ text" in shown and "CKLD" in shown

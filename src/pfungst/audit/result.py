@@ -20,8 +20,11 @@ from pfungst.audit.heuristics import HeuristicsReport
 from pfungst.audit.position_content import PositionContentSplit
 from pfungst.audit.probe_outcome import ProbeOutcome
 from pfungst.audit.result_reading import read_cues, read_heuristics
+from pfungst.audit.sections import audit_chapter, audit_overview
 from pfungst.audit.verdict import Verdict
+from pfungst.blocks import Section
 from pfungst.display import NotebookDisplay
+from pfungst.results import Overview
 from pfungst.schema import SCHEMA_VERSIONS, Fields
 from pfungst.serialization import write_json
 from pfungst.stats import Estimate
@@ -57,6 +60,18 @@ class AuditResult(NotebookDisplay):
     :func:`pfungst.audit.audit`. None for a result file that lacks it."""
     KIND: ClassVar[str] = "audit"
     """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
+    SCHEMA_VERSION: ClassVar[str] = SCHEMA_VERSION
+    """The ``schema_version`` its JSON carries."""
+    REPORT_PART: ClassVar[str] = "data"
+    """Its chapter's place in a report (:data:`~pfungst.results.REPORT_PARTS`)."""
+
+    def sections(self) -> tuple[Section, ...]:
+        """Its chapter: the benchmark's facts, verdict, controls, probes, heuristics, cues (computes nothing)."""
+        return audit_chapter(self)
+
+    def overview(self) -> Overview:
+        """Its board row and headline: the verdict and the figure that decided it."""
+        return audit_overview(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> AuditResult:

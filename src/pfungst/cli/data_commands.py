@@ -195,7 +195,6 @@ def demo(
         from pfungst.demo import run_demo
         from pfungst.report.audit_console import render_demo_verdicts
         from pfungst.report.console_blocks import render_to_console
-        from pfungst.report.stress_console import render_stress
 
         check_outputs([], {}, folders={"--out": out})
         with progress_bar(quiet, "writing the benchmarks") as report:
@@ -206,7 +205,7 @@ def demo(
             render_to_console(result.audits[name], stdout)
         render_demo_verdicts(result, stdout)
         stdout.rule("demo: the model stressed on gold-position")
-        render_stress(result.stress, stdout)
+        render_to_console(result.stress, stdout)
         for line in result.conclusion:
             stdout.print(escape(line))
         console.print(

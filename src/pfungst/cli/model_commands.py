@@ -234,7 +234,7 @@ def _stress_from_logs(
     data: Path | None, logs: Path | None, json_path: Path | None, items_path: Path | None, cluster_by: str
 ) -> None:
     """Analyse lm-eval's samples of an exported plan (the settings are the export's)."""
-    from pfungst.report.stress_console import render_stress
+    from pfungst.report.console_blocks import render_to_console
     from pfungst.stress.lm_eval import stress_from_logs
 
     with user_errors():
@@ -243,7 +243,7 @@ def _stress_from_logs(
         check_outputs([logs], {"--json": json_path, **_items_paths(items_path, 1)})
         check_suffix(items_path, "--items")
         result = stress_from_logs(logs, cluster_by=cluster_by)
-        render_stress(result, results_console(json_path))
+        render_to_console(result, results_console(json_path))
         _write_stress([result], None, json_path, items_path)
 
 
@@ -270,7 +270,7 @@ def _run_stress(
     """Stress each model in turn (printing each result), then compare their ranks when there are several."""
     from pfungst.models.registry import applicable_options
     from pfungst.models.secrets import spec_without_credentials
-    from pfungst.report.stress_console import render_ranks, render_stress
+    from pfungst.report.console_blocks import render_to_console
     from pfungst.stress.comparison import compare
     from pfungst.stress.suite import stress
 
@@ -279,14 +279,14 @@ def _run_stress(
         with progress_bar(quiet, "planning") as report:
             options = applicable_options(spec, config.model_options)
             results.append(stress(benchmark, spec, replace(config, model_options=options), progress=report))
-        render_stress(results[-1], out)
+        render_to_console(results[-1], out)
     if len(results) < 2:
         return results, None
     names = [spec_without_credentials(spec) for spec in models or ()]  # names are shown and stored
     if len(set(names)) < len(names):  # specs that differed only in their credentials
         names = [f"{name} ({number})" for number, name in enumerate(names, 1)]
     ranks = compare(results, names=names, seed=config.seed, n_bootstrap=config.n_bootstrap)
-    render_ranks(ranks, out)
+    render_to_console(ranks, out)
     return results, ranks
 
 

@@ -132,8 +132,8 @@ def _config(options: dict[str, Any]) -> SuiteConfig:
 
 def _print(result: SuiteResult, out: Console, verbose: bool) -> None:
     """The leaderboard and the skipped sources on ``out``; the paths that are no benchmark on stderr."""
+    from pfungst.audit.suite.sections import suite_sections
     from pfungst.report.console_blocks import render_sections
-    from pfungst.report.suite_sections import suite_sections
 
     render_sections([s for s in suite_sections(result) if s.level <= 2 or s.title == "Skipped sources"], out)
     _report_ignored(result, verbose)

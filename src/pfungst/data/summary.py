@@ -16,8 +16,11 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
+from pfungst.blocks import Section, format_estimate
 from pfungst.data.benchmark import Benchmark
+from pfungst.data.summary_sections import benchmark_chapter, summary_sections
 from pfungst.display import NotebookDisplay
+from pfungst.results import Overview
 from pfungst.schema import SCHEMA_VERSIONS, Fields
 from pfungst.serialization import write_json
 from pfungst.stats import Estimate, chisquare_test, wilson_interval
@@ -69,6 +72,20 @@ class BenchmarkSummary(NotebookDisplay):
     """Named fields present, with the number of items that have each."""
     KIND: ClassVar[str] = "summary"
     """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
+    SCHEMA_VERSION: ClassVar[str] = SCHEMA_VERSIONS["summary"]
+    """The ``schema_version`` its JSON carries."""
+    REPORT_PART: ClassVar[str] = "data"
+    """Its chapter's place in a report (:data:`~pfungst.results.REPORT_PARTS`)."""
+
+    def sections(self) -> tuple[Section, ...]:
+        """Its chapter: the benchmark's facts, then the gold answers, lengths and rows read (computes nothing)."""
+        return (benchmark_chapter(self.benchmark), *summary_sections(self))
+
+    def overview(self) -> Overview:
+        """Its board row: the benchmark inspected, its majority answer share."""
+        headline = f"majority answer share {format_estimate(self.majority)}"
+        name = str(self.benchmark.get("name", "?"))
+        return Overview(self.benchmark, "", headline, ((name, "(data)", "inspected", headline, "info"),))
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> BenchmarkSummary:
@@ -84,8 +101,7 @@ class BenchmarkSummary(NotebookDisplay):
             True
         """
         fields = Fields(data, source)
-        if fields.has("schema_version"):
-            fields.check_schema(SCHEMA_VERSIONS[cls.KIND])
+        fields.check_schema(cls.SCHEMA_VERSION)
         empty = LengthStats.of([])
         return cls(
             benchmark=fields.benchmark(),
@@ -100,7 +116,8 @@ class BenchmarkSummary(NotebookDisplay):
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "schema_version": SCHEMA_VERSIONS[self.KIND],
+            "schema_version": self.SCHEMA_VERSION,
+            "kind": self.KIND,
             "benchmark": self.benchmark,
             "gold_counts": self.gold_counts,
             "gold_uniformity": self.gold_uniformity.to_dict(),

@@ -14,8 +14,11 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
+from pfungst.blocks import Section
 from pfungst.display import NotebookDisplay
 from pfungst.evaluate.outcome import Outcome
+from pfungst.evaluate.score_sections import score_chapter, score_overview
+from pfungst.results import Overview
 from pfungst.schema import SCHEMA_VERSIONS, Fields, read_dataclass
 from pfungst.serialization import write_json, write_records
 from pfungst.stats import Estimate, wilson_interval
@@ -100,6 +103,18 @@ class ScoreResult(NotebookDisplay):
     when the outcomes are held (the totals are read from them)."""
     KIND: ClassVar[str] = "score"
     """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
+    SCHEMA_VERSION: ClassVar[str] = SCHEMA_VERSION
+    """The ``schema_version`` its JSON carries."""
+    REPORT_PART: ClassVar[str] = "model"
+    """Its chapter's place in a report (:data:`~pfungst.results.REPORT_PARTS`)."""
+
+    def sections(self) -> tuple[Section, ...]:
+        """Its chapter: accuracy against chance, answers, positions and requests (computes nothing)."""
+        return score_chapter(self)
+
+    def overview(self) -> Overview:
+        """Its board row and headline: accuracy against chance."""
+        return score_overview(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> ScoreResult:
@@ -187,6 +202,7 @@ class ScoreResult(NotebookDisplay):
         """A JSON-safe dict with stable keys; ``items=True`` adds the per-item records."""
         data: dict[str, Any] = {
             "schema_version": self.schema_version,
+            "kind": self.KIND,
             "accuracy": self.accuracy.to_dict(),
             "n_items": self.n_items,
             "n_refused": self.n_refused,

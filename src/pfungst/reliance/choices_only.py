@@ -33,7 +33,7 @@ import pandas as pd
 
 from pfungst.audit.probe_outcome import ProbeOutcome
 from pfungst.audit.result import AuditResult
-from pfungst.blocks import Block, Facts, Table, format_estimate, format_number, format_pvalue, short_model
+from pfungst.blocks import Block, Facts, Section, Table, format_estimate, format_number, format_pvalue, short_model
 from pfungst.errors import ConfigError
 from pfungst.schema import Fields
 from pfungst.stats import Estimate
@@ -115,7 +115,7 @@ class ChoicesOnlyRow:
 class ChoicesOnlyComparison:
     """The classifier's and the models' choices-only accuracy on one benchmark, side by side."""
 
-    KIND: ClassVar[str] = "pfungst.choices-only-comparison"
+    KIND: ClassVar[str] = "choices-only-comparison"
     """The result's kind in JSON."""
     TITLE: ClassVar[str] = "Choices-only: classifier vs model"
     """The result's heading in reports."""
@@ -161,6 +161,10 @@ class ChoicesOnlyComparison:
                 for row in self.rows
             ]
         )
+
+    def sections(self) -> tuple[Section, ...]:
+        """Its section in a report: the table under a heading naming the benchmark."""
+        return (Section(f"{self.TITLE} on {self.benchmark}", self.blocks()),)
 
     def blocks(self) -> tuple[Block, ...]:
         """One table, one row per source, and what its p-values test."""

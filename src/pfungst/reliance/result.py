@@ -14,9 +14,12 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
+from pfungst.blocks import Section
 from pfungst.display import NotebookDisplay
+from pfungst.reliance.sections import reliance_overview, reliance_sections
 from pfungst.reliance.shortcut import ShortcutItems
 from pfungst.reliance.shortcut_score import ShortcutSummary
+from pfungst.results import Overview
 from pfungst.schema import SCHEMA_VERSIONS, Fields, read_dataclass
 from pfungst.serialization import to_jsonable, write_json
 from pfungst.stats import Estimate
@@ -200,6 +203,18 @@ class RelianceResult(NotebookDisplay):
     schema_version: str = SCHEMA_VERSION
     KIND: ClassVar[str] = "reliance"
     """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
+    SCHEMA_VERSION: ClassVar[str] = SCHEMA_VERSION
+    """The ``schema_version`` its JSON carries."""
+    REPORT_PART: ClassVar[str] = "analysis"
+    """Its chapter's place in a report (:data:`~pfungst.results.REPORT_PARTS`)."""
+
+    def sections(self) -> tuple[Section, ...]:
+        """Its chapter: per model and dataset, per family, the probes used, what did not join (computes nothing)."""
+        return reliance_sections(self)
+
+    def overview(self) -> Overview:
+        """One board row per (model, dataset) and the headline: how many families' tests rejected."""
+        return reliance_overview(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> RelianceResult:

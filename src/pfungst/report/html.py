@@ -8,42 +8,17 @@ network access, so even a value that escaped escaping could not run.
 
 from __future__ import annotations
 
-import base64
-import itertools
-from collections.abc import Iterable, Sequence
-from importlib import metadata
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import jinja2
-
-from pfungst.blocks import Figure, Section
+from pfungst import html_view
 from pfungst.report.document import build_report, result_sections
 from pfungst.serialization import atomic_write
 
 __all__ = ["render_fragment", "render_html", "write_html"]
 
 _TEMPLATE = "report.html.j2"
-_FRAGMENT = "fragment.html.j2"
-_fragments = itertools.count(1)
-"""Numbers each fragment, so that anchors stay unique among many results shown in one notebook."""
-
-
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("pfungst.report"),
-        autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=False,
-        lstrip_blocks=False,
-    )
-
-
-def _version() -> str:
-    try:
-        return metadata.version("pfungst")
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def render_html(results: Iterable[Any], *, title: str | None = None, plots: bool = True) -> str:
@@ -67,8 +42,9 @@ def render_html(results: Iterable[Any], *, title: str | None = None, plots: bool
         (False, True)
     """
     report = build_report(results, title=title)
-    template = _environment().get_template(_TEMPLATE)
-    return template.render(report=report, image=_images(report.figures, plots), version=_version())
+    template = html_view.environment().get_template(_TEMPLATE)
+    image = html_view.figure_images(report.figures, plots)
+    return template.render(report=report, image=image, version=html_view.version())
 
 
 def render_fragment(result: Any, *, plots: bool = True) -> str:
@@ -86,31 +62,7 @@ def render_fragment(result: Any, *, plots: bool = True) -> str:
         >>> html.startswith('<div class="pfungst-view">'), "<script" in html
         (True, False)
     """
-    sections = result_sections(result)
-    anchor = f"pfungst-{next(_fragments)}-"
-    template = _environment().get_template(_FRAGMENT)
-    image = _images(_figures(sections), plots)
-    return template.render(sections=sections, anchor=anchor, image=image, version=_version()).strip()
-
-
-def _figures(sections: Sequence[Section]) -> tuple[Figure, ...]:
-    return tuple(block for section in sections for block in section.blocks if isinstance(block, Figure))
-
-
-def _images(figures: Iterable[Figure], plots: bool) -> Any:
-    """``image(figure)``: the figure as a ``data:`` SVG address (empty when ``plots`` is False)."""
-    images: dict[int, str] = {}
-    if plots:
-        from pfungst.report.plots import figure_svg
-
-        for figure in figures:
-            encoded = base64.b64encode(figure_svg(figure, title=False).encode("utf-8")).decode("ascii")
-            images[id(figure)] = f"data:image/svg+xml;base64,{encoded}"
-
-    def image(figure: Figure) -> str:
-        return images.get(id(figure), "")
-
-    return image
+    return html_view.render_fragment(result_sections(result), plots=plots)
 
 
 def write_html(results: Iterable[Any], path: str | Path, *, title: str | None = None, plots: bool = True) -> Path:

@@ -1,14 +1,13 @@
-"""Read result JSON: find each file's kind by its ``schema_version`` and read it into its typed result object.
+"""Read result JSON: find each file's class by its ``kind`` (or ``schema_version``) and read it into that object.
 
-:func:`read_result` is ``pfungst.read_result``: any file a pfungst command wrote with ``--json`` back as the object
-that wrote it, every value's type checked (a wrong one is named by file and field path). Reports render what it
-returns; they compute nothing. Kinds whose class cannot read its JSON yet stay checked dicts.
+:func:`read_result` is ``pfungst.read_result``: any file a pfungst command (or an installed plugin) wrote with
+``--json`` back as the object that wrote it, every value's type checked (a wrong one is named by file and field
+path). The classes are those of :data:`pfungst.results.RESULTS`. Reports render what it returns; they compute nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -17,41 +16,12 @@ from typing import Any
 
 from pfungst.data.records import parse_json
 from pfungst.errors import ConfigError, ReaderError
-from pfungst.registry import Registry
 from pfungst.report.result_bytes import result_bytes
+from pfungst.results import RESULTS, is_top_level, result_class
 from pfungst.schema import SCHEMA_VERSIONS, check_depth, kind_of
 from pfungst.serialization import to_jsonable
 
-__all__ = ["RESULT_CLASSES", "LoadedResult", "as_mapping", "as_result", "load_result", "load_results", "read_result"]
-
-RESULT_CLASSES: Registry[Any] = Registry(
-    "result kind",
-    {
-        "summary": "pfungst.data.summary:BenchmarkSummary",
-        "audit": "pfungst.audit.result:AuditResult",
-        "score": "pfungst.evaluate.score_result:ScoreResult",
-        "stress": "pfungst.stress.stress_result:StressResult",
-        "stress-comparison": "pfungst.stress.comparison:StressComparison",
-        "reliance": "pfungst.reliance.result:RelianceResult",
-        "validity": "pfungst.reliance.validity.result:ValidityResult",
-        "suite": "pfungst.audit.suite.result:SuiteResult",
-    },
-    group=None,
-)
-"""Kind -> the result class whose ``from_dict`` reads it (``schema_version`` strings: :data:`SCHEMA_VERSIONS`)."""
-
-_DICT_KEYS: dict[str, tuple[str, ...]] = {
-    "stress": ("model", "accuracies", "analyses", "benchmark", "settings", "seed", "environment"),
-    "stress-comparison": ("results", "rank_stability"),
-    "rank-stability": ("models", "variants", "ranks", "concordance"),
-}
-"""Kinds still read as dicts (their class has no ``from_dict`` yet) -> the keys a report needs."""
-
-_UNVERSIONED = {
-    "summary": {"benchmark", "gold_counts", "gold_uniformity", "majority"},
-    "rank-stability": {"models", "variants", "ranks", "taus", "concordance"},
-}
-"""Results written before they carried a ``schema_version``, recognised by their keys."""
+__all__ = ["LoadedResult", "as_result", "load_result", "load_results", "read_result"]
 
 _HINT = "Pass the JSON a pfungst command wrote with --json."
 
@@ -61,12 +31,11 @@ class LoadedResult:
     """One result to render: its kind, the result object (or checked dict) and where it came from."""
 
     kind: str
-    """``audit``, ``summary``, ``stress``, ``stress-comparison``, ``score``, ``reliance`` or ``rank-stability``."""
+    """The result's ``KIND`` (``audit``, ``summary``, ``stress``, ... or a plugin's ``mypkg.thing``)."""
     schema_version: str
-    """The schema the data follows (``pfungst.summary/0`` for a summary written without one)."""
+    """The schema the data follows (its class's ``SCHEMA_VERSION``)."""
     data: Any
-    """The typed result (``AuditResult``, ``BenchmarkSummary``, ...), or the checked dict for a kind still read
-    as one."""
+    """The typed result (``AuditResult``, ``BenchmarkSummary``, ...): a :class:`~pfungst.results.Result`."""
     source: str
     """The file it was read from; for an object passed in Python, its benchmark's name and kind."""
     sha256: str = ""
@@ -158,9 +127,9 @@ def as_result(value: Any) -> LoadedResult:
     """
     if isinstance(value, LoadedResult):
         return value
-    kind = getattr(type(value), "KIND", "")
-    if isinstance(kind, str) and kind in RESULT_CLASSES and isinstance(value, RESULT_CLASSES.resolve(kind)):
-        return LoadedResult(kind, SCHEMA_VERSIONS[kind], value, _label(kind, value))
+    cls = result_class(getattr(type(value), "KIND", ""))
+    if cls is not None and is_top_level(cls) and isinstance(value, cls):
+        return LoadedResult(cls.KIND, cls.SCHEMA_VERSION, value, _label(value))
     if isinstance(value, Mapping):
         check_depth(value, "<dict>")
         return _checked(to_jsonable(value, default=str), "<dict>", "", None)
@@ -173,72 +142,44 @@ def as_result(value: Any) -> LoadedResult:
     return _checked(to_jsonable(to_dict(), default=str), f"<{type(value).__name__}>", "", None)
 
 
-def as_mapping(data: Any) -> Mapping[str, Any]:
-    """The dict view of a result for the renderers that still read dicts (stress runs and comparisons): the data
-    itself if it is one, else the JSON view of its ``to_dict()``."""
-    return data if isinstance(data, Mapping) else to_jsonable(data.to_dict(), default=str)
-
-
 def _checked(data: Any, source: str, sha256: str, label: str | None) -> LoadedResult:
-    """Find the kind of ``data`` and read it: typed where its class reads JSON, else a dict with its keys checked."""
+    """Find the class of ``data`` and read it with that class's ``from_dict``."""
     if not isinstance(data, Mapping):
         raise ReaderError(source, 0, "", f"expected a JSON object (a result), found {type(data).__name__}", _HINT)
     check_depth(data, source)
-    kind, version = _kind(data, source)
-    reader = getattr(RESULT_CLASSES.resolve(kind), "from_dict", None) if kind in RESULT_CLASSES else None
-    if reader is not None:
-        # from_dict(data, source) names the file in its errors; a reader without ``source`` still reads the data
-        typed = reader(data, source) if len(inspect.signature(reader).parameters) >= 2 else reader(data)
-        return LoadedResult(kind, version, typed, label or _label(kind, typed), sha256)
-    missing = [key for key in _DICT_KEYS[kind] if key not in data]
-    if missing:
-        raise ReaderError(
-            source,
-            0,
-            missing[0],
-            f"a {kind} result ({version}) needs the keys {list(_DICT_KEYS[kind])}; missing: {missing}",
-            "Write the file again with the pfungst version that reads it.",
-        )
-    if kind == "stress-comparison":
-        for number, inner in enumerate(data["results"]):
-            inner_kind = _kind(inner, f"{source}: results[{number}]")[0] if isinstance(inner, Mapping) else ""
-            if inner_kind != "stress":
-                raise ReaderError(source, 0, f"results[{number}]", "expected a stress result (pfungst.stress/1)", _HINT)
-    return LoadedResult(kind, version, data, label or _label(kind, data), sha256)
+    cls = _class(data, source)
+    typed = cls.from_dict(data, source)
+    return LoadedResult(cls.KIND, cls.SCHEMA_VERSION, typed, label or _label(typed), sha256)
 
 
-def _kind(data: Mapping[str, Any], source: str) -> tuple[str, str]:
-    version = data.get("schema_version")
+def _class(data: Mapping[str, Any], source: str) -> Any:
+    """The result class of a file: by its ``kind``, else (a file that names only its schema) by ``schema_version``;
+    its ``schema_version`` must be the class's."""
+    version, kind = data.get("schema_version"), data.get("kind")
     if version is None:
-        keys = set(data)
-        for kind, needed in _UNVERSIONED.items():
-            if needed <= keys:
-                return kind, f"pfungst.{kind}/0"
         raise ConfigError(
             f"{source}: no 'schema_version' and not a known result. Known schema versions: "
             f"{', '.join(_known())}. {_HINT}"
         )
-    found = kind_of(version) if isinstance(version, str) else None
-    if found is None or found == "report":
+    if not isinstance(kind, str):
+        kind = kind_of(version) if isinstance(version, str) else None
+    cls = result_class(kind) if isinstance(kind, str) else None
+    if cls is None or not is_top_level(cls) or version != cls.SCHEMA_VERSION:
         raise ConfigError(
             f"{source}: unknown schema_version {version!r}. Known: {', '.join(_known())}. Read it "
-            f"with the pfungst version that wrote it, or upgrade pfungst."
+            f"with the pfungst version (or install the plugin) that wrote it, or upgrade pfungst."
         )
-    return found, version
+    return cls
 
 
 def _known() -> list[str]:
-    return [version for kind, version in SCHEMA_VERSIONS.items() if kind != "report"]
+    """The schema versions of every top-level result kind a report reads: pfungst's, then installed plugins'."""
+    plugins = (result_class(kind) for kind in RESULTS if RESULTS.is_plugin(kind))
+    known = [version for kind, version in SCHEMA_VERSIONS.items() if kind != "report"]
+    return known + [cls.SCHEMA_VERSION for cls in plugins if cls is not None and is_top_level(cls)]
 
 
-def _label(kind: str, result: Any) -> str:
-    """What the report calls a result passed in Python: its benchmark's name and its kind."""
-    benchmark = result.get("benchmark") if isinstance(result, Mapping) else getattr(result, "benchmark", None)
-    if kind == "stress-comparison" and isinstance(result, Mapping) and result.get("results"):
-        benchmark = result["results"][0].get("benchmark")
-    name = benchmark.get("name") if isinstance(benchmark, Mapping) else None
-    if kind == "reliance" and not isinstance(result, Mapping):
-        name = ", ".join(dict.fromkeys(model.dataset for model in result.models)) or None
-    if kind == "validity" and not isinstance(result, Mapping):
-        name = ", ".join(screen.dataset for screen in result.datasets) or None
-    return f"{name} ({kind})" if name else f"({kind})"
+def _label(result: Any) -> str:
+    """What the report calls a result passed in Python: what it is about (its benchmark's name) and its kind."""
+    name = result.overview().name
+    return f"{name} ({result.KIND})" if name else f"({result.KIND})"

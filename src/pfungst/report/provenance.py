@@ -7,13 +7,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from pfungst.blocks import Block, Code, Facts, Section, format_number
-from pfungst.report.loading import LoadedResult, as_mapping
+from pfungst.report.loading import LoadedResult
 
 __all__ = ["provenance_sections"]
 
 
 def provenance_sections(loaded: list[LoadedResult]) -> list[Section]:
-    """A chapter with one section per input (and per stress run inside a comparison)."""
+    """A chapter with one section per input (and per record inside one: each stress run of a comparison)."""
     sections = [Section("Provenance", ())]
     for result in loaded:
         pairs = [
@@ -22,24 +22,23 @@ def provenance_sections(loaded: list[LoadedResult]) -> list[Section]:
             ("schema", result.schema_version),
         ]
         sections.append(_section(f"{result.kind}: {result.source}", _record(result.data), pairs))
-        if result.kind == "stress-comparison":
-            comparison = as_mapping(result.data)
-            names = list(comparison["rank_stability"].get("models") or [])
-            for number, inner in enumerate(comparison["results"]):
-                name = names[number] if number < len(names) else str(number)
-                title = f"{result.source}: results[{number}] ({name})"
-                sections.append(_section(title, inner, [("model", str(inner.get("model")))]))
+        for label, record in result.data.overview().records:
+            title = f"{result.source}: {label}"
+            sections.append(_section(title, record, [("model", str(record.get("model")))]))
     return sections
 
 
 def _record(data: Any) -> Mapping[str, Any]:
-    """The provenance fields of a result object (or dict): benchmark, environment, settings, seed."""
-    if isinstance(data, Mapping):
-        return data
-    if not hasattr(data, "environment"):  # a result object whose parts the renderers still read as a dict
-        return as_mapping(data)
-    fields = ("benchmark", "environment", "settings", "seed")
-    return {name: getattr(data, name) for name in fields if getattr(data, name, None) is not None}
+    """The provenance fields of a result: benchmark, environment, settings, seed, rank stability."""
+    fields = ("benchmark", "environment", "settings", "seed", "rank_stability")
+    found = {name: getattr(data, name, None) for name in fields}
+    return {name: _plain(value) for name, value in found.items() if value is not None}
+
+
+def _plain(value: Any) -> Any:
+    """A part with ``to_dict()`` (a rank stability) as its dict."""
+    to_dict = getattr(value, "to_dict", None)
+    return to_dict() if callable(to_dict) else value
 
 
 def _section(title: str, data: Mapping[str, Any], pairs: list[tuple[str, str]]) -> Section:

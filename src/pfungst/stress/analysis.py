@@ -2,8 +2,8 @@
 
 Each result type says what it is (``KIND``, a stable string written to JSON, so renaming a class breaks no file),
 how it is headed (``TITLE``), how it is written and read (``to_dict``, ``from_dict``) and how it renders
-(``blocks()``: :mod:`pfungst.blocks` blocks that HTML, Markdown and the console lay out alike). A file written
-before kinds existed names the result by its class name; :data:`_LEGACY_KINDS` reads those too.
+(``blocks()``: :mod:`pfungst.blocks` blocks that HTML, Markdown and the console lay out alike). Kinds are looked up
+in :data:`pfungst.results.RESULTS`.
 """
 
 from __future__ import annotations
@@ -13,25 +13,19 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from pfungst.blocks import Block, generic_blocks
-from pfungst.stress.metrics import CircularMetrics, MovedAnswerAccuracy, PairedDifference, SelectionBias
-from pfungst.stress.multiprompt import MultiPromptStats
-from pfungst.stress.perturbations.choices_only.metric import ChoicesOnlyAccuracy
-from pfungst.stress.perturbations.letter_text.metric import LetterTextAgreement
-from pfungst.stress.perturbations.none_of_the_above.metric import NoneOfTheAboveEffect
-from pfungst.stress.perturbations.pride.result import PrideResult
-from pfungst.stress.spread_result import FormatSpread, SpreadSearch
+from pfungst.results import result_class
 
 __all__ = ["Analysis", "AnalysisResult", "UnknownResult", "result_type"]
 
 
 @runtime_checkable
 class AnalysisResult(Protocol):
-    """What an analysis found; its class also has ``from_dict(data)``, the inverse of ``to_dict``, and gives
-    ``KIND`` and ``TITLE`` as class constants."""
+    """What an analysis found; its class also has ``from_dict(data, source="<dict>")``, the inverse of ``to_dict``
+    (reading through :class:`~pfungst.schema.Fields`), and gives ``KIND`` and ``TITLE`` as class constants."""
 
     @property
     def KIND(self) -> str:  # noqa: N802 - a constant of the result's class
-        """A stable name for the JSON (``"pfungst.selection-bias"``); a plugin prefixes its own package name."""
+        """A stable name for the JSON (``"selection-bias"``); a plugin prefixes its own package name."""
         ...
 
     @property
@@ -73,40 +67,13 @@ class UnknownResult:
         return generic_blocks(self.data)
 
 
-_BUILTIN: tuple[type[Any], ...] = (
-    SelectionBias,
-    CircularMetrics,
-    MovedAnswerAccuracy,
-    PairedDifference,
-    PrideResult,
-    FormatSpread,
-    SpreadSearch,
-    MultiPromptStats,
-    ChoicesOnlyAccuracy,
-    NoneOfTheAboveEffect,
-    LetterTextAgreement,
-)
-_LEGACY_KINDS = {
-    "SelectionBias": SelectionBias,
-    "CircularMetrics": CircularMetrics,
-    "AnswerMoved": MovedAnswerAccuracy,
-    "PairedDifference": PairedDifference,
-    "PrideResult": PrideResult,
-    "FormatSpread": FormatSpread,
-    "SpreadSearch": SpreadSearch,
-    "MultiPromptStats": MultiPromptStats,
-}
-"""The class names that ``pfungst.stress/1`` files written before result kinds existed give as ``kind``."""
-
-
 def result_type(kind: str) -> type[Any] | None:
-    """The result class of ``kind``: a built-in one, an old file's class name, or one an installed perturbation
-    lists in its ``results``; None when none is known."""
-    for cls in _BUILTIN:
-        if kind == cls.KIND:
-            return cls
-    if kind in _LEGACY_KINDS:
-        return _LEGACY_KINDS[kind]
+    """The result class of ``kind``: one in :data:`pfungst.results.RESULTS` (built-in or an installed package's
+    ``pfungst.results`` entry point), or one an installed perturbation lists in its ``results``; None when none is
+    known."""
+    found = result_class(kind)
+    if found is not None:
+        return found
     from pfungst.stress.perturbations import PERTURBATIONS  # the registry imports this module's users
 
     for name in PERTURBATIONS:
@@ -135,13 +102,13 @@ class Analysis:
 
     @property
     def kind(self) -> str:
-        """The result's kind (``pfungst.selection-bias``; the class name of a result that has no ``KIND``)."""
+        """The result's kind (``selection-bias``; the class name of a result that has no ``KIND``)."""
         return str(getattr(self.result, "KIND", type(self.result).__name__))
 
     @property
     def name(self) -> str:
-        """The kind without the ``pfungst.`` prefix (``selection-bias``)."""
-        return self.kind.removeprefix("pfungst.")
+        """The result's kind, as headings and ``describe`` name it (``selection-bias``)."""
+        return self.kind
 
     @property
     def by(self) -> str:
@@ -184,14 +151,14 @@ class Analysis:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Analysis:
-        """The analysis that :meth:`to_dict` wrote; a result of an unknown kind is kept as an
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> Analysis:
+        """The analysis that :meth:`to_dict` wrote; a result of a kind no installed package reads is kept as an
         :class:`UnknownResult`."""
         kind, raw = str(data["kind"]), data.get("result") or {}
         found = result_type(kind)
-        result = found.from_dict(raw) if found is not None else UnknownResult(kind, dict(raw))
-        perturbation, rule, variant = str(data["perturbation"]), str(data["rule"]), str(data.get("variant", ""))
-        return cls(perturbation, rule, result, variant, str(data.get("subject", "")))
+        result = found.from_dict(raw, source) if found is not None else UnknownResult(kind, dict(raw))
+        subject = str(data.get("subject", ""))
+        return cls(str(data["perturbation"]), str(data["rule"]), result, str(data.get("variant", "")), subject)
 
     def describe(self) -> str:
         """The kind and keys in one line: ``selection-bias (perturbation=ids-shuffled, rule=letter, by=label)``."""

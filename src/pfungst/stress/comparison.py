@@ -11,14 +11,17 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
+from pfungst.blocks import Section
 from pfungst.display import NotebookDisplay
-from pfungst.errors import ConfigError, ReaderError
+from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
-from pfungst.schema import SCHEMA_VERSIONS
+from pfungst.results import Overview
+from pfungst.schema import SCHEMA_VERSIONS, Fields, read_dataclass
 from pfungst.stress.perturbations.pride.result import PrideResult
 from pfungst.stress.ranks import RankStability, rank_stability
+from pfungst.stress.sections import comparison_overview, comparison_sections
 from pfungst.stress.stress_result import StressResult
 
 __all__ = ["COMPARISON_SCHEMA_VERSION", "StressComparison", "compare", "correctness_by_variant"]
@@ -97,11 +100,26 @@ class StressComparison(NotebookDisplay):
     rank_stability: RankStability
     """Leaderboard places per variant and how much they agree (:func:`compare`)."""
     schema_version: str = COMPARISON_SCHEMA_VERSION
+    KIND: ClassVar[str] = "stress-comparison"
+    """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
+    SCHEMA_VERSION: ClassVar[str] = COMPARISON_SCHEMA_VERSION
+    """The ``schema_version`` its JSON carries."""
+    REPORT_PART: ClassVar[str] = "model"
+    """Its chapter's place in a report (:data:`~pfungst.results.REPORT_PARTS`)."""
+
+    def sections(self) -> tuple[Section, ...]:
+        """Each model's stress chapter, then the rank stability between them (computes nothing)."""
+        return comparison_sections(self)
+
+    def overview(self) -> Overview:
+        """One board row per model; the headline is how far the rankings agree (Kendall's W)."""
+        return comparison_overview(self)
 
     def to_dict(self, items: bool = False) -> dict[str, Any]:
         """A JSON-safe dict with stable keys; ``items=True`` adds every result's outcomes."""
         return {
             "schema_version": self.schema_version,
+            "kind": self.KIND,
             "results": [result.to_dict(items=items) for result in self.results],
             "rank_stability": self.rank_stability.to_dict(),
         }
@@ -123,13 +141,9 @@ class StressComparison(NotebookDisplay):
             StressResult.from_dict(result, f"{source}: results[{number}]")
             for number, result in enumerate(data.get("results") or ())
         )
-        try:
-            ranks = RankStability.from_dict(data["rank_stability"])
-        except KeyError as exc:
-            raise ReaderError(source, 0, f"rank_stability.{exc.args[0]}", "missing") from exc
-        except (TypeError, ValueError) as exc:
-            raise ReaderError(source, 0, "rank_stability", f"not a rank stability ({exc})") from exc
-        return cls(results=results, rank_stability=ranks)
+        ranks = Fields(data, source).sub("rank_stability")
+        ranks.check_schema(RankStability.SCHEMA_VERSION)
+        return cls(results=results, rank_stability=read_dataclass(RankStability, ranks))
 
     def __repr__(self) -> str:
         return f"StressComparison({len(self.results)} results, {self.rank_stability!r})"

@@ -34,22 +34,14 @@ def interval_from_dict(data: Mapping[str, Any]) -> ConfidenceInterval:
 
 
 def estimate_from_dict(data: Mapping[str, Any]) -> Estimate:
-    """The estimate that :meth:`Estimate.to_dict` wrote.
+    """The estimate that :meth:`Estimate.to_dict` wrote (:meth:`Estimate.from_dict`: every value's type checked).
 
     Example:
         >>> estimate = estimate_from_dict({"value": 0.5, "ci": None, "pvalue": None, "method": "wilson", "n": 4})
         >>> estimate.value, estimate.ci, math.isnan(estimate.pvalue)
         (0.5, None, True)
     """
-    ci = data.get("ci")
-    return Estimate(
-        value=number(data["value"]),
-        method=str(data["method"]),
-        n=int(data["n"]),
-        ci=None if ci is None else interval_from_dict(ci),
-        pvalue=number(data.get("pvalue")),
-        baseline=number(data.get("baseline")),
-    )
+    return Estimate.from_dict(data)
 
 
 def estimates_from_dicts(data: Sequence[Mapping[str, Any]]) -> tuple[Estimate, ...]:

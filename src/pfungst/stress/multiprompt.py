@@ -24,8 +24,9 @@ import pandas as pd
 from pfungst.blocks import Block, Figure, Table, format_estimate, methods_note
 from pfungst.errors import ConfigError, ReaderError
 from pfungst.evaluate.outcome import Outcome
+from pfungst.schema import Fields, read_dataclass
 from pfungst.stats import ConfidenceInterval, Estimate, bootstrap_interval, wilson_interval
-from pfungst.stress.estimates import estimate_from_dict, estimates_from_dicts, estimates_table
+from pfungst.stress.estimates import estimates_table
 from pfungst.stress.spread import correctness_table
 
 __all__ = [
@@ -41,7 +42,7 @@ __all__ = [
 class MultiPromptStats:
     """MaxP, AvgP, CPS and the spread over prompts answered on the same items."""
 
-    KIND: ClassVar[str] = "pfungst.multiprompt"
+    KIND: ClassVar[str] = "multiprompt"
     """The result's kind in JSON (stable across renames of the class)."""
     TITLE: ClassVar[str] = "Instruction paraphrases"
     """The result's heading in reports."""
@@ -74,17 +75,9 @@ class MultiPromptStats:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> MultiPromptStats:
-        """The result that :meth:`to_dict` wrote."""
-        return cls(
-            prompts=tuple(str(prompt) for prompt in data["prompts"]),
-            accuracies=estimates_from_dicts(data["accuracies"]),
-            maxp=estimate_from_dict(data["maxp"]),
-            avgp=estimate_from_dict(data["avgp"]),
-            cps=estimate_from_dict(data["cps"]),
-            spread=estimate_from_dict(data["spread"]),
-            n_items=int(data["n_items"]),
-        )
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> MultiPromptStats:
+        """The result that :meth:`to_dict` wrote, every value's type checked (a wrong one named by field path)."""
+        return read_dataclass(cls, Fields(data, source))
 
     def blocks(self) -> tuple[Block, ...]:
         """MaxP, AvgP, CPS and spread; accuracy per prompt as a table and a plot."""

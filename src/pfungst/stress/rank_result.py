@@ -5,14 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
+from pfungst.blocks import Section
 from pfungst.errors import ConfigError
+from pfungst.results import Overview
+from pfungst.schema import SCHEMA_VERSIONS, Fields, read_dataclass
 from pfungst.stats import ConfidenceInterval, Estimate
 from pfungst.stress.estimates import estimate_from_dict, interval_from_dict
+from pfungst.stress.sections import rank_chapter, ranks_overview
 
 __all__ = ["ModelRank", "PairwiseComparison", "RankShift", "RankStability", "VariantAgreement"]
 
@@ -176,6 +180,20 @@ class RankStability:
     """Bootstrap resamples per interval."""
     level: float
     """Coverage of every interval."""
+    KIND: ClassVar[str] = "rank-stability"
+    """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
+    SCHEMA_VERSION: ClassVar[str] = SCHEMA_VERSIONS["rank-stability"]
+    """The ``schema_version`` its JSON carries."""
+    REPORT_PART: ClassVar[str] = "model"
+    """Its chapter's place in a report (:data:`~pfungst.results.REPORT_PARTS`)."""
+
+    def sections(self) -> tuple[Section, ...]:
+        """Its chapter: places per variant, Kendall's tau and W, the largest shift, paired differences."""
+        return rank_chapter(self)
+
+    def overview(self) -> Overview:
+        """Its headline: how far the rankings agree (Kendall's W); no board row of its own."""
+        return ranks_overview(self)
 
     def rank_of(self, model: str, variant: str) -> ModelRank:
         """The entry of ``model`` on ``variant``.
@@ -194,6 +212,8 @@ class RankStability:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys."""
         return {
+            "schema_version": self.SCHEMA_VERSION,
+            "kind": self.KIND,
             "models": list(self.models),
             "variants": list(self.variants),
             "ranks": [entry.to_dict() for entry in self.ranks],
@@ -207,20 +227,15 @@ class RankStability:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> RankStability:
-        """The result that :meth:`to_dict` wrote (``pfungst stress-compare --json``)."""
-        return cls(
-            models=tuple(str(model) for model in data["models"]),
-            variants=tuple(str(variant) for variant in data["variants"]),
-            ranks=tuple(ModelRank.from_dict(entry) for entry in data["ranks"]),
-            taus=tuple(VariantAgreement.from_dict(entry) for entry in data["taus"]),
-            concordance=estimate_from_dict(data["concordance"]),
-            largest_shift=RankShift.from_dict(data["largest_shift"]),
-            pairwise=tuple(PairwiseComparison.from_dict(entry) for entry in data["pairwise"]),
-            seed=int(data["seed"]),
-            n_bootstrap=int(data["n_bootstrap"]),
-            level=float(data["level"]),
-        )
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> RankStability:
+        """The result that :meth:`to_dict` wrote, every value's type checked.
+
+        Raises:
+            ReaderError: a value of the wrong type, a missing key or another schema, naming ``source`` and the field.
+        """
+        fields = Fields(data, source)
+        fields.check_schema(cls.SCHEMA_VERSION)
+        return read_dataclass(cls, fields)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per model x variant: model, variant, accuracy, low, high, rank, rank_low, rank_high."""

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pfungst.blocks import Block, Facts, Figure, Table, format_estimate, format_number, methods_note
+from pfungst.schema import Fields, read_dataclass
 from pfungst.stats import Estimate
-from pfungst.stress.estimates import estimate_from_dict, estimates_table
+from pfungst.stress.estimates import estimates_table
 
 __all__ = ["FormatAccuracy", "FormatSpread", "SpreadSearch"]
 
@@ -31,16 +32,16 @@ class FormatAccuracy:
         return {"format": self.format, "accuracy": self.accuracy.to_dict(), "n": self.n}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> FormatAccuracy:
-        """The entry that :meth:`to_dict` wrote."""
-        return cls(format=str(data["format"]), accuracy=estimate_from_dict(data["accuracy"]), n=int(data["n"]))
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> FormatAccuracy:
+        """The result that :meth:`to_dict` wrote, every value's type checked (a wrong one named by field path)."""
+        return read_dataclass(cls, Fields(data, source))
 
 
 @dataclass(frozen=True)
 class FormatSpread:
     """Accuracy per format on the same items, and the spread between the best and the worst."""
 
-    KIND: ClassVar[str] = "pfungst.format-spread"
+    KIND: ClassVar[str] = "format-spread"
     """The result's kind in JSON (stable across renames of the class)."""
     TITLE: ClassVar[str] = "Format spread"
     """The result's heading in reports."""
@@ -68,15 +69,9 @@ class FormatSpread:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> FormatSpread:
-        """The result that :meth:`to_dict` wrote."""
-        return cls(
-            formats=tuple(FormatAccuracy.from_dict(entry) for entry in data["formats"]),
-            spread=estimate_from_dict(data["spread"]),
-            best=str(data["best"]),
-            worst=str(data["worst"]),
-            n_formats=int(data["n_formats"]),
-        )
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> FormatSpread:
+        """The result that :meth:`to_dict` wrote, every value's type checked (a wrong one named by field path)."""
+        return read_dataclass(cls, Fields(data, source))
 
     def blocks(self) -> tuple[Block, ...]:
         """The spread, the best and worst format, accuracy per format as a table and a plot."""
@@ -103,7 +98,7 @@ class FormatSpread:
 class SpreadSearch:
     """The outcome of a budgeted Thompson-sampling search for the best and the worst format."""
 
-    KIND: ClassVar[str] = "pfungst.spread-search"
+    KIND: ClassVar[str] = "spread-search"
     """The result's kind in JSON (stable across renames of the class)."""
     TITLE: ClassVar[str] = "Format spread search"
     """The result's heading in reports."""
@@ -140,18 +135,9 @@ class SpreadSearch:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> SpreadSearch:
-        """The result that :meth:`to_dict` wrote."""
-        return cls(
-            best=FormatAccuracy.from_dict(data["best"]),
-            worst=FormatAccuracy.from_dict(data["worst"]),
-            spread=estimate_from_dict(data["spread"]),
-            budget=int(data["budget"]),
-            evaluations=int(data["evaluations"]),
-            pulls={str(name): (int(counts[0]), int(counts[1])) for name, counts in data["pulls"].items()},
-            history=tuple((str(name), int(asked), int(right)) for name, asked, right in data["history"]),
-            seed=int(data["seed"]),
-        )
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> SpreadSearch:
+        """The result that :meth:`to_dict` wrote, every value's type checked (a wrong one named by field path)."""
+        return read_dataclass(cls, Fields(data, source))
 
     def blocks(self) -> tuple[Block, ...]:
         """The best and worst format found and their spread, the evaluations spent, items asked per format."""

@@ -8,31 +8,31 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, overload
+from typing import Any, ClassVar, TypeVar, overload
 
 import pandas as pd
 
+from pfungst.blocks import Section
 from pfungst.data.records import parse_json
 from pfungst.display import NotebookDisplay
 from pfungst.errors import ConfigError, ReaderError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import ScoreCounts
-from pfungst.schema import SCHEMA_VERSIONS
+from pfungst.results import Overview
+from pfungst.schema import SCHEMA_VERSIONS, Fields, read_dataclass
 from pfungst.serialization import to_jsonable, write_json, write_records
 from pfungst.stats import Estimate
 from pfungst.stress.analysis import Analysis
-from pfungst.stress.estimates import number
 from pfungst.stress.metrics import VariantAccuracy
+from pfungst.stress.sections import stress_chapter, stress_overview
 from pfungst.stress.verdict import StressVerdict, judge
 
 __all__ = ["SCHEMA_VERSION", "Analysis", "PerturbationCost", "StressResult", "read_outcomes"]
 
 SCHEMA_VERSION = SCHEMA_VERSIONS["stress"]
-"""The layout of :meth:`StressResult.to_dict`: analyses carry typed keys and a stable result ``kind``; files written
-before that (class names as kinds, keys only in the subject's words) have the same version and are read alike."""
+"""The layout of :meth:`StressResult.to_dict`: analyses carry typed keys and a stable result ``kind``."""
 
 R = TypeVar("R")
-_HINT = "Pass a stress result that pfungst stress wrote with --json, unchanged."
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,11 @@ class PerturbationCost:
     requests_ratio: float
     """``requests`` over the distinct requests of the plain pass."""
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> PerturbationCost:
+        """The entry that :meth:`to_dict` wrote, every value's type checked (a wrong one named by field path)."""
+        return read_dataclass(cls, Fields(data, source))
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict."""
         return {
@@ -59,17 +64,6 @@ class PerturbationCost:
             "passes_ratio": to_jsonable(self.passes_ratio),
             "requests_ratio": to_jsonable(self.requests_ratio),
         }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PerturbationCost:
-        """The entry that :meth:`to_dict` wrote."""
-        return cls(
-            perturbation=str(data["perturbation"]),
-            questions=int(data["questions"]),
-            requests=int(data["requests"]),
-            passes_ratio=number(data["passes_ratio"]),
-            requests_ratio=number(data["requests_ratio"]),
-        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -103,6 +97,21 @@ class StressResult(NotebookDisplay):
     """Position dependence, format and rule spread against their thresholds (:func:`~pfungst.stress.verdict.judge`);
     judged from ``accuracies`` and ``analyses`` when not given."""
 
+    KIND: ClassVar[str] = "stress"
+    """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
+    SCHEMA_VERSION: ClassVar[str] = SCHEMA_VERSION
+    """The ``schema_version`` its JSON carries."""
+    REPORT_PART: ClassVar[str] = "model"
+    """Its chapter's place in a report (:data:`~pfungst.results.REPORT_PARTS`)."""
+
+    def sections(self) -> tuple[Section, ...]:
+        """Its chapter: the verdict, the run's facts, accuracy per variant, each analysis, costs (computes nothing)."""
+        return stress_chapter(self)
+
+    def overview(self) -> Overview:
+        """Its board row (the verdict it wrote) and headline (the plain accuracy)."""
+        return stress_overview(self)
+
     def __post_init__(self) -> None:
         if self.verdict is None:
             object.__setattr__(
@@ -126,8 +135,7 @@ class StressResult(NotebookDisplay):
         """The result of the first analysis of ``kind`` with the given keys.
 
         Args:
-            kind: A result class (``SelectionBias``, typed), a kind (``pfungst.selection-bias``) or its short name
-                (``selection-bias``).
+            kind: A result class (``SelectionBias``, typed), or a kind (``selection-bias``).
             subject: The analysis's subject in words (``letter, identity, by position``), if given.
             keys: ``perturbation``, ``rule``, ``variant``, ``by`` (``position`` or ``label``).
 
@@ -175,6 +183,7 @@ class StressResult(NotebookDisplay):
         """A JSON-safe dict with stable keys; ``items=True`` adds every outcome."""
         data: dict[str, Any] = {
             "schema_version": self.schema_version,
+            "kind": self.KIND,
             "model": self.model,
             "n_items": self.n_items,
             "accuracies": [entry.to_dict() for entry in self.accuracies],
@@ -195,7 +204,7 @@ class StressResult(NotebookDisplay):
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> StressResult:
         """The result that :meth:`to_dict` wrote (with its outcomes if it was written with ``items=True``), every
-        analysis as its typed result; files of the first ``pfungst.stress/1`` layout are read too.
+        analysis as its typed result.
 
         Raises:
             ConfigError: not a stress result.
@@ -204,25 +213,22 @@ class StressResult(NotebookDisplay):
         version = data.get("schema_version")
         if version != SCHEMA_VERSION:
             raise ConfigError(f"{source}: expected a stress result ({SCHEMA_VERSION}), got schema_version {version!r}")
-        try:
-            return cls(
-                model=str(data["model"]),
-                accuracies=tuple(VariantAccuracy.from_dict(entry) for entry in data["accuracies"]),
-                analyses=tuple(Analysis.from_dict(entry) for entry in data["analyses"]),
-                costs=tuple(PerturbationCost.from_dict(entry) for entry in data["costs"]),
-                outcomes=tuple(Outcome.from_dict(entry) for entry in data.get("outcomes", ())),
-                counts=ScoreCounts(**data["counts"]),
-                warnings=tuple(str(warning) for warning in data["warnings"]),
-                benchmark=dict(data["benchmark"]),
-                settings=dict(data["settings"]),
-                seed=int(data["seed"]),
-                environment=dict(data["environment"]),
-                verdict=StressVerdict.from_dict(data["verdict"]) if "verdict" in data else None,  # type: ignore[arg-type]
-            )
-        except KeyError as exc:
-            raise ReaderError(source, 0, str(exc.args[0]), "missing", _HINT) from exc
-        except (TypeError, ValueError, AttributeError) as exc:
-            raise ReaderError(source, 0, "", f"not a stress result as pfungst writes it ({exc})", _HINT) from exc
+        fields = Fields(data, source)
+        verdict = _verdict(fields) if fields.has("verdict") else None
+        return cls(
+            model=fields.string("model"),
+            accuracies=fields.typed("accuracies", tuple[VariantAccuracy, ...]),
+            analyses=tuple(_analysis(record) for record in fields.records("analyses")),
+            costs=fields.typed("costs", tuple[PerturbationCost, ...]),
+            outcomes=tuple(_outcome(record) for record in fields.records("outcomes")) if "outcomes" in data else (),
+            counts=fields.typed("counts", ScoreCounts),
+            warnings=fields.typed("warnings", tuple[str, ...]),
+            benchmark=fields.benchmark(),
+            settings=fields.mapping("settings"),
+            seed=fields.integer("seed"),
+            environment=fields.mapping("environment"),
+            verdict=verdict,  # type: ignore[arg-type]  # None: judged from the figures
+        )
 
     def save_json(self, path: str | Path, items: bool = False) -> Path:
         """Write :meth:`to_dict` as JSON to ``path`` (atomically, folders created) and return it."""
@@ -242,6 +248,36 @@ class StressResult(NotebookDisplay):
             f"StressResult(model={self.model!r}, items={self.n_items}, "
             f"perturbations={[c.perturbation for c in self.costs]}, plain accuracy={plain.value:.3f})"
         )
+
+
+def _verdict(fields: Fields) -> StressVerdict:
+    """The verdict the run wrote; a missing key or an unknown status is named by field path."""
+    try:
+        return StressVerdict.from_dict(fields.mapping("verdict"))
+    except KeyError as exc:
+        raise fields.error(f"verdict.{exc.args[0]}", "missing") from exc
+    except (TypeError, ValueError) as exc:
+        raise fields.error("verdict", str(exc)) from exc
+
+
+def _analysis(fields: Fields) -> Analysis:
+    """One analysis; a value its result class cannot read is named by file and field path."""
+    try:
+        return Analysis.from_dict(fields.data, fields.source)
+    except ReaderError as error:  # a value inside the result, named by its path in this file
+        raise fields.error(f"result.{error.field}" if error.field else "result", error.reason) from None
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise fields.error("", f"not an analysis as pfungst writes it ({type(exc).__name__}: {exc})") from exc
+
+
+def _outcome(fields: Fields) -> Outcome:
+    """One outcome; a missing or mistyped field is named by file and field path."""
+    try:
+        return Outcome.from_dict(dict(fields.data))
+    except KeyError as exc:
+        raise fields.error(str(exc.args[0]), "missing") from exc
+    except (TypeError, ValueError) as exc:
+        raise fields.error("", f"not an outcome as pfungst writes it ({exc})") from exc
 
 
 def read_outcomes(path: str | Path) -> tuple[Outcome, ...]:

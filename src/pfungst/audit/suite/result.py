@@ -27,8 +27,11 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from pfungst.audit.suite.entry import SkippedSource, SuiteEntry, read_entry
+from pfungst.audit.suite.sections import suite_overview, suite_sections
 from pfungst.audit.suite.sources import IgnoredFile
+from pfungst.blocks import Section
 from pfungst.display import NotebookDisplay
+from pfungst.results import Overview
 from pfungst.schema import SCHEMA_VERSIONS, Fields
 from pfungst.serialization import to_jsonable, write_json
 from pfungst.stats import BHResult, benjamini_hochberg
@@ -61,6 +64,19 @@ class SuiteResult(NotebookDisplay):
     """Every other path seen under the suite's folders, with why it is no benchmark (hidden, documentation, part of
     a BIG-bench task folder, a duplicate): with :attr:`entries` and :attr:`skipped`, every file is accounted for."""
     KIND: ClassVar[str] = "suite"
+    """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
+    SCHEMA_VERSION: ClassVar[str] = SCHEMA_VERSION
+    """The ``schema_version`` its JSON carries."""
+    REPORT_PART: ClassVar[str] = "suite"
+    """Its chapter's place in a report (:data:`~pfungst.results.REPORT_PARTS`)."""
+
+    def sections(self) -> tuple[Section, ...]:
+        """The leaderboard chapter, the skipped sources, then one section per benchmark (computes nothing)."""
+        return suite_sections(self)
+
+    def overview(self) -> Overview:
+        """One board row per benchmark and the headline: how many carry content cues or position artifacts."""
+        return suite_overview(self)
 
     @classmethod
     def build(

@@ -12,6 +12,9 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
+from pfungst.blocks import Section
+from pfungst.reliance.validity.sections import validity_overview, validity_sections
+from pfungst.results import Overview
 from pfungst.schema import SCHEMA_VERSIONS, Fields, read_dataclass
 from pfungst.serialization import to_jsonable, write_json
 from pfungst.stats import Estimate
@@ -151,6 +154,19 @@ class ValidityResult:
     """Package versions, git revision, platform and time."""
     schema_version: str = SCHEMA_VERSION
     KIND: ClassVar[str] = "validity"
+    """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
+    SCHEMA_VERSION: ClassVar[str] = SCHEMA_VERSION
+    """The ``schema_version`` its JSON carries."""
+    REPORT_PART: ClassVar[str] = "analysis"
+    """Its chapter's place in a report (:data:`~pfungst.results.REPORT_PARTS`)."""
+
+    def sections(self) -> tuple[Section, ...]:
+        """Its chapter: one part per dataset screened, then the warnings (computes nothing)."""
+        return validity_sections(self)
+
+    def overview(self) -> Overview:
+        """One board row per dataset and the headline: how many keys are suspected wrong."""
+        return validity_overview(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> ValidityResult:

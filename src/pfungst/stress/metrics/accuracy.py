@@ -15,8 +15,8 @@ from typing import Any
 
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import accuracy_estimate
+from pfungst.schema import Fields, read_dataclass
 from pfungst.stats import Estimate, clustered_mean, wilson_interval
-from pfungst.stress.estimates import estimate_from_dict
 
 __all__ = ["VariantAccuracy", "proportion_estimate", "variant_accuracies"]
 
@@ -65,6 +65,11 @@ class VariantAccuracy:
     """Clustered / naive variance of the accuracy where the items cluster (the interval is then cluster-robust);
     NaN where they do not (independent items, Wilson interval)."""
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> VariantAccuracy:
+        """The entry that :meth:`to_dict` wrote, every value's type checked (a wrong one named by field path)."""
+        return read_dataclass(cls, Fields(data, source))
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys."""
         return {
@@ -76,19 +81,6 @@ class VariantAccuracy:
             "n_unanswered": self.n_unanswered,
             "design_effect": None if math.isnan(self.design_effect) else self.design_effect,
         }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> VariantAccuracy:
-        """The entry that :meth:`to_dict` wrote."""
-        return cls(
-            perturbation=str(data["perturbation"]),
-            variant=str(data["variant"]),
-            rule=str(data["rule"]),
-            format=str(data["format"]),
-            accuracy=estimate_from_dict(data["accuracy"]),
-            n_unanswered=int(data["n_unanswered"]),
-            design_effect=math.nan if data.get("design_effect") is None else float(data["design_effect"]),
-        )
 
     def __repr__(self) -> str:
         return (

@@ -19,6 +19,7 @@ from pfungst.blocks import Block, Facts, Figure, format_number
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import accuracy_estimate
+from pfungst.schema import Fields, read_dataclass
 from pfungst.stats import (
     Estimate,
     bootstrap_interval,
@@ -26,7 +27,7 @@ from pfungst.stats import (
     discordant_counts,
     paired_bootstrap_difference,
 )
-from pfungst.stress.estimates import estimate_from_dict, estimates_from_dicts, estimates_table, shared_baseline
+from pfungst.stress.estimates import estimates_table, shared_baseline
 from pfungst.stress.metrics.accuracy import proportion_estimate
 from pfungst.stress.metrics.grouping import group_by_item
 
@@ -37,7 +38,7 @@ __all__ = ["MovedAnswerAccuracy", "PairedDifference", "moved_answer_accuracy", "
 class MovedAnswerAccuracy:
     """Accuracy with the gold option moved to each slot, and how far the best and worst slots lie apart."""
 
-    KIND: ClassVar[str] = "pfungst.answer-moved"
+    KIND: ClassVar[str] = "answer-moved"
     """The result's kind in JSON (stable across renames of the class)."""
     TITLE: ClassVar[str] = "Gold answer moved to each slot"
     """The result's heading in reports."""
@@ -66,15 +67,9 @@ class MovedAnswerAccuracy:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> MovedAnswerAccuracy:
-        """The result that :meth:`to_dict` wrote."""
-        return cls(
-            slots=tuple(str(slot) for slot in data["slots"]),
-            per_slot=estimates_from_dicts(data["per_slot"]),
-            gap=estimate_from_dict(data["gap"]),
-            worst_case=estimate_from_dict(data["worst_case"]),
-            n_items=int(data["n_items"]),
-        )
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> MovedAnswerAccuracy:
+        """The result that :meth:`to_dict` wrote, every value's type checked (a wrong one named by field path)."""
+        return read_dataclass(cls, Fields(data, source))
 
     def blocks(self) -> tuple[Block, ...]:
         """Accuracy per gold slot, the gap and the worst case; accuracy per slot as bars."""
@@ -102,7 +97,7 @@ class MovedAnswerAccuracy:
 class PairedDifference:
     """Accuracy of two variants on the same items and their difference, tested with McNemar's exact test."""
 
-    KIND: ClassVar[str] = "pfungst.paired-difference"
+    KIND: ClassVar[str] = "paired-difference"
     """The result's kind in JSON (stable across renames of the class)."""
     TITLE: ClassVar[str] = "Paired difference"
     """The result's heading in reports."""
@@ -141,19 +136,9 @@ class PairedDifference:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PairedDifference:
-        """The result that :meth:`to_dict` wrote."""
-        only_first, only_second = (int(count) for count in data["n_discordant"])
-        return cls(
-            first=str(data["first"]),
-            second=str(data["second"]),
-            first_accuracy=estimate_from_dict(data["first_accuracy"]),
-            second_accuracy=estimate_from_dict(data["second_accuracy"]),
-            difference=estimate_from_dict(data["difference"]),
-            n_discordant=(only_first, only_second),
-            n_items=int(data["n_items"]),
-            design_effect=math.nan if data.get("design_effect") is None else float(data["design_effect"]),
-        )
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> PairedDifference:
+        """The result that :meth:`to_dict` wrote, every value's type checked (a wrong one named by field path)."""
+        return read_dataclass(cls, Fields(data, source))
 
     def blocks(self) -> tuple[Block, ...]:
         """Both accuracies and their difference; the discordant items."""

@@ -18,8 +18,9 @@ import numpy as np
 from pfungst.blocks import Block, Facts, Figure, format_number
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
+from pfungst.schema import Fields, read_dataclass
 from pfungst.stats import Estimate, bootstrap_interval
-from pfungst.stress.estimates import estimate_from_dict, estimates_table
+from pfungst.stress.estimates import estimates_table
 from pfungst.stress.metrics.accuracy import proportion_estimate
 from pfungst.stress.metrics.grouping import group_by_item
 
@@ -30,7 +31,7 @@ __all__ = ["CircularMetrics", "circular_metrics"]
 class CircularMetrics:
     """Accuracy and stability of answers across arrangements of the same items (one rule and format)."""
 
-    KIND: ClassVar[str] = "pfungst.circular"
+    KIND: ClassVar[str] = "circular"
     """The result's kind in JSON (stable across renames of the class)."""
     TITLE: ClassVar[str] = "Circular versus plain"
     """The result's heading in reports."""
@@ -68,18 +69,9 @@ class CircularMetrics:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> CircularMetrics:
-        """The result that :meth:`to_dict` wrote."""
-        fewest, most = (int(count) for count in data["arrangements"])
-        return cls(
-            arrangements=(fewest, most),
-            plain=estimate_from_dict(data["plain"]),
-            mean=estimate_from_dict(data["mean"]),
-            circular=estimate_from_dict(data["circular"]),
-            consistency=estimate_from_dict(data["consistency"]),
-            fluctuation=estimate_from_dict(data["fluctuation"]),
-            n_items=int(data["n_items"]),
-        )
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> CircularMetrics:
+        """The result that :meth:`to_dict` wrote, every value's type checked (a wrong one named by field path)."""
+        return read_dataclass(cls, Fields(data, source))
 
     def blocks(self) -> tuple[Block, ...]:
         """Arrangements per item; plain, mean and circular accuracy, consistency, fluctuation; a plot of the three."""

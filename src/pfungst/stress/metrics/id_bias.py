@@ -37,7 +37,7 @@ _BY = ("position", "label")
 class SelectionBias:
     """How unevenly a model chooses among answer IDs (positions or labels), with its test against uniform choice."""
 
-    KIND: ClassVar[str] = "pfungst.selection-bias"
+    KIND: ClassVar[str] = "selection-bias"
     """The result's kind in JSON (stable across renames of the class)."""
     TITLE: ClassVar[str] = "Selection bias"
     """The result's heading in reports."""
@@ -84,7 +84,7 @@ class SelectionBias:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> SelectionBias:
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> SelectionBias:
         """The result that :meth:`to_dict` wrote."""
         by = str(data["by"])
         if by not in _BY:

@@ -213,7 +213,7 @@ class FindingsBuilder:
         try:
             result = compute()
         except ConfigError as exc:
-            self.warnings.append(f"{kind.KIND.removeprefix('pfungst.')} ({subject}) not computed: {exc}")
+            self.warnings.append(f"{kind.KIND} ({subject}) not computed: {exc}")
             return None
         self.analyses.append(Analysis(self.perturbation, rule or self.rule, result, variant, subject))
         return result

@@ -20,8 +20,9 @@ from pfungst.blocks import Block, Facts, Table, format_number
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import accuracy_estimate
+from pfungst.schema import Fields, read_dataclass
 from pfungst.stats import Estimate, binomial_pvalue, paired_bootstrap_difference
-from pfungst.stress.estimates import estimate_from_dict, estimates_table
+from pfungst.stress.estimates import estimates_table
 from pfungst.stress.metrics.grouping import one_per_item
 
 __all__ = ["ChoicesOnlyAccuracy", "choices_only_accuracy", "not_asked"]
@@ -39,7 +40,7 @@ def not_asked(what: str) -> Estimate:
 class ChoicesOnlyAccuracy:
     """Accuracy with the question removed, beside chance, the majority position and accuracy with the question."""
 
-    KIND: ClassVar[str] = "pfungst.choices-only"
+    KIND: ClassVar[str] = "choices-only"
     """The result's kind in JSON (stable across renames of the class)."""
     TITLE: ClassVar[str] = "Choices-only baseline"
     """The result's heading in reports."""
@@ -81,20 +82,9 @@ class ChoicesOnlyAccuracy:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ChoicesOnlyAccuracy:
-        """The result that :meth:`to_dict` wrote."""
-        both, with_only, without_only, neither = (int(count) for count in data["crosstab"])
-        return cls(
-            accuracy=estimate_from_dict(data["accuracy"]),
-            majority_position=str(data["majority_position"]),
-            majority=estimate_from_dict(data["majority"]),
-            versus_majority=estimate_from_dict(data["versus_majority"]),
-            full_accuracy=estimate_from_dict(data["full_accuracy"]),
-            versus_full=estimate_from_dict(data["versus_full"]),
-            crosstab=(both, with_only, without_only, neither),
-            solved=tuple(str(item_id) for item_id in data["solved"]),
-            n_unanswered=int(data["n_unanswered"]),
-        )
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> ChoicesOnlyAccuracy:
+        """The result that :meth:`to_dict` wrote, every value's type checked (a wrong one named by field path)."""
+        return read_dataclass(cls, Fields(data, source))
 
     def blocks(self) -> tuple[Block, ...]:
         """The accuracies and differences, the cross-table with the full questions, the items solved."""

@@ -18,8 +18,9 @@ from pfungst.blocks import Block, Facts, Table, format_number
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import accuracy_estimate
+from pfungst.schema import Fields, read_dataclass
 from pfungst.stats import Estimate, paired_bootstrap_difference
-from pfungst.stress.estimates import estimate_from_dict, estimates_table
+from pfungst.stress.estimates import estimates_table
 from pfungst.stress.metrics.accuracy import proportion_estimate
 from pfungst.stress.metrics.grouping import one_per_item
 
@@ -36,7 +37,7 @@ class LetterTextAgreement:
     """How often the label-probability choice and the generated answer name the same option, and each one's
     accuracy."""
 
-    KIND: ClassVar[str] = "pfungst.letter-text"
+    KIND: ClassVar[str] = "letter-text"
     """The result's kind in JSON (stable across renames of the class)."""
     TITLE: ClassVar[str] = "Letter versus text agreement"
     """The result's heading in reports."""
@@ -73,18 +74,9 @@ class LetterTextAgreement:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> LetterTextAgreement:
-        """The result that :meth:`to_dict` wrote."""
-        return cls(
-            agreement=estimate_from_dict(data["agreement"]),
-            letter_accuracy=estimate_from_dict(data["letter_accuracy"]),
-            text_accuracy=estimate_from_dict(data["text_accuracy"]),
-            difference=estimate_from_dict(data["difference"]),
-            labels=tuple(str(label) for label in data["labels"]),
-            crosstab=tuple(tuple(int(count) for count in row) for row in data["crosstab"]),
-            disagreements=tuple(str(item_id) for item_id in data["disagreements"]),
-            n_unparsed=int(data["n_unparsed"]),
-        )
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> LetterTextAgreement:
+        """The result that :meth:`to_dict` wrote, every value's type checked (a wrong one named by field path)."""
+        return read_dataclass(cls, Fields(data, source))
 
     def blocks(self) -> tuple[Block, ...]:
         """Agreement and both accuracies; the cross-table; the disagreeing items."""

@@ -15,8 +15,9 @@ from typing import Any, ClassVar
 from pfungst.blocks import Block, Facts, format_number
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
+from pfungst.schema import Fields, read_dataclass
 from pfungst.stats import Estimate
-from pfungst.stress.estimates import estimate_from_dict, estimates_table
+from pfungst.stress.estimates import estimates_table
 from pfungst.stress.metrics.accuracy import proportion_estimate
 from pfungst.stress.metrics.arrangement_effects import PairedDifference, paired_difference
 
@@ -33,7 +34,7 @@ _SHOWN = 30
 class NoneOfTheAboveEffect:
     """Accuracy with one option replaced by "None of the above" against the original items, per half and overall."""
 
-    KIND: ClassVar[str] = "pfungst.none-of-the-above"
+    KIND: ClassVar[str] = "none-of-the-above"
     """The result's kind in JSON (stable across renames of the class)."""
     TITLE: ClassVar[str] = "None of the above substitution (WiCkeD)"
     """The result's heading in reports."""
@@ -61,15 +62,9 @@ class NoneOfTheAboveEffect:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> NoneOfTheAboveEffect:
-        """The result that :meth:`to_dict` wrote."""
-        return cls(
-            overall=PairedDifference.from_dict(data["overall"]),
-            gold_replaced=PairedDifference.from_dict(data["gold_replaced"]),
-            distractor_replaced=PairedDifference.from_dict(data["distractor_replaced"]),
-            nota_chosen=estimate_from_dict(data["nota_chosen"]),
-            skipped=tuple(str(item_id) for item_id in data["skipped"]),
-        )
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> NoneOfTheAboveEffect:
+        """The result that :meth:`to_dict` wrote, every value's type checked (a wrong one named by field path)."""
+        return read_dataclass(cls, Fields(data, source))
 
     def blocks(self) -> tuple[Block, ...]:
         """Original and substituted accuracy and their change for all items and each half; what was skipped."""

@@ -61,7 +61,7 @@ class Prior:
 class PrideResult:
     """PriDe applied to a benchmark: the estimated prior, the debiased answers and what it cost."""
 
-    KIND: ClassVar[str] = "pfungst.pride"
+    KIND: ClassVar[str] = "pride"
     """The result's kind in JSON (stable across renames of the class)."""
     TITLE: ClassVar[str] = "PriDe debiasing"
     """The result's heading in reports."""
@@ -103,7 +103,7 @@ class PrideResult:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PrideResult:
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> PrideResult:
         """The result that :meth:`to_dict` wrote."""
         return cls(
             prior=Prior.from_dict(data["prior"]),

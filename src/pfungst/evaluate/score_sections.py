@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from pfungst.blocks import (
     ESTIMATE_COLUMNS,
@@ -16,12 +17,35 @@ from pfungst.blocks import (
     Table,
     Text,
     estimate_row,
+    format_estimate,
     format_number,
     methods_note,
+    short_model,
 )
-from pfungst.evaluate.score_result import ScoreResult
+from pfungst.data.summary_sections import benchmark_facts
+from pfungst.results import Overview
 
-__all__ = ["score_sections"]
+if TYPE_CHECKING:
+    from pfungst.evaluate.score_result import ScoreResult
+
+__all__ = ["score_chapter", "score_overview", "score_sections"]
+
+
+def score_chapter(result: ScoreResult) -> tuple[Section, ...]:
+    """The score's chapter (model and benchmark, the benchmark's facts), then its sections."""
+    title = f"Model score: {short_model(result.model)} on {result.benchmark.get('name', '?')}"
+    return (Section(title, (benchmark_facts(result.benchmark),)), *score_sections(result))
+
+
+def score_overview(result: ScoreResult) -> Overview:
+    """The score's board row and headline: accuracy against chance, and whether its interval clears chance."""
+    accuracy = result.accuracy
+    chance = "n/a" if math.isnan(accuracy.baseline) else f"{accuracy.baseline:.3f}"
+    headline = f"accuracy {format_estimate(accuracy)}, chance {chance}"
+    above = accuracy.ci is not None and accuracy.ci.low > accuracy.baseline
+    verdict = "above chance" if above else "not above chance"
+    name, model = str(result.benchmark.get("name", "?")), short_model(result.model)
+    return Overview(result.benchmark, model, headline, ((name, model, verdict, headline, "info" if above else "warn"),))
 
 
 def score_sections(result: ScoreResult) -> tuple[Section, ...]:

@@ -1,4 +1,4 @@
-"""Blocks of the data side: a benchmark's summary (``pfungst inspect``) and its audit (``pfungst audit``).
+"""Sections of an audit (``pfungst audit``): what :meth:`AuditResult.sections` renders.
 
 Each function takes a result object and returns level-3 :class:`~pfungst.blocks.Section` objects, which the HTML,
 Markdown and JSON reports and the console all render; the document puts them under one chapter per benchmark.
@@ -7,18 +7,15 @@ Nothing is computed: every figure is read from the result.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pfungst.audit.controls import AuditControls
 from pfungst.audit.cues import CueTable
 from pfungst.audit.heuristics import HeuristicsReport
 from pfungst.audit.position_content import PositionContentSplit
-from pfungst.audit.result import AuditResult
 from pfungst.blocks import (
     ESTIMATE_COLUMNS,
     Block,
-    Facts,
     Figure,
     Section,
     Table,
@@ -30,130 +27,58 @@ from pfungst.blocks import (
     generic_blocks,
     methods_note,
 )
-from pfungst.data.summary import BenchmarkSummary
+from pfungst.data.summary_sections import benchmark_chapter
+from pfungst.results import BoardRow, Overview
 
-__all__ = ["audit_sections", "benchmark_facts", "summary_sections"]
+if TYPE_CHECKING:
+    from pfungst.audit.result import AuditResult
+
+__all__ = ["audit_chapter", "audit_overview", "audit_sections", "statistic_name"]
 
 _STATISTIC_NAMES = {"kappa": "Cohen's kappa", "chance_corrected_accuracy": "chance-corrected accuracy"}
 
 
-def benchmark_facts(benchmark: Mapping[str, Any]) -> Facts:
-    """Name, size, option kind, labels and option counts of a ``Benchmark.to_dict()``.
-
-    Example:
-        >>> benchmark_facts({"name": "toy", "n_items": 4, "option_kind": "per_item"}).pairs[:2]
-        (('benchmark', 'toy'), ('items', '4'))
-    """
-    pairs = [("benchmark", str(benchmark.get("name", "?"))), ("items", format_number(benchmark.get("n_items")))]
-    provenance = benchmark.get("provenance")
-    if isinstance(provenance, Mapping) and provenance.get("format"):
-        pairs.append(("read as", str(provenance["format"])))
-    if isinstance(provenance, Mapping) and provenance.get("steps"):  # e.g. a sample (--max-items), de-duplication
-        pairs.append(("steps", "; ".join(str(step) for step in provenance["steps"])))
-    if benchmark.get("option_kind"):
-        pairs.append(("options", str(benchmark["option_kind"]).replace("_", " ")))
-    if benchmark.get("labels"):
-        pairs.append(("labels", ", ".join(str(label) for label in benchmark["labels"])))
-    if benchmark.get("option_counts"):
-        counts = ", ".join(f"{k} options: {v} items" for k, v in benchmark["option_counts"].items())
-        pairs.append(("option counts", counts))
-    return Facts(tuple(pairs))
+def statistic_name(statistic: str) -> str:
+    """A verdict statistic in words (``kappa`` -> ``Cohen's kappa``)."""
+    return _STATISTIC_NAMES.get(statistic, statistic.replace("_", " "))
 
 
-def summary_sections(summary: BenchmarkSummary) -> tuple[Section, ...]:
-    """The gold-answer histogram with its uniformity test, the majority baseline, lengths, named fields, and the
-    rows read, kept and rejected.
-
-    Example:
-        >>> from pfungst.data import Benchmark, Item
-        >>> from pfungst.data.summary import summarize
-        >>> summary = summarize(Benchmark("toy", [Item(str(i), "q", ("x", "y"), i % 2) for i in range(4)]))
-        >>> [section.title for section in summary_sections(summary)]
-        ['Gold answers']
-    """
-    counts = summary.gold_counts
-    total = sum(counts.values())
-    rows = tuple((str(key), str(count), f"{count / total:.1%}" if total else "n/a") for key, count in counts.items())
-    what = "labels" if summary.benchmark.get("option_kind") == "shared_labels" else "positions"
-    blocks: list[Block] = [
-        Table(f"Histogram of gold {what}", ("gold", "items", "share"), rows),
-        Figure(
-            "bars",
-            "Gold answers per position or label",
-            {"labels": list(counts), "values": list(counts.values()), "axis": "items"},
-        ),
-        Table(
-            "Tests",
-            ESTIMATE_COLUMNS,
-            (
-                estimate_row("gold uniformity (chi-squared)", summary.gold_uniformity),
-                estimate_row("majority answer share", summary.majority),
-            ),
-            note=methods_note([summary.gold_uniformity, summary.majority]),
-        ),
-    ]
-    lengths = _length_table(summary)
-    if lengths is not None:
-        blocks.append(lengths)
-    if summary.field_names:
-        blocks.append(
-            Table(
-                "Named fields",
-                ("field", "items"),
-                tuple((str(k), format_number(v)) for k, v in summary.field_names.items()),
-            )
-        )
-    blocks += _rows_blocks(summary.benchmark.get("provenance") or {})
-    return (Section("Gold answers", tuple(blocks), level=3),)
+def audit_chapter(result: AuditResult) -> tuple[Section, ...]:
+    """The audit's chapter: its benchmark's facts (shared with the benchmark's summary), then its sections."""
+    return (benchmark_chapter(result.benchmark), *audit_sections(result))
 
 
-def _length_table(summary: BenchmarkSummary) -> Table | None:
-    """Question and option lengths; None for a summary that holds none (written before they were recorded)."""
-    lengths = (
-        ("question characters", summary.text_chars),
-        ("question words", summary.text_words),
-        ("option characters", summary.option_chars),
+def audit_overview(result: AuditResult) -> Overview:
+    """The audit's board row and headline: its verdict, the deciding feature set and statistic."""
+    verdict = result.verdict
+    headline = (
+        f"{verdict.label}: {verdict.feature_set}, {statistic_name(verdict.statistic)} "
+        f"{format_estimate(verdict.estimate)}"
     )
-    if not any(stats.maximum for _, stats in lengths):
-        return None
-    return Table(
-        "Lengths",
-        ("length", "mean", "median", "min", "max"),
-        tuple(
-            (
-                name,
-                format_number(s.mean, 1),
-                format_number(s.median, 1),
-                format_number(s.minimum),
-                format_number(s.maximum),
-            )
-            for name, s in lengths
-        ),
-    )
+    return Overview(result.benchmark, "", headline, (_audit_row(result, headline),))
 
 
-def _rows_blocks(provenance: Mapping[str, Any], shown: int = 10) -> list[Block]:
-    """Rows read, kept and rejected, duplicates, and the first rejections and warnings, in words."""
-    if not provenance:
-        return []
-    blocks: list[Block] = [
-        Text(
-            f"rows read {format_number(provenance.get('rows_read'))}, kept {format_number(provenance.get('rows_kept'))}"
-            f", rejected {format_number(provenance.get('rows_rejected'))}; duplicate texts "
-            f"{format_number(provenance.get('duplicate_texts'))} "
-            f"({format_number(provenance.get('conflicting_duplicates'))} with a different answer); duplicate ids "
-            f"{format_number(provenance.get('duplicate_ids'))}"
-        )
-    ]
-    for what, entries in (
-        ("rejected", provenance.get("rejected") or []),
-        ("warning", provenance.get("warnings") or []),
-    ):
-        texts = [str(entry.get("reason")) if isinstance(entry, Mapping) else str(entry) for entry in entries]
-        blocks += [Text(f"{what}: {text}", tone="bad") for text in texts[:shown]]
-        if len(texts) > shown:
-            blocks.append(Text(f"... and {len(texts) - shown} more ({what})", tone="bad"))
-    return blocks
+def _audit_row(data: Any, figure: str) -> BoardRow:
+    """An audit's board row: its verdict, with a signal below the threshold as a warning; per-item, its content
+    verdict and gold-position finding apart (the slot pattern in words when it is an artifact)."""
+    verdict = data.verdict
+    status = "bad" if verdict.label == "predictable" else "warn" if verdict.signal_below_threshold else "good"
+    if verdict.lexical:  # the words give the label: expected for sentiment, intent or topic tasks
+        status = "warn"
+    words = finding_words(verdict) + (" (signal below threshold)" if verdict.signal_below_threshold else "")
+    parts = data.position_content
+    if parts is not None and parts.position is not None:
+        words += f"; content: {parts.content.label}"
+        if parts.position.flagged:
+            words += f"; gold-position artifact: {parts.position.slot_pattern}"
+    return (str(data.benchmark.get("name", "?")), "(data)", f"surface cues: {words}", figure, status)
+
+
+def finding_words(verdict: Any) -> str:
+    """A verdict's label, with its kind and the input it needed when it found something."""
+    if verdict.kind == "none":
+        return str(verdict.label)
+    return f"{verdict.label}: {verdict.kind} ({verdict.evidence.description})"
 
 
 def audit_sections(result: AuditResult) -> tuple[Section, ...]:

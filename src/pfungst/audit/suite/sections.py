@@ -8,11 +8,17 @@ Nothing is computed: the ranking, the Benjamini-Hochberg q-values and the flags 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-from pfungst.audit.suite import SuiteEntry, SuiteResult
+from pfungst.audit.sections import finding_words, statistic_name
 from pfungst.blocks import Block, Facts, Section, Table, Text, format_estimate, format_number, format_pvalue
+from pfungst.results import BoardRow, Overview
 
-__all__ = ["benchmark_section_title", "suite_sections"]
+if TYPE_CHECKING:
+    from pfungst.audit.suite.entry import SuiteEntry
+    from pfungst.audit.suite.result import SuiteResult
+
+__all__ = ["benchmark_section_title", "suite_overview", "suite_sections"]
 
 _SHORT = {"kappa": "kappa", "chance_corrected_accuracy": "cc-acc"}
 LEADERBOARD_COLUMNS = (
@@ -39,6 +45,7 @@ def suite_sections(result: SuiteResult) -> tuple[Section, ...]:
     """The leaderboard chapter, the skipped sources, then one section per audited benchmark (in rank order).
 
     Example:
+        >>> from pfungst.audit.suite import SuiteResult
         >>> from pfungst.stats import benjamini_hochberg
         >>> empty = SuiteResult((), (), benjamini_hochberg([]), benjamini_hochberg([]), {}, {}, 0, 0.0)
         >>> [section.title for section in suite_sections(empty)]
@@ -54,6 +61,32 @@ def suite_sections(result: SuiteResult) -> tuple[Section, ...]:
         sections.append(Section("Skipped sources", (Table("Not audited, and why", ("source", "reason"), rows, 2),), 3))
     sections += [_entry_section(entry) for entry in result.entries]
     return tuple(sections)
+
+
+def suite_overview(result: SuiteResult) -> Overview:
+    """One board row per benchmark (its content verdict, a gold-position artifact beside it) and the headline."""
+    flagged = sum(entry.position_flagged for entry in result.entries)
+    headline = (
+        f"{len(result.entries)} benchmarks; {result.content_tests.n_rejected} with content cues (BH); "
+        f"{flagged} gold-position artifact(s)"
+    )
+    return Overview({}, "", headline, tuple(_suite_row(entry) for entry in result.entries))
+
+
+def _suite_row(entry: SuiteEntry) -> BoardRow:
+    """A suite benchmark's board row: its content verdict, with a gold-position artifact flagged beside it."""
+    content = entry.content
+    status = "bad" if (content.label == "predictable" and not content.lexical) or entry.position_flagged else "good"
+    if status == "good" and (content.signal_below_threshold or content.lexical):
+        status = "warn"
+    words = f"content: {finding_words(content)}" + ("; gold-position artifact" if entry.position_flagged else "")
+    return (
+        entry.name,
+        "(data)",
+        words,
+        f"{content.feature_set}, {statistic_name(content.statistic)} {format_estimate(content.estimate)}",
+        status,
+    )
 
 
 def _facts(result: SuiteResult) -> Facts:

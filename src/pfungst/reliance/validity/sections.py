@@ -8,10 +8,15 @@ here: the ranking is the result's.
 
 from __future__ import annotations
 
-from pfungst.blocks import Block, Facts, Section, Table, Text, format_number, format_pvalue
-from pfungst.reliance.validity import DatasetValidity, ValidityResult
+from typing import TYPE_CHECKING
 
-__all__ = ["TOP_ITEMS", "validity_sections"]
+from pfungst.blocks import Block, Facts, Section, Table, Text, format_number, format_pvalue
+from pfungst.results import Overview
+
+if TYPE_CHECKING:
+    from pfungst.reliance.validity.result import DatasetValidity, ValidityResult
+
+__all__ = ["TOP_ITEMS", "validity_overview", "validity_sections"]
 
 TOP_ITEMS = 20
 """Items listed per dataset (the full ranking is in the JSON)."""
@@ -44,11 +49,33 @@ _NOTE = (
 """What the table's columns mean."""
 
 
-def validity_sections(result: ValidityResult) -> tuple[Section, ...]:
-    """One part per dataset screened, then the warnings."""
-    sections = [
-        Section(f"Item validity: {screen.dataset or '(unnamed)'}", _blocks(screen), level=3)
+def validity_overview(result: ValidityResult) -> Overview:
+    """One board row per dataset screened (its suspected wrong keys) and the headline."""
+    rows = tuple(
+        (
+            screen.dataset,
+            f"{len(screen.models)} models",
+            f"{screen.n_suspected} key(s) suspected wrong",
+            f"{screen.n_suspected} of {screen.n_items} items; {len(screen.no_model_right)} no model gets right",
+            "bad" if screen.n_suspected else "good",
+        )
         for screen in result.datasets
+    )
+    suspected = sum(screen.n_suspected for screen in result.datasets)
+    headline = f"{suspected} key(s) suspected wrong in {sum(s.n_items for s in result.datasets)} items"
+    models = f"{max((len(s.models) for s in result.datasets), default=0)} models"
+    about = ", ".join(screen.dataset for screen in result.datasets)
+    return Overview({}, models, headline, rows, about=about)
+
+
+def validity_sections(result: ValidityResult) -> tuple[Section, ...]:
+    """The chapter, one part per dataset screened, then the warnings."""
+    sections = [
+        Section("Item validity: suspected wrong keys", ()),
+        *(
+            Section(f"Item validity: {screen.dataset or '(unnamed)'}", _blocks(screen), level=3)
+            for screen in result.datasets
+        ),
     ]
     if result.warnings:
         sections.append(Section("Warnings", tuple(Text(w, tone="bad") for w in result.warnings), level=3))

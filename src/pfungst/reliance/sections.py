@@ -8,6 +8,7 @@ t-test, its Benjamini-Hochberg q-value and what difference the test could detect
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from pfungst.blocks import (
     Block,
@@ -21,16 +22,46 @@ from pfungst.blocks import (
     format_pvalue,
     methods_note,
 )
-from pfungst.reliance.result import FamilyTest, RelianceResult
-from pfungst.reliance.shortcut import ShortcutItems
-from pfungst.reliance.shortcut_score import ShortcutSummary
+from pfungst.results import Overview
 
-__all__ = ["reliance_sections"]
+if TYPE_CHECKING:
+    from pfungst.reliance.result import FamilyTest, RelianceResult
+    from pfungst.reliance.shortcut import ShortcutItems
+    from pfungst.reliance.shortcut_score import ShortcutSummary
+
+__all__ = ["reliance_overview", "reliance_sections"]
+
+
+def reliance_overview(result: RelianceResult) -> Overview:
+    """One board row per (model, dataset): whether its family's test rejected (Benjamini-Hochberg), its difference."""
+    rejected = {family.family: family.rejected for family in result.families}
+    rows = tuple(
+        (
+            model.dataset,
+            model.model,
+            "relies on the shortcut (its family, BH)"
+            if rejected.get(model.family)
+            else "its family's test not rejected (BH)",
+            f"accuracy difference {format_estimate(model.difference)}",
+            "bad" if rejected.get(model.family) else "good",
+        )
+        for model in result.models
+    )
+    n_rejected = sum(family.rejected for family in result.families)
+    headline = (
+        f"{len(result.models)} (model, dataset) pairs; {n_rejected} of {len(result.families)} families rejected (BH)"
+    )
+    models = ", ".join(dict.fromkeys(model.model for model in result.models))
+    about = ", ".join(dict.fromkeys(model.dataset for model in result.models))
+    return Overview({}, models, headline, rows, about=about)
 
 
 def reliance_sections(result: RelianceResult) -> tuple[Section, ...]:
-    """Per model and dataset, per family, the probes used, and what did not join."""
-    sections = [Section("Accuracy where the shortcut works and elsewhere", _model_blocks(result), level=3)]
+    """The chapter, then per model and dataset, per family, the probes used, and what did not join."""
+    sections = [
+        Section("Reliance on shortcuts", ()),
+        Section("Accuracy where the shortcut works and elsewhere", _model_blocks(result), level=3),
+    ]
     if result.families:
         sections.append(Section("Families of models", _family_blocks(result.families), level=3))
     if result.shortcut_tables or result.per_shortcut:

@@ -1,4 +1,5 @@
-"""The stress report prints what a user reads off a run: every figure with its interval, markup-safe, never crashing."""
+"""A stress run on the console (its own sections, through the block renderer): every figure a user reads off a run,
+with its interval, markup-safe, never crashing."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from rich.console import Console
 
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import ScoreCounts
-from pfungst.report.stress_console import render_ranks, render_stress
+from pfungst.report.console_blocks import render_to_console
 from pfungst.stress.metrics import (
     circular_metrics,
     moved_answer_accuracy,
@@ -200,10 +201,10 @@ def _stress_result(seed: int) -> StressResult:
 
 @pytest.fixture
 def report(seed: int) -> str:
-    console = Console(file=io.StringIO(), width=100)
-    render_stress(_stress_result(seed), console)
+    console = Console(file=io.StringIO(), width=140)
+    render_to_console(_stress_result(seed), console)
     text = console.file.getvalue()  # type: ignore[attr-defined]
-    assert all(len(line) <= 100 for line in text.splitlines())
+    assert all(len(line) <= 140 for line in text.splitlines())
     return text
 
 
@@ -213,22 +214,21 @@ def _line(text: str, start: str) -> str:
 
 
 def test_header_names_benchmark_items_model_file_seed_rule_and_format(report: str, seed: int) -> None:
-    assert (
-        report.splitlines()[0] == f"stress of toy [v2]: 8 items, model tiny.gguf, seed {seed}, rule letter, "
-        "base format mmlu"
-    )
+    assert "Model stress: tiny.gguf on toy [v2]" in report.splitlines()[0]
+    for fact in ("model: llamacpp:/models/tiny.gguf:1234:abcd", "items: 8", f"seed: {seed}", "scoring rule: letter"):
+        assert f"  {fact}\n" in report
+    assert "  base format: mmlu\n" in report
 
 
-def test_accuracy_table_lists_few_variants_and_collapses_a_family_of_eight(report: str) -> None:
+def test_accuracy_table_lists_every_variant_with_its_interval(report: str) -> None:
     # The first-position model is right when the gold is at A: 2 of 8 items, chance 1/4.
-    assert re.search(rf"identity{CELL}identity{CELL}0\.250 \[0\.071, 0\.591\]{CELL}0\.250{CELL}8", report)
-    assert re.search(rf"shift 3{CELL}0\.250", report) and re.search(rf"slot 4{CELL}0\.000", report)
-    assert re.search(rf"pride{CELL}debiased{CELL}1\.000", report)  # PriDe's debiased answers are a variant too
-    # Eight formats: one row, the least .. the most accurate; the formats in between are not listed in the table
-    # (the format spread's own table, further down, lists every format).
-    table = report.split("\nselection-bias (")[0]
-    assert re.search(rf"formats{CELL}8 variants: \[bold\]plain \.\. format 8{CELL}0\.125 \.\. 1\.000", table)
-    assert "format 3" not in table
+    row = rf"identity{CELL}identity{CELL}letter{CELL}mmlu{CELL}0\.250 \[0\.071, 0\.591\]{CELL}0\.250{CELL}0{CELL}8"
+    assert re.search(row, report)
+    assert re.search(rf"shift 3{CELL}letter{CELL}mmlu{CELL}0\.250", report)
+    assert re.search(rf"slot 4{CELL}letter{CELL}mmlu{CELL}0\.000", report)
+    assert re.search(rf"pride{CELL}debiased{CELL}letter{CELL}mmlu{CELL}1\.000", report)  # PriDe's answers: a variant
+    table = report.split("\nSelection bias (")[0]
+    assert all(f"format {number}" in table for number in range(2, 9))  # the table lists every format
 
 
 def test_selection_bias_shows_recall_bars_rstd_counts_and_the_favourite(report: str) -> None:
@@ -296,7 +296,7 @@ def test_pride_shows_plain_and_debiased_accuracy_the_prior_and_its_cost(report: 
     # Two items in 4 rotations plus one pass for each of the other 6: 14 passes for 8 plain ones.
     assert _line(report, "passes:") == "passes: 14 against 8 plain (cost ratio 1.75)"
     assert _line(report, "estimation items:") == "estimation items: 2 (0.25 of the items): q0, q1"
-    assert "selection-bias (letter, PriDe debiased, by position)" in report
+    assert "Selection bias (letter, PriDe debiased, by position)" in report
 
 
 def test_format_spread_and_spread_search_show_best_worst_spread_and_budget(report: str, seed: int) -> None:
@@ -320,9 +320,10 @@ def test_multiprompt_shows_maxp_avgp_cps_and_spread(report: str) -> None:
 
 
 def test_costs_counts_and_warnings_are_printed(report: str) -> None:
-    assert re.search(rf"cyclic{CELL}32{CELL}24{CELL}x4\.00{CELL}x3\.00", report)
-    assert re.search(rf"spread-search{CELL}0{CELL}0{CELL}-{CELL}-", report)
-    assert "requests 120 (100 distinct): 30 from the cache, 70 asked of the model in 7 calls, 2.5 s" in report
+    assert re.search(rf"cyclic{CELL}32{CELL}24{CELL}4\.00{CELL}3\.00", report)
+    assert re.search(rf"spread-search{CELL}0{CELL}0{CELL}n/a{CELL}n/a", report)
+    assert "requests: 120 (100 distinct)\n" in report and "seconds: 2.5\n" in report
+    assert "cache: 30 hits, 70 asked of the model in 7 calls\n" in report
     assert "warning: top2 (letter) partly skipped: [bold]3 items[/bold] have one option" in report
 
 
@@ -355,18 +356,18 @@ def test_a_run_without_analyses_or_costs_prints_header_table_and_counts() -> Non
         environment={},
     )
     console = Console(file=io.StringIO(), width=100)
-    render_stress(result, console)
+    render_to_console(result, console)
     text = console.file.getvalue()  # type: ignore[attr-defined]
-    assert "cost of each perturbation" not in text and "warning" not in text
-    assert re.search(rf"identity{CELL}identity{CELL}0\.250", text)
-    assert text.splitlines()[-1].startswith("requests 4 (4 distinct)")
+    assert "Cost of each perturbation" not in text and "warning" not in text
+    assert re.search(rf"identity{CELL}identity{CELL}letter{CELL}mmlu{CELL}0\.250", text)
+    assert "requests: 4 (4 distinct)" in text and text.splitlines()[-1].strip() == "seconds: 0.1"
 
 
 def _answers(n_correct: int, n_items: int = 10) -> dict[str, bool]:
     return {f"q{i:02d}": i < n_correct for i in range(n_items)}
 
 
-def test_render_ranks_shows_places_agreement_largest_shift_and_identity_pairs(seed: int) -> None:
+def test_ranks_show_places_agreement_largest_shift_and_pairs(seed: int) -> None:
     # Accuracies 0.9 / 0.6 / 0.3 in the original order, reversed when the answer is moved.
     ranks = rank_stability(
         {
@@ -377,33 +378,28 @@ def test_render_ranks_shows_places_agreement_largest_shift_and_identity_pairs(se
         seed=seed,
         n_bootstrap=200,
     )
-    console = Console(file=io.StringIO(), width=100)
-    render_ranks(ranks, console)
+    console = Console(file=io.StringIO(), width=140)
+    render_to_console(ranks, console)
     text = console.file.getvalue()  # type: ignore[attr-defined]
-    assert text.splitlines()[0] == f"rank stability: 3 models x 2 variants (seed {seed}, 200 resamples)"
-    assert "c.gguf" in text and "llamacpp:" not in text
-    assert re.search(rf"identity{CELL}0\.900 \[0\.596, 0\.982\]{CELL}0\.600 \[[^]]*\]{CELL}0\.300 \[", text)
-    assert re.search(rf"#1 \[[^]]*\]{CELL}#2 \[[^]]*\]{CELL}#3 \[", text)
-    assert "Kendall's tau between variants: lowest -1.000 (p 0.333), identity vs answer moved; 1 pair\n" in text
-    assert "Kendall's W 0.000, p 1.000" in text
-    assert "largest rank shift: a from #1 on identity to #3 on answer moved (+2)" in text
-    # Pairwise comparisons on the identity variant only: a - b = 0.3, a - c = 0.6 (6 discordant, p = 2 / 2^6).
-    assert re.search(rf"a{CELL}b{CELL}0\.300 \[", text)
-    assert re.search(rf"a{CELL}c\.gguf{CELL}0\.600 \[[^]]*\]{CELL}0\.031", text)
-    assert not re.search(r"-0\.300", text)
+    assert "Model comparison" in text.splitlines()[0]
+    assert "models: a, b, llamacpp:/m/c.gguf:9:ff\n" in text and f"seed: {seed}\n" in text
+    assert re.search(rf"identity{CELL}a{CELL}0\.900 \[0\.596, 0\.982\]{CELL}1\.0 \[", text)
+    assert re.search(rf"answer moved{CELL}a{CELL}0\.300 \[0\.108, 0\.603\]{CELL}3\.0 \[", text)
+    assert re.search(rf"identity{CELL}answer moved{CELL}-1\.000{CELL}0\.3333{CELL}3", text)
+    assert "concordance (Kendall's W): 0.000, p 1.0000" in text
+    assert "largest shift: a: place 1.0 on identity -> 3.0 on answer moved" in text
+    # a - c on identity = 0.6 (6 discordant items, p = 2 / 2^6).
+    assert re.search(rf"identity{CELL}a{CELL}llamacpp:/m/c\.gguf:9:ff{CELL}0\.600 \[[^]]*\]{CELL}0\.0312", text)
 
 
-def test_render_ranks_with_one_variant_says_w_is_undefined(seed: int) -> None:
+def test_ranks_with_one_variant_say_w_is_undefined(seed: int) -> None:
     ranks = rank_stability({"a": {"plain": _answers(7)}, "b": {"plain": _answers(4)}}, seed=seed, n_bootstrap=50)
-    console = Console(file=io.StringIO(), width=100)
-    render_ranks(ranks, console)
+    console = Console(file=io.StringIO(), width=140)
+    render_to_console(ranks, console)
     text = console.file.getvalue()  # type: ignore[attr-defined]
-    assert text.splitlines()[0] == f"rank stability: 2 models x 1 variant (seed {seed}, 50 resamples)"
-    places = [line for line in text.splitlines() if "#" in line]
-    assert places and not any(re.search(r"\d\.\d{3}", line) for line in places)  # places to 3 significant digits
-    assert "Kendall's W over variants: undefined with 1 variant" in text and "tau" not in text
-    assert "largest rank shift: none" in text
-    assert "pairwise on plain" in text
+    assert "variants: 1\n" in text and "undefined with 1 variant" in text and "tau" not in text
+    assert "largest shift: a: place 1.0 on plain -> 1.0 on plain" in text
+    assert re.search(rf"plain{CELL}a{CELL}b{CELL}0\.300 \[", text)
 
 
 def test_the_verdict_follows_the_header_with_its_checks_against_their_thresholds(report: str, seed: int) -> None:
