@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 
 from pfungst.audit.classifiers import candidate_grid
+from pfungst.audit.encoder import EncoderSettings, make_encoder
 from pfungst.audit.feature_sets import get_feature_set
 from pfungst.audit.grid_path import choose_classifier, refit_chosen
 from pfungst.audit.inputs import ItemInputs
 from pfungst.audit.probe import ProbeConfig, run_probe
-from pfungst.audit.probe_tasks import Encoder, EncoderSettings, ItemTask, inner_split
+from pfungst.audit.probe_tasks import ItemTask, inner_split
 from pfungst.data.synthetic import make_synthetic
 from pfungst.errors import ConfigError
 
@@ -22,7 +23,7 @@ GRID = candidate_grid(["l2_C1", "l1_C1"], [0.01, 0.1, 1.0, 10.0, 100.0])
 def _blocks(seed: int, n_items: int = 400) -> tuple[ItemTask, object, object, object]:
     inputs = ItemInputs.from_benchmark(make_synthetic("cue-word", n_items, seed=seed), fields=("hypothesis",))
     task = ItemTask(inputs)
-    encoder = Encoder(get_feature_set("1-grams_tfidf"), EncoderSettings({}, scale_sparse=True))
+    encoder = make_encoder(get_feature_set("1-grams_tfidf"), EncoderSettings({}, scale_sparse=True))
     block = task.encode(encoder, np.arange(n_items), fit=True)
     fit_items, val_items = inner_split(block.y, 0.25, seed)
     return task, block, block.take(fit_items), block.take(val_items)

@@ -10,11 +10,12 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
+from pfungst.audit.encoder import EncoderSettings, make_encoder
 from pfungst.audit.feature_sets import FeatureSet, get_feature_set
+from pfungst.audit.features.corpus import TextCorpus
 from pfungst.audit.inputs import ItemInputs, OptionTable
 from pfungst.audit.probe import ProbeConfig, run_probe
 from pfungst.audit.probe_outcome import ProbeOutcome
-from pfungst.audit.probe_tasks import Encoder, EncoderSettings
 from pfungst.data.synthetic import make_synthetic
 from pfungst.errors import ConfigError
 
@@ -131,10 +132,10 @@ def test_term_frequency_is_not_regularised_to_a_constant(seed: int) -> None:
 
 def test_sparse_features_are_scaled_without_densifying() -> None:
     texts = ["a short text", "a much longer text with many more words in it", "text"]
-    encoder = Encoder(get_feature_set("1-grams_tf"), EncoderSettings({}, scale_sparse=True))
-    X = encoder.fit_transform(texts, None)
+    encoder = make_encoder(get_feature_set("1-grams_tf"), EncoderSettings({}, scale_sparse=True))
+    X = encoder.fit_transform(TextCorpus(texts).frame(np.arange(3)))
     assert sp.issparse(X) and np.isclose(abs(X).max(axis=0).toarray(), 1.0).all()
-    assert sp.issparse(encoder.transform(["many more words"]))
+    assert sp.issparse(encoder.transform(TextCorpus(["many more words"]).frame([0])))
 
 
 def _long_texts_with_a_cue(seed: int, n_items: int = 200, length: int = 40) -> ItemInputs:

@@ -14,10 +14,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pfungst.audit.features.corpus import ROWS_ATTR, presented_rows
 from pfungst.data.benchmark import Benchmark
 from pfungst.errors import ConfigError
 
-__all__ = ["ItemInputs", "OptionTable", "item_texts"]
+__all__ = ["OPTION_FIELDS", "ItemInputs", "OptionRows", "OptionTable", "item_texts", "option_rows"]
+
+OPTION_FIELDS: tuple[str, ...] = ("item", "position", "option", "question", "n_options")
+"""The columns of an option table that option-level feature sets read: all but ``is_gold`` (the answer)."""
 
 
 def item_texts(benchmark: Benchmark, fields: Sequence[str] = ()) -> tuple[str, ...]:
@@ -157,5 +161,30 @@ class OptionRows:
     def frame(self) -> pd.DataFrame:
         return self.table.frame
 
+    def input_frame(self) -> pd.DataFrame:
+        """The rows' frame with its ``attrs`` naming these rows, for a transformer that reuses whole-table work
+        (:func:`option_rows` finds them again in the columns a ``ColumnTransformer`` passes on)."""
+        frame = self.frame.copy(deep=False)
+        frame.attrs[ROWS_ATTR] = self
+        return frame
+
     def __len__(self) -> int:
         return len(self.table)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> OptionRows:
+        """Itself: pandas deep-copies a frame's ``attrs`` into every frame taken from it; these rows never change."""
+        return self
+
+
+def option_rows(X: Any) -> OptionRows | None:
+    """The :class:`OptionRows` behind ``X``: ``X`` itself, or the rows an input frame's ``attrs`` name if ``X``'s
+    columns still hold exactly their values (a step that changed them keeps the ``attrs``); None otherwise."""
+    if isinstance(X, OptionRows):
+        return X
+    rows = presented_rows(X)
+    if not isinstance(rows, OptionRows) or not isinstance(X, pd.DataFrame) or len(X) != len(rows.frame):
+        return None
+    columns = list(X.columns)
+    if not set(columns) <= set(rows.frame.columns):
+        return None
+    return rows if X.equals(rows.frame.loc[:, columns]) else None

@@ -47,6 +47,7 @@ from pfungst.audit.classifiers import (
     top_features,
     warnings_routed_by_thread,
 )
+from pfungst.audit.encoder import EncoderSettings, accepted_overrides, make_encoder
 from pfungst.audit.feature_sets import FeatureSet
 from pfungst.audit.folds import feasible_splits
 from pfungst.audit.grid_path import choose_classifier, refit_chosen
@@ -56,11 +57,8 @@ from pfungst.audit.probe_assembly import FoldResult, assemble_outcome
 from pfungst.audit.probe_outcome import FoldChoice, ProbeOutcome
 from pfungst.audit.probe_settings import ProbeSettings
 from pfungst.audit.probe_tasks import (
-    Encoder,
-    EncoderSettings,
     ItemTask,
     OptionTask,
-    accepted_overrides,
     inner_split,
     make_task,
     selection_items,
@@ -255,7 +253,7 @@ def _crossfit_fold(
     """Choose a classifier inside the training fold, refit it on the whole fold, predict the held-out fold."""
     warned = [0]
     with counting_convergence_warnings(lambda count: warned.__setitem__(0, count)):
-        encoder = Encoder(feature_set, settings)
+        encoder = make_encoder(feature_set, settings)
         train_block = task.encode(encoder, train, fit=True)
         test_block = task.encode(encoder, test, fit=False)
         inner_seed = int(np.random.SeedSequence([config.seed, repeat, fold]).generate_state(1)[0])
@@ -293,7 +291,7 @@ def _pacchiardi_split(
     train, val, test = paper_split(len(task.item_ids))
     warned = [0]
     with counting_convergence_warnings(lambda count: warned.__setitem__(0, count)):
-        encoder = Encoder(feature_set, settings)
+        encoder = make_encoder(feature_set, settings)
         train_block = task.encode(encoder, train, fit=True)
         val_block, test_block = task.encode(encoder, val, fit=False), task.encode(encoder, test, fit=False)
         models, scores = {}, {}
@@ -302,6 +300,6 @@ def _pacchiardi_split(
             scores[name] = _score(val_block.y, task.predict(models[name], val_block), "accuracy")
         best = max(config.classifiers, key=lambda name: scores[name])
         predictions = task.predict(models[best], test_block)
-        weights = top_features(models[best], encoder.feature_names(), task.class_names, config.top_k)
+        weights = top_features(models[best], encoder.get_feature_names_out(), task.class_names, config.top_k)
     choice = FoldChoice(0, 0, int(train.size), int(test.size), best, scores)
     return FoldResult(test, predictions, choice, warned[0], weights)

@@ -16,9 +16,10 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from pfungst.audit.classifiers import ClassifierSpec
+from pfungst.audit.encoder import EncoderSettings, make_encoder
 from pfungst.audit.feature_sets import FeatureSet
 from pfungst.audit.probe_outcome import FoldChoice, ProbeOutcome, Scores, ScoreSettings, score_predictions
-from pfungst.audit.probe_tasks import Encoder, EncoderSettings, ItemTask, OptionTask, fit_final_model
+from pfungst.audit.probe_tasks import ItemTask, OptionTask, fit_final_model
 
 if TYPE_CHECKING:
     from pfungst.audit.probe import ProbeConfig
@@ -127,7 +128,7 @@ def _final_weights(
     model; cross-fitting refits the most chosen classifier on all items."""
     if folds[0].weights is not None:
         return folds[0].weights, 0
-    encoder = Encoder(feature_set, settings)
+    encoder = make_encoder(feature_set, settings)
     return fit_final_model(task, encoder, final, seed=config.seed, max_iter=config.max_iter, top_k=config.top_k)
 
 

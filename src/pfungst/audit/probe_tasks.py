@@ -1,26 +1,19 @@
 """What the probe fits on: item-level texts or option-level rows, encoded by a feature set fitted on training items.
 
-An :class:`Encoder` is the feature set's transformer, then (crossfit protocol) a scaler so that one ``C`` means the
-same for every feature: ``StandardScaler`` for dense output such as readability scores, ``MaxAbsScaler`` for sparse
-n-grams (each column divided by its largest absolute value: sparsity kept, presence columns unchanged, term
-frequencies and TF-IDF weights brought to the same 0..1 range), then (pacchiardi2024 protocol only)
-``SelectKBest(f_classif)``. It is fitted on training items only. :class:`ItemTask` and :class:`OptionTask` give
-the two input kinds one interface: encode items, take a subset of encoded items, fit a grid classifier, predict one
+The encoder (:func:`~pfungst.audit.encoder.make_encoder`) is a scikit-learn ``Pipeline`` fitted on training items
+only. :class:`ItemTask` and :class:`OptionTask` give the two input kinds one interface: encode items (a frame of
+their texts or option rows through the encoder), take a subset of encoded items, fit a grid classifier, predict one
 class (item level) or one option position (option level) per item.
 """
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.feature_selection import SelectKBest, f_classif
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
-from sklearn.preprocessing import MaxAbsScaler, StandardScaler
+from sklearn.pipeline import Pipeline
 
 from pfungst.audit.classifiers import (
     ClassifierSpec,
@@ -30,89 +23,19 @@ from pfungst.audit.classifiers import (
     make_choice_model,
     top_features,
 )
-from pfungst.audit.feature_sets import FeatureSet
+from pfungst.audit.encoder import fit_encoder
 from pfungst.audit.features.corpus import TextCorpus
-from pfungst.audit.features.ngrams import NgramFeatures
 from pfungst.audit.inputs import ItemInputs, OptionTable
 
 __all__ = [
     "Block",
-    "Encoder",
-    "EncoderSettings",
     "ItemTask",
     "OptionTask",
-    "accepted_overrides",
     "fit_final_model",
     "inner_split",
     "make_task",
     "selection_items",
 ]
-
-
-@dataclass(frozen=True)
-class EncoderSettings:
-    """How to turn a feature set into a fitted encoder."""
-
-    overrides: Mapping[str, Any]
-    """Keyword arguments for ``feature_set.make`` (only those the transformer accepts)."""
-    scale_dense: bool = True
-    """Standardise dense feature matrices (readability) unless the transformer has its own ``standardize``
-    parameter (option features)."""
-    scale_sparse: bool = False
-    """Divide each column of a sparse feature matrix (n-grams) by its largest absolute value (``MaxAbsScaler``)."""
-    select_k: int = 0
-    """Keep the ``min(select_k, n_features)`` best features by ANOVA F (0: keep all)."""
-
-
-def accepted_overrides(feature_set: FeatureSet, overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``overrides`` that ``feature_set``'s transformer takes as parameters (``min_df`` only for n-grams)."""
-    params = feature_set.make().get_params()
-    return {key: value for key, value in overrides.items() if key in params}
-
-
-class Encoder:
-    """A feature set's transformer, then optional scaling and feature selection, fitted on training items."""
-
-    def __init__(self, feature_set: FeatureSet, settings: EncoderSettings) -> None:
-        self.transformer = feature_set.make(**settings.overrides)
-        self.settings = settings
-        self.scaler: StandardScaler | MaxAbsScaler | None = None
-        self.selector: SelectKBest | None = None
-
-    def fit_transform(self, raw: Any, y: np.ndarray | None) -> Any:
-        """Fit on the training items' raw inputs and return their features (``y`` is needed for selection)."""
-        X = self.transformer.fit_transform(raw)
-        # A transformer with a ``standardize`` parameter (option features) scales its own columns.
-        if self.settings.scale_dense and not sp.issparse(X) and "standardize" not in self.transformer.get_params():
-            self.scaler = StandardScaler()
-            X = self.scaler.fit_transform(X)
-        elif self.settings.scale_sparse and sp.issparse(X):
-            self.scaler = MaxAbsScaler(copy=not self._fresh_output())
-            X = self.scaler.fit_transform(X)
-        if self.settings.select_k and y is not None:
-            self.selector = SelectKBest(f_classif, k=min(self.settings.select_k, X.shape[1]))
-            with warnings.catch_warnings():  # constant columns give F = NaN; they are simply not selected
-                warnings.simplefilter("ignore", RuntimeWarning)
-                warnings.filterwarnings("ignore", message="Features .* are constant")
-                X = self.selector.fit_transform(X, y)
-        return X
-
-    def transform(self, raw: Any) -> Any:
-        X = self.transformer.transform(raw)
-        if self.scaler is not None:
-            X = self.scaler.transform(X)
-        if self.selector is not None:
-            X = self.selector.transform(X)
-        return X
-
-    def _fresh_output(self) -> bool:
-        """Whether every output of the transformer is a new matrix of its own (n-grams: scaled in place, one copy
-        fewer; a plugin's output may be shared, so it is copied)."""
-        return isinstance(self.transformer, NgramFeatures)
-
-    def feature_names(self) -> np.ndarray:
-        names = np.asarray(self.transformer.get_feature_names_out(), dtype=object)
-        return names[self.selector.get_support()] if self.selector is not None else names
 
 
 @dataclass(frozen=True)
@@ -153,11 +76,11 @@ class ItemTask:
         n_options = np.asarray(inputs.n_options, dtype=float)
         self.chance = float(np.mean(1.0 / n_options)) if n_options.size else float("nan")
 
-    def encode(self, encoder: Encoder, items: np.ndarray, fit: bool) -> Block:
+    def encode(self, encoder: Pipeline, items: np.ndarray, fit: bool) -> Block:
         """Features of ``items`` (positions), fitting ``encoder`` on them when ``fit``."""
-        raw = self.corpus.rows(items)
+        frame = self.corpus.frame(items)
         y = self.y[items]
-        X = encoder.fit_transform(raw, y) if fit else encoder.transform(raw)
+        X = fit_encoder(encoder, frame, y) if fit else encoder.transform(frame)
         return Block(X, y)
 
     def fit(self, name: ClassifierSpec | str, block: Block, *, seed: int, max_iter: int) -> Any:
@@ -184,13 +107,13 @@ class OptionTask:
         """Break ties between equally scored options at random: set in ``encode`` for features without position
         columns, so that a position-blind probe cannot win by tie-breaking towards the first slot."""
 
-    def encode(self, encoder: Encoder, items: np.ndarray, fit: bool) -> Block:
+    def encode(self, encoder: Pipeline, items: np.ndarray, fit: bool) -> Block:
         """Features of the options of ``items`` (positions), fitting ``encoder`` on them when ``fit``."""
         items = np.sort(items)
         rows = self.table.rows(items)
-        frame = rows.frame
+        frame = rows.input_frame()
         is_gold = frame["is_gold"].to_numpy(dtype=bool)
-        X = encoder.fit_transform(rows, is_gold.astype(int)) if fit else encoder.transform(rows)
+        X = fit_encoder(encoder, frame, is_gold.astype(int)) if fit else encoder.transform(frame)
         if fit:
             self.random_ties = not _has_position_columns(encoder)
         return Block(X, self.y[items], frame["item"].to_numpy(dtype=int), is_gold)
@@ -208,10 +131,10 @@ class OptionTask:
         return np.asarray(model.predict_choice(block.X, rows, seed=seed), dtype=int)
 
 
-def _has_position_columns(encoder: Encoder) -> bool:
+def _has_position_columns(encoder: Pipeline) -> bool:
     """Whether a fitted option-level encoder outputs position columns (``position_A``, ...); False if it cannot say."""
     try:
-        names = encoder.feature_names()
+        names = encoder.get_feature_names_out()
     except (AttributeError, ValueError, TypeError):
         return False
     return any(str(name).startswith("position_") for name in names)
@@ -236,7 +159,7 @@ def make_task(inputs: ItemInputs | OptionTable) -> ItemTask | OptionTask:
 
 def fit_final_model(
     task: ItemTask | OptionTask,
-    encoder: Encoder,
+    encoder: Pipeline,
     classifier: ClassifierSpec | str,
     *,
     seed: int,
@@ -249,7 +172,7 @@ def fit_final_model(
     with counting_convergence_warnings(lambda count: warned.__setitem__(0, count)):
         block = task.encode(encoder, np.arange(len(task.item_ids)), fit=True)
         model = task.fit(classifier, block, seed=seed, max_iter=max_iter)
-        weights = top_features(model, encoder.feature_names(), task.class_names, top_k)
+        weights = top_features(model, encoder.get_feature_names_out(), task.class_names, top_k)
     return weights, warned[0]
 
 

@@ -40,7 +40,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer, strip_accents_unicode
 from sklearn.utils.validation import check_is_fitted
 
-from pfungst.audit.features.corpus import CorpusRows, TextCorpus
+from pfungst.audit.features.corpus import CorpusRows, TextCorpus, corpus_rows
 from pfungst.audit.features.texts import as_texts
 from pfungst.audit.gpt2 import gpt2_symbols
 from pfungst.errors import ConfigError
@@ -248,17 +248,19 @@ class NgramFeatures(TransformerMixin, BaseEstimator):
     def fit_transform(self, X: Sequence[str], y: Any = None, **fit_params: Any) -> sp.csr_matrix:
         """Fit on ``X`` and return its features (one pass over the texts).
 
-        ``X`` may be :class:`~pfungst.audit.features.corpus.CorpusRows`: the vocabulary is then the columns of the
-        corpus's count matrix (counted once per process) that the training rows use, which is exactly the
-        vocabulary ``CountVectorizer`` would learn from those texts, with the same columns in the same order.
+        ``X`` may be :class:`~pfungst.audit.features.corpus.CorpusRows`, or the ``text`` column of a corpus frame
+        (:func:`~pfungst.audit.features.corpus.corpus_rows`): the vocabulary is then the columns of the corpus's
+        count matrix (counted once per process) that the training rows use, which is exactly the vocabulary
+        ``CountVectorizer`` would learn from those texts, with the same columns in the same order.
 
         Raises:
             ConfigError: invalid parameters, input that is not a sequence of strings, or no n-gram left after
                 ``min_df`` / ``max_features`` (the message suggests a lower ``min_df``).
         """
         ngram_range = self._check_params()
-        if isinstance(X, CorpusRows) and self.max_features is None:
-            counts = self._fit_corpus_rows(X, ngram_range)
+        rows = corpus_rows(X)
+        if rows is not None and self.max_features is None:
+            counts = self._fit_corpus_rows(rows, ngram_range)
         else:
             counts = self._fit_texts(_as_texts(X), ngram_range)
         self.weighter_ = self._make_weighter()
@@ -317,10 +319,11 @@ class NgramFeatures(TransformerMixin, BaseEstimator):
         if self.vectorizer_ is not None:
             return self.vectorizer_.transform(_as_texts(X)).tocsr()
         columns = self.corpus_columns_
-        if isinstance(X, CorpusRows) and columns is not None:
-            shared = _corpus_counts(X.corpus, self._analyzer(self._check_params()))
+        rows = corpus_rows(X) if columns is not None else None
+        if rows is not None and columns is not None:
+            shared = _corpus_counts(rows.corpus, self._analyzer(self._check_params()))
             if shared.terms.size > int(columns.max()) and np.array_equal(shared.terms[columns], self.terms_):
-                return self._binarised(shared.take(X.rows, columns))
+                return self._binarised(shared.take(rows.rows, columns))
         # Texts from elsewhere: count them against the fitted vocabulary.
         fixed = CountVectorizer(
             analyzer=self._analyzer(self._check_params()),

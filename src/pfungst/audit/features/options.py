@@ -41,7 +41,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from pfungst.audit.features.ngrams import NgramFeatures
 from pfungst.audit.gpt2 import count_gpt2_tokens
-from pfungst.audit.inputs import OptionTable
+from pfungst.audit.inputs import option_rows
 from pfungst.errors import ConfigError
 
 __all__ = ["NEGATION_WORDS", "OptionFeatures", "OptionNgramFeatures"]
@@ -189,17 +189,18 @@ class OptionFeatures(TransformerMixin, BaseEstimator):
     def _unscaled(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """The continuous columns and the 0/1 columns (flags, then positions) of ``X``'s rows, unscaled.
 
-        For :class:`~pfungst.audit.inputs.OptionRows` the fit-free columns are computed once on the whole table
+        For :class:`~pfungst.audit.inputs.OptionRows` (or an input frame that presents them, see
+        :func:`~pfungst.audit.inputs.option_rows`) the fit-free columns are computed once on the whole table
         and taken by row (every option's features depend only on its own item's options).
         """
         frame = _option_frame(X)
-        source, source_rows = getattr(X, "source", None), getattr(X, "source_rows", None)
-        if isinstance(source, OptionTable) and source_rows is not None:
-            whole = source.shared.get(_SHARED_KEY)
+        rows = option_rows(X)
+        if rows is not None:
+            whole = rows.source.shared.get(_SHARED_KEY)
             if whole is None:
-                whole = source.shared[_SHARED_KEY] = _fit_free_columns(source.frame)
+                whole = rows.source.shared[_SHARED_KEY] = _fit_free_columns(rows.source.frame)
             # The memory layout a frame's own columns have, so every sum over rows is the same to the last bit.
-            continuous, flags = (np.asfortranarray(columns[source_rows]) for columns in whole)
+            continuous, flags = (np.asfortranarray(columns[rows.source_rows]) for columns in whole)
         else:
             continuous, flags = _fit_free_columns(frame)
         if self.positions:
