@@ -93,9 +93,7 @@ def _api(package_name: str) -> str:
         listed = ", ".join(f"`{package_name}.{value}`" for value in values)
         text = f"Also exported (registries and constants): {listed}.\n\n" + text
     if packages:
-        text = (
-            f"Packages, each with its page and an entry function of its own name: {', '.join(packages)}.\n\n" + text
-        )
+        text = f"Packages, each with its page and an entry function of its own name: {', '.join(packages)}.\n\n" + text
     return text
 
 
