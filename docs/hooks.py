@@ -71,12 +71,14 @@ def _block(path: str, name: str, package_name: str) -> str:
 def _api(package_name: str) -> str:
     package = importlib.import_module(package_name)
     here = f"{package_name.removeprefix('pfungst.')}.md"
-    blocks, values, elsewhere = [], [], []
+    blocks, values, elsewhere, packages = [], [], [], []
     for name in package.__all__:
         if name.startswith("__"):
             continue
         path = _defined_at(package, name)
-        if path is None:
+        if isinstance(getattr(package, name), types.ModuleType):
+            packages.append(f"[`{package_name}.{name}`]({name}.md)")  # a stage package: its own page
+        elif path is None:
             values.append(name)
         elif package_name == "pfungst" and path.startswith("pfungst.errors."):
             elsewhere.append(f"[`{name}`](#{path})")  # the errors section of the same page
@@ -90,6 +92,8 @@ def _api(package_name: str) -> str:
     if values:
         listed = ", ".join(f"`{package_name}.{value}`" for value in values)
         text = f"Also exported (registries and constants): {listed}.\n\n" + text
+    if packages:
+        text = f"Packages, each with its page and an entry function of its own name: {', '.join(packages)}.\n\n" + text
     return text
 
 
