@@ -156,7 +156,7 @@ def test_an_analysis_without_its_keys_is_refused_naming_the_key(everything: Stre
     data = everything.to_dict()
     for key in ("perturbation", "rule", "variant", "by"):
         del data["analyses"][0][key]
-    with pytest.raises(ReaderError, match=r"stress\.json: field 'perturbation': missing"):
+    with pytest.raises(ReaderError, match=r"stress\.json: field 'analyses\[0\]\.perturbation': missing"):
         StressResult.from_dict(data, source="stress.json")
 
 

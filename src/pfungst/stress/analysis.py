@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from pfungst.blocks import Block, generic_blocks
+from pfungst.errors import ReaderError
 from pfungst.results import result_class
+from pfungst.schema import Fields
 
 __all__ = ["Analysis", "AnalysisResult", "UnknownResult", "result_type"]
 
@@ -151,14 +153,23 @@ class Analysis:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> Analysis:
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>", path: str = "") -> Analysis:
         """The analysis that :meth:`to_dict` wrote; a result of a kind no installed package reads is kept as an
-        :class:`UnknownResult`."""
-        kind, raw = str(data["kind"]), data.get("result") or {}
+        :class:`UnknownResult`.
+
+        Raises:
+            ReaderError: a key missing or of the wrong type, named by its path (``analyses[3].perturbation``).
+        """
+        fields = Fields(data, source, path)
+        kind = fields.string("kind")
+        raw = fields.mapping("result") if fields.has("result") else {}
         found = result_type(kind)
-        result = found.from_dict(raw, source) if found is not None else UnknownResult(kind, dict(raw))
-        subject = str(data.get("subject", ""))
-        return cls(str(data["perturbation"]), str(data["rule"]), result, str(data.get("variant", "")), subject)
+        try:
+            result = found.from_dict(raw, source) if found is not None else UnknownResult(kind, dict(raw))
+        except ReaderError as error:  # a value inside the result, named by its path in this file
+            raise fields.error(f"result.{error.field}" if error.field else "result", error.reason) from None
+        keys = [fields.string(key) if fields.has(key) else "" for key in ("variant", "subject")]
+        return cls(fields.string("perturbation"), fields.string("rule"), result, *keys)
 
     def describe(self) -> str:
         """The kind and keys in one line: ``selection-bias (perturbation=ids-shuffled, rule=letter, by=label)``."""

@@ -263,9 +263,9 @@ def _verdict(fields: Fields) -> StressVerdict:
 def _analysis(fields: Fields) -> Analysis:
     """One analysis; a value its result class cannot read is named by file and field path."""
     try:
-        return Analysis.from_dict(fields.data, fields.source)
-    except ReaderError as error:  # a value inside the result, named by its path in this file
-        raise fields.error(f"result.{error.field}" if error.field else "result", error.reason) from None
+        return Analysis.from_dict(fields.data, fields.source, fields.path)
+    except ReaderError:
+        raise
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise fields.error("", f"not an analysis as pfungst writes it ({type(exc).__name__}: {exc})") from exc
 
