@@ -20,7 +20,8 @@ from pfungst.audit.paper_protocol import paper_rows
 from pfungst.audit.position_content import POSITION_BLIND_FEATURE_SETS, PositionContentSplit, position_artifact
 from pfungst.audit.probe import ProbeConfig, feasible_splits, run_probes
 from pfungst.audit.probe_outcome import ProbeOutcome
-from pfungst.audit.resampled_kappa import bootstrap_draws_kappa, interval_from_draws, mean_kappa
+from pfungst.audit.refit_check import check_refits, refit_check, repeat_averaged
+from pfungst.audit.resampled_kappa import bootstrap_draws_kappa, interval_from_draws
 from pfungst.audit.result import AuditResult, Verdict
 from pfungst.data.benchmark import Benchmark
 from pfungst.environment import environment
@@ -65,6 +66,10 @@ class AuditConfig:
     n_repeats: int = 2
     n_bootstrap: int = 1000
     n_permutations: int = 1000
+    n_refits: int = 20
+    """Label permutations, each with the best feature set refitted, behind "signal below threshold" (see
+    :mod:`~pfungst.audit.refit_check`): run only when the bootstrap interval excludes 0 without the verdict being
+    "predictable"; 0 skips them (the flag is then never raised); at most 200."""
     threshold: float = 0.2
     """The verdict is "predictable" when the simultaneous lower bound of the best statistic exceeds this."""
     level: float = 0.95
@@ -94,6 +99,7 @@ class AuditConfig:
     def __post_init__(self) -> None:
         check_run_settings(seed=self.seed, n_jobs=self.n_jobs)
         check_resamples(n_bootstrap=self.n_bootstrap, n_permutations=self.n_permutations, n_repeats=self.n_repeats)
+        check_refits(self.n_refits)
 
     def probe_config(self) -> ProbeConfig:
         return ProbeConfig(
@@ -197,7 +203,7 @@ def audit(
     report("heuristics and cues", 1, 1)
     heuristics = _heuristics(benchmark, config) if config.heuristics else None
     cues = find_cues(benchmark, config=CueConfig(fields=config.fields, top_k=config.cue_top_k)) if config.cues else None
-    verdict = _verdict(probes, config, verdict_statistic(benchmark, config.protocol))
+    verdict = _refit_checked(_verdict(probes, config, verdict_statistic(benchmark, config.protocol)), benchmark, config)
     return AuditResult(
         benchmark=benchmark.to_dict(),
         probes=tuple(probes),
@@ -240,9 +246,28 @@ def _split(
     blind = [p for p in probes if p.feature_set in POSITION_BLIND_FEATURE_SETS]
     if not blind:
         return None
-    content = _verdict(blind, config, verdict.statistic)
+    content = _refit_checked(_verdict(blind, config, verdict.statistic), benchmark, config)
     position = position_artifact(heuristics, config.threshold)
     return PositionContentSplit(benchmark.name, content, position, tuple(p.feature_set for p in blind))
+
+
+def _refit_checked(verdict: Verdict, benchmark: Benchmark, config: AuditConfig) -> Verdict:
+    """``verdict`` with its refit-aware interval where the bootstrap interval excludes 0 without the label being
+    "predictable" (the one case where it decides what the verdict says: "signal below threshold" or not)."""
+    ci = verdict.estimate.ci
+    if not config.n_refits or verdict.label != "no evidence" or ci is None or not ci.low > 0:
+        return verdict
+    name = verdict.feature_set
+    check = refit_check(
+        benchmark,
+        lambda copy: (get_feature_set(name), _inputs(copy, name, config)),
+        statistic=verdict.statistic,
+        value=verdict.estimate.value,
+        n_feature_sets=verdict.n_feature_sets,
+        config=config.probe_config(),
+        n_refits=config.n_refits,
+    )
+    return replace(verdict, refit=check)
 
 
 def _feature_set_names(benchmark: Benchmark, config: AuditConfig) -> tuple[str, ...]:
@@ -314,7 +339,7 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, statistic: str) ->
         method = f"accuracy corrected for uniform guessing (chance {chance:.3f}); one-sided binomial test"
     pvalue = bonferroni_pvalue(pvalue, len(probes))
     estimate = Estimate(
-        value=_repeat_averaged(gold, prediction, statistic, n_classes),
+        value=repeat_averaged(gold, prediction, statistic, n_classes),
         method=f"{method}; percentile bootstrap over items of the repeat-averaged statistic, Bonferroni over "
         f"{len(probes)} feature sets",
         n=source.n,
@@ -334,19 +359,10 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, statistic: str) ->
     )
 
 
-def _repeat_averaged(gold: np.ndarray, prediction: np.ndarray, statistic: str, n_classes: float) -> float:
-    """The repeat-averaged kappa, or the chance-corrected accuracy over all repeats, on all items."""
-    if not gold.size:
-        return math.nan
-    if statistic == "kappa":
-        return mean_kappa(gold, prediction)
-    return chance_corrected_accuracy(float(np.mean(gold == prediction)), n_classes)
-
-
 def _verdict_interval(
     gold: np.ndarray, prediction: np.ndarray, statistic: str, n_classes: float, config: AuditConfig, level: float
 ) -> ConfidenceInterval:
-    """The percentile bootstrap interval over items of :func:`_repeat_averaged` (vectorised over resamples)."""
+    """The percentile bootstrap interval over items of :func:`repeat_averaged` (vectorised over resamples)."""
     if not gold.size:
         return ConfidenceInterval(math.nan, math.nan, level)
     accuracy, kappa = bootstrap_draws_kappa(gold, prediction, n_resamples=config.n_bootstrap, seed=[config.seed, 7])
