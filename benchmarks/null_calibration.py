@@ -3,13 +3,13 @@
 Run: .venv/bin/python benchmarks/null_calibration.py [--replicates 25] [--jobs 1] [--no-record]
 Needs ../shared/data. Each replicate of each task is a copy with the gold answers made independent of the items
 (shared labels: permuted across items; per-item choices: each item's options shuffled and its gold redrawn
-uniformly among them), audited with the default verdict logic (folds, resamples, refits, best feature set with Bonferroni over the
-sets; four feature sets each, :data:`SHARED_SETS` for shared labels; heuristics and cues off, which the verdict
-does not read). The table gives, per verdict and flag, how many audits
-raised it, the rate with its exact (Clopper-Pearson) 95% interval, and the nominal bound: 0 for "predictable"
-(its threshold is far above any null statistic), 2.5% for "signal below threshold" (the one-sided tail of a 95%
-simultaneous interval). "Bootstrap interval excludes 0" is the bootstrap-only version of the flag (cross-fitted
-predictions held fixed), shown for comparison.
+uniformly among them), audited with the default verdict logic (folds, resamples, refits, the best feature set
+with Bonferroni over the sets; four sets each, ``SHARED_SETS`` for shared labels; heuristics and cues off, which
+the verdict does not read). The table gives, per verdict and flag, how many audits raised it, the rate with its
+exact (Clopper-Pearson) 95% interval, and the nominal bound: 0 for "predictable" (its threshold is far above any
+null statistic), 2.5% for "signal below threshold" (the one-sided tail of a 95% simultaneous interval).
+"Bootstrap interval excludes 0" is the bootstrap-only version of the flag (cross-fitted predictions held fixed),
+shown for comparison.
 """
 
 from __future__ import annotations
