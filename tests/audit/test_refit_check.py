@@ -85,7 +85,7 @@ def test_the_refit_check_is_written_and_read_back() -> None:
 
 
 def test_n_refits_other_than_0_or_2_to_200_is_refused() -> None:
-    with pytest.raises(ConfigError, match="n_refits must be 0 .* or 2 to 200"):
+    with pytest.raises(ConfigError, match=r"n_refits \(--n-refits\) must be 0 .* or 2 to 200"):
         AuditConfig(n_refits=1)
     with pytest.raises(ConfigError, match="not 201"):
         AuditConfig(n_refits=201)
