@@ -1,6 +1,6 @@
 """How often each verdict and flag fires on benchmarks with no signal: label-randomised copies of real tasks.
 
-Run: .venv/bin/python benchmarks/null_calibration.py [--replicates 25] [--jobs 1] [--no-record]
+Run: .venv/bin/python benchmarks/null_calibration.py [--replicates 30] [--jobs 1] [--no-record]
 Needs ../shared/data. Each replicate of each task is a copy with the gold answers made independent of the items
 (shared labels: permuted across items; per-item choices: each item's options shuffled and its gold redrawn
 uniformly among them), audited with the default verdict logic (folds, resamples, refits, the best feature set
@@ -143,7 +143,7 @@ def summary(audits: Sequence[NullAudit]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--replicates", type=int, default=25, help="Null copies of each task (default 25).")
+    parser.add_argument("--replicates", type=int, default=30, help="Null copies of each task (default 30).")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     add_record_option(parser)
