@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -77,6 +78,14 @@ def test_the_flag_needs_the_refit_aware_interval_to_exclude_0_too() -> None:
     assert "refit-aware one [0.005, 0.200] over 20 refits exclude 0" in flagged.explanation
 
 
+def test_a_clear_signal_is_flagged_without_refits() -> None:
+    interval = ConfidenceInterval(0.06, 0.14, 0.99)
+    clear = replace(_verdict(0.06, None), estimate=Estimate(0.1, "bootstrap", 200, interval))
+    assert clear.clear and clear.signal_below_threshold
+    assert "excludes 0 even when widened twofold" in clear.explanation
+    assert not _verdict(0.04, None).clear
+
+
 def test_the_refit_check_is_written_and_read_back() -> None:
     verdict = _verdict(0.01, 0.005)
     data = verdict.to_dict()
@@ -108,7 +117,7 @@ def test_on_a_null_task_the_refit_aware_interval_is_at_least_as_wide_as_the_boot
     assert refit.ci.high - refit.ci.low >= fixed.ci.high - fixed.ci.low
 
 
-def test_a_real_signal_below_the_threshold_is_flagged_and_its_refits_recorded() -> None:
+def test_a_clear_signal_below_the_threshold_is_flagged_and_the_refit_count_recorded() -> None:
     result = pfungst.audit(
         make_synthetic("cue-word", 250),
         fields=("hypothesis",),
@@ -124,4 +133,4 @@ def test_a_real_signal_below_the_threshold_is_flagged_and_its_refits_recorded() 
     )
     verdict = result.verdict
     assert verdict.label == "no evidence" and verdict.signal_below_threshold, verdict.explanation
-    assert verdict.refit is not None and verdict.refit.n == 8 and result.settings["n_refits"] == 8
+    assert verdict.clear and verdict.refit is None and result.settings["n_refits"] == 8

@@ -40,11 +40,11 @@ Inputs = Callable[[Benchmark], tuple[FeatureSet, ItemInputs | OptionTable]]
 
 
 def check_refits(n_refits: int) -> None:
-    """Raise :class:`ConfigError` unless ``n_refits`` is 0 (no check: the flag never fires) or 2 to the cap."""
+    """Raise :class:`ConfigError` unless ``n_refits`` is 0 (no check: only clear signals flagged) or 2 to the cap."""
     if n_refits != 0 and not 2 <= n_refits <= MAX_REFITS:
         raise ConfigError(
-            f"n_refits (--n-refits) must be 0 (no refit-aware check: 'signal below threshold' is never raised) or "
-            f"2 to {MAX_REFITS} label permutations (20 is the default), not {n_refits}"
+            "n_refits (--n-refits) must be 0 (no refit-aware check: only a clear signal below threshold is "
+            f"flagged) or 2 to {MAX_REFITS} label permutations (20 is the default), not {n_refits}"
         )
 
 

@@ -68,8 +68,9 @@ class AuditConfig:
     n_permutations: int = 1000
     n_refits: int = 20
     """Label permutations, each with the best feature set refitted, behind "signal below threshold" (see
-    :mod:`~pfungst.audit.refit_check`): run only when the bootstrap interval excludes 0 without the verdict being
-    "predictable"; 0 skips them (the flag is then never raised); at most 200."""
+    :mod:`~pfungst.audit.refit_check`): run only when the bootstrap interval excludes 0, but not clearly (see
+    :attr:`Verdict.clear`), without the verdict being "predictable"; 0 skips them (only clear signals are then
+    flagged); at most 200."""
     threshold: float = 0.2
     """The verdict is "predictable" when the simultaneous lower bound of the best statistic exceeds this."""
     level: float = 0.95
@@ -253,9 +254,10 @@ def _split(
 
 def _refit_checked(verdict: Verdict, benchmark: Benchmark, config: AuditConfig) -> Verdict:
     """``verdict`` with its refit-aware interval where the bootstrap interval excludes 0 without the label being
-    "predictable" (the one case where it decides what the verdict says: "signal below threshold" or not)."""
+    "predictable" and without being :attr:`~Verdict.clear` (the one case where the refits decide whether the
+    verdict says "signal below threshold")."""
     ci = verdict.estimate.ci
-    if not config.n_refits or verdict.label != "no evidence" or ci is None or not ci.low > 0:
+    if not config.n_refits or verdict.label != "no evidence" or ci is None or not ci.low > 0 or verdict.clear:
         return verdict
     name = verdict.feature_set
     check = refit_check(

@@ -31,7 +31,7 @@ class Verdict:
     refit: Estimate | None = None
     """The refit-aware interval of the best feature set's statistic (label permutations, the probe refitted each
     time; see :mod:`~pfungst.audit.refit_check`), at the same simultaneous level. Computed only where
-    :attr:`estimate`'s interval excludes 0 and the label is "no evidence"; None elsewhere."""
+    :attr:`estimate`'s interval excludes 0 but is not :attr:`clear` and the label is "no evidence"; else None."""
 
     @property
     def explanation(self) -> str:
@@ -44,7 +44,10 @@ class Verdict:
             f"{bound} ({level} simultaneous interval over {self.n_feature_sets} feature sets); the lower bound "
             f"is {comparison} the threshold {self.threshold:g}"
         )
-        if self.label == "no evidence" and self.refit is not None and self.refit.ci is not None:
+        if self.label == "no evidence" and self.signal_below_threshold and self.refit is None:
+            text += " (a signal is present, since the interval excludes 0 even when widened twofold, but it is smaller "
+            text += "than the threshold)"
+        elif self.label == "no evidence" and self.refit is not None and self.refit.ci is not None:
             refit = self.refit.ci
             span = f"[{refit.low:.3f}, {refit.high:.3f}] over {self.refit.n} refits"
             if self.signal_below_threshold:
@@ -56,10 +59,19 @@ class Verdict:
 
     @property
     def signal_below_threshold(self) -> bool:
-        """True when the simultaneous interval and its refit-aware one (:attr:`refit`) both exclude 0, although the
-        lower bound is not above the threshold; at most 2.5% of audits of benchmarks without signal raise it."""
+        """True when the simultaneous interval excludes 0 even when widened twofold about the point (:attr:`clear`),
+        or excludes 0 and so does its refit-aware one (:attr:`refit`), although the lower bound is not above the
+        threshold; at most 2.5% of audits of benchmarks without signal raise it."""
         ci, refit = self.estimate.ci, self.refit.ci if self.refit is not None else None
-        return ci is not None and refit is not None and ci.low > 0 and refit.low > 0 and self.label == "no evidence"
+        confirmed = self.clear or (refit is not None and refit.low > 0)
+        return ci is not None and ci.low > 0 and confirmed and self.label == "no evidence"
+
+    @property
+    def clear(self) -> bool:
+        """True when the interval's lower bound is more than halfway from 0 to the point: the interval widened
+        twofold about the point still excludes 0, far beyond what refits widen it by, so no refits are needed."""
+        ci = self.estimate.ci
+        return ci is not None and ci.low > 0 and ci.low > self.estimate.value / 2
 
     @classmethod
     def from_fields(cls, fields: Fields) -> Verdict:
