@@ -41,6 +41,7 @@ def _one_item(folder: Path) -> Path:
         (["audit", "{data}"], "--n-bootstrap", HUGE, "at most 1000000 resamples"),
         (["audit", "{data}"], "--n-permutations", HUGE, "at most 1000000 resamples"),
         (["audit", "{data}"], "--n-repeats", 100_000, "at most 1000 repeats"),
+        (["audit", "{data}"], "--n-refits", 201, "0 (no refit-aware check"),
         (["suite", "{data}", "--out", "{out}"], "--n-jobs", 100_000, f"at most {JOBS_CAP} (4 per CPU core"),
         (["suite", "{data}", "--out", "{out}"], "--n-bootstrap", HUGE, "at most 1000000 resamples"),
         (["suite", "{data}", "--out", "{out}"], "--n-permutations", HUGE, "at most 1000000 resamples"),

@@ -22,7 +22,8 @@ from pfungst.audit.position_content import PositionContentSplit, position_artifa
 from pfungst.audit.probe import ProbeConfig, feasible_splits, run_probes
 from pfungst.audit.probe_outcome import ProbeOutcome
 from pfungst.audit.probe_settings import ProbeSettings, Protocol
-from pfungst.audit.resampled_kappa import bootstrap_draws_kappa, interval_from_draws, mean_kappa
+from pfungst.audit.refit_check import check_refits, refit_check, repeat_averaged
+from pfungst.audit.resampled_kappa import bootstrap_draws_kappa, interval_from_draws
 from pfungst.audit.result import AuditResult, Verdict
 from pfungst.audit.verdict import Evidence
 from pfungst.data.benchmark import Benchmark
@@ -62,6 +63,11 @@ class AuditConfig(ProbeSettings):
     detect_label_set: bool = True
     """Audit a per-item benchmark whose items all offer the same option strings (in any order) as shared labels,
     gold mapped to its label (:func:`~pfungst.data.label_sets.detect_label_set`); False: audit it as per-item."""
+    n_refits: int = 20
+    """Label permutations, each with the best feature set refitted, behind "signal below threshold" (see
+    :mod:`~pfungst.audit.refit_check`): run only when the bootstrap interval excludes 0, but not clearly (see
+    :attr:`Verdict.clear`), without the verdict being "predictable"; 0 skips them (only clear signals are then
+    flagged); at most 200."""
     threshold: float = 0.2
     """The verdict is "predictable" when the simultaneous lower bound of the best statistic exceeds this."""
     heuristics: bool = True
@@ -77,6 +83,10 @@ class AuditConfig(ProbeSettings):
     """Run the (feature set, fold) jobs on a Dask cluster: ``local`` (a LocalCluster of ``n_jobs`` worker processes,
     2 when ``n_jobs`` is 1) or a scheduler address (``tcp://host:8786``); empty: joblib on this machine. The
     results are the same, bit for bit, as a serial run with the same seed."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_refits(self.n_refits)
 
     def probe_config(self) -> ProbeConfig:
         """The settings of each probe: this audit's :class:`~pfungst.audit.probe_settings.ProbeSettings`, the
@@ -173,7 +183,7 @@ def audit(
     report("heuristics and cues", 1, 1)
     heuristics = _heuristics(benchmark, config) if config.heuristics else None
     cues = find_cues(benchmark, config=CueConfig(fields=config.fields, top_k=config.cue_top_k)) if config.cues else None
-    verdict = _verdict(probes, config, benchmark.option_kind)
+    verdict = _refit_checked(_verdict(probes, config, benchmark.option_kind), benchmark, config)
     parts = _split(benchmark, probes, verdict, heuristics, config)
     return AuditResult(
         benchmark=benchmark.to_dict(),
@@ -218,7 +228,7 @@ def _split(
     blind = [p for p in probes if get_feature_set(p.feature_set).position_blind]
     if not blind:
         return None
-    content = _verdict(blind, config, benchmark.option_kind)
+    content = _refit_checked(_verdict(blind, config, benchmark.option_kind), benchmark, config)
     position = position_artifact(heuristics, config.threshold)
     return PositionContentSplit(benchmark.name, content, position, tuple(p.feature_set for p in blind))
 
@@ -231,6 +241,26 @@ def _position_evidence(verdict: Verdict, parts: PositionContentSplit | None) -> 
     if parts.content.label == "predictable" or not parts.position.flagged:
         return verdict
     return replace(verdict, evidence=replace(verdict.evidence, input="position", fields=()))
+
+
+def _refit_checked(verdict: Verdict, benchmark: Benchmark, config: AuditConfig) -> Verdict:
+    """``verdict`` with its refit-aware interval where the bootstrap interval excludes 0 without the label being
+    "predictable" and without being :attr:`~Verdict.clear` (the one case where the refits decide whether the
+    verdict says "signal below threshold")."""
+    ci = verdict.estimate.ci
+    if not config.n_refits or verdict.label != "no evidence" or ci is None or not ci.low > 0 or verdict.clear:
+        return verdict
+    name = verdict.feature_set
+    check = refit_check(
+        benchmark,
+        lambda copy: (get_feature_set(name), _inputs(copy, name, config)),
+        statistic=verdict.statistic,
+        value=verdict.estimate.value,
+        n_feature_sets=verdict.n_feature_sets,
+        config=config.probe_config(),
+        n_refits=config.n_refits,
+    )
+    return replace(verdict, refit=check)
 
 
 def _feature_set_names(benchmark: Benchmark, config: AuditConfig) -> tuple[str, ...]:
@@ -310,7 +340,7 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: str) 
         method = f"accuracy corrected for uniform guessing (chance {chance:.3f}); one-sided binomial test"
     pvalue = bonferroni_pvalue(pvalue, len(probes))
     estimate = Estimate(
-        value=_repeat_averaged(gold, prediction, statistic, n_classes),
+        value=repeat_averaged(gold, prediction, statistic, n_classes),
         method=f"{method}; percentile bootstrap over items of the repeat-averaged statistic, Bonferroni over "
         f"{len(probes)} feature sets",
         n=source.n,
@@ -331,19 +361,10 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: str) 
     )
 
 
-def _repeat_averaged(gold: np.ndarray, prediction: np.ndarray, statistic: str, n_classes: float) -> float:
-    """The repeat-averaged kappa, or the chance-corrected accuracy over all repeats, on all items."""
-    if not gold.size:
-        return math.nan
-    if statistic == "kappa":
-        return mean_kappa(gold, prediction)
-    return chance_corrected_accuracy(float(np.mean(gold == prediction)), n_classes)
-
-
 def _verdict_interval(
     gold: np.ndarray, prediction: np.ndarray, statistic: str, n_classes: float, config: AuditConfig, level: float
 ) -> ConfidenceInterval:
-    """The percentile bootstrap interval over items of :func:`_repeat_averaged` (vectorised over resamples)."""
+    """The percentile bootstrap interval over items of :func:`repeat_averaged` (vectorised over resamples)."""
     if not gold.size:
         return ConfidenceInterval(math.nan, math.nan, level)
     accuracy, kappa = bootstrap_draws_kappa(gold, prediction, n_resamples=config.n_bootstrap, seed=[config.seed, 7])

@@ -105,6 +105,10 @@ class Verdict:
     n_feature_sets: int
     note: str = ""
     """Why this statistic, where the protocol's own headline differs (pacchiardi2024); appended to the explanation."""
+    refit: Estimate | None = None
+    """The refit-aware interval of the best feature set's statistic (label permutations, the probe refitted each
+    time; see :mod:`~pfungst.audit.refit_check`), at the same simultaneous level. Computed only where
+    :attr:`estimate`'s interval excludes 0 but is not :attr:`clear` and the label is "no evidence"; else None."""
     evidence: Evidence = field(default_factory=Evidence)
     """The input the evidence needed (from the best feature set's declarations), named in the explanation."""
 
@@ -135,17 +139,36 @@ class Verdict:
             f"{bound} ({level} simultaneous interval over {self.n_feature_sets} feature sets); the lower bound "
             f"is {comparison} the threshold {self.threshold:g}"
         )
-        if self.label == "no evidence" and self.signal_below_threshold:
-            text += " (a signal is present, since the interval excludes 0, but it is smaller than the threshold)"
+        if self.label == "no evidence" and self.signal_below_threshold and self.refit is None:
+            text += " (a signal is present, since the interval excludes 0 even when widened twofold, but it is smaller "
+            text += "than the threshold)"
+        elif self.label == "no evidence" and self.refit is not None and self.refit.ci is not None:
+            refit = self.refit.ci
+            span = f"[{refit.low:.3f}, {refit.high:.3f}] over {self.refit.n} refits"
+            if self.signal_below_threshold:
+                text += f" (a signal is present, since the interval and its refit-aware one {span} exclude 0, "
+                text += "but it is smaller than the threshold)"
+            else:
+                text += f" (no signal is claimed: the refit-aware interval {span} does not exclude 0)"
         if self.lexical:
             text += f"; {LEXICAL_NOTE}"
         return f"{text}; {self.note}" if self.note else text
 
     @property
     def signal_below_threshold(self) -> bool:
-        """True when the simultaneous interval excludes 0 although its lower bound is not above the threshold."""
+        """True when the simultaneous interval excludes 0 even when widened twofold about the point (:attr:`clear`),
+        or excludes 0 and so does its refit-aware one (:attr:`refit`), although the lower bound is not above the
+        threshold; at most 2.5% of audits of benchmarks without signal raise it."""
+        ci, refit = self.estimate.ci, self.refit.ci if self.refit is not None else None
+        confirmed = self.clear or (refit is not None and refit.low > 0)
+        return ci is not None and ci.low > 0 and confirmed and self.label == "no evidence"
+
+    @property
+    def clear(self) -> bool:
+        """True when the interval's lower bound is more than halfway from 0 to the point: the interval widened
+        twofold about the point still excludes 0, far beyond what refits widen it by, so no refits are needed."""
         ci = self.estimate.ci
-        return ci is not None and ci.low > 0 and self.label == "no evidence"
+        return ci is not None and ci.low > 0 and ci.low > self.estimate.value / 2
 
     @classmethod
     def from_fields(cls, fields: Fields) -> Verdict:
@@ -166,6 +189,7 @@ class Verdict:
             n_feature_sets=fields.integer("n_feature_sets"),
             note=fields.string("note") if fields.has("note") else "",
             evidence=Evidence.from_fields(fields.sub("evidence")),
+            refit=fields.estimate("refit") if fields.has("refit") else None,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -177,6 +201,7 @@ class Verdict:
             "threshold": self.threshold,
             "n_feature_sets": self.n_feature_sets,
             "note": self.note,
+            "refit": self.refit.to_dict() if self.refit is not None else None,
             "signal_below_threshold": self.signal_below_threshold,
             "evidence": self.evidence.to_dict(),
             "kind": self.kind,

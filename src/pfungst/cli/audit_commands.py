@@ -99,6 +99,7 @@ def audit_command(
     n_splits: Annotated[int, typer.Option(help="Folds of the cross-fitting.")] = 5,
     n_bootstrap: NBootstrapOption = 1000,
     n_permutations: Annotated[int, typer.Option(help="Permutations per p-value.")] = 1000,
+    n_refits: Annotated[int, typer.Option(help="Refitted label permutations behind 'signal below threshold'.")] = 20,
     threshold: Annotated[float, typer.Option(help="Verdict threshold on the interval's lower bound.")] = 0.2,
     deduplicate: Annotated[bool, typer.Option(help="Drop repeated texts first (the paper did).")] = False,
     max_items: MaxItemsOption = 0,
