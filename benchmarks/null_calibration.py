@@ -79,7 +79,7 @@ def audit_null(task: str, benchmark: Benchmark, config: AuditConfig) -> NullAudi
     started = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # convergence and rare-class notes of a few hundred null items
-        verdict = pfungst.audit(benchmark, config).verdict
+        verdict = pfungst.audit.audit(benchmark, config).verdict
     ci = verdict.estimate.ci
     return NullAudit(
         task=task,

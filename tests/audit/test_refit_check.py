@@ -118,7 +118,7 @@ def test_on_a_null_task_the_refit_aware_interval_is_at_least_as_wide_as_the_boot
 
 
 def test_a_clear_signal_below_the_threshold_is_flagged_and_the_refit_count_recorded() -> None:
-    result = pfungst.audit(
+    result = pfungst.audit.audit(
         make_synthetic("cue-word", 250),
         fields=("hypothesis",),
         feature_sets=("1-grams_presence",),
