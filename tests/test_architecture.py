@@ -195,6 +195,57 @@ def test_an_import_cycle_is_reported() -> None:
     assert import_cycles(sources) == [["pfungst.audit.features", "pfungst.audit.grid", "pfungst.audit.probe"]]
 
 
+COMPUTING_STAGES = ("audit", "models", "evaluate", "stress", "reliance")
+"""The stages that compute; the report layer may take data from them (results, their parts, wording) but no code."""
+
+
+def report_computations(sources: dict[str, str]) -> list[str]:
+    """Every import in a ``pfungst.report`` module of code from a computing stage, as ``"module imports target"``
+    (``target.name`` for a name): a function, a class that is no dataclass (a result and its parts are frozen
+    dataclasses), a whole module. Text constants (a fix's wording shared with the stage's own sections) pass.
+    STYLE.md rule 25: results compute, reports render."""
+    import dataclasses
+    import importlib
+
+    found = []
+    for module, source in sources.items():
+        if _stage(module) != "report":
+            continue
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Import):
+                found += [
+                    f"{module} imports {alias.name}" for alias in node.names if _stage(alias.name) in COMPUTING_STAGES
+                ]
+            elif isinstance(node, ast.ImportFrom) and node.module and _stage(node.module) in COMPUTING_STAGES:
+                target = importlib.import_module(node.module)
+                for alias in node.names:
+                    value = getattr(target, alias.name)
+                    if not (isinstance(value, str) or (isinstance(value, type) and dataclasses.is_dataclass(value))):
+                        found.append(f"{module} imports {node.module}.{alias.name}")
+    return found
+
+
+def test_the_report_layer_imports_no_computation() -> None:
+    """Reports render results and compute nothing: a report module that imports a stage's function is reported (the
+    check can fail), and none in the package does; results that pair up reach a report through the shared
+    ``pfungst.results.derive``."""
+    sources = {
+        "pfungst.report.fake": (
+            "from pfungst.reliance.choices_only import ChoicesOnlyComparison, CLASSIFIER_PROBE\n"
+            "from pfungst.audit.result import AuditResult\n"
+            "def pair(results):\n"
+            "    from pfungst.reliance.choices_only import choices_only_comparisons\n"
+            "    import pfungst.stress.stress_result\n"
+        ),
+        "pfungst.cli.fake": "from pfungst.reliance.choices_only import choices_only_comparisons\n",
+    }
+    assert report_computations(sources) == [
+        "pfungst.report.fake imports pfungst.reliance.choices_only.choices_only_comparisons",
+        "pfungst.report.fake imports pfungst.stress.stress_result",
+    ]
+    assert report_computations(_sources()) == []
+
+
 def _shared_files(name: str) -> list[Path]:
     """The source files of a shared module (``errors.py``) or package (``stats/``)."""
     package = SOURCE / name

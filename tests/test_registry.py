@@ -132,6 +132,7 @@ def test_a_missing_module_is_a_missing_dependency_and_a_missing_name_a_config_er
         ("pfungst.models.registry", "MODELS"),
         ("pfungst.models.providers", "PROVIDERS"),
         ("pfungst.results", "RESULTS"),
+        ("pfungst.results", "DERIVED"),
     ],
 )
 def test_every_extension_point_is_a_registry_read_from_its_entry_point_group(module: str, name: str) -> None:

@@ -46,6 +46,7 @@ ENTRY_POINT_GROUPS: tuple[str, ...] = (
     "pfungst.backends",
     "pfungst.providers",
     "pfungst.results",
+    "pfungst.derived",
 )
 """The entry-point groups through which installed packages extend pfungst."""
 

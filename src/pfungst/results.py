@@ -16,13 +16,13 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 
 from pfungst.blocks import Section
 from pfungst.registry import Registry
 
-__all__ = ["REPORT_PARTS", "RESULTS", "BoardRow", "Overview", "Result", "result_class"]
+__all__ = ["DERIVED", "REPORT_PARTS", "RESULTS", "BoardRow", "Overview", "Result", "derive", "result_class"]
 
 BoardRow = tuple[str, str, str, str, str]
 """One row of a report's board: benchmark, model, verdict in words, headline figure, status (``good``, ``warn``,
@@ -116,6 +116,34 @@ RESULTS: Registry[type[Any]] = Registry(
 )
 """Kind -> the result class (lazy ``"module:Name"``): top-level results and the analyses inside a stress run; an
 installed package adds its kinds through the ``pfungst.results`` entry-point group."""
+
+
+DERIVED: Registry[Callable[[tuple[Any, ...]], tuple[Any, ...]]] = Registry(
+    "derived result",
+    {"choices-only-comparison": "pfungst.reliance.choices_only:choices_only_comparisons"},
+    group="pfungst.derived",
+)
+"""Derived kind -> the function of the stage that owns it (lazy ``"module:function"``): given every result of a
+report, it pairs those that belong together and returns one result per pairing (each with ``KIND``,
+``REPORT_PART`` and ``sections()``), or none. A report shows them after the chapters of their part; an installed
+package adds its own through the ``pfungst.derived`` entry-point group."""
+
+
+def derive(results: Iterable[Any]) -> tuple[Any, ...]:
+    """The results that ``results`` imply together, from every function in :data:`DERIVED`, in registry order.
+
+    The stage that owns a derived kind computes it (pairing figures its results already hold); the report layer
+    only calls this and renders what comes back. A broken plugin warns once and adds nothing.
+
+    Example:
+        >>> derive([])
+        ()
+    """
+    results = tuple(results)
+    found: list[Any] = []
+    for kind in DERIVED:
+        found += DERIVED.skip_if_broken(kind, "derive", lambda name: DERIVED.resolve(name)(results), kind) or ()
+    return tuple(found)
 
 
 def result_class(kind: str) -> type[Any] | None:

@@ -162,3 +162,18 @@ def test_every_report_shows_the_one_table(planted: tuple[AuditResult, StressResu
     assert "Choices-only: classifier vs model on planted" in printed
     assert "classifier: options_1-grams_presence" in printed
     assert "Choices-only: classifier vs model" in (tmp_path / "r.md").read_text()
+
+
+def test_the_comparison_is_a_derived_result_the_reliance_stage_computes(
+    planted: tuple[AuditResult, StressResult],
+) -> None:
+    """A report pairs nothing itself: ``pfungst.results.derive`` asks the reliance stage, and the report shows what
+    comes back, after the model side's chapters."""
+    from pfungst.results import DERIVED, derive
+
+    audit, stress = planted
+    assert DERIVED.resolve("choices-only-comparison") is choices_only_comparisons
+    (comparison,) = derive([stress, audit])
+    assert comparison == compare_choices_only(audit, [stress])
+    assert comparison.REPORT_PART == "model"
+    assert derive([stress]) == ()

@@ -235,13 +235,13 @@ def report_command(
     shown side by side (an audit's classifier choices-only probe beside a stress run's) are also printed."""
     with user_errors():
         from pfungst.report.console_blocks import render_sections
-        from pfungst.report.document import comparison_sections
+        from pfungst.report.document import derived_sections
         from pfungst.report.loading import load_results
         from pfungst.report.output import write_report
 
         check_outputs(results, {"--out": out}, folders={"--plots": plots})
         loaded = load_results(results)
         written = write_report(loaded, out, title=title, plots=plots, plot_format=plot_format)
-        render_sections(comparison_sections(loaded), stdout)
+        render_sections(derived_sections(loaded), stdout)
         extra = f" and {len(written) - 1} plots in {escape(str(plots))}" if plots else ""
         stdout.print(f"wrote {escape(str(written[0]))}{extra}")

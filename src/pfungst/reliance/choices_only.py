@@ -119,6 +119,9 @@ class ChoicesOnlyComparison:
     """The result's kind in JSON."""
     TITLE: ClassVar[str] = "Choices-only: classifier vs model"
     """The result's heading in reports."""
+    REPORT_PART: ClassVar[str] = "model"
+    """Where a report shows it: after the model side's chapters (a result derived from an audit and stress runs,
+    registered in :data:`pfungst.results.DERIVED`)."""
 
     benchmark: str
     """The benchmark's name."""
@@ -231,7 +234,8 @@ def compare_choices_only(audit: AuditResult, stresses: Iterable[StressResult]) -
 
 def choices_only_comparisons(results: Iterable[Any]) -> tuple[ChoicesOnlyComparison, ...]:
     """One comparison per audit that ran the classifier probe and shares its benchmark with a stress run that has
-    the ``choices-only`` perturbation; other results are ignored (what a report given many results shows).
+    the ``choices-only`` perturbation; other results are ignored (what a report given many results shows: it is
+    registered in :data:`pfungst.results.DERIVED`, which every report calls through :func:`pfungst.results.derive`).
 
     Args:
         results: Result objects in any order: ``AuditResult``, ``StressResult``, ``StressComparison`` (each of its

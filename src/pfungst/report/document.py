@@ -3,7 +3,8 @@
 The overview comes first: a one-glance board (one row per benchmark and model: verdict, headline figure with its
 interval, a status in colour, symbol and words) and the list of inputs; then each result's chapter, part by part
 (:data:`~pfungst.results.REPORT_PARTS`: a suite's leaderboard, the data side grouped by benchmark, the model side,
-the analyses across models and datasets), the figures of several results side by side (the audit's classifier
+the analyses across models and datasets), each part closed by the results its inputs imply together
+(:func:`~pfungst.results.derive`: the stage that owns each such kind pairs them, such as the audit's classifier
 choices-only probe beside each model's), and the provenance of every input (data file hash, seeds, versions,
 settings, git revision). Every chapter, row and figure comes from the result itself
 (:class:`~pfungst.results.Result`); this module only arranges them. HTML, Markdown, JSON and the console all
@@ -16,12 +17,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from pfungst.blocks import Board, Report, Section, Table
-from pfungst.reliance.choices_only import choices_only_comparisons
 from pfungst.report.loading import LoadedResult, as_result
 from pfungst.report.provenance import provenance_sections
-from pfungst.results import REPORT_PARTS
+from pfungst.results import REPORT_PARTS, derive
 
-__all__ = ["build_report", "comparison_sections", "result_sections"]
+__all__ = ["build_report", "derived_sections", "result_sections"]
 
 
 def build_report(results: Iterable[Any], *, title: str | None = None) -> Report:
@@ -45,11 +45,11 @@ def build_report(results: Iterable[Any], *, title: str | None = None) -> Report:
         ('pfungst report: toy', ['Overview', 'Benchmark: toy', 'Provenance'])
     """
     loaded = [as_result(result) for result in results]
+    derived = derive(result.data for result in loaded)
     sections: list[Section] = [_overview(loaded)]
     for part in REPORT_PARTS:
         sections += _chapters([result for result in loaded if part == result.data.REPORT_PART])
-        if part == "model":
-            sections += comparison_sections(loaded)
+        sections += [section for found in derived if part == found.REPORT_PART for section in found.sections()]
     sections += provenance_sections(loaded)
     names = dict.fromkeys(name for result in loaded if (name := str(result.data.overview().benchmark.get("name", ""))))
     default = "pfungst report" + (f": {', '.join(names)}" if names else "")
@@ -67,12 +67,15 @@ def result_sections(result: Any) -> tuple[Section, ...]:
     return tuple(as_result(result).data.sections())
 
 
-def comparison_sections(loaded: Iterable[Any]) -> list[Section]:
-    """The figures of several results side by side: the audit's classifier choices-only probe beside each model's
-    choices-only accuracy on the same benchmark (:func:`~pfungst.reliance.choices_only.choices_only_comparisons`
-    pairs them and reads their figures; nothing is estimated here). Empty where no audit and stress run pair up."""
-    comparisons = choices_only_comparisons(as_result(result).data for result in loaded)
-    return [section for comparison in comparisons for section in comparison.sections()]
+def derived_sections(results: Iterable[Any]) -> list[Section]:
+    """The sections of the results that ``results`` imply together (:func:`~pfungst.results.derive`), such as the
+    audit's classifier choices-only probe beside each model's on the same benchmark; empty where nothing pairs up.
+
+    Raises:
+        ConfigError: an input that is not a result.
+    """
+    derived = derive(as_result(result).data for result in results)
+    return [section for found in derived for section in found.sections()]
 
 
 def _overview(loaded: list[LoadedResult]) -> Section:
