@@ -27,6 +27,9 @@ __all__ = ["build_report", "derived_sections", "result_sections"]
 def build_report(results: Iterable[Any], *, title: str | None = None) -> Report:
     """Arrange results (loaded files, result objects or result dicts) as one report; computes nothing.
 
+    Results that pair up (an audit's classifier choices-only probe and a stress run's choices-only analysis on the
+    same benchmark) come from :func:`pfungst.results.derive`, which asks the stage that owns each derived kind.
+
     Args:
         results: :class:`~pfungst.report.loading.LoadedResult` objects, result objects (``AuditResult``,
             ``StressResult``, ``BenchmarkSummary``, ...) or their ``to_dict()``, in any order.
