@@ -205,13 +205,6 @@ def test_ckld_of_a_model_that_always_answers_a_on_even_gold() -> None:
     assert right.ckld.value == pytest.approx(0.0) and right.rstd.value == 0.0
 
 
-def test_a_selection_bias_written_before_ckld_reads_back_with_ckld_not_computed() -> None:
-    data = selection_bias(_coded([0, 1], [0, 0]), seed=0, n_bootstrap=10).to_dict()
-    del data["ckld"]
-    old = SelectionBias.from_dict(data)
-    assert math.isnan(old.ckld.value) and "not computed" in old.ckld.method
-
-
 def test_every_probe_round_trips_through_json_and_renders(probed: StressResult, tmp_path: Path) -> None:
     data = json.loads(json.dumps(probed.to_dict(items=True)))
     again = StressResult.from_dict(data)
