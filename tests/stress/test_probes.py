@@ -21,7 +21,7 @@ from pfungst.evaluate.item_edits import NONE_OF_THE_ABOVE, assign_replacements, 
 from pfungst.evaluate.outcome import Outcome
 from pfungst.report.console_blocks import render_to_console
 from pfungst.report.html import render_html
-from pfungst.stress.metrics import SelectionBias, selection_bias
+from pfungst.stress.metrics import selection_bias
 from pfungst.stress.perturbations.choices_only.metric import ChoicesOnlyAccuracy
 from pfungst.stress.perturbations.letter_text.metric import LetterTextAgreement
 from pfungst.stress.perturbations.none_of_the_above.metric import NoneOfTheAboveEffect
