@@ -89,3 +89,19 @@ def test_a_selection_bias_without_ckld_is_named_as_missing(demo_objects: dict[st
     written.write_text(json.dumps(data))
     with pytest.raises(ReaderError, match=rf"stress\.json: field 'analyses\[{number}\]\.result\.ckld': missing"):
         pfungst.read_result(written)
+
+
+def test_a_wrong_value_in_a_compared_run_is_named_by_its_path_in_the_comparison_file(
+    demo_objects: dict[str, Any], tmp_path: Path
+) -> None:
+    comparison = {
+        "schema_version": "pfungst.stress-comparison/1",
+        "kind": "stress-comparison",
+        "results": [_json(run.to_dict()) for run in demo_objects["stress"]],
+        "rank_stability": _json(demo_objects["ranks"].to_dict()),
+    }
+    comparison["results"][1]["verdict"]["checks"][0]["status"] = "x"
+    written = tmp_path / "comparison.json"
+    written.write_text(json.dumps(comparison))
+    with pytest.raises(ReaderError, match=r"comparison\.json: field 'results\[1\]\.verdict\.checks\[0\]\.status'"):
+        pfungst.read_result(written)

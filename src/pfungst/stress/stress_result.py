@@ -202,18 +202,25 @@ class StressResult(NotebookDisplay):
         return data
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> StressResult:
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>", path: str = "") -> StressResult:
         """The result that :meth:`to_dict` wrote (with its outcomes if it was written with ``items=True``), every
         analysis as its typed result.
 
+        Args:
+            data: The dict :meth:`to_dict` wrote.
+            source: The file it came from, for messages.
+            path: Where it sits in that file (``results[1]`` of a comparison); empty for a file of its own.
+
         Raises:
             ConfigError: not a stress result.
-            ReaderError: a key missing or a value of the wrong type (the message names ``source`` and the key).
+            ReaderError: a key missing or a value of the wrong type, named by ``source`` and its full field path
+                (``analyses[2].result.rstd.value``, ``verdict.checks[1].status``).
         """
-        fields = Fields(data, source)
+        fields = Fields(data, source, path)
         version = fields.data.get("schema_version")
         if version != SCHEMA_VERSION:
-            raise ConfigError(f"{source}: expected a stress result ({SCHEMA_VERSION}), got schema_version {version!r}")
+            where = f"{source}: {path}" if path else source
+            raise ConfigError(f"{where}: expected a stress result ({SCHEMA_VERSION}), got schema_version {version!r}")
         verdict = _verdict(fields) if fields.has("verdict") else None
         return cls(
             model=fields.string("model"),
