@@ -271,7 +271,10 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
                 return None
             return self.typed(key, next(arg for arg in args if arg is not type(None)))
         if origin is typing.Literal:
-            return self.string(key) if isinstance(args[0], str) else self.integer(key)
+            found = self.string(key) if isinstance(args[0], str) else self.integer(key)
+            if found not in args:
+                raise self._error(key, f"expected one of {', '.join(map(repr, args))}, found {_describe(found)}")
+            return found
         if hint is str:
             return self.string(key)
         if hint is bool:

@@ -21,7 +21,7 @@ from pfungst.evaluate.item_edits import NONE_OF_THE_ABOVE, assign_replacements, 
 from pfungst.evaluate.outcome import Outcome
 from pfungst.report.console_blocks import render_to_console
 from pfungst.report.html import render_html
-from pfungst.stress.metrics import SelectionBias, selection_bias
+from pfungst.stress.metrics import selection_bias
 from pfungst.stress.perturbations.choices_only.metric import ChoicesOnlyAccuracy
 from pfungst.stress.perturbations.letter_text.metric import LetterTextAgreement
 from pfungst.stress.perturbations.none_of_the_above.metric import NoneOfTheAboveEffect
@@ -203,13 +203,6 @@ def test_ckld_of_a_model_that_always_answers_a_on_even_gold() -> None:
     assert bias.ckld.value == pytest.approx(sum(0.25 * math.log(0.25 / p) for p in q))
     right = selection_bias(_coded(gold, gold), seed=0, n_bootstrap=100)
     assert right.ckld.value == pytest.approx(0.0) and right.rstd.value == 0.0
-
-
-def test_a_selection_bias_written_before_ckld_reads_back_with_ckld_not_computed() -> None:
-    data = selection_bias(_coded([0, 1], [0, 0]), seed=0, n_bootstrap=10).to_dict()
-    del data["ckld"]
-    old = SelectionBias.from_dict(data)
-    assert math.isnan(old.ckld.value) and "not computed" in old.ckld.method
 
 
 def test_every_probe_round_trips_through_json_and_renders(probed: StressResult, tmp_path: Path) -> None:

@@ -97,5 +97,7 @@ def test_a_spread_is_a_problem_when_its_interval_clears_the_threshold_and_a_caut
 def test_a_file_with_an_unknown_verdict_status_names_the_field(always_a: StressResult) -> None:
     written = always_a.to_dict()
     written["verdict"]["status"] = "fine"
-    with pytest.raises(ReaderError, match=r"stress\.json.*verdict status 'fine' is none of bad, warn, good, info"):
+    with pytest.raises(
+        ReaderError, match=r"stress\.json: field 'verdict\.status': expected one of bad, warn, good, info, found 'fine'"
+    ):
         StressResult.from_dict(written, source="stress.json")

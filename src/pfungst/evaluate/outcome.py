@@ -8,10 +8,12 @@ Every stress metric is computed from outcomes alone, so a metric never re-runs a
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pfungst.evaluate.scoring.base import Status
+from pfungst.schema import Fields, read_dataclass
 from pfungst.serialization import to_jsonable
 
 __all__ = ["Outcome"]
@@ -107,21 +109,17 @@ class Outcome:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Outcome:
-        """The outcome that :meth:`to_dict` wrote (``None`` scores read back as ``-inf``)."""
-        return cls(
-            item_id=str(data["item_id"]),
-            perturbation=str(data["perturbation"]),
-            variant=str(data["variant"]),
-            rule=str(data["rule"]),
-            format=str(data["format"]),
-            order=tuple(int(index) for index in data["order"]),
-            labels=tuple(str(label) for label in data["labels"]),
-            gold=int(data["gold"]),
-            chosen=int(data["chosen"]),
-            chosen_position=int(data["chosen_position"]),
-            status=data["status"],
-            scores=tuple(-math.inf if score is None else float(score) for score in data["scores"]),
-            text=str(data.get("text", "")),
-            n_tokens=tuple(int(count) for count in data.get("n_tokens", ())),
-        )
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>", path: str = "") -> Outcome:
+        """The outcome that :meth:`to_dict` wrote (``None`` scores read back as ``-inf``).
+
+        Raises:
+            ReaderError: a key missing or a value of the wrong type, named by ``source`` and its field path.
+        """
+        return cls.from_fields(Fields(data, source, path))
+
+    @classmethod
+    def from_fields(cls, fields: Fields) -> Outcome:
+        """The outcome at ``fields``, every value's type checked (a wrong one named by its field path)."""
+        read = read_dataclass(cls, fields)
+        scores = tuple(-math.inf if math.isnan(score) else score for score in read.scores)  # null: -inf written
+        return replace(read, scores=scores)

@@ -127,9 +127,7 @@ class ScoreResult(NotebookDisplay):
         fields.check_schema(SCHEMA_VERSION)
         fields.sub("settings").string("rule")
         records = fields.records("items") if fields.has("items") else []
-        for entry in records:
-            read_dataclass(Outcome, entry)  # checks each value's type; from_dict reads it as the run wrote it
-        outcomes = tuple(Outcome.from_dict(dict(entry.data)) for entry in records)
+        outcomes = tuple(Outcome.from_fields(entry) for entry in records)
         totals = ScoreTotals(
             fields.estimate("accuracy"),
             fields.integer("n_items"),

@@ -46,7 +46,7 @@ class AnalysisResult(Protocol):
 
 @dataclass(frozen=True)
 class UnknownResult:
-    """A result whose kind no installed perturbation reads (a file from a plugin that is not installed): its dict
+    """A result whose kind no installed package registers (a file from a plugin that is not installed): its dict
     kept as written, shown field by field."""
 
     kind: str
@@ -70,19 +70,9 @@ class UnknownResult:
 
 
 def result_type(kind: str) -> type[Any] | None:
-    """The result class of ``kind``: one in :data:`pfungst.results.RESULTS` (built-in or an installed package's
-    ``pfungst.results`` entry point), or one an installed perturbation lists in its ``results``; None when none is
-    known."""
-    found = result_class(kind)
-    if found is not None:
-        return found
-    from pfungst.stress.perturbations import PERTURBATIONS  # the registry imports this module's users
-
-    for name in PERTURBATIONS:
-        for cls in getattr(PERTURBATIONS.skip_if_broken(name, "import", PERTURBATIONS.resolve, name), "results", ()):
-            if kind == cls.KIND:
-                return cls
-    return None
+    """The result class of ``kind`` in :data:`pfungst.results.RESULTS` (built-in, or an installed package's
+    ``pfungst.results`` entry point); None when no installed package registers it."""
+    return result_class(kind)
 
 
 @dataclass(frozen=True)

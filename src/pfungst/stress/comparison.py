@@ -132,16 +132,14 @@ class StressComparison(NotebookDisplay):
             ConfigError: not a stress comparison.
             ReaderError: a key missing or a value of the wrong type (the message names ``source``).
         """
-        version = data.get("schema_version")
+        fields = Fields(data, source)
+        version = fields.data.get("schema_version")
         if version != COMPARISON_SCHEMA_VERSION:
             raise ConfigError(
                 f"{source}: expected a stress comparison ({COMPARISON_SCHEMA_VERSION}), got schema_version {version!r}"
             )
-        results = tuple(
-            StressResult.from_dict(result, f"{source}: results[{number}]")
-            for number, result in enumerate(data.get("results") or ())
-        )
-        ranks = Fields(data, source).sub("rank_stability")
+        results = tuple(StressResult.from_dict(run.data, source, run.path) for run in fields.records("results"))
+        ranks = fields.sub("rank_stability")
         ranks.check_schema(RankStability.SCHEMA_VERSION)
         return cls(results=results, rank_stability=read_dataclass(RankStability, ranks))
 

@@ -15,7 +15,6 @@ from pfungst.errors import ConfigError
 from pfungst.results import Overview
 from pfungst.schema import SCHEMA_VERSIONS, Fields, read_dataclass
 from pfungst.stats import ConfidenceInterval, Estimate
-from pfungst.stress.estimates import estimate_from_dict, interval_from_dict
 from pfungst.stress.sections import rank_chapter, ranks_overview
 
 __all__ = ["ModelRank", "PairwiseComparison", "RankShift", "RankStability", "VariantAgreement"]
@@ -46,17 +45,6 @@ class ModelRank:
             "rank_ci": self.rank_ci.to_dict(),
         }
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ModelRank:
-        """The entry that :meth:`to_dict` wrote."""
-        return cls(
-            model=str(data["model"]),
-            variant=str(data["variant"]),
-            accuracy=estimate_from_dict(data["accuracy"]),
-            rank=float(data["rank"]),
-            rank_ci=interval_from_dict(data["rank_ci"]),
-        )
-
 
 @dataclass(frozen=True)
 class PairwiseComparison:
@@ -80,16 +68,6 @@ class PairwiseComparison:
             "difference": self.difference.to_dict(),
         }
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PairwiseComparison:
-        """The entry that :meth:`to_dict` wrote."""
-        return cls(
-            first=str(data["first"]),
-            second=str(data["second"]),
-            variant=str(data["variant"]),
-            difference=estimate_from_dict(data["difference"]),
-        )
-
 
 @dataclass(frozen=True)
 class VariantAgreement:
@@ -106,11 +84,6 @@ class VariantAgreement:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys."""
         return {"variant_a": self.variant_a, "variant_b": self.variant_b, "tau": self.tau.to_dict()}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> VariantAgreement:
-        """The entry that :meth:`to_dict` wrote."""
-        return cls(str(data["variant_a"]), str(data["variant_b"]), estimate_from_dict(data["tau"]))
 
 
 @dataclass(frozen=True)
@@ -140,18 +113,6 @@ class RankShift:
             "to_rank": self.to_rank,
             "shift": self.shift,
         }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> RankShift:
-        """The entry that :meth:`to_dict` wrote."""
-        return cls(
-            model=str(data["model"]),
-            from_variant=str(data["from_variant"]),
-            to_variant=str(data["to_variant"]),
-            from_rank=float(data["from_rank"]),
-            to_rank=float(data["to_rank"]),
-            shift=float(data["shift"]),
-        )
 
 
 @dataclass(frozen=True, eq=False)

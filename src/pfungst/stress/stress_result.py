@@ -202,25 +202,34 @@ class StressResult(NotebookDisplay):
         return data
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> StressResult:
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>", path: str = "") -> StressResult:
         """The result that :meth:`to_dict` wrote (with its outcomes if it was written with ``items=True``), every
         analysis as its typed result.
 
+        Args:
+            data: The dict :meth:`to_dict` wrote.
+            source: The file it came from, for messages.
+            path: Where it sits in that file (``results[1]`` of a comparison); empty for a file of its own.
+
         Raises:
             ConfigError: not a stress result.
-            ReaderError: a key missing or a value of the wrong type (the message names ``source`` and the key).
+            ReaderError: a key missing or a value of the wrong type, named by ``source`` and its full field path
+                (``analyses[2].result.rstd.value``, ``verdict.checks[1].status``).
         """
-        version = data.get("schema_version")
+        fields = Fields(data, source, path)
+        version = fields.data.get("schema_version")
         if version != SCHEMA_VERSION:
-            raise ConfigError(f"{source}: expected a stress result ({SCHEMA_VERSION}), got schema_version {version!r}")
-        fields = Fields(data, source)
+            where = f"{source}: {path}" if path else source
+            raise ConfigError(f"{where}: expected a stress result ({SCHEMA_VERSION}), got schema_version {version!r}")
         verdict = _verdict(fields) if fields.has("verdict") else None
         return cls(
             model=fields.string("model"),
             accuracies=fields.typed("accuracies", tuple[VariantAccuracy, ...]),
             analyses=tuple(_analysis(record) for record in fields.records("analyses")),
             costs=fields.typed("costs", tuple[PerturbationCost, ...]),
-            outcomes=tuple(_outcome(record) for record in fields.records("outcomes")) if "outcomes" in data else (),
+            outcomes=tuple(Outcome.from_fields(record) for record in fields.records("outcomes"))
+            if "outcomes" in data
+            else (),
             counts=fields.typed("counts", ScoreCounts),
             warnings=fields.typed("warnings", tuple[str, ...]),
             benchmark=fields.benchmark(),
@@ -251,13 +260,8 @@ class StressResult(NotebookDisplay):
 
 
 def _verdict(fields: Fields) -> StressVerdict:
-    """The verdict the run wrote; a missing key or an unknown status is named by field path."""
-    try:
-        return StressVerdict.from_dict(fields.mapping("verdict"))
-    except KeyError as exc:
-        raise fields.error(f"verdict.{exc.args[0]}", "missing") from exc
-    except (TypeError, ValueError) as exc:
-        raise fields.error("verdict", str(exc)) from exc
+    """The verdict the run wrote; a wrong value or an unknown status is named by its path (``verdict.checks[1]``)."""
+    return StressVerdict.from_fields(fields.sub("verdict"))
 
 
 def _analysis(fields: Fields) -> Analysis:
@@ -266,25 +270,16 @@ def _analysis(fields: Fields) -> Analysis:
         return Analysis.from_dict(fields.data, fields.source, fields.path)
     except ReaderError:
         raise
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a plugin's result class reading dicts itself
         raise fields.error("", f"not an analysis as pfungst writes it ({type(exc).__name__}: {exc})") from exc
-
-
-def _outcome(fields: Fields) -> Outcome:
-    """One outcome; a missing or mistyped field is named by file and field path."""
-    try:
-        return Outcome.from_dict(dict(fields.data))
-    except KeyError as exc:
-        raise fields.error(str(exc.args[0]), "missing") from exc
-    except (TypeError, ValueError) as exc:
-        raise fields.error("", f"not an outcome as pfungst writes it ({exc})") from exc
 
 
 def read_outcomes(path: str | Path) -> tuple[Outcome, ...]:
     """The outcomes that :meth:`StressResult.save_items` wrote to a ``.jsonl`` file.
 
     Raises:
-        ConfigError: a line is not an outcome (the message names the file, line and missing field).
+        ConfigError: a line that is not JSON.
+        ReaderError: a line that is not an outcome (the message names the file, line and field).
     """
     path = Path(path)
     outcomes: list[Outcome] = []
@@ -293,12 +288,12 @@ def read_outcomes(path: str | Path) -> tuple[Outcome, ...]:
             if not line.strip():
                 continue
             try:
-                outcomes.append(Outcome.from_dict(parse_json(line)))
-            except KeyError as exc:
-                raise ConfigError(
-                    f"{path}:{number}: field {exc.args[0]!r} is missing; expected an outcome line "
-                    "written by pfungst stress --items"
-                ) from exc
+                data = parse_json(line)
             except (ValueError, TypeError) as exc:
                 raise ConfigError(f"{path}:{number}: not an outcome line ({exc})") from exc
+            try:
+                outcomes.append(Outcome.from_dict(data, str(path)))
+            except ReaderError as error:
+                hint = "Pass an outcome file that pfungst stress --out wrote, unchanged."
+                raise ReaderError(path, number, error.field, error.reason, hint) from None
     return tuple(outcomes)

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from pfungst.blocks import Block, Table, Text, format_estimate, format_number
+from pfungst.schema import Fields
 from pfungst.stats import ConfidenceInterval, Estimate
 from pfungst.stress.analysis import Analysis
-from pfungst.stress.estimates import estimate_from_dict, number
 from pfungst.stress.metrics import CircularMetrics, MovedAnswerAccuracy, SelectionBias, VariantAccuracy
 from pfungst.stress.spread_result import FormatSpread
 
@@ -105,18 +105,18 @@ class StressCheck:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> StressCheck:
-        """The check that :meth:`to_dict` wrote.
+    def from_fields(cls, fields: Fields) -> StressCheck:
+        """The check that :meth:`to_dict` wrote, every value's type checked (a wrong one named by its field path).
 
         Raises:
-            ValueError: a status that is none of ``bad``, ``warn``, ``good``, ``info``.
+            ReaderError: a value of the wrong type, or a status that is none of ``bad``, ``warn``, ``good``, ``info``.
         """
         return cls(
-            aspect=str(data["aspect"]),
-            name=str(data["name"]),
-            estimate=estimate_from_dict(data["estimate"]),
-            threshold=number(data["threshold"]),
-            status=_status(data["status"]),
+            aspect=fields.string("aspect"),
+            name=fields.string("name"),
+            estimate=fields.estimate("estimate"),
+            threshold=fields.number("threshold"),
+            status=_status(fields),
         )
 
 
@@ -147,18 +147,24 @@ class StressVerdict:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> StressVerdict:
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>", path: str = "") -> StressVerdict:
         """The verdict that :meth:`to_dict` wrote.
 
         Raises:
-            ValueError: a status that is none of ``bad``, ``warn``, ``good``, ``info``.
+            ReaderError: a value of the wrong type, or a status that is none of ``bad``, ``warn``, ``good``, ``info``
+                (named by ``source`` and its field path: ``verdict.checks[1].status``).
         """
+        return cls.from_fields(Fields(data, source, path))
+
+    @classmethod
+    def from_fields(cls, fields: Fields) -> StressVerdict:
+        """The verdict at ``fields`` (see :meth:`from_dict`)."""
         return cls(
-            label=str(data["label"]),
-            status=_status(data["status"]),
-            finding=str(data["finding"]),
-            headline=str(data["headline"]),
-            checks=tuple(StressCheck.from_dict(entry) for entry in data["checks"]),
+            label=fields.string("label"),
+            status=_status(fields),
+            finding=fields.string("finding"),
+            headline=fields.string("headline"),
+            checks=tuple(StressCheck.from_fields(entry) for entry in fields.records("checks")),
         )
 
     def blocks(self) -> tuple[Block, ...]:
@@ -189,10 +195,12 @@ _WORDS = {"bad": "above (interval)", "warn": "above (value only)", "good": "belo
 """How a check's status reads in the checks table."""
 
 
-def _status(value: Any) -> str:
+def _status(fields: Fields) -> str:
+    """The ``status`` at ``fields``: one of :data:`_ORDER`."""
+    value = fields.string("status")
     if value not in _ORDER:
-        raise ValueError(f"verdict status {value!r} is none of {', '.join(_ORDER)}")
-    return str(value)
+        raise fields.error("status", f"expected one of {', '.join(_ORDER)}, found {value!r}")
+    return value
 
 
 def judge(accuracies: Sequence[VariantAccuracy], analyses: Sequence[Analysis], rule: str = "") -> StressVerdict:

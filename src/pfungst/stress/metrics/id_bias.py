@@ -24,8 +24,9 @@ import numpy as np
 from pfungst.blocks import Block, Facts, Figure, Table, format_estimate, format_number, format_pvalue, methods_note
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
+from pfungst.schema import Fields, read_dataclass
 from pfungst.stats import Estimate, bootstrap_interval, chisquare_test
-from pfungst.stress.estimates import estimate_from_dict, estimates_from_dicts, shared_baseline
+from pfungst.stress.estimates import shared_baseline
 from pfungst.stress.metrics.accuracy import proportion_estimate
 
 __all__ = ["SelectionBias", "selection_bias"]
@@ -62,7 +63,7 @@ class SelectionBias:
     """Share of answered items choosing the most chosen ID, Wilson interval, baseline that ID's expected share."""
     n_unanswered: int
     """Items whose status is not ``ok`` (refused or unparseable generations)."""
-    ckld: Estimate = Estimate(value=math.nan, method="not computed (a file written before CKLD)", n=0)
+    ckld: Estimate
     """CKLD (Choi et al. 2025): KL divergence ``sum_i p_i log(p_i / q_i)`` in nats of the gold-ID shares ``p`` from
     the predicted-ID shares ``q`` of the answered items, ``q`` smoothed by adding 0.5 to every ID's count so an ID
     never chosen keeps it finite; percentile bootstrap interval over items; baseline 0 (predictions distributed like
@@ -85,22 +86,8 @@ class SelectionBias:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> SelectionBias:
-        """The result that :meth:`to_dict` wrote."""
-        by = str(data["by"])
-        if by not in _BY:
-            raise ValueError(f"selection bias 'by' must be one of {_BY}, got {by!r}")
-        return cls(
-            by="label" if by == "label" else "position",
-            ids=tuple(str(name) for name in data["ids"]),
-            recalls=estimates_from_dicts(data["recalls"]),
-            rstd=estimate_from_dict(data["rstd"]),
-            predicted=tuple(int(count) for count in data["predicted"]),
-            expected=tuple(float(count) for count in data["expected"]),
-            uniformity=estimate_from_dict(data["uniformity"]),
-            top_share=estimate_from_dict(data["top_share"]),
-            n_unanswered=int(data["n_unanswered"]),
-            **({"ckld": estimate_from_dict(data["ckld"])} if data.get("ckld") else {}),
-        )
+        """The result that :meth:`to_dict` wrote, every value's type checked (a wrong one named by field path)."""
+        return read_dataclass(cls, Fields(data, source))
 
     def blocks(self) -> tuple[Block, ...]:
         """RStd, the favourite's share and the uniformity test; recall per ID as a table and as bars."""

@@ -16,7 +16,6 @@ class AnswerMovedPerturbation:
     name = "answer-moved"
     description = "the gold option moved to each slot (answer-moving attack): accuracy per slot, worst case"
     stage = BY_ITEM
-    results = (MovedAnswerAccuracy,)
 
     def plan(self, run: StressRun, asked: Asked) -> list[Cell]:
         """One cell per item and slot."""

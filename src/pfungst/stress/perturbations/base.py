@@ -266,8 +266,6 @@ class Perturbation(Protocol):
     """What it runs and reports, in one line (``pfungst formats --what perturbations``)."""
     stage: int
     """When it is asked: :data:`BY_ITEM`, :data:`FIRST_PASS`, :data:`AFTER_FIRST_PASS` or :data:`ADAPTIVE`."""
-    results: tuple[type[Any], ...]
-    """The result types its analyses produce (read back from JSON by their ``KIND``)."""
 
     def plan(self, run: StressRun, asked: Asked) -> Sequence[Cell]:
         """The cells to ask. First-pass stages see nothing asked yet; later ones read ``asked``; an adaptive one may

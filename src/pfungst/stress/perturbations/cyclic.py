@@ -17,7 +17,6 @@ class CyclicPerturbation:
     name = "cyclic"
     description = "every cyclic rotation of the options: circular accuracy, consistency, fluctuation (n passes)"
     stage = BY_ITEM
-    results = (CircularMetrics,)
 
     def plan(self, run: StressRun, asked: Asked) -> list[Cell]:
         """Each item in every arrangement."""

@@ -27,7 +27,6 @@ class FormatsPerturbation:
     name: ClassVar[str] = "formats"
     description: ClassVar[str] = "n formats from the format grammar: accuracy per format, spread (Sclar et al. 2024)"
     stage: ClassVar[int] = FIRST_PASS
-    results: ClassVar[tuple[type, ...]] = (FormatSpread,)
 
     n: int = 8
     """Formats asked: the base format plus ``n - 1`` sampled (seeded) from its grammar."""

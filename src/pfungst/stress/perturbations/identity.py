@@ -16,7 +16,6 @@ class IdentityPerturbation:
     name = "identity"
     description = "the items as given (always run): accuracy, per-ID recall, RStd, predicted-ID distribution"
     stage = BY_ITEM
-    results = (SelectionBias,)
 
     def plan(self, run: StressRun, asked: Asked) -> list[Cell]:
         """One cell per item."""

@@ -17,7 +17,6 @@ class IdsShuffledPerturbation:
     name = "ids-shuffled"
     description = "the option labels shuffled, order kept: per-label versus per-position bias"
     stage = BY_ITEM
-    results = (SelectionBias, PairedDifference)
 
     def plan(self, run: StressRun, asked: Asked) -> list[Cell]:
         """One cell per item."""

@@ -39,7 +39,6 @@ class InstructionsPerturbation:
     name: ClassVar[str] = "instructions"
     description: ClassVar[str] = "instruction paraphrases (texts, file): MaxP, AvgP, CPS, spread (Mizrahi et al. 2024)"
     stage: ClassVar[int] = FIRST_PASS
-    results: ClassVar[tuple[type, ...]] = (MultiPromptStats,)
 
     texts: tuple[str, ...] = ()
     """Paraphrases of your own, tried after :data:`BUILTIN_INSTRUCTIONS`."""

@@ -26,7 +26,6 @@ class PermutationsPerturbation:
     name: ClassVar[str] = "permutations"
     description: ClassVar[str] = "a seeded sample of n orders, or all of them (n=all): the same metrics over them"
     stage: ClassVar[int] = BY_ITEM
-    results: ClassVar[tuple[type, ...]] = (CircularMetrics,)
 
     n: int | Literal["all"] = 6
     """Orders per item: a seeded sample of this many (fewer where the item has fewer), or ``"all"`` ``n!``."""

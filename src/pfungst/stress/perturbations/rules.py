@@ -16,7 +16,6 @@ class RulesPerturbation:
     name = "rules"
     description = "every scoring rule in --rules on the plain items: accuracy and selection bias per rule"
     stage = FIRST_PASS
-    results = (SelectionBias,)
 
     def plan(self, run: StressRun, asked: Asked) -> list[Cell]:
         """Rule after rule, every item."""

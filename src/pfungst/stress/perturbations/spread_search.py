@@ -34,7 +34,6 @@ class SpreadSearchPerturbation:
     name: ClassVar[str] = "spread-search"
     description: ClassVar[str] = "Thompson-sampling search among n formats for the best and worst, within a budget"
     stage: ClassVar[int] = ADAPTIVE
-    results: ClassVar[tuple[type, ...]] = (SpreadSearch,)
 
     n: int = 24
     """Formats sampled (seeded) from the base format's grammar to search among."""

@@ -26,7 +26,6 @@ class TopTwoPerturbation:
     name = "top2"
     description = "the model's top two options adjacent versus at the two ends (Pezeshkpour & Hruschka 2024)"
     stage = AFTER_FIRST_PASS
-    results = (PairedDifference,)
 
     def plan(self, run: StressRun, asked: Asked) -> list[Cell]:
         """Both placements of every item the plain pass ranked (none under a rule without option scores)."""

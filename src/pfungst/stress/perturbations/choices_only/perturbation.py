@@ -21,7 +21,6 @@ class ChoicesOnlyPerturbation:
     name = "choices-only"
     description = "the question removed, options kept, under every rule: accuracy vs chance, majority, full question"
     stage = FIRST_PASS
-    results = (ChoicesOnlyAccuracy,)
 
     def plan(self, run: StressRun, asked: Asked) -> list[Cell]:
         """Every item without its question under each rule, and the plain questions no other perturbation asks."""

@@ -20,7 +20,6 @@ class LetterTextPerturbation:
     name = "letter-text"
     description = "letter probabilities versus the generated answer: agreement, accuracy of each, cross-table"
     stage = FIRST_PASS
-    results = (LetterTextAgreement,)
 
     def plan(self, run: StressRun, asked: Asked) -> list[Cell]:
         """The plain questions under either rule that no other perturbation asks."""

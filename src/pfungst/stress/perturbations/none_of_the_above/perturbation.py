@@ -33,7 +33,6 @@ class NoneOfTheAbovePerturbation:
     name = "none-of-the-above"
     description = 'WiCkeD: gold or a distractor replaced by "None of the above": accuracy change per rule, paired'
     stage = FIRST_PASS
-    results = (NoneOfTheAboveEffect,)
 
     def plan(self, run: StressRun, asked: Asked) -> list[Cell]:
         """The substituted items under each rule, and the plain questions no other perturbation asks."""

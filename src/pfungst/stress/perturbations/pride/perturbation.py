@@ -49,7 +49,6 @@ class PridePerturbation:
         "PriDe: ID prior from cyclic passes on a sample (fraction), a debiased pass for the rest"
     )
     stage: ClassVar[int] = FIRST_PASS
-    results: ClassVar[tuple[type, ...]] = (PrideResult, SelectionBias)
 
     fraction: float = 0.05
     """Share of items (a seeded sample, at least one per option count) whose cyclic passes estimate the prior."""

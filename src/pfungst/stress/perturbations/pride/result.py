@@ -10,13 +10,23 @@ from typing import Any, ClassVar
 from pfungst.blocks import Block, Facts, Table, format_number
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
+from pfungst.schema import Fields, read_dataclass
 from pfungst.stats import Estimate
-from pfungst.stress.estimates import estimate_from_dict, estimates_table
+from pfungst.stress.estimates import estimates_table
 
 __all__ = ["Prior", "PrideResult"]
 
 _SHOWN_IDS = 5
 """Item ids of the estimation sample shown in reports (the JSON has all of them)."""
+
+
+def _by_count(fields: Fields, key: str, hint: Any) -> dict[int, Any]:
+    """The object at ``key`` keyed by option count (written as strings), each value read as ``hint``."""
+    counts = fields.sub(key)
+    if not all(name.isdigit() for name in counts.data):
+        bad = next(name for name in counts.data if not name.isdigit())
+        raise counts.error(bad, "expected an option count as key")
+    return {int(name): counts.typed(name, hint) for name in counts.data}
 
 
 @dataclass(frozen=True)
@@ -49,11 +59,10 @@ class Prior:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Prior:
-        """The prior that :meth:`to_dict` wrote."""
+    def from_fields(cls, fields: Fields) -> Prior:
+        """The prior that :meth:`to_dict` wrote, every value's type checked (a wrong one named by its field path)."""
         return cls(
-            by_n_options={int(k): tuple(float(p) for p in prior) for k, prior in data["by_n_options"].items()},
-            n_items={int(k): int(n) for k, n in data["n_items"].items()},
+            by_n_options=_by_count(fields, "by_n_options", tuple[float, ...]), n_items=_by_count(fields, "n_items", int)
         )
 
 
@@ -104,19 +113,8 @@ class PrideResult:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> PrideResult:
-        """The result that :meth:`to_dict` wrote."""
-        return cls(
-            prior=Prior.from_dict(data["prior"]),
-            fraction=float(data["fraction"]),
-            estimation_items=tuple(str(item) for item in data["estimation_items"]),
-            outcomes=tuple(Outcome.from_dict(outcome) for outcome in data["outcomes"]),
-            plain=estimate_from_dict(data["plain"]),
-            debiased=estimate_from_dict(data["debiased"]),
-            debiased_rest=estimate_from_dict(data["debiased_rest"]),
-            passes=int(data["passes"]),
-            plain_passes=int(data["plain_passes"]),
-            cost_ratio=float(data["cost_ratio"]),
-        )
+        """The result that :meth:`to_dict` wrote, every value's type checked (a wrong one named by field path)."""
+        return read_dataclass(cls, Fields(data, source))
 
     def blocks(self) -> tuple[Block, ...]:
         """Accuracy before and after debiasing, the estimation sample and cost, the estimated prior per option count."""
