@@ -294,6 +294,6 @@ def read_outcomes(path: str | Path) -> tuple[Outcome, ...]:
             try:
                 outcomes.append(Outcome.from_dict(data, str(path)))
             except ReaderError as error:
-                hint = "Pass an outcome file that pfungst stress --out wrote, unchanged."
+                hint = "Pass an outcome file that pfungst stress --items wrote, unchanged."
                 raise ReaderError(path, number, error.field, error.reason, hint) from None
     return tuple(outcomes)
