@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pfungst.blocks import (
     ESTIMATE_COLUMNS,
@@ -28,7 +28,7 @@ from pfungst.results import Overview
 if TYPE_CHECKING:
     from pfungst.evaluate.score_result import ScoreResult
 
-__all__ = ["score_chapter", "score_overview", "score_sections"]
+__all__ = ["request_facts", "score_chapter", "score_overview", "score_sections"]
 
 
 def score_chapter(result: ScoreResult) -> tuple[Section, ...]:
@@ -94,21 +94,23 @@ def score_sections(result: ScoreResult) -> tuple[Section, ...]:
         )
     if result.items:
         blocks.append(Text(f"chosen positions: {_positions(result)}"))
-    counts = result.counts
-    blocks.append(
-        Facts(
+    blocks.append(request_facts(result.counts))
+    return (Section(f"Accuracy ({settings.get('rule', '?')})", tuple(blocks), level=3),)
+
+
+def request_facts(counts: Any) -> Facts:
+    """What a run asked of its model: requests (distinct), cache hits and misses, model calls, seconds."""
+    return Facts(
+        (
+            ("requests", f"{format_number(counts.requests)} ({format_number(counts.unique_requests)} distinct)"),
             (
-                ("requests", f"{format_number(counts.requests)} ({format_number(counts.unique_requests)} distinct)"),
-                (
-                    "cache",
-                    f"{format_number(counts.hits)} hits, {format_number(counts.misses)} asked of "
-                    f"the model in {format_number(counts.model_calls)} calls",
-                ),
-                ("seconds", format_number(counts.seconds, 1)),
-            )
+                "cache",
+                f"{format_number(counts.hits)} hits, {format_number(counts.misses)} asked of "
+                f"the model in {format_number(counts.model_calls)} calls",
+            ),
+            ("seconds", format_number(counts.seconds, 1)),
         )
     )
-    return (Section(f"Accuracy ({settings.get('rule', '?')})", tuple(blocks), level=3),)
 
 
 def _positions(result: ScoreResult) -> str:

@@ -26,6 +26,7 @@ from pfungst.blocks import (
     methods_note,
     short_model,
 )
+from pfungst.evaluate.score_sections import request_facts
 from pfungst.results import BoardRow, Overview
 from pfungst.stress.perturbations.params import spec_text
 
@@ -320,20 +321,7 @@ def _run_blocks(result: StressResult) -> tuple[Block, ...]:
                 ),
             )
         )
-    counts = result.counts
-    blocks.append(
-        Facts(
-            (
-                ("requests", f"{format_number(counts.requests)} ({format_number(counts.unique_requests)} distinct)"),
-                (
-                    "cache",
-                    f"{format_number(counts.hits)} hits, {format_number(counts.misses)} asked of "
-                    f"the model in {format_number(counts.model_calls)} calls",
-                ),
-                ("seconds", format_number(counts.seconds, 1)),
-            )
-        )
-    )
+    blocks.append(request_facts(result.counts))
     blocks.extend(Text(f"warning: {warning}", tone="bad") for warning in result.warnings)
     return tuple(blocks)
 
