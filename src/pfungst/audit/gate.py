@@ -73,7 +73,7 @@ def check_gate(
         >>> from pfungst.audit.result import Verdict
         >>> from pfungst.stats import ConfidenceInterval, Estimate
         >>> verdict = Verdict("no evidence", "options", "kappa",
-        ...                   Estimate(0.1, "m", 100, ConfidenceInterval(0.05, 0.2)), 0.2, 3)
+        ...                   Estimate(0.1, "m", 100, ConfidenceInterval(0.06, 0.2)), 0.2, 3)
         >>> check_gate("predictable", "toy", verdict, verdict, None).failed
         False
         >>> print(check_gate("signal", "toy", verdict, verdict, None))  # doctest: +ELLIPSIS

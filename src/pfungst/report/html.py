@@ -34,7 +34,8 @@ def render_html(results: Iterable[Any], *, title: str | None = None, plots: bool
         ConfigError: an input of an unknown kind or schema.
 
     Example:
-        >>> summary = {"benchmark": {"name": "<b>toy</b>", "n_items": 4}, "gold_counts": {"A": 3, "B": 1},
+        >>> summary = {"schema_version": "pfungst.summary/1", "benchmark": {"name": "<b>toy</b>", "n_items": 4},
+        ...            "gold_counts": {"A": 3, "B": 1},
         ...            "gold_uniformity": {"value": 1.0, "pvalue": 0.32, "method": "chi-squared", "n": 4},
         ...            "majority": {"value": 0.75, "ci": None, "method": "share", "n": 4}}
         >>> page = render_html([summary], plots=False)
@@ -55,7 +56,8 @@ def render_fragment(result: Any, *, plots: bool = True) -> str:
         ConfigError: not a result.
 
     Example:
-        >>> summary = {"benchmark": {"name": "toy", "n_items": 4}, "gold_counts": {"A": 3, "B": 1},
+        >>> summary = {"schema_version": "pfungst.summary/1", "benchmark": {"name": "toy", "n_items": 4},
+        ...            "gold_counts": {"A": 3, "B": 1},
         ...            "gold_uniformity": {"value": 1.0, "pvalue": 0.32, "method": "chi-squared", "n": 4},
         ...            "majority": {"value": 0.75, "ci": None, "method": "share", "n": 4}}
         >>> html = render_fragment(summary, plots=False)
