@@ -305,6 +305,7 @@ def test_an_inspect_eval_log_with_one_member_changed_is_read_or_refused_cleanly(
 @LOG_RUNS
 @given(st.integers(0, 4000), st.binary(min_size=1, max_size=40))
 @example(45, b"\xff" * 8)  # the first member's Zstandard frame header
+@example(547, b"\x01\x00\x00")  # a member's flag bits: encrypted
 def test_an_inspect_eval_log_with_bytes_overwritten_is_read_or_refused_cleanly(offset: int, garbage: bytes) -> None:
     from tests.integrations.test_inspect_log import write_eval
 

@@ -37,6 +37,9 @@ RATIO_FLOOR = 16 * 1024 * 1024
 _ZSTD = 93
 _CHUNK = 1024 * 1024
 _HINT = "The archive is damaged or not a log inspect wrote; convert a good copy with: inspect log convert --to json"
+_ENCRYPTED = 0x1
+"""The general-purpose flag bit of an encrypted zip member."""
+
 _CORRUPT = (
     zipfile.BadZipFile,
     zipfile.LargeZipFile,
@@ -96,6 +99,8 @@ def read_member(
     total = total or InflateTotal(path)
     try:
         info = archive.getinfo(name)
+        if info.flag_bits & _ENCRYPTED:  # zipfile would ask for a password (RuntimeError)
+            raise ReaderError(path, 0, name, "encrypted member: inspect writes no encrypted logs", _HINT)
         limit = _limit(info, max_member_bytes)
         if info.compress_type == _ZSTD:
             data = _inflate(name, _zstd_stream(path, archive, info), limit, info.compress_size, total)
