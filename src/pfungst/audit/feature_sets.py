@@ -68,9 +68,6 @@ class FeatureSet:
     predicts the gold *position*, so it learns the usual slot whatever it declares (see :attr:`position_blind`)."""
     default_for: tuple[OptionKind, ...] = ()
     """The benchmark kinds whose default audit probes it (``shared_labels``, ``per_item``)."""
-    fresh_output: bool = False
-    """Every ``transform`` returns a new matrix of its own (n-grams), so a scaler after it may work in place; False
-    (a plugin's default): the output may be shared, and is copied before scaling."""
 
     @property
     def position_blind(self) -> bool:
@@ -132,7 +129,6 @@ def _ngram_sets() -> dict[str, FeatureSet]:
                     params={"level": level, "ngram_range": (1, n), "weighting": weighting},
                     description=f"{grams} of {'GPT-2 tokens' if level == 'gpt2' else 'words'}, {weighting}",
                     default_for=_ITEM_DEFAULT if name == "1-grams_presence" else ("shared_labels",),
-                    fresh_output=True,
                 )
     return sets
 
