@@ -28,6 +28,7 @@ from scipy import stats as scipy_stats
 
 import pfungst
 from pfungst.audit import AuditConfig
+from pfungst.audit.feature_sets import builtin_defaults
 from pfungst.data.benchmark import Benchmark
 
 TITLE = "Null calibration of the verdict and the soft flag"
@@ -151,7 +152,13 @@ def main() -> None:
     tasks = [(name, pfungst.load(DATA / path)) for name, path in TASKS]
     config = AuditConfig(n_jobs=args.jobs, cues=False, heuristics=False)
     audits = calibrate(tasks, args.replicates, config, seed=args.seed)
-    body = f"{table(audits)}\n\n{summary(audits)}\n"
+    conditions = (
+        f"Conditions: {args.replicates} null copies of each task; feature sets {', '.join(SHARED_SETS)} for shared "
+        f"labels and the per-item default ({', '.join(builtin_defaults('per_item'))}) for per-item choices, "
+        f"not the 13 sets of a default shared-label audit; heuristics and cues off; {config.n_refits} refits; "
+        f"seed {args.seed}."
+    )
+    body = f"{conditions}\n\n{table(audits)}\n\n{summary(audits)}\n"
     print(body)
     if not args.no_record:
         record_results("null_calibration", TITLE, body)
