@@ -9,7 +9,7 @@ from typing import ClassVar
 from pfungst.evaluate.engine import Cell
 from pfungst.evaluate.formats import FormatGrammar, PromptFormat
 from pfungst.stress.perturbations.base import FIRST_PASS, Asked, Findings, StressRun, own_outcomes_findings
-from pfungst.stress.perturbations.params import check_param
+from pfungst.stress.perturbations.params import check_count_param
 from pfungst.stress.spread import FormatSpread, format_spread
 
 __all__ = ["FormatsPerturbation"]
@@ -32,8 +32,7 @@ class FormatsPerturbation:
     """Formats asked: the base format plus ``n - 1`` sampled (seeded) from its grammar."""
 
     def __post_init__(self) -> None:
-        ok = isinstance(self.n, int) and not isinstance(self.n, bool) and self.n >= 1
-        check_param(self.name, "n", self.n, ok, "a whole number of at least 1")
+        check_count_param(self.name, "n", self.n)
 
     def prompt_formats(self, run: StressRun) -> dict[str, PromptFormat]:
         """The base format (by its name) and ``format 1`` ... ``format n-1``, drawn from the run's seed."""

@@ -25,7 +25,16 @@ from typing import Any, Literal
 
 from pfungst.errors import ConfigError
 
-__all__ = ["check_param", "coerce_params", "param_names", "parse_spec", "perturbation_spec", "spec_text"]
+__all__ = [
+    "check_count_param",
+    "check_param",
+    "coerce_params",
+    "is_count",
+    "param_names",
+    "parse_spec",
+    "perturbation_spec",
+    "spec_text",
+]
 
 _NONE = ("none", "null")
 _BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
@@ -146,6 +155,20 @@ def check_param(perturbation: str, param: str, value: Any, ok: bool, expected: s
     """
     if not ok:
         raise ConfigError(f"perturbation '{perturbation}': parameter '{param}' must be {expected}, got {value!r}")
+
+
+def is_count(value: Any, minimum: int = 1) -> bool:
+    """Whether ``value`` is a whole number (not a bool) of at least ``minimum``."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= minimum
+
+
+def check_count_param(perturbation: str, param: str, value: Any, minimum: int = 1) -> None:
+    """:func:`check_param` for a whole-number parameter of at least ``minimum``.
+
+    Raises:
+        ConfigError: ``perturbation 'formats': parameter 'n' must be a whole number of at least 1, got 0``.
+    """
+    check_param(perturbation, param, value, is_count(value, minimum), f"a whole number of at least {minimum}")
 
 
 def perturbation_spec(perturbation: Any) -> dict[str, Any]:

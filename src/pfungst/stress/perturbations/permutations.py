@@ -10,7 +10,7 @@ from pfungst.evaluate.engine import Cell
 from pfungst.evaluate.variants import Permutations
 from pfungst.stress.metrics import CircularMetrics, circular_metrics
 from pfungst.stress.perturbations.base import BY_ITEM, Asked, Findings, StressRun, own_outcomes_findings
-from pfungst.stress.perturbations.params import check_param
+from pfungst.stress.perturbations.params import check_param, is_count
 
 __all__ = ["PermutationsPerturbation"]
 
@@ -31,7 +31,7 @@ class PermutationsPerturbation:
     """Orders per item: a seeded sample of this many (fewer where the item has fewer), or ``"all"`` ``n!``."""
 
     def __post_init__(self) -> None:
-        ok = self.n == "all" or (isinstance(self.n, int) and not isinstance(self.n, bool) and self.n >= 1)
+        ok = self.n == "all" or is_count(self.n)
         check_param(self.name, "n", self.n, ok, "a whole number of at least 1, or 'all'")
 
     def plan(self, run: StressRun, asked: Asked) -> list[Cell]:

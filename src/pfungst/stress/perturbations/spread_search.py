@@ -13,7 +13,7 @@ from typing import ClassVar
 from pfungst.evaluate.engine import Cell, plan_cell
 from pfungst.evaluate.formats import FormatGrammar, PromptFormat
 from pfungst.stress.perturbations.base import ADAPTIVE, Asked, Findings, FindingsBuilder, StressRun
-from pfungst.stress.perturbations.params import check_param
+from pfungst.stress.perturbations.params import check_count_param
 from pfungst.stress.spread import SpreadSearch, search_spread
 
 __all__ = ["SpreadSearchPerturbation"]
@@ -42,9 +42,7 @@ class SpreadSearchPerturbation:
 
     def __post_init__(self) -> None:
         for param in ("n", "budget"):
-            value = getattr(self, param)
-            ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
-            check_param(self.name, param, value, ok, "a whole number of at least 1")
+            check_count_param(self.name, param, getattr(self, param))
 
     def prompt_formats(self, run: StressRun) -> dict[str, PromptFormat]:
         """The formats searched, ``search format 0`` ..., drawn from the run's seed plus one."""
