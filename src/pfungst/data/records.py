@@ -27,6 +27,7 @@ __all__ = [
     "MAX_CSV_FIELD",
     "MAX_JSON_DEPTH",
     "Record",
+    "gunzip",
     "iter_csv",
     "iter_json_array",
     "iter_jsonl",
@@ -138,21 +139,41 @@ def read_text(path: Path) -> str:
     except OSError as error:
         raise ReaderError(path, 0, "", f"cannot read the file ({error.strerror or error})") from error
     if path.suffix == ".gz":
-        raw = _gunzip(path, raw)
+        raw = gunzip(path, raw)
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     return raw.decode("utf-8", errors="surrogateescape")
 
 
-def _gunzip(path: Path, raw: bytes) -> bytes:
-    """``raw`` decompressed; a truncated or corrupt stream is a :class:`ReaderError` naming the file."""
-    hint = "Copy or download the file again, or pass it uncompressed"
+def gunzip(
+    path: Path,
+    raw: bytes,
+    *,
+    max_bytes: int | None = None,
+    hint: str = "Copy or download the file again, or pass it uncompressed",
+) -> bytes:
+    """``raw`` (the bytes of ``path``) decompressed, refused past ``max_bytes`` inflated bytes when given.
+
+    Raises:
+        ReaderError: naming the file: the stream is truncated or corrupt, or inflates past ``max_bytes`` (a
+            decompression bomb).
+    """
     try:
-        return gzip.decompress(raw)
+        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
+            data = stream.read() if max_bytes is None else stream.read(max_bytes + 1)
     except EOFError:
         raise ReaderError(path, 0, "", "the gzip stream ends early: the file is truncated", hint) from None
     except (OSError, zlib.error) as error:  # gzip.BadGzipFile is an OSError; corrupt deflate data a zlib.error
         raise ReaderError(path, 0, "", f"the gzip data is corrupt ({error})", hint) from None
+    if max_bytes is not None and len(data) > max_bytes:
+        raise ReaderError(
+            path,
+            0,
+            "",
+            f"inflates past {max_bytes:,} bytes from {len(raw):,} compressed: refusing (a decompression bomb?)",
+            "Check where the file came from",
+        )
+    return data
 
 
 def _bad_bytes(path: Path, line: int, value: Any, field: str = "") -> ReaderError | None:

@@ -9,12 +9,9 @@ parser after it bounds the nesting depth (:func:`pfungst.data.records.parse_json
 
 from __future__ import annotations
 
-import gzip
-import io
-import zlib
 from pathlib import Path
 
-from pfungst.errors import ReaderError
+from pfungst.data.records import gunzip
 
 __all__ = ["GZIP_MAGIC", "MAX_INFLATED_BYTES", "result_bytes"]
 
@@ -33,24 +30,10 @@ def result_bytes(path: Path, raw: bytes, *, max_bytes: int = MAX_INFLATED_BYTES)
         ReaderError: gzip data that is truncated, corrupt, or inflates past ``max_bytes``.
 
     Example:
+        >>> import gzip
         >>> result_bytes(Path("r.json.gz"), gzip.compress(b'{"kind": "audit"}'))
         b'{"kind": "audit"}'
     """
     if not raw.startswith(GZIP_MAGIC):
         return raw
-    try:
-        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
-            data = stream.read(max_bytes + 1)
-    except EOFError:
-        raise ReaderError(path, 0, "", "the gzip stream ends early: the file is truncated", _HINT) from None
-    except (OSError, zlib.error) as error:  # gzip.BadGzipFile is an OSError; corrupt deflate data a zlib.error
-        raise ReaderError(path, 0, "", f"the gzip data is corrupt ({error})", _HINT) from None
-    if len(data) > max_bytes:
-        raise ReaderError(
-            path,
-            0,
-            "",
-            f"inflates past {max_bytes:,} bytes from {len(raw):,} compressed: refusing (a decompression bomb?)",
-            "Check where the file came from; a result pfungst wrote is far smaller",
-        )
-    return data
+    return gunzip(path, raw, max_bytes=max_bytes, hint=_HINT)
