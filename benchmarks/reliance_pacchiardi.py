@@ -8,7 +8,7 @@ items the best probe solves versus the rest, per family a one-sided paired t-tes
 power of each family's test. The analysis is run twice: on all four datasets, and on those whose probe is shown
 better than chance (kappa permutation p <= alpha and not a constant prediction).
 
-Run: .venv/bin/python benchmarks/reliance_pacchiardi.py [--out reliance-pacchiardi] [--reuse] [--jobs 1]
+Run: .venv/bin/python benchmarks/reliance_pacchiardi.py [--out benchmarks/out/reliance-pacchiardi] [--reuse] [--jobs 1]
 Writes <out>/audit_<dataset>.json, <out>/reliance_all.json, <out>/reliance_predictable.json; prints the tables.
 """
 
@@ -92,7 +92,7 @@ def _print(title: str, result: RelianceResult) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=Path("reliance-pacchiardi"))
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/out/reliance-pacchiardi"))
     parser.add_argument("--prompts-from", default="gpt-4-0613", help="whose evals log provides the items")
     parser.add_argument("--reuse", action="store_true", help="reuse audit JSONs already in --out")
     parser.add_argument("--jobs", type=int, default=1)

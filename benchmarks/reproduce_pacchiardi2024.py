@@ -196,7 +196,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=20, help="liblinear seeds per L1 cell (0: no ranges)")
     parser.add_argument("--no-reliance", action="store_true", help="skip the second experiment")
     parser.add_argument("--others", action="store_true", help="also the other KindsOfReasoning files")
-    parser.add_argument("--audits", type=Path, default=Path("reliance-pacchiardi"), help="crossfit audit JSONs")
+    parser.add_argument(
+        "--audits", type=Path, default=Path("benchmarks/out/reliance-pacchiardi"), help="crossfit audit JSONs"
+    )
     add_record_option(parser)
     args = parser.parse_args()
     with recording("reproduce_pacchiardi2024", TITLE, enabled=not args.no_record):
