@@ -10,6 +10,7 @@ target's folder, flushes it to disk and renames it into place. The paths themsel
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import json
 import math
 import os
@@ -89,6 +90,8 @@ def _dumps(data: Any) -> str:
 def write_json(path: str | Path, data: Any) -> Path:
     """Write ``data`` as indented UTF-8 JSON with a final newline, atomically (folders created); returns the path.
 
+    A ``.gz`` name (``result.json.gz``) writes it gzip-compressed; every reader of result files inflates it.
+
     Example:
         >>> import tempfile
         >>> with tempfile.TemporaryDirectory() as folder:
@@ -98,6 +101,10 @@ def write_json(path: str | Path, data: Any) -> Path:
         }
     """
     text = _dumps(data)  # before opening: a value that cannot be written leaves no file behind
+    if Path(path).suffix.lower() == ".gz":
+        with atomic_write(path, binary=True) as handle:
+            handle.write(gzip.compress(text.encode("utf-8"), mtime=0))  # mtime 0: the same data, the same bytes
+        return Path(path)
     with atomic_write(path) as handle:
         handle.write(text)
     return Path(path)

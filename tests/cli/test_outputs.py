@@ -7,6 +7,7 @@ would fail on the model instead of on the path (and no real model ever runs here
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import stat
@@ -292,3 +293,14 @@ def test_export_never_removes_the_benchmark_as_an_earlier_export(tmp_path: Path)
     args = ["export", "lm-eval", str(data), "--reader", "jsonl", "--out", str(folder), "--name", "toy"]
     _refused(runner.invoke(app, args), f"({data.name}) {data}: this is the input {data}")
     assert data.read_text() == ITEMS
+
+
+def test_a_json_output_named_gz_is_written_compressed_and_reads_back_as_the_same_result(
+    tmp_path: Path, data: Path
+) -> None:
+    plain, packed = tmp_path / "summary.json", tmp_path / "summary.json.gz"
+    for path in (plain, packed):
+        assert runner.invoke(app, ["inspect", str(data), "--reader", "jsonl", "--json", str(path)]).exit_code == 0
+    assert packed.read_bytes()[:2] == b"\x1f\x8b"
+    assert gzip.decompress(packed.read_bytes()) == plain.read_bytes()
+    assert pfungst.read_result(packed).to_dict() == pfungst.read_result(plain).to_dict()

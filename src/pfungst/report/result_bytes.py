@@ -3,7 +3,7 @@
 A result file starting with gzip's magic number (``1f 8b``), whatever its name, is decompressed as a stream and
 refused once it inflates past :data:`MAX_INFLATED_BYTES` (a small file that inflates to gigabytes is a
 decompression bomb, not a result); a truncated or corrupt stream is a :class:`~pfungst.errors.ReaderError` naming
-the file. Any other file is read as it is (``--json result.json.gz`` writes plain JSON under that name). The JSON
+the file. Any other file is read as it is (``--json result.json.gz`` writes gzip data, so both forms occur). The JSON
 parser after it bounds the nesting depth (:func:`pfungst.data.records.parse_json`).
 """
 
