@@ -14,8 +14,10 @@ import pytest
 from markdown_it import MarkdownIt
 from typer.testing import CliRunner
 
+from pfungst.audit import AuditConfig, audit
 from pfungst.cli import app
 from pfungst.data.synthetic import make_synthetic
+from pfungst.report.card import render_card
 from pfungst.serialization import write_jsonl
 
 runner = CliRunner()
@@ -77,3 +79,14 @@ def test_the_reproduce_fence_outlasts_backticks_in_a_file_name(tmp_path: Path, c
     result = runner.invoke(app, [command, *where, *QUICK, *SETS, "--card", str(card)])
     assert result.exit_code == 0, result.output
     _assert_inert(card.read_text())
+
+
+def test_a_card_from_the_python_api_reproduces_every_setting_that_moves_the_verdict(tmp_path: Path) -> None:
+    config = AuditConfig(
+        feature_sets=("options",), n_bootstrap=20, n_permutations=10, n_repeats=1, n_splits=2, n_refits=5, seed=3
+    )
+    card = render_card(audit(make_synthetic("gold-position", 60, seed=0), config))
+    command = next(line for line in card.splitlines() if line.startswith("pfungst audit"))
+    for option in ("--seed 3", "--n-splits 2", "--n-repeats 1", "--n-bootstrap 20", "--n-permutations 10"):
+        assert option in command
+    assert "--n-refits 5" in command
