@@ -122,3 +122,15 @@ def test_members_each_within_their_limit_are_refused_past_the_archive_total(tmp_
         r"8,388,608 bytes in all: refusing",
     ):
         read_inspect_log(path, max_total_bytes=8 * 1024 * 1024)
+
+
+def test_a_member_name_twice_in_one_archive_is_refused_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "twice.eval"
+    with zipfile.ZipFile(path, "w") as archive, pytest.warns(UserWarning, match="Duplicate name"):
+        archive.writestr("header.json", json.dumps(HEADER))
+        archive.writestr("samples/q1_epoch_1.json", json.dumps(SAMPLE))
+        archive.writestr("samples/q1_epoch_1.json", json.dumps({**SAMPLE, "scores": {"choice": {"value": "I"}}}))
+    with pytest.raises(
+        ReaderError, match=r"twice\.eval: field 'samples/q1_epoch_1\.json': this member name occurs more than once"
+    ):
+        read_inspect_log(path)

@@ -313,6 +313,7 @@ def _read_eval(path: Path, max_member_bytes: int, max_total_bytes: int) -> tuple
     total = InflateTotal(path, max_total_bytes)
     with archive:
         names = archive.namelist()
+        _refuse_repeated_members(path, names)
         header_name = "header.json" if "header.json" in names else "_journal/start.json"
         header = _object(path, read_member(path, archive, header_name, max_member_bytes, total), header_name)
         samples = [
@@ -321,6 +322,21 @@ def _read_eval(path: Path, max_member_bytes: int, max_total_bytes: int) -> tuple
             if name.startswith("samples/") and name.endswith(".json")
         ]
     return header, samples
+
+
+def _refuse_repeated_members(path: Path, names: list[str]) -> None:
+    """A member name twice in one archive (inspect never writes one) would be read as the last copy, twice."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise ReaderError(
+                path,
+                0,
+                name,
+                "this member name occurs more than once in the archive: which copy holds the log is ambiguous",
+                "Pass a log that inspect wrote",
+            )
+        seen.add(name)
 
 
 def _object(path: Path, value: Any, field: str) -> dict[str, Any]:
