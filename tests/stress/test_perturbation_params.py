@@ -142,3 +142,12 @@ def test_the_cli_takes_parameters_after_the_name_and_exits_2_on_a_bad_one(tmp_pa
 def test_pfungst_formats_lists_each_perturbation_with_its_parameters_and_defaults() -> None:
     listed = " ".join(CliRunner().invoke(app, ["formats", "--what", "perturbations"]).output.split())
     assert "default pride(fraction=0.05)" in listed and "default spread-search(n=24, budget=400)" in listed
+
+
+def test_a_parameter_value_with_commas_is_given_in_double_quotes() -> None:
+    config = StressConfig(perturbations=('instructions:texts="Read it, then answer with the letter."',))
+    assert {"name": "instructions", "params": {"texts": ["Read it, then answer with the letter."], "file": None}} in (
+        config.to_dict()["perturbations"]
+    )
+    with pytest.raises(ConfigError, match=r"a double quote is not closed; quote a value with commas as key=\"a, b\""):
+        StressConfig(perturbations=('instructions:texts="Read it, then answer',)).validate()

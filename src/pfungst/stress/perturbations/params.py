@@ -10,6 +10,8 @@ Example:
     ('pride', {'fraction': '0.1'})
     >>> parse_spec("cyclic")
     ('cyclic', {})
+    >>> parse_spec('instructions:texts="Answer, briefly."')
+    ('instructions', {'texts': 'Answer, briefly.'})
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import inspect
+import shlex
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -43,12 +46,14 @@ _BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, 
 def parse_spec(text: str) -> tuple[str, dict[str, str]]:
     """The name and the parameters (as text) of a perturbation written ``name`` or ``name:key=value,key=value``.
 
+    A value holding commas is written in double quotes (``instructions:texts="Answer, briefly."``).
+
     Raises:
-        ConfigError: a parameter without ``=``, an empty key or name, or a key given twice.
+        ConfigError: a parameter without ``=``, an empty key or name, a key given twice, or an unclosed quote.
     """
     name, _, rest = (part.strip() for part in text.partition(":"))
     params: dict[str, str] = {}
-    for entry in (part.strip() for part in rest.split(",")) if rest else ():
+    for entry in _entries(text, rest):
         key, equals, value = (part.strip() for part in entry.partition("="))
         if not name or not equals or not key or key in params:
             problem = f"'{key}' is given twice" if key in params else f"'{entry}' is not key=value"
@@ -58,6 +63,19 @@ def parse_spec(text: str) -> tuple[str, dict[str, str]]:
             )
         params[key] = value
     return name, params
+
+
+def _entries(text: str, rest: str) -> list[str]:
+    """``rest`` split at commas outside double quotes, the quotes removed (``texts="Answer, briefly."``)."""
+    lexer = shlex.shlex(rest, posix=True)
+    lexer.whitespace, lexer.whitespace_split, lexer.commenters = ",", True, ""
+    lexer.quotes, lexer.escape = '"', ""  # apostrophes and backslashes (Windows paths) are literal
+    try:
+        return [entry.strip() for entry in lexer]
+    except ValueError:
+        raise ConfigError(
+            f'perturbation {text!r}: a double quote is not closed; quote a value with commas as key="a, b"'
+        ) from None
 
 
 def param_names(target: Callable[..., Any]) -> tuple[str, ...]:
@@ -132,6 +150,9 @@ def _convert_one(text: str, option: Any) -> tuple[bool, Any]:
             return False, None
     if option in (str, Path, Any):
         return True, text if option is not Path else Path(text)
+    if typing.get_origin(option) is tuple and typing.get_args(option)[1:] == (Ellipsis,):
+        found, value = _convert_one(text, typing.get_args(option)[0])  # one value on the command line: a 1-tuple
+        return found, (value,) if found else None
     return False, None
 
 
