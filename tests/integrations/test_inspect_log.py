@@ -134,3 +134,17 @@ def test_a_member_name_twice_in_one_archive_is_refused_naming_it(tmp_path: Path)
         ReaderError, match=r"twice\.eval: field 'samples/q1_epoch_1\.json': this member name occurs more than once"
     ):
         read_inspect_log(path)
+
+
+def test_the_command_line_sets_the_inflate_limits_and_the_refusal_names_the_option(tmp_path: Path) -> None:
+    padded = b" " * (2 * 1024 * 1024) + json.dumps(SAMPLE).encode()  # 2 MiB, within every default limit
+    path = _log(tmp_path / "big.eval", padded)
+    assert CliRunner().invoke(app, ["inspect-log", str(path)]).exit_code == 0
+    total = CliRunner().invoke(app, ["inspect-log", str(path), "--max-total-mib", "1"])
+    assert total.exit_code == 2, total.output
+    assert "inflate past 1,048,576 bytes in all" in " ".join(total.output.split())
+    assert "--max-total-mib" in total.output
+    member = CliRunner().invoke(app, ["inspect-log", str(path), "--max-member-mib", "1"])
+    assert member.exit_code == 2, member.output
+    assert "inflates past 1,048,576 bytes" in " ".join(member.output.split())
+    assert "--max-member-mib" in member.output

@@ -11,9 +11,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from pfungst.cli.common import READ, JsonOption, app, results_console, user_errors, write_json
+from pfungst.integrations.inspect_archive import MAX_MEMBER_BYTES, MAX_TOTAL_BYTES
 from pfungst.path_checks import check_outputs
 
 __all__ = ["inspect_log_command"]
+
+MIB = 1024 * 1024
 
 
 def _number(value: float | None, digits: int = 3) -> str:
@@ -27,6 +30,12 @@ def inspect_log_command(
         str | None, typer.Option(help="The scorer to read (default: pfungst_choice, else the first).")
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap intervals.")] = 0,
+    max_member_mib: Annotated[
+        int, typer.Option(min=1, help="The most MiB one member of an .eval archive may inflate to.")
+    ] = MAX_MEMBER_BYTES // MIB,
+    max_total_mib: Annotated[
+        int, typer.Option(min=1, help="The most MiB all the members of an .eval archive may inflate to together.")
+    ] = MAX_TOTAL_BYTES // MIB,
     json_path: JsonOption = None,
 ) -> None:
     """pfungst's figures from an inspect log's arranged samples, beside the metrics inspect wrote in the log."""
@@ -34,7 +43,8 @@ def inspect_log_command(
 
     with user_errors():
         check_outputs([log], {"--json": json_path})
-        read = read_inspect_log(log, scorer=scorer)
+        limits = {"max_member_bytes": max_member_mib * MIB, "max_total_bytes": max_total_mib * MIB}
+        read = read_inspect_log(log, scorer=scorer, **limits)
         out = results_console(json_path)
         repeats = f", {read.n_duplicates} repeated sample ids left out" if read.n_duplicates else ""
         out.print(

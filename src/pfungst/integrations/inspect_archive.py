@@ -70,7 +70,8 @@ class InflateTotal:
                 0,
                 name,
                 f"the archive's members inflate past {self.limit:,} bytes in all: refusing (a decompression bomb?)",
-                "Check where the log came from; to read a log this large, pass max_total_bytes= to read_inspect_log",
+                "Check where the log came from; to read a log this large, raise --max-total-mib (pfungst inspect-log) or "
+                "max_total_bytes= (read_inspect_log)",
             )
 
 
@@ -137,7 +138,8 @@ def _inflate(name: str, stream: IO[bytes], limit: int, compressed: int, total: I
                 0,
                 "",
                 f"inflates past {limit:,} bytes from {compressed:,} compressed: refusing (a decompression bomb?)",
-                "Check where the log came from; a log inspect wrote has small members",
+                "Check where the log came from; a log inspect wrote has small members (the cap: --max-member-mib, or "
+                "max_member_bytes= in Python)",
             )
     return bytes(buffer)
 
