@@ -70,8 +70,8 @@ class InflateTotal:
                 0,
                 name,
                 f"the archive's members inflate past {self.limit:,} bytes in all: refusing (a decompression bomb?)",
-                "Check where the log came from; to read a log this large, raise --max-total-mib (pfungst inspect-log) or "
-                "max_total_bytes= (read_inspect_log)",
+                "Check where the log came from; to read a log this large, raise --max-total-mib (pfungst inspect-log) "
+                "or max_total_bytes= (read_inspect_log)",
             )
 
 
