@@ -117,7 +117,11 @@ def _knows_even_subjects(context: str, candidate: str) -> float:
 
 
 def _stress_parity(cluster_by: str) -> pfungst.StressResult:
-    config = pfungst.StressConfig(perturbations=("identity",), cache=False, n_bootstrap=50, cluster_by=cluster_by)
+    config = pfungst.StressConfig(
+        run=pfungst.RunConfig(rule="letter", cache=False, cluster_by=cluster_by),
+        perturbations=("identity",),
+        n_bootstrap=50,
+    )
     return pfungst.stress.stress(
         _knowing_parity_benchmark(), ScriptedModel(next_token_script=_knows_even_subjects), config
     )
@@ -143,6 +147,8 @@ def test_cluster_by_a_key_the_items_lack_fails_before_any_model_call() -> None:
     def no_call(context: str, candidate: str) -> float:
         raise AssertionError("the model was asked")
 
-    config = pfungst.StressConfig(perturbations=("identity",), cache=False, cluster_by="chapter")
+    config = pfungst.StressConfig(
+        run=pfungst.RunConfig(rule="letter", cache=False, cluster_by="chapter"), perturbations=("identity",)
+    )
     with pytest.raises(pfungst.ConfigError, match=r"cluster_by 'chapter': 24 of 24 items .* carry: parity, subject"):
         pfungst.stress.stress(_knowing_parity_benchmark(), ScriptedModel(next_token_script=no_call), config)
