@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -10,12 +11,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import pfungst
 from pfungst.data import Benchmark, Item
 from pfungst.errors import ConfigError, ContextOverflow
-from pfungst.evaluate import PromptFormat, RunConfig
+from pfungst.evaluate import PromptFormat, RunConfig, ScoreResult
 from pfungst.evaluate.score_sections import score_sections
 from pfungst.models.requests import LoglikelihoodRequest
-from pfungst.stress import score
+from pfungst.stress import VariantAccuracy, score, stress
 from tests.evaluate.fakes import ScriptedModel as ScriptModel
 from tests.evaluate.fakes import by_continuation
 from tests.models.scripted import ScriptedModel
@@ -255,3 +257,58 @@ def test_on_error_skip_scores_an_overflowing_question_as_skipped_and_goes_on() -
         block.text for section in score_sections(result) for block in section.blocks if hasattr(block, "text")
     )
     assert "skipped: 1 items did not fit the model's context window" in text
+
+
+def _subjects(n_subjects: int = 3, per_subject: int = 4) -> Benchmark:
+    """Items in MMLU-like subjects: they cluster, so accuracy gets a cluster-robust interval."""
+    return Benchmark(
+        "subjects",
+        tuple(
+            Item(
+                f"s{s}-{i}",
+                f"Subject {s}, question {i}?",
+                ("one", "two", "three"),
+                (s + i) % 3,
+                metadata={"subject": f"s{s}"},
+            )
+            for s in range(n_subjects)
+            for i in range(per_subject)
+        ),
+    )
+
+
+def _identity(result: pfungst.StressResult) -> VariantAccuracy:
+    (found,) = [accuracy for accuracy in result.accuracies if accuracy.perturbation == "identity"]
+    return found
+
+
+@pytest.mark.parametrize("cluster_by", ["auto", "none"])
+def test_score_gives_the_accuracy_and_interval_of_a_stress_identity_run(cluster_by: str) -> None:
+    """A user checks that ``pfungst.score`` and the identity pass of ``pfungst.stress`` agree on the same items."""
+    scored = score(_subjects(), ScriptedModel(), rule="letter", cache=False, cluster_by=cluster_by)
+    stressed = stress(_subjects(), ScriptedModel(), perturbations=(), rule="letter", cache=False, cluster_by=cluster_by)
+    identity = _identity(stressed)
+    assert scored.accuracy == identity.accuracy
+    assert math.isnan(scored.design_effect) == math.isnan(identity.design_effect)
+    clustered = cluster_by == "auto"
+    assert ("cluster-robust" in scored.accuracy.method) == clustered
+    assert (scored.accuracy.method == "wilson") == (not clustered)
+    assert [o.chosen for o in scored.outcomes] == [o.chosen for o in stressed.outcomes]
+    read_back = ScoreResult.from_dict(json.loads(json.dumps(scored.to_dict())))
+    assert read_back.accuracy == scored.accuracy and read_back.settings["cluster_by"] == cluster_by
+
+
+def test_score_and_a_stress_identity_run_share_one_cache_and_one_request_count(tmp_path: Path) -> None:
+    cache = tmp_path / "cache.sqlite"
+    scored = score(_subjects(), ScriptedModel(), rule="cloze-raw", cache=cache)
+    model = ScriptedModel()
+    stressed = stress(_subjects(), model, perturbations=(), rule="cloze-raw", cache=cache)
+    assert model.calls == [] and stressed.counts.hits == scored.counts.misses == scored.counts.unique_requests
+    assert stressed.counts.requests == scored.counts.requests
+
+
+def test_the_score_report_names_a_cluster_robust_interval_and_its_design_effect() -> None:
+    result = score(_subjects(), ScriptedModel(), rule="letter", cache=False)
+    text = "\n".join(str(block) for section in score_sections(result) for block in section.blocks)
+    assert "cluster-robust interval" in text and "Wilson" not in text
+    assert "design effect" in text
