@@ -75,7 +75,7 @@ class StressRun:
 
     @property
     def clusters(self) -> Mapping[str, str] | None:
-        """Item id -> cluster for cluster-robust intervals, by ``config.cluster_by``; None: the items are taken as
+        """Item id -> cluster for cluster-robust intervals, by ``config.run.cluster_by``; None: the items are taken as
         independent (they do not cluster, or ``cluster_by`` is ``none``).
 
         Raises:
