@@ -125,16 +125,6 @@ _StressItems = Annotated[
 ]
 
 
-_ClusterBy = Annotated[
-    str,
-    typer.Option(
-        help="Which items share errors (Miller 2024): auto (an MMLU subject, BIG-bench subtask, group or shared "
-        "passage, where items fall in two or more), none (independent items: plain intervals) or a metadata key or "
-        "field every item has."
-    ),
-]
-
-
 @app.command("score")
 def score_command(
     data: DataArgument,
@@ -183,6 +173,16 @@ def _write_score(result: ScoreResult, out: Path | None, json_path: Path | None) 
     if out:
         console.print(f"wrote {escape(str(result.save_items(out)))}")
     write_json(json_path, result.save_json)
+
+
+_ClusterBy = Annotated[
+    str,
+    typer.Option(
+        help="Which items share errors (Miller 2024): auto (an MMLU subject, BIG-bench subtask, group or shared "
+        "passage, where items fall in two or more), none (independent items: plain intervals) or a metadata key or "
+        "field every item has."
+    ),
+]
 
 
 _StressJson = Annotated[Path | None, typer.Option("--json", help="Write the result(s) as JSON ('-': stdout)."), WRITE]
