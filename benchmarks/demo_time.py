@@ -82,7 +82,8 @@ def time_stress(name: str, config: StressConfig, items: int) -> Timing:
     """One demo-like stress run on the first ``items`` gold-position items, fresh cache, model load included."""
     benchmark = make_synthetic(DEMO_STRESSED, n_items=400, seed=0)
     with tempfile.TemporaryDirectory() as folder:
-        settings = replace(config, limit=items, seed=0, cache=Path(folder) / "cache.sqlite")
+        run = replace(config.run, limit=items, seed=0, cache=Path(folder) / "cache.sqlite")
+        settings = replace(config, run=run)
         load_before, start, cpu = os.getloadavg()[0], time.perf_counter(), time.process_time()
         result = stress(benchmark, "smollm2", settings)
         seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu

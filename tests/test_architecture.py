@@ -47,7 +47,7 @@ def test_public_api_is_exactly_the_documented_one() -> None:
             "Provenance",
             "ReaderError",
             "RelianceConfig",
-            "ScoreConfig",
+            "RunConfig",
             "ScoreResult",
             "StressConfig",
             "StressResult",

@@ -20,11 +20,11 @@ if TYPE_CHECKING:
     from pfungst.audit import AuditConfig, AuditResult
     from pfungst.data import Benchmark, Item, Provenance, load
     from pfungst.data.summary import summarize
-    from pfungst.evaluate.runner import ScoreConfig
-    from pfungst.evaluate.runner import score_benchmark as score
+    from pfungst.evaluate.run_config import RunConfig
     from pfungst.evaluate.score_result import ScoreResult
     from pfungst.reliance.analysis import RelianceConfig
     from pfungst.report.loading import read_result
+    from pfungst.stress.score_run import score
     from pfungst.stress.stress_config import StressConfig
     from pfungst.stress.stress_result import StressResult
 
@@ -41,7 +41,7 @@ __all__ = [
     "Provenance",
     "ReaderError",
     "RelianceConfig",
-    "ScoreConfig",
+    "RunConfig",
     "ScoreResult",
     "StressConfig",
     "StressResult",
@@ -62,7 +62,7 @@ _LAZY = {
     "Item": "pfungst.data:Item",
     "Provenance": "pfungst.data:Provenance",
     "RelianceConfig": "pfungst.reliance.analysis:RelianceConfig",
-    "ScoreConfig": "pfungst.evaluate.runner:ScoreConfig",
+    "RunConfig": "pfungst.evaluate.run_config:RunConfig",
     "ScoreResult": "pfungst.evaluate.score_result:ScoreResult",
     "StressConfig": "pfungst.stress.stress_config:StressConfig",
     "StressResult": "pfungst.stress.stress_result:StressResult",
@@ -70,7 +70,7 @@ _LAZY = {
     "load": "pfungst.data:load",
     "read_result": "pfungst.report.loading:read_result",
     "reliance": "pfungst.reliance",
-    "score": "pfungst.evaluate.runner:score_benchmark",
+    "score": "pfungst.stress.score_run:score",
     "stress": "pfungst.stress",
     "summarize": "pfungst.data.summary:summarize",
 }

@@ -171,7 +171,8 @@ def run_demo(
 
 def _stress_config(out: Path, seed: int, stress_items: int) -> StressConfig:
     """The demo's stress settings for this run: its seed, its items and a cache beside the results."""
-    return replace(DEMO_STRESS, limit=stress_items, seed=seed, cache=out / f"{DEMO_STRESSED}.stress-cache.sqlite")
+    run = replace(DEMO_STRESS.run, limit=stress_items, seed=seed, cache=out / f"{DEMO_STRESSED}.stress-cache.sqlite")
+    return replace(DEMO_STRESS, run=run)
 
 
 def _conclude(result: StressResult, benchmark: Benchmark, model: str | LanguageModel) -> tuple[str, str]:

@@ -29,7 +29,7 @@ SCHEMA_VERSIONS: dict[str, str] = {
     "stress": "pfungst.stress/1",
     "stress-comparison": "pfungst.stress-comparison/1",
     "rank-stability": "pfungst.rank-stability/1",
-    "score": "pfungst.score/1",
+    "score": "pfungst.score/2",
     "reliance": "pfungst.reliance/1",
     "validity": "pfungst.validity/2",
     "report": "pfungst.report/1",

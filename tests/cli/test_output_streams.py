@@ -147,7 +147,7 @@ NOT_CONFIG = {
 MODEL_OPTIONS = {"threads", "timeout", "deadline", "retries"}  # the backend's options (model_options)
 COMMANDS = {
     "audit": (pfungst.AuditConfig, {"feature_set", "deduplicate", "fix"}),
-    "score": (pfungst.ScoreConfig, set()),
+    "score": (pfungst.RunConfig, set()),
     "stress": (pfungst.StressConfig, {"perturbation", "from_logs"}),
     "reliance": (
         pfungst.RelianceConfig,
@@ -160,9 +160,11 @@ COMMANDS = {
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_every_option_is_named_after_its_config_field(command: str) -> None:
     """Repeatable options take the singular of their tuple field (``--feature-set`` fills ``feature_sets``,
-    ``--perturbation`` ``perturbations``)."""
+    ``--perturbation`` ``perturbations``); a config holding the run's settings (``run``) takes RunConfig's too."""
     config, extra = COMMANDS[command]
     fields = {field.name for field in dataclasses.fields(config)}
+    if "run" in fields:
+        fields |= {field.name for field in dataclasses.fields(pfungst.RunConfig)}
     params = typer.main.get_command(app).commands[command].params  # type: ignore[attr-defined]
     names = {opt.lstrip("-").replace("-", "_") for param in params for opt in param.opts if opt.startswith("--")}
     names -= MODEL_OPTIONS

@@ -1,4 +1,5 @@
-"""Score and stress runs share one set of run settings (RunConfig): the same fields, defaults and checks."""
+"""Score and stress runs share one set of run settings (RunConfig, held by StressConfig as ``run``): the same fields,
+checks and messages."""
 
 from __future__ import annotations
 
@@ -9,10 +10,14 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+import pfungst
 from pfungst.cli import app
+from pfungst.data import Benchmark, Item
 from pfungst.errors import ConfigError
-from pfungst.evaluate import RunConfig, ScoreConfig
+from pfungst.evaluate import RunConfig
 from pfungst.stress import StressConfig
+from pfungst.stress.suite import stress
+from tests.models.scripted import ScriptedModel
 
 
 @pytest.mark.parametrize(
@@ -22,22 +27,44 @@ from pfungst.stress import StressConfig
         ({"chunk_size": 0}, r"chunk_size must be at least 1, got 0"),
         ({"chunk_size": True}, r"chunk_size must be an integer, got True"),
         ({"rule": "pmii"}, r"Unknown scoring rule 'pmii'\. Did you mean: pmi\?"),
+        ({"level": 1.5}, r"level must be in \(0, 1\), got 1\.5"),
+        ({"cluster_by": ""}, r"cluster_by must be 'auto', 'none' or the name of a metadata key or field"),
     ],
 )
 def test_score_and_stress_refuse_a_shared_setting_with_the_same_message(settings: dict[str, Any], message: str) -> None:
+    model = ScriptedModel()
+    items = Benchmark("toy", (Item("q", "One?", ("a", "b"), 0),))
     with pytest.raises(ConfigError, match=message) as score_error:
-        ScoreConfig(**settings).resolve()
+        pfungst.score(items, model, cache=False, **settings)
     with pytest.raises(ConfigError, match=message) as stress_error:
-        StressConfig(**settings).validate()
-    assert str(score_error.value) == str(stress_error.value)
+        stress(items, model, cache=False, **settings)
+    with pytest.raises(ConfigError, match=message) as config_error:
+        StressConfig(run=RunConfig(**settings)).validate()
+    assert str(score_error.value) == str(stress_error.value) == str(config_error.value)
+    assert model.calls == []
 
 
-def test_score_and_stress_settings_are_run_settings_with_their_own_default_rule() -> None:
-    shared = {field.name for field in dataclasses.fields(RunConfig)}
-    assert shared <= {field.name for field in dataclasses.fields(StressConfig)}
-    assert {field.name for field in dataclasses.fields(ScoreConfig)} == shared
-    assert (ScoreConfig().rule, StressConfig().rule) == ("cloze-raw", "letter")
-    assert ScoreConfig().cache_path() == StressConfig().cache_path()
+def test_a_stress_config_holds_the_run_settings_once() -> None:
+    """The run's settings are a RunConfig held as ``run``; none is repeated in StressConfig."""
+    run_fields = {field.name for field in dataclasses.fields(RunConfig)}
+    stress_fields = {field.name for field in dataclasses.fields(StressConfig)}
+    assert "run" in stress_fields and not run_fields & stress_fields
+    config = StressConfig(run=RunConfig(rule="cloze-raw", limit=3), perturbations=("cyclic",))
+    assert config.to_dict()["rule"] == "cloze-raw" and config.to_dict()["limit"] == 3
+    assert (RunConfig().rule, StressConfig().run.rule) == ("cloze-raw", "letter")
+
+
+def test_keyword_settings_reach_the_run_or_the_stress_config_and_a_typo_is_named() -> None:
+    model = ScriptedModel()
+    items = Benchmark("toy", tuple(Item(f"q{i}", f"Q{i}?", ("a", "b"), 0) for i in range(4)))
+    config = StressConfig(run=RunConfig(rule="cloze-raw", cache=False), perturbations=("cyclic",))
+    result = stress(items, model, config, limit=2, n_bootstrap=20)
+    assert result.settings["limit"] == 2 and result.settings["n_bootstrap"] == 20
+    assert result.settings["rule"] == "cloze-raw" and result.benchmark["n_items"] == 2  # the given run kept
+    with pytest.raises(ConfigError, match=r"Unknown stress setting 'limt'\. Did you mean: limit\?"):
+        stress(items, model, limt=2, cache=False)
+    with pytest.raises(ConfigError, match=r"Unknown score setting 'n_bootstrap'"):
+        pfungst.score(items, model, n_bootstrap=20, cache=False)
 
 
 def test_generate_samples_with_the_run_seed_unless_its_parameters_set_one() -> None:

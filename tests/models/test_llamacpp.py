@@ -12,10 +12,10 @@ import pytest
 
 from pfungst.data import Benchmark, Item
 from pfungst.errors import BackendUnavailable, ContextOverflow, MissingDependency, RequestFailed
-from pfungst.evaluate import score_benchmark
 from pfungst.models.embedded import embedded_model_path
 from pfungst.models.llamacpp import LlamaCppModel, file_fingerprint
 from pfungst.models.requests import GenerateRequest, LoglikelihoodRequest, NextTokenRequest
+from pfungst.stress import score
 
 CONTEXT = "Question: Which of these is a source of light?\nA. a rock\nB. the sun\nC. a spoon\nD. sand\nAnswer:"
 OPTIONS = (" a rock", " the sun", " a spoon", " sand")
@@ -182,8 +182,8 @@ def test_a_question_longer_than_the_context_window_is_named_or_skipped(model: Ll
     small = LlamaCppModel(model.path, n_ctx=32, n_threads=1)
     try:
         with pytest.raises(ContextOverflow, match=r"item 'long' .*does not fit the context window of 32 tokens"):
-            score_benchmark(Benchmark("window", items), small, cache=False)
-        result = score_benchmark(Benchmark("window", items), small, cache=False, on_error="skip")
+            score(Benchmark("window", items), small, cache=False)
+        result = score(Benchmark("window", items), small, cache=False, on_error="skip")
     finally:
         small.close()
     assert [outcome.status for outcome in result.outcomes] == ["ok", "skipped"]

@@ -80,7 +80,7 @@ def test_score_lines_take_the_model_from_the_stem_or_the_argument(tmp_path: Path
 
 def test_score_json_needs_its_items(tmp_path: Path) -> None:
     document = {
-        "schema_version": "pfungst.score/1",
+        "schema_version": "pfungst.score/2",
         "model": "fp",
         "benchmark": {"name": "arc"},
         "items": [_score_line("a", True)],
@@ -313,6 +313,6 @@ def test_a_helm_run_spec_that_is_not_utf8_or_too_deep_is_named(tmp_path: Path) -
 
 def test_a_score_json_that_is_not_utf8_is_named(tmp_path: Path) -> None:
     path = tmp_path / "score.json"
-    path.write_bytes(b'{"schema_version": "pfungst.score/1", "model": "caf\xe9"}')
+    path.write_bytes(b'{"schema_version": "pfungst.score/2", "model": "caf\xe9"}')
     with pytest.raises(ReaderError, match=r"score\.json: field '\(json\)': not UTF-8 text"):
         read_outcomes(path, format="pfungst-score")

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+import pfungst
 from pfungst.audit.run import audit
 from pfungst.data.summary import summarize
 from pfungst.data.synthetic import make_synthetic
-from pfungst.evaluate.runner import score_benchmark
 from pfungst.reliance import ModelOutcomes, reliance
 from pfungst.report.html import render_html
 from pfungst.stress.comparison import compare
@@ -92,7 +92,7 @@ def demo_objects() -> dict[str, Any]:
         stress(benchmark, _model("C"), **{**settings, "perturbations": ("identity", "cyclic", "rules")}),
     ]
     ranks = compare(results, names=["prefers-A", "prefers-C"], seed=seed, n_bootstrap=50)
-    scored = score_benchmark(benchmark, _model("A"), cache=False, limit=24)
+    scored = pfungst.score(benchmark, _model("A"), cache=False, limit=24)
     outcomes = [
         ModelOutcomes(
             name,

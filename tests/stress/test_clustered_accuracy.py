@@ -117,7 +117,11 @@ def _knows_even_subjects(context: str, candidate: str) -> float:
 
 
 def _stress_parity(cluster_by: str) -> pfungst.StressResult:
-    config = pfungst.StressConfig(perturbations=("identity",), cache=False, n_bootstrap=50, cluster_by=cluster_by)
+    config = pfungst.StressConfig(
+        run=pfungst.RunConfig(rule="letter", cache=False, cluster_by=cluster_by),
+        perturbations=("identity",),
+        n_bootstrap=50,
+    )
     return pfungst.stress.stress(
         _knowing_parity_benchmark(), ScriptedModel(next_token_script=_knows_even_subjects), config
     )
@@ -143,6 +147,19 @@ def test_cluster_by_a_key_the_items_lack_fails_before_any_model_call() -> None:
     def no_call(context: str, candidate: str) -> float:
         raise AssertionError("the model was asked")
 
-    config = pfungst.StressConfig(perturbations=("identity",), cache=False, cluster_by="chapter")
+    config = pfungst.StressConfig(
+        run=pfungst.RunConfig(rule="letter", cache=False, cluster_by="chapter"), perturbations=("identity",)
+    )
     with pytest.raises(pfungst.ConfigError, match=r"cluster_by 'chapter': 24 of 24 items .* carry: parity, subject"):
         pfungst.stress.stress(_knowing_parity_benchmark(), ScriptedModel(next_token_script=no_call), config)
+
+
+def test_a_cluster_robust_accuracy_interval_stays_within_zero_and_one() -> None:
+    """With few clusters the t interval's ends can fall outside [0, 1]; an accuracy's interval is cut to it, so the
+    result file reads back."""
+    clusters = {f"q{s}-{i}": f"s{s // 3}" for s in range(6) for i in range(4)}  # two clusters: 1 degree of freedom
+    outcomes = [o for o in _stress_parity("none").outcomes if o.perturbation == "identity"]
+    (wide,) = pfungst.stress.variant_accuracies(outcomes, clusters=clusters)
+    assert wide.accuracy.ci is not None and "cluster-robust" in wide.accuracy.method
+    assert (wide.accuracy.ci.low, wide.accuracy.ci.high) == (0.0, 1.0)
+    assert pfungst.stress.VariantAccuracy.from_dict(wide.to_dict()).accuracy == wide.accuracy

@@ -21,6 +21,7 @@ import pytest
 import pfungst
 from pfungst.data import Benchmark, Item
 from pfungst.errors import ConfigError, ReaderError
+from pfungst.evaluate.run_config import RunConfig
 from pfungst.stress import StressConfig
 from pfungst.stress.lm_eval import export_lm_eval, stress_from_logs
 from pfungst.stress.metrics import CircularMetrics, SelectionBias
@@ -114,7 +115,9 @@ def _key(outcome: Any) -> tuple[Any, ...]:
 
 @pytest.mark.parametrize("rule", ["letter", "cloze-raw"])
 def test_logs_give_the_outcomes_and_figures_of_a_direct_run(tmp_path: Path, rule: str) -> None:
-    config = StressConfig(rule=rule, perturbations=PERTURBATIONS, rules=("letter", "cloze-raw", "cloze-byte"), **FAST)
+    config = StressConfig(
+        run=RunConfig(rule=rule), perturbations=PERTURBATIONS, rules=("letter", "cloze-raw", "cloze-byte"), **FAST
+    )
     exported = export_lm_eval(_benchmark(), tmp_path / "tasks", config)
     run_like_lm_eval(tmp_path / "tasks", tmp_path / "out", _score)
 
@@ -164,7 +167,9 @@ def test_every_document_stores_its_arrangement_and_the_tasks_load_as_yaml(tmp_pa
 
 
 def test_cloze_tasks_use_lm_evals_space_delimiter_so_acc_norm_means_what_it_usually_does(tmp_path: Path) -> None:
-    export_lm_eval(_benchmark(), tmp_path, StressConfig(rule="cloze-raw", perturbations=("answer-moved",), rules=()))
+    export_lm_eval(
+        _benchmark(), tmp_path, StressConfig(run=RunConfig(rule="cloze-raw"), perturbations=("answer-moved",), rules=())
+    )
     task = _read_yaml(tmp_path / "pfungst_toy_answer_moved.yaml")
     assert task["target_delimiter"] == " "
     assert [m["metric"] for m in task["metric_list"]] == ["acc", "acc_norm", "acc_bytes"]
@@ -208,7 +213,7 @@ def test_what_needs_answers_to_plan_cannot_be_exported(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="top2 cannot be exported"):
         export_lm_eval(_benchmark(), tmp_path, StressConfig(perturbations=("top2",)))
     with pytest.raises(ConfigError, match="rule 'pmi' cannot be scored from lm-eval's logs"):
-        export_lm_eval(_benchmark(), tmp_path, StressConfig(rule="pmi", perturbations=()))
+        export_lm_eval(_benchmark(), tmp_path, StressConfig(run=RunConfig(rule="pmi"), perturbations=()))
     result = export_lm_eval(_benchmark(), tmp_path, StressConfig(perturbations=("rules",)))
     assert "rules: cloze-token not exported (lm-eval logs no token counts)" in result.not_exported
 

@@ -28,6 +28,7 @@ import pfungst  # noqa: E402
 from pfungst.data import Benchmark, Item  # noqa: E402
 from pfungst.errors import MissingDependency  # noqa: E402
 from pfungst.evaluate import Outcome  # noqa: E402
+from pfungst.evaluate.run_config import RunConfig  # noqa: E402
 from pfungst.models.embedded import embedded_model_path  # noqa: E402
 from pfungst.models.openai import OpenAIModel  # noqa: E402
 from pfungst.stress import StressConfig, StressResult  # noqa: E402
@@ -78,7 +79,9 @@ def server(smollm2_path: Path) -> Iterator[str]:
 def test_lm_eval_logs_give_pfungsts_own_choices(
     server: str, smollm2_path: Path, tmp_path: Path, rule: str, perturbations: tuple[str, ...], n_items: int
 ) -> None:
-    config = StressConfig(rule=rule, perturbations=perturbations, rules=(rule,), n_bootstrap=200, cache=False)
+    config = StressConfig(
+        run=RunConfig(rule=rule, cache=False), perturbations=perturbations, rules=(rule,), n_bootstrap=200
+    )
     benchmark = _benchmark(n_items)
     export_lm_eval(benchmark, tmp_path / "tasks", config, bos_text=SMOLLM2_BOS)
     tokenizer = write_tokenizer(smollm2_path, tmp_path / "tokenizer", counted_as_one=SMOLLM2_BOS)

@@ -97,13 +97,14 @@ def lm_eval_command(
 
 
 def _config(options: dict[str, Any]) -> StressConfig:
+    from pfungst.evaluate.run_config import RunConfig
     from pfungst.stress.lm_eval import EXPORT_PERTURBATIONS
     from pfungst.stress.stress_config import StressConfig
 
     return config_from_options(
         StressConfig,
         options,
+        run=config_from_options(RunConfig, options, cache=False),
         rules=tuple(r.strip() for r in options["rules"].split(",") if r.strip()),
         perturbations=tuple(options["perturbation"]) if options["perturbation"] else EXPORT_PERTURBATIONS,
-        cache=False,
     )

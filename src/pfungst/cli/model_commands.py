@@ -147,21 +147,24 @@ def score_command(
     timeout: TimeoutOption = None,
     deadline: DeadlineOption = None,
     retries: RetriesOption = None,
+    cluster_by: _ClusterBy = "auto",
     quiet: QuietOption = False,
 ) -> None:
-    """Score a benchmark with a language model: accuracy with its Wilson interval against chance, per-item results."""
-    options = locals()  # every option by name: ScoreConfig's fields are named after them
+    """Score a benchmark with a language model: accuracy with its interval against chance, per-item results (a stress
+    run with the identity perturbation alone: the same accuracy and interval)."""
+    options = locals()  # every option by name: RunConfig's fields are named after them
     with user_errors():
-        from pfungst.evaluate.runner import ScoreConfig, score_benchmark
+        from pfungst.evaluate.run_config import RunConfig
         from pfungst.report.console_blocks import render_to_console
+        from pfungst.stress.score_run import score
 
         check_outputs([data, *_default_cache(cache)], {"--cache": cache, "--out": out, "--json": json_path})
-        config = config_from_options(ScoreConfig, options, **_run_settings(options, model))
-        config.resolve()  # before reading data: a typo should not cost a load
+        config = config_from_options(RunConfig, options, **_run_settings(options, model))
+        config.validate()  # before reading data: a typo should not cost a load
         check_suffix(out)
         benchmark = load_benchmark(data, reader, map, on_error, strict)
         with progress_bar(quiet, "loading the model") as report:
-            result = score_benchmark(benchmark, model, config, progress=report)
+            result = score(benchmark, model, config, progress=report)
         render_to_console(result, results_console(json_path))
         _write_score(result, out, json_path)
 
@@ -250,6 +253,7 @@ def _stress_from_logs(
 def _stress_config(options: dict[str, Any]) -> StressConfig:
     """The run's settings: each option of the same name, and those whose command-line form differs, converted; each
     ``--model`` spec is checked too, so a typo costs no data load."""
+    from pfungst.evaluate.run_config import RunConfig
     from pfungst.models.registry import applicable_options
     from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS, StressConfig
 
@@ -258,9 +262,9 @@ def _stress_config(options: dict[str, Any]) -> StressConfig:
     return config_from_options(
         StressConfig,
         options,
+        run=config_from_options(RunConfig, options, **_run_settings(options)),
         rules=tuple(r.strip() for r in options["rules"].split(",") if r.strip()),
         perturbations=tuple(options["perturbation"]) if options["perturbation"] else DEFAULT_PERTURBATIONS,
-        **_run_settings(options),
     )
 
 
@@ -277,15 +281,16 @@ def _run_stress(
     results = []
     for spec in models or ["smollm2"]:
         with progress_bar(quiet, "planning") as report:
-            options = applicable_options(spec, config.model_options)
-            results.append(stress(benchmark, spec, replace(config, model_options=options), progress=report))
+            options = applicable_options(spec, config.run.model_options)
+            run = replace(config.run, model_options=options)
+            results.append(stress(benchmark, spec, replace(config, run=run), progress=report))
         render_to_console(results[-1], out)
     if len(results) < 2:
         return results, None
     names = [spec_without_credentials(spec) for spec in models or ()]  # names are shown and stored
     if len(set(names)) < len(names):  # specs that differed only in their credentials
         names = [f"{name} ({number})" for number, name in enumerate(names, 1)]
-    ranks = compare(results, names=names, seed=config.seed, n_bootstrap=config.n_bootstrap)
+    ranks = compare(results, names=names, seed=config.run.seed, n_bootstrap=config.n_bootstrap)
     render_to_console(ranks, out)
     return results, ranks
 

@@ -1,8 +1,9 @@
 """The evaluation engine every model run uses: prompt formats, scoring rules, arrangements and variants, the
 planner / de-duplicator / asker, and the :class:`Outcome` record of each question.
 
-``score(benchmark, model)`` (:func:`score_benchmark`, ``pfungst.score``) is the engine's identity-only run; the
-stress suite (:mod:`pfungst.stress`) drives the same engine with perturbations. Nothing here imports the stress suite.
+:class:`RunConfig` holds the settings every model run shares; the stress suite (:mod:`pfungst.stress`) drives the
+engine with perturbations, and ``pfungst.score`` is its run with ``identity`` alone. Nothing here imports the stress
+suite.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ if TYPE_CHECKING:
     from pfungst.evaluate.formats import BUILTIN_FORMATS, FormatGrammar, PromptFormat, RenderedPrompt, get_format
     from pfungst.evaluate.outcome import Outcome
     from pfungst.evaluate.run_config import RunConfig, default_cache_path
-    from pfungst.evaluate.runner import ScoreConfig, score_benchmark
     from pfungst.evaluate.score_result import ScoreCounts, ScoreResult
     from pfungst.evaluate.scoring import SCORING_RULES, Decision, ScoringRule, get_scoring_rule
     from pfungst.evaluate.variants import VARIANTS, Presentation, Variant, get_variant
@@ -35,7 +35,6 @@ __all__ = [
     "PromptFormat",
     "RenderedPrompt",
     "RunConfig",
-    "ScoreConfig",
     "ScoreCounts",
     "ScoreResult",
     "ScoringRule",
@@ -45,7 +44,6 @@ __all__ = [
     "get_format",
     "get_scoring_rule",
     "get_variant",
-    "score_benchmark",
 ]
 
 __getattr__, __dir__ = lazy_exports(
@@ -60,10 +58,8 @@ __getattr__, __dir__ = lazy_exports(
         "RenderedPrompt": "pfungst.evaluate.formats",
         "get_format": "pfungst.evaluate.formats",
         "Outcome": "pfungst.evaluate.outcome",
-        "ScoreConfig": "pfungst.evaluate.runner",
         "default_cache_path": "pfungst.evaluate.run_config",
         "RunConfig": "pfungst.evaluate.run_config",
-        "score_benchmark": "pfungst.evaluate.runner",
         "ScoreCounts": "pfungst.evaluate.score_result",
         "ScoreResult": "pfungst.evaluate.score_result",
         "SCORING_RULES": "pfungst.evaluate.scoring",

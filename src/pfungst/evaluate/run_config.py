@@ -1,20 +1,23 @@
-"""The settings every model run shares, scoring (:class:`~pfungst.evaluate.runner.ScoreConfig`) and stressing
-(:class:`~pfungst.stress.stress_config.StressConfig`) alike: one set of fields, one set of checks."""
+"""The settings every model run shares, scoring (:func:`pfungst.stress.score_run.score`) and stressing
+(:class:`~pfungst.stress.stress_config.StressConfig` holds one as its ``run``) alike: one set of fields, one set of
+checks, one accuracy interval."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pfungst.data.builder import OnError
-from pfungst.errors import ConfigError, check_run_settings
+from pfungst.data.clusters import check_cluster_by
+from pfungst.errors import ConfigError, check_run_settings, override_settings, unknown_name_message
 from pfungst.evaluate.formats import PromptFormat, get_format
 from pfungst.evaluate.scoring import ScoringRule, get_scoring_rule
 
-__all__ = ["RunConfig", "cache_location", "check_count", "default_cache_path"]
+__all__ = ["RunConfig", "cache_location", "check_count", "default_cache_path", "override_run_settings"]
 
 _CACHE_ENV = "PFUNGST_CACHE"
 _MEMORY = ":memory:"
@@ -22,10 +25,11 @@ _MEMORY = ":memory:"
 
 @dataclass(frozen=True)
 class RunConfig:
-    """What a run asks a model with (rule, prompt), of how many items, through which cache and in what batches.
+    """What a run asks a model with (rule, prompt), of how many items, through which cache and in what batches, and
+    how its accuracy interval is drawn.
 
-    :class:`~pfungst.evaluate.runner.ScoreConfig` and :class:`~pfungst.stress.stress_config.StressConfig` extend it;
-    a run's settings are checked by :meth:`validate` before the first model call.
+    ``pfungst.score`` takes it as its settings; :class:`~pfungst.stress.stress_config.StressConfig` holds one as its
+    ``run``. A run's settings are checked by :meth:`validate` before the first model call.
 
     Example:
         >>> RunConfig(rule="letter", limit=20).validate()
@@ -59,12 +63,19 @@ class RunConfig:
     on_error: OnError = "raise"
     """What a question longer than the model's context window does: ``raise`` stops the run with an error naming
     the item; ``skip`` leaves it unasked (its outcome is ``skipped``: counted, and counted as wrong) and goes on."""
+    level: float = 0.95
+    """Coverage of every interval."""
+    cluster_by: str = "auto"
+    """Which items belong together for cluster-robust intervals and paired tests (Miller 2024): ``auto`` (an MMLU
+    subject, a BIG-bench subtask, a ``group``, a shared passage: :func:`pfungst.data.clusters.item_clusters`),
+    ``none`` (independent items: Wilson and plain paired intervals) or a metadata key or field every item carries."""
 
     def validate(self) -> None:
         """Check the shared settings and the scoring rule's name and parameters.
 
         Raises:
-            ConfigError: a count out of range, a seed out of range, an unknown ``on_error``, rule or rule parameter.
+            ConfigError: a count, seed or level out of range, an empty ``cluster_by``, an unknown ``on_error``, rule
+                or rule parameter.
         """
         check_count("chunk_size", self.chunk_size, minimum=1)
         if self.limit is not None:
@@ -72,6 +83,9 @@ class RunConfig:
         check_run_settings(seed=self.seed)
         if self.on_error not in ("raise", "skip"):
             raise ConfigError(f"on_error must be 'raise' or 'skip', not {self.on_error!r}")
+        check_cluster_by(self.cluster_by)
+        if isinstance(self.level, bool) or not isinstance(self.level, int | float) or not 0 < self.level < 1:
+            raise ConfigError(f"level must be in (0, 1), got {self.level!r}")
         self.main_rule()
 
     def main_rule(self) -> ScoringRule:
@@ -104,6 +118,41 @@ class RunConfig:
     def cache_path(self) -> str:
         """The cache file this run uses (``":memory:"`` when ``cache`` is False)."""
         return cache_location(self.cache)
+
+
+_Holder = TypeVar("_Holder")
+
+
+def override_run_settings(config: _Holder, settings: Mapping[str, Any], what: str) -> _Holder:
+    """``config`` (a dataclass holding a :class:`RunConfig` as ``run``) with the keyword ``settings`` replacing
+    single fields, its own or its run's (``stress(b, m, limit=20, perturbations=("cyclic",))``).
+
+    Raises:
+        ConfigError: a name that is neither a field of ``config`` nor of :class:`RunConfig` (close matches and every
+            field listed).
+
+    Example:
+        >>> @dataclass(frozen=True)
+        ... class Holder:
+        ...     run: RunConfig = field(default_factory=RunConfig)
+        ...     rounds: int = 1
+        >>> held = override_run_settings(Holder(), {"limit": 5, "rounds": 2}, "test")
+        >>> held.run.limit, held.rounds
+        (5, 2)
+    """
+    run_names = [item.name for item in dataclasses.fields(RunConfig)]
+    own_names = [item.name for item in dataclasses.fields(config)]  # type: ignore[arg-type]
+    known = [*own_names, *run_names]
+    unknown = sorted(set(settings) - set(known))
+    if unknown:
+        raise ConfigError(
+            f"unknown {what} setting(s) {unknown}: "
+            + "; ".join(unknown_name_message(f"{what} setting", name, known) for name in unknown)
+        )
+    own = {name: value for name, value in settings.items() if name in own_names}
+    run_settings = {name: value for name, value in settings.items() if name in run_names}
+    run = override_settings(own.pop("run", config.run), run_settings, what)  # type: ignore[attr-defined]
+    return dataclasses.replace(config, run=run, **own)  # type: ignore[type-var]
 
 
 def check_count(name: str, value: Any, minimum: int, none: str = "") -> None:

@@ -1,5 +1,6 @@
 """What scoring a benchmark found: one :class:`~pfungst.evaluate.outcome.Outcome` per item, and accuracy with its
-interval against chance read from them.
+interval against chance, the same estimate a stress run reports for its ``identity`` pass
+(:func:`pfungst.stress.score_run.score` runs the stress machinery with ``identity`` alone).
 
 Schema changes that alter a field's meaning bump :data:`SCHEMA_VERSION`.
 """
@@ -54,7 +55,6 @@ class ScoreCounts:
 class ScoreTotals:
     """What a score's outcomes add up to, as read from a result file written without its per-item records."""
 
-    accuracy: Estimate
     n_items: int
     n_refused: int
     n_unparseable: int
@@ -79,12 +79,16 @@ def accuracy_estimate(correct: int, n_options: list[int], level: float = 0.95) -
 class ScoreResult(NotebookDisplay):
     """A benchmark scored by one model with one scoring rule and one prompt format, with what made it.
 
-    A view over the run's outcomes (the ``identity`` arrangement of every item, so positions are original indices):
-    accuracy and the refusal counts are read from them.
+    The outcomes are the ``identity`` arrangement of every item (positions are original indices); the refusal counts
+    are read from them.
     """
 
     outcomes: tuple[Outcome, ...]
     """One outcome per item, in benchmark order."""
+    accuracy: Estimate
+    """Share of items answered correctly (refused, unparseable and skipped count as wrong), baseline chance (the mean
+    of ``1 / K``): a Wilson interval, or a cluster-robust one where the items cluster (``cluster_by``), exactly as a
+    stress run's ``identity`` accuracy."""
     counts: ScoreCounts
     """Requests, cache hits and misses, model calls, seconds."""
     model: str
@@ -98,6 +102,9 @@ class ScoreResult(NotebookDisplay):
     environment: dict[str, Any]
     """Package versions, git revision, platform and time (:func:`pfungst.environment.environment`)."""
     schema_version: str = SCHEMA_VERSION
+    design_effect: float = math.nan
+    """Clustered / naive variance of the accuracy where the items cluster (its interval is then cluster-robust); NaN
+    where they do not."""
     file_totals: ScoreTotals | None = None
     """The totals as read from a result file written without per-item records (then ``outcomes`` is empty); None
     when the outcomes are held (the totals are read from them)."""
@@ -129,7 +136,6 @@ class ScoreResult(NotebookDisplay):
         records = fields.records("items") if fields.has("items") else []
         outcomes = tuple(Outcome.from_fields(entry) for entry in records)
         totals = ScoreTotals(
-            fields.estimate("accuracy"),
             fields.integer("n_items"),
             fields.integer("n_refused"),
             fields.integer("n_unparseable"),
@@ -137,6 +143,8 @@ class ScoreResult(NotebookDisplay):
         )
         return cls(
             outcomes=outcomes,
+            accuracy=fields.estimate("accuracy"),
+            design_effect=fields.number("design_effect"),
             counts=read_dataclass(ScoreCounts, fields.sub("counts")),
             model=fields.string("model"),
             benchmark=fields.benchmark(),
@@ -160,14 +168,6 @@ class ScoreResult(NotebookDisplay):
     def items(self) -> tuple[Outcome, ...]:
         """The per-item outcomes (the same as :attr:`outcomes`)."""
         return self.outcomes
-
-    @property
-    def accuracy(self) -> Estimate:
-        """Share of items answered correctly (refused, unparseable and skipped count as wrong), Wilson interval,
-        baseline chance (mean ``1 / K``)."""
-        if self.file_totals:
-            return self.file_totals.accuracy
-        return accuracy_estimate(sum(o.correct for o in self.outcomes), [o.n_options for o in self.outcomes])
 
     @property
     def n_refused(self) -> int:
@@ -202,6 +202,7 @@ class ScoreResult(NotebookDisplay):
             "schema_version": self.schema_version,
             "kind": self.KIND,
             "accuracy": self.accuracy.to_dict(),
+            "design_effect": None if math.isnan(self.design_effect) else self.design_effect,
             "n_items": self.n_items,
             "n_refused": self.n_refused,
             "n_unparseable": self.n_unparseable,

@@ -49,25 +49,26 @@ def score_overview(result: ScoreResult) -> Overview:
 
 
 def score_sections(result: ScoreResult) -> tuple[Section, ...]:
-    """Accuracy against chance with its Wilson interval, refusals, unparseable answers, positions and requests.
+    """Accuracy against chance with its interval (Wilson, or cluster-robust where the items cluster), refusals,
+    unparseable answers, positions and requests.
 
     Example:
+        >>> import pfungst
         >>> from pfungst.data import Benchmark, Item
         >>> from pfungst.models.requests import Loglikelihood
-        >>> from pfungst.evaluate.runner import score_benchmark
         >>> class Shortest:
         ...     fingerprint, capabilities = "shortest", frozenset({"loglikelihood"})
         ...     def loglikelihood(self, requests):
         ...         return [Loglikelihood(-len(r.continuation), 1, len(r.continuation), True) for r in requests]
-        >>> result = score_benchmark(Benchmark("toy", (Item("a", "1 + 1 =", ("2", "11"), 0),)), Shortest(),
-        ...                          cache=False)
+        >>> result = pfungst.score(Benchmark("toy", (Item("a", "1 + 1 =", ("2", "11"), 0),)), Shortest(), cache=False)
         >>> print(score_sections(result)[0].blocks[0].text)
         accuracy 1.000 [0.207, 1.000] (95% Wilson interval), chance 0.500, n = 1
     """
     settings, accuracy = result.settings, result.accuracy
     interval = ""
     if accuracy.ci is not None and not math.isnan(accuracy.ci.low):
-        interval = f" [{accuracy.ci.low:.3f}, {accuracy.ci.high:.3f}] ({accuracy.ci.level:.0%} Wilson interval)"
+        kind = "Wilson" if accuracy.method == "wilson" else "cluster-robust"
+        interval = f" [{accuracy.ci.low:.3f}, {accuracy.ci.high:.3f}] ({accuracy.ci.level:.0%} {kind} interval)"
     blocks: list[Block] = [
         Text(f"accuracy {accuracy.value:.3f}{interval}, chance {accuracy.baseline:.3f}, n = {accuracy.n}"),
         Table("Accuracy", ESTIMATE_COLUMNS, (estimate_row("accuracy", accuracy),), note=methods_note([accuracy])),
@@ -77,6 +78,7 @@ def score_sections(result: ScoreResult) -> tuple[Section, ...]:
                 ("format", str(settings.get("format", "?"))),
                 ("refused", format_number(result.n_refused)),
                 ("unparseable", format_number(result.n_unparseable)),
+                *(() if math.isnan(result.design_effect) else (("design effect", f"{result.design_effect:.2f}"),)),
             )
         ),
     ]

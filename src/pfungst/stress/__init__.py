@@ -2,7 +2,9 @@
 its answers, and how much they do.
 
 ``stress(benchmark, model)`` (:func:`pfungst.stress.suite.stress`) runs the perturbations and returns a
-:class:`StressResult`; :func:`compare` ranks several models' results. The engine it drives (formats, scoring rules,
+:class:`StressResult`; ``score(benchmark, model)`` (:func:`pfungst.stress.score_run.score`) is the same run with
+``identity`` alone and returns a :class:`~pfungst.evaluate.ScoreResult`; :func:`compare` ranks several models'
+results. The engine it drives (formats, scoring rules,
 variants, :class:`~pfungst.evaluate.Outcome`) is :mod:`pfungst.evaluate`.
 """
 
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
         run_pride,
     )
     from pfungst.stress.ranks import RankStability, rank_stability
+    from pfungst.stress.score_run import score
     from pfungst.stress.spread import FormatSpread, SpreadSearch, format_spread, search_spread
     from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS, StressConfig
     from pfungst.stress.stress_result import Analysis, PerturbationCost, StressResult, read_outcomes
@@ -89,6 +92,7 @@ __all__ = [
     "run_pride",
     "rank_stability",
     "read_outcomes",
+    "score",
     "search_spread",
     "selection_bias",
     "stress",
@@ -131,6 +135,7 @@ __getattr__, __dir__ = lazy_exports(
         "run_pride": "pfungst.stress.perturbations.pride.estimate",
         "RankStability": "pfungst.stress.ranks",
         "rank_stability": "pfungst.stress.ranks",
+        "score": "pfungst.stress.score_run",
         "FormatSpread": "pfungst.stress.spread",
         "SpreadSearch": "pfungst.stress.spread",
         "format_spread": "pfungst.stress.spread",

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from pfungst.data.clusters import check_cluster_by
 from pfungst.errors import ConfigError, check_resamples, unknown_name_message
 from pfungst.evaluate.run_config import RunConfig, check_count
 from pfungst.evaluate.scoring import SCORING_RULES, ScoringRule
@@ -31,14 +30,28 @@ DEFAULT_PERTURBATIONS = (
 _PROBABILITY_RULES = ("letter", "cloze-raw", "cloze-token", "cloze-byte", "pmi")
 
 
-@dataclass(frozen=True)
-class StressConfig(RunConfig):
-    """What a stress run asks, of how many items, and how its figures are estimated: a
-    :class:`~pfungst.evaluate.run_config.RunConfig` (the rule, the base prompt format, which the format grammar and
-    the instruction paraphrases vary, the items, cache, batches, seed, backend options) and the perturbations."""
+def _letter_run() -> RunConfig:
+    return RunConfig(rule="letter")
 
-    rule: str = "letter"
-    """The scoring rule of every arrangement perturbation (letter scoring shows selection bias most directly)."""
+
+@dataclass(frozen=True)
+class StressConfig:
+    """What a stress run asks, of how many items, and how its figures are estimated: the run's settings (``run``: the
+    rule, the base prompt format, which the format grammar and the instruction paraphrases vary, the items, cache,
+    batches, seed, backend options, interval level and clusters; the same :class:`RunConfig` ``pfungst.score``
+    takes) and the perturbations.
+
+    Example:
+        >>> config = StressConfig(run=RunConfig(rule="cloze-raw", limit=20), perturbations=("cyclic",))
+        >>> config.validate()
+        >>> config.names
+        ('identity', 'cyclic')
+    """
+
+    run: RunConfig = field(default_factory=_letter_run)
+    """The settings every model run shares (:class:`~pfungst.evaluate.run_config.RunConfig`); by default scoring
+    ``letter`` (the scoring rule of every arrangement perturbation: letter scoring shows selection bias most
+    directly)."""
     perturbations: tuple[Any, ...] = DEFAULT_PERTURBATIONS
     """Which perturbations to run (:data:`~pfungst.stress.perturbations.PERTURBATIONS`, installed plugins included),
     each a name (``"pride"``), a name with parameters (``"pride:fraction=0.1"``), a recorded ``{"name", "params"}``
@@ -51,12 +64,6 @@ class StressConfig(RunConfig):
     every perturbation's draws (sampled orders and formats, PriDe's sample) and the bootstrap."""
     n_bootstrap: int = 1000
     """Bootstrap resamples behind every interval that is not a Wilson interval."""
-    level: float = 0.95
-    """Coverage of every interval."""
-    cluster_by: str = "auto"
-    """Which items belong together for cluster-robust intervals and paired tests (Miller 2024): ``auto`` (an MMLU
-    subject, a BIG-bench subtask, a ``group``, a shared passage: :func:`pfungst.data.clusters.item_clusters`),
-    ``none`` (independent items: Wilson and plain paired intervals) or a metadata key or field every item carries."""
 
     def __post_init__(self) -> None:
         check_resamples(n_bootstrap=self.n_bootstrap)
@@ -65,9 +72,12 @@ class StressConfig(RunConfig):
         """Check every setting.
 
         Raises:
-            ConfigError: an unknown perturbation, perturbation parameter or rule, or a count or level out of range.
+            ConfigError: an invalid run setting (:meth:`RunConfig.validate`), an unknown perturbation, perturbation
+                parameter or rule, or a count out of range.
         """
-        super().validate()
+        if not isinstance(self.run, RunConfig):
+            raise ConfigError(f"run must be a RunConfig, got {type(self.run).__name__}")
+        self.run.validate()
         self.resolved_perturbations()  # every perturbation built: its parameters checked before any model call
         for name in self.rules:
             if name not in SCORING_RULES:
@@ -75,10 +85,7 @@ class StressConfig(RunConfig):
         check_count("n_bootstrap", self.n_bootstrap, minimum=1)
         if self.sample is not None:
             check_count("sample", self.sample, minimum=1)
-        check_cluster_by(self.cluster_by)
-        if not 0 < self.level < 1:
-            raise ConfigError(f"level must be in (0, 1), got {self.level!r}")
-        if "rules" in self.run and not self.rules:
+        if "rules" in self.names and not self.rules:
             raise ConfigError("the 'rules' perturbation needs at least one scoring rule in rules")
 
     def resolved_perturbations(self) -> tuple[Any, ...]:
@@ -91,7 +98,7 @@ class StressConfig(RunConfig):
         return resolve_perturbations(self.perturbations)
 
     @property
-    def run(self) -> tuple[str, ...]:
+    def names(self) -> tuple[str, ...]:
         """The names of the perturbations that run, in the order of
         :data:`~pfungst.stress.perturbations.PERTURBATIONS`, ``identity`` first."""
         wanted = {"identity", *(_spec_name(spec) for spec in self.perturbations)}
@@ -99,30 +106,31 @@ class StressConfig(RunConfig):
 
     def compared_rules(self) -> tuple[ScoringRule, ...]:
         """The rules of the ``rules`` perturbation; the main rule keeps its parameters."""
-        return tuple(self.rule_named(name) for name in dict.fromkeys(self.rules))
+        return tuple(self.run.rule_named(name) for name in dict.fromkeys(self.rules))
 
     @property
     def rule_scores_options(self) -> bool:
         """Whether the main rule scores every option (PriDe and the top-two placement need that); ``generate``
         only marks its parsed choice."""
-        return self.rule != "generate"
+        return self.run.rule != "generate"
 
     def to_dict(self) -> dict[str, Any]:
         """The settings as recorded in results (the format by name or as its fields)."""
+        run = self.run
         return {
-            "rule": self.rule,
-            "rule_params": dict(self.rule_params),
-            "format": self.format_name,
+            "rule": run.rule,
+            "rule_params": dict(run.rule_params),
+            "format": run.format_name,
             "perturbations": [perturbation_spec(p) for p in self.resolved_perturbations()],
             "rules": list(self.rules),
-            "limit": self.limit,
+            "limit": run.limit,
             "sample": self.sample,
-            "cache": self.cache_path(),
-            "chunk_size": self.chunk_size,
-            "on_error": self.on_error,
+            "cache": run.cache_path(),
+            "chunk_size": run.chunk_size,
+            "on_error": run.on_error,
             "n_bootstrap": self.n_bootstrap,
-            "level": self.level,
-            "cluster_by": self.cluster_by,
+            "level": run.level,
+            "cluster_by": run.cluster_by,
         }
 
 

@@ -14,13 +14,15 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from pfungst.data.benchmark import Benchmark
 from pfungst.environment import environment
-from pfungst.errors import ConfigError, override_settings
+from pfungst.errors import ConfigError
 from pfungst.evaluate.engine import Cell, Plan, Progress, ask_plans, count_requests, open_cached, plan_cell
 from pfungst.evaluate.outcome import Outcome
+from pfungst.evaluate.run_config import RunConfig, override_run_settings
+from pfungst.evaluate.score_result import ScoreCounts
 from pfungst.models.cache import CachedModel
 from pfungst.models.protocol import LanguageModel
 from pfungst.stress.costs import plan_costs
@@ -30,7 +32,7 @@ from pfungst.stress.progress import RunProgress, max_requests
 from pfungst.stress.stress_config import StressConfig
 from pfungst.stress.stress_result import StressResult
 
-__all__ = ["first_pass_cells", "prepare_run", "stress"]
+__all__ = ["AskedRun", "ask_perturbations", "first_pass_cells", "prepare_run", "stress"]
 
 
 def stress(
@@ -48,7 +50,7 @@ def stress(
         benchmark: The items (options in original order).
         model: A model spec (``"smollm2"``, a ``.gguf`` path, ``"openai:<base_url>#<model>"``) or a LanguageModel.
         config: Settings (:class:`~pfungst.stress.stress_config.StressConfig`); keyword ``settings`` override single
-            fields (``stress(b, "smollm2", perturbations=("cyclic",), limit=20)``).
+            fields, its own or its run's (``stress(b, "smollm2", perturbations=("cyclic",), limit=20)``).
         progress: Optional callback ``progress(stage, done, total)`` over the model requests of the whole run
             (:mod:`pfungst.stress.progress`): the total is known before the first request, an
             :class:`~pfungst.stress.progress.AtMost` while a later stage's count is only bounded.
@@ -58,40 +60,64 @@ def stress(
             rule needs; all before the first model call.
         BackendError: the model failed (answers stored before the failure stay in the cache; run again to resume).
     """
-    config = override_settings(config or StressConfig(), settings, "stress")
-    run = prepare_run(benchmark, config)
-    perturbations = run.perturbations
-    later = sorted((p for p in perturbations if p.stage > FIRST_PASS), key=lambda p: p.stage)
-    first = [p for p in perturbations if p.stage <= FIRST_PASS]
-    first_plans = [plan_cell(cell) for cell in first_pass_cells(run, first)]
-    tracker = RunProgress(progress or (lambda step, done, total: None))
-    tracker.plan(first_plans, {p.name: max_requests(p, run) for p in later})
-    with open_cached(model, config.cache_path(), config.model_options) as cached:
-        start, before = time.perf_counter(), replace(cached.stats)
-        tracker.attach(cached)
-        asked = _asker(cached, config, tracker)
-        asked.ask_plans(first_plans, step=tracker.stage)
-        for perturbation in later:
-            _ask_later(perturbation, run, asked, tracker)
-        counts = count_requests(asked.plans, before, cached.stats, time.perf_counter() - start)
-        fingerprint = cached.fingerprint
-    findings = [perturbation.analyse(run, asked) for perturbation in perturbations]
+    config = override_run_settings(config or StressConfig(), settings, "stress")
+    done = ask_perturbations(benchmark, model, config, progress)
+    run, asked = done.run, done.asked
+    findings = [perturbation.analyse(run, asked) for perturbation in run.perturbations]
     return StressResult(
-        model=fingerprint,
+        model=done.model,
         accuracies=_accuracies(run, [*asked.outcomes, *_derived(findings)]),
         analyses=tuple(analysis for found in findings for analysis in found.analyses),
-        costs=plan_costs(asked.plans, config.run) + tuple(cost for found in findings for cost in found.costs),
+        costs=plan_costs(asked.plans, config.names) + tuple(cost for found in findings for cost in found.costs),
         outcomes=tuple(asked.outcomes),
-        counts=counts,
+        counts=done.counts,
         warnings=(*_skipped_warning(asked.outcomes), *(warning for found in findings for warning in found.warnings)),
         benchmark=run.benchmark.to_dict(),
         settings={**config.to_dict(), "formats": _describe(run)},
-        seed=config.seed,
+        seed=config.run.seed,
         environment=environment(),
     )
 
 
-def _asker(cached: CachedModel, config: StressConfig, tracker: RunProgress) -> Asked:
+class AskedRun(NamedTuple):
+    """What a run asked, before any analysis: the prepared run, its plans and outcomes, the request counts and the
+    model's fingerprint."""
+
+    run: StressRun
+    asked: Asked
+    counts: ScoreCounts
+    model: str
+
+
+def ask_perturbations(
+    benchmark: Benchmark, model: str | LanguageModel, config: StressConfig, progress: Progress | None = None
+) -> AskedRun:
+    """Validate ``config``, then ask the model every perturbation's questions, stage by stage, through one cache, with
+    one progress counter over the whole run's requests: the runner of ``stress`` and ``score`` alike.
+
+    Raises:
+        ConfigError: an invalid setting, an item a format or rule cannot handle, or a model lacking a capability a
+            rule needs; all before the first model call.
+        BackendError: the model failed (answers stored before the failure stay in the cache; run again to resume).
+    """
+    run = prepare_run(benchmark, config)
+    later = sorted((p for p in run.perturbations if p.stage > FIRST_PASS), key=lambda p: p.stage)
+    first = [p for p in run.perturbations if p.stage <= FIRST_PASS]
+    first_plans = [plan_cell(cell) for cell in first_pass_cells(run, first)]
+    tracker = RunProgress(progress or (lambda step, done, total: None))
+    tracker.plan(first_plans, {p.name: max_requests(p, run) for p in later})
+    with open_cached(model, config.run.cache_path(), config.run.model_options) as cached:
+        start, before = time.perf_counter(), replace(cached.stats)
+        tracker.attach(cached)
+        asked = _asker(cached, config.run, tracker)
+        asked.ask_plans(first_plans, step=tracker.stage)
+        for perturbation in later:
+            _ask_later(perturbation, run, asked, tracker)
+        counts = count_requests(asked.plans, before, cached.stats, time.perf_counter() - start)
+        return AskedRun(run, asked, counts, cached.fingerprint)
+
+
+def _asker(cached: CachedModel, config: RunConfig, tracker: RunProgress) -> Asked:
     """What the run has asked, asking through the cache; every chunk answered advances the run's one counter."""
 
     def ask(plans: Sequence[Plan], step: str | None) -> tuple[Outcome, ...]:
@@ -122,7 +148,7 @@ def _ask_later(perturbation: Perturbation, run: StressRun, asked: Asked, tracker
 
 def _accuracies(run: StressRun, outcomes: Sequence[Outcome]) -> tuple[VariantAccuracy, ...]:
     """Accuracy per variant; cluster-robust where the items cluster (subject, subtask, group; ``cluster_by``)."""
-    return variant_accuracies(outcomes, level=run.config.level, clusters=run.clusters)
+    return variant_accuracies(outcomes, level=run.config.run.level, clusters=run.clusters)
 
 
 def prepare_run(benchmark: Benchmark, config: StressConfig) -> StressRun:
@@ -130,15 +156,15 @@ def prepare_run(benchmark: Benchmark, config: StressConfig) -> StressRun:
     draws, which each makes from the seed."""
     config.validate()
     perturbations = config.resolved_perturbations()
-    rule, base = config.main_rule(), config.base_format()
+    rule, base = config.run.main_rule(), config.run.base_format()
     config.compared_rules()
-    if config.limit is not None:
-        benchmark = benchmark[: config.limit]
+    if config.run.limit is not None:
+        benchmark = benchmark[: config.run.limit]
     if config.sample is not None and config.sample < len(benchmark):
-        chosen = random.Random(config.seed).sample([item.id for item in benchmark], config.sample)
+        chosen = random.Random(config.run.seed).sample([item.id for item in benchmark], config.sample)
         benchmark = benchmark.select(chosen)
     if len(benchmark) == 0:
-        raise ConfigError(f"benchmark '{benchmark.name}' has no items to stress")
+        raise ConfigError(f"benchmark '{benchmark.name}' has no items to run")
     run = StressRun(config, benchmark, rule, base, perturbations)
     _ = run.clusters  # a --cluster-by key the items lack fails here, before the first model call
     return run
@@ -182,7 +208,7 @@ def _derived(findings: Sequence[Findings]) -> list[Outcome]:
 def _describe(run: StressRun) -> dict[str, Any]:
     """Every format used, by name, as its fields (instructions and examples included): the base format and those
     of the perturbations that ask in formats of their own (``prompt_formats(run)``)."""
-    described = {run.config.format_name: run.base.to_dict()}
+    described = {run.config.run.format_name: run.base.to_dict()}
     for perturbation in run.perturbations:
         prompt_formats = getattr(perturbation, "prompt_formats", None)
         for name, prompt_format in (prompt_formats(run) if callable(prompt_formats) else {}).items():

@@ -36,7 +36,7 @@ def export_lm_eval(
     """Write the first pass of a stress run of ``config`` on ``benchmark`` as lm-eval tasks in ``folder``.
 
     Args:
-        benchmark: The items (``config.limit`` and ``config.sample`` apply).
+        benchmark: The items (``config.run.limit`` and ``config.sample`` apply).
         folder: A new or empty folder (lm-eval's ``--include_path``).
         config: The stress settings (default: :data:`EXPORT_PERTURBATIONS` under the letter rule).
         name: The group's name ``pfungst_<name>`` (default: the benchmark's).

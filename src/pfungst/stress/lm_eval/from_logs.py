@@ -25,6 +25,7 @@ from pfungst.environment import environment
 from pfungst.errors import ConfigError, ReaderError
 from pfungst.evaluate.engine import Plan, outcome
 from pfungst.evaluate.outcome import Outcome
+from pfungst.evaluate.run_config import override_run_settings
 from pfungst.evaluate.score_result import ScoreCounts
 from pfungst.models.requests import Loglikelihood, NextTokenLogprobs, NextTokenRequest, Request, Result
 from pfungst.stress.costs import plan_costs
@@ -54,7 +55,7 @@ def stress_from_logs(
         level: Coverage of every interval (default: as exported).
         model: The model's name in the result (default: ``lm-eval:<the folder lm-eval named after it>``).
         cluster_by: Which items share errors: ``auto``, ``none`` or a metadata key or field
-            (``StressConfig.cluster_by``); default: as exported (``auto``).
+            (``RunConfig.cluster_by``); default: as exported (``auto``).
 
     Raises:
         ConfigError: no samples, samples of several models or plans, or none from ``pfungst export lm-eval``.
@@ -75,7 +76,7 @@ def stress_from_logs(
     present = {o.perturbation for o in outcomes}
     missing = [
         f"{name}: no samples in the logs, so its figures are not computed (run its task)"
-        for name in config.run
+        for name in config.names
         if name not in present and name != "pride"
     ]
     planned = [request for plan in answered for request in plan.requests]
@@ -83,11 +84,11 @@ def stress_from_logs(
         model=model or f"lm-eval:{files[0].parent.name}",
         accuracies=variant_accuracies(
             [*outcomes, *(o for f in findings for o in f.outcomes)],
-            level=config.level,
+            level=config.run.level,
             clusters=run.clusters,  # cluster-robust where items cluster, as pfungst.stress does
         ),
         analyses=tuple(analysis for found in findings for analysis in found.analyses),
-        costs=plan_costs(answered, config.run) + tuple(cost for found in findings for cost in found.costs),
+        costs=plan_costs(answered, config.names) + tuple(cost for found in findings for cost in found.costs),
         outcomes=tuple(outcomes),
         counts=ScoreCounts(len(planned), len(set(planned)), 0, 0, 0, 0.0),
         warnings=(
@@ -98,14 +99,16 @@ def stress_from_logs(
         ),
         benchmark=run.benchmark.to_dict(),
         settings={**config.to_dict(), "cache": "", "source": "lm-eval", "samples": [str(path) for path in files]},
-        seed=config.seed,
+        seed=config.run.seed,
         environment=environment(),
     )
 
 
 def _overridden(config: StressConfig, **overrides: Any) -> StressConfig:
-    """The exported settings, with each override that is not None in place of its field."""
-    return dataclasses.replace(config, **{name: value for name, value in overrides.items() if value is not None})
+    """The exported settings, with each override that is not None in place of its field (its own or its run's)."""
+    return override_run_settings(
+        config, {name: value for name, value in overrides.items() if value is not None}, "stress"
+    )
 
 
 def _no_model(plans: Sequence[Plan], step: str | None) -> tuple[Outcome, ...]:

@@ -25,6 +25,7 @@ from typing import Any, Literal
 from pfungst.data.benchmark import Benchmark
 from pfungst.errors import ConfigError
 from pfungst.evaluate.engine import Plan, plan_cell
+from pfungst.evaluate.run_config import RunConfig
 from pfungst.models.requests import LoglikelihoodRequest, NextTokenRequest
 from pfungst.stress.perturbations.base import FIRST_PASS, StressRun
 from pfungst.stress.perturbations.params import perturbation_spec
@@ -55,14 +56,10 @@ _UNEXPORTABLE_RULES = {
     "pmi": "its unconditional term is not an lm-eval request",
     "generate": "lm-eval generation tasks parse answers their own way",
 }
-_SETTINGS = (
-    "rule",
-    "rule_params",
-    "rules",
-    "seed",
-    "n_bootstrap",
-    "level",
-)
+_RUN_SETTINGS = ("rule", "rule_params", "seed", "level")
+"""The exported settings of the run (:class:`~pfungst.evaluate.run_config.RunConfig`)."""
+_STRESS_SETTINGS = ("rules", "n_bootstrap")
+"""The exported settings of the stress run itself."""
 
 Kind = Literal["letter", "cloze"]
 
@@ -154,12 +151,13 @@ def harness_plan(benchmark: Benchmark, config: StressConfig, *, bos_text: str = 
             cannot serve, or a prompt given as a format object rather than a built-in name.
     """
     config.validate()
-    if not isinstance(config.prompt, str):
+    if not isinstance(config.run.prompt, str):
         raise ConfigError("an exported plan names its prompt format: give a built-in format name, not a PromptFormat")
     _check_perturbations(config)
-    if config.rule not in EXPORTABLE_RULES:
+    rule = config.run.rule
+    if rule not in EXPORTABLE_RULES:
         raise ConfigError(
-            f"rule '{config.rule}' cannot be scored from lm-eval's logs ({_UNEXPORTABLE_RULES.get(config.rule, '')}); "
+            f"rule '{rule}' cannot be scored from lm-eval's logs ({_UNEXPORTABLE_RULES.get(rule, '')}); "
             f"use one of {', '.join(EXPORTABLE_RULES)}"
         )
     kept = tuple(rule for rule in config.rules if rule in EXPORTABLE_RULES)
@@ -168,16 +166,17 @@ def harness_plan(benchmark: Benchmark, config: StressConfig, *, bos_text: str = 
         for rule in config.rules
         if rule not in EXPORTABLE_RULES
     )
-    if "rules" in config.run and not kept:
+    if "rules" in config.names and not kept:
         raise ConfigError(f"the 'rules' perturbation needs one of {', '.join(EXPORTABLE_RULES)} in rules")
-    config = dataclasses.replace(config, rules=kept or (config.rule,))
+    config = dataclasses.replace(config, rules=kept or (rule,))
     run = prepare_run(benchmark, config)
     settings = {
         "schema": SCHEMA,
         "benchmark": run.benchmark.name,
-        "prompt": config.prompt,
+        "prompt": config.run.prompt,
         "bos_text": bos_text,
-        **{name: _jsonable(getattr(config, name)) for name in _SETTINGS},
+        **{name: _jsonable(getattr(config.run, name)) for name in _RUN_SETTINGS},
+        **{name: _jsonable(getattr(config, name)) for name in _STRESS_SETTINGS},
         "perturbations": [perturbation_spec(p) for p in run.perturbations],
         "not_exported": list(not_exported),
     }
@@ -230,10 +229,11 @@ def config_from_settings(settings: Mapping[str, Any]) -> StressConfig:
             raise ConfigError(f"the setting {name!r} is missing")
         if not check(settings[name]):
             raise ConfigError(f"the setting {name!r} must be {expected}, found {settings[name]!r:.40}")
-    values = {name: settings[name] for name in _SETTINGS}
-    values["rules"] = tuple(values["rules"])
+    run = RunConfig(prompt=str(settings["prompt"]), **{name: settings[name] for name in _RUN_SETTINGS})
     perturbations = tuple(settings["perturbations"])  # each rebuilt with its recorded parameters
-    return StressConfig(prompt=str(settings["prompt"]), perturbations=perturbations, **values)
+    return StressConfig(
+        run=run, perturbations=perturbations, rules=tuple(settings["rules"]), n_bootstrap=settings["n_bootstrap"]
+    )
 
 
 def rebuild_plan(benchmark: Benchmark, config: StressConfig) -> tuple[StressRun, tuple[Plan, ...]]:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import accuracy_estimate
 from pfungst.schema import Fields, read_dataclass
-from pfungst.stats import Estimate, clustered_mean, wilson_interval
+from pfungst.stats import ConfidenceInterval, Estimate, clustered_mean, wilson_interval
 
 __all__ = ["VariantAccuracy", "proportion_estimate", "variant_accuracies"]
 
@@ -130,7 +130,7 @@ def _accuracy(
         robust = clustered_mean(
             [float(o.correct) for o in group], labels, level, baseline=accuracy.baseline, what="accuracy"
         )
-        accuracy, effect = robust.estimate, robust.design_effect
+        accuracy, effect = _within_shares(robust.estimate), robust.design_effect
     return VariantAccuracy(
         perturbation=perturbation,
         variant=variant,
@@ -140,3 +140,12 @@ def _accuracy(
         n_unanswered=sum(o.status != "ok" for o in group),
         design_effect=effect,
     )
+
+
+def _within_shares(estimate: Estimate) -> Estimate:
+    """A cluster-robust t interval of an accuracy cut to [0, 1]: a share lies there, and the cut loses no coverage
+    (few clusters can put the t interval's ends outside it)."""
+    ci = estimate.ci
+    if ci is None:
+        return estimate
+    return replace(estimate, ci=ConfidenceInterval(max(ci.low, 0.0), min(ci.high, 1.0), ci.level))

@@ -75,18 +75,18 @@ class StressRun:
 
     @property
     def clusters(self) -> Mapping[str, str] | None:
-        """Item id -> cluster for cluster-robust intervals, by ``config.cluster_by``; None: the items are taken as
+        """Item id -> cluster for cluster-robust intervals, by ``config.run.cluster_by``; None: the items are taken as
         independent (they do not cluster, or ``cluster_by`` is ``none``).
 
         Raises:
             ConfigError: ``cluster_by`` names a key some item lacks (:func:`~pfungst.data.clusters.item_clusters`).
         """
-        return item_clusters(self.benchmark, self.config.cluster_by)
+        return item_clusters(self.benchmark, self.config.run.cluster_by)
 
     @property
     def estimation(self) -> dict[str, Any]:
         """The keyword settings of every estimate (``seed``, ``n_bootstrap``, ``level``)."""
-        return {"seed": self.config.seed, "n_bootstrap": self.config.n_bootstrap, "level": self.config.level}
+        return {"seed": self.config.run.seed, "n_bootstrap": self.config.n_bootstrap, "level": self.config.run.level}
 
     def cells(
         self,
@@ -110,10 +110,10 @@ class StressRun:
             labels = prompt_format.labels(item.n_options)
         except ConfigError as exc:
             raise ConfigError(f"item '{item.id}': {exc}") from exc
-        presentations = variant.present(item, labels, self.config.seed)
+        presentations = variant.present(item, labels, self.config.run.seed)
         if label:
             presentations = tuple(dataclasses.replace(p, variant=label) for p in presentations)
-        name = self.config.format_name if format_name is None else format_name
+        name = self.config.run.format_name if format_name is None else format_name
         return [Cell(p, perturbation, rule or self.rule, prompt_format, name) for p in presentations]
 
     def format_cells(
@@ -237,10 +237,10 @@ def own_outcomes_findings(
     The analysis (result type ``kind``) is headed ``"<rule>, <subject>"``; a perturbation that asked nothing has no
     findings.
     """
-    found = FindingsBuilder(perturbation, run.config.rule)
+    found = FindingsBuilder(perturbation, run.config.run.rule)
     outcomes = asked.of(perturbation)
     if outcomes:
-        found.add(kind, f"{run.config.rule}, {subject}", lambda: metric(outcomes, **options, **run.estimation))
+        found.add(kind, f"{run.config.run.rule}, {subject}", lambda: metric(outcomes, **options, **run.estimation))
     return found.findings()
 
 

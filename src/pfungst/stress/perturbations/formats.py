@@ -36,9 +36,9 @@ class FormatsPerturbation:
 
     def prompt_formats(self, run: StressRun) -> dict[str, PromptFormat]:
         """The base format (by its name) and ``format 1`` ... ``format n-1``, drawn from the run's seed."""
-        formats = {run.config.format_name: run.base}
+        formats = {run.config.run.format_name: run.base}
         if self.n > 1:
-            drawn = FormatGrammar(base=run.base).sample(self.n, run.config.seed)
+            drawn = FormatGrammar(base=run.base).sample(self.n, run.config.run.seed)
             sampled = [f for f in drawn if f != run.base][: self.n - 1]
             formats.update({f"format {index}": f for index, f in enumerate(sampled, start=1)})
         return formats

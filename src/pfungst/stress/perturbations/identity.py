@@ -23,11 +23,11 @@ class IdentityPerturbation:
 
     def analyse(self, run: StressRun, asked: Asked) -> Findings:
         """Selection bias by position of the plain pass."""
-        found = FindingsBuilder(self.name, run.config.rule)
+        found = FindingsBuilder(self.name, run.config.run.rule)
         outcomes = asked.of(self.name)
         found.add(
             SelectionBias,
-            f"{run.config.rule}, identity, by position",
+            f"{run.config.run.rule}, identity, by position",
             lambda: selection_bias(outcomes, by="position", **run.estimation),
         )
         return found.findings()

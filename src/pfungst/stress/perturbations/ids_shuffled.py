@@ -24,7 +24,7 @@ class IdsShuffledPerturbation:
 
     def analyse(self, run: StressRun, asked: Asked) -> Findings:
         """Selection bias by label and by position; paired accuracy against the plain pass."""
-        rule, found = run.config.rule, FindingsBuilder(self.name, run.config.rule)
+        rule, found = run.config.run.rule, FindingsBuilder(self.name, run.config.run.rule)
         shuffled, plain = asked.of(self.name), asked.of("identity")
         if not shuffled:
             return found.findings()

@@ -24,14 +24,14 @@ ORIGINAL = "original"
 
 def probe_rules(run: StressRun) -> tuple[ScoringRule, ...]:
     """The main rule, then every rule of ``--rules``, each once: the rules a probe reports."""
-    return tuple(run.config.rule_named(name) for name in dict.fromkeys((run.config.rule, *run.config.rules)))
+    return tuple(run.config.run.rule_named(name) for name in dict.fromkeys((run.config.run.rule, *run.config.rules)))
 
 
 def _covered(run: StressRun, rule: str) -> str:
     """The perturbation that asks the plain questions under ``rule`` anyway (empty when none does)."""
-    if rule == run.config.rule:
+    if rule == run.config.run.rule:
         return "identity"
-    if "rules" in run.config.run and rule in run.config.rules:
+    if "rules" in run.config.names and rule in run.config.rules:
         return "rules"
     return ""
 

@@ -29,7 +29,7 @@ class RulesPerturbation:
     def analyse(self, run: StressRun, asked: Asked) -> Findings:
         """Selection bias by position under each rule (subject ``<rule>, rules``: the main rule's plain pass is
         ``<rule>, identity`` already, and one kind and subject name one analysis)."""
-        found = FindingsBuilder(self.name, run.config.rule)
+        found = FindingsBuilder(self.name, run.config.run.rule)
         outcomes = asked.of(self.name)
         for rule in dict.fromkeys(o.rule for o in outcomes):
             chosen = [o for o in outcomes if o.rule == rule]

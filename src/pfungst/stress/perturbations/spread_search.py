@@ -46,7 +46,7 @@ class SpreadSearchPerturbation:
 
     def prompt_formats(self, run: StressRun) -> dict[str, PromptFormat]:
         """The formats searched, ``search format 0`` ..., drawn from the run's seed plus one."""
-        drawn = FormatGrammar(base=run.base).sample(self.n, run.config.seed + 1)
+        drawn = FormatGrammar(base=run.base).sample(self.n, run.config.run.seed + 1)
         return {f"search format {index}": f for index, f in enumerate(drawn)}
 
     def plan(self, run: StressRun, asked: Asked) -> list[Cell]:
@@ -75,14 +75,14 @@ class SpreadSearchPerturbation:
 
     def analyse(self, run: StressRun, asked: Asked) -> Findings:
         """The search replayed over its own outcomes."""
-        found = FindingsBuilder(self.name, run.config.rule)
+        found = FindingsBuilder(self.name, run.config.run.rule)
         outcomes = asked.of(self.name)
         if outcomes:
             correct = {(o.format, o.item_id): o.correct for o in outcomes}
             items = list(run.benchmark)
             formats = self.prompt_formats(run)
             search = self._search(run, formats, lambda name, indices: [correct[(name, items[i].id)] for i in indices])
-            found.add(SpreadSearch, f"{run.config.rule}, {self.n} formats", lambda: search)
+            found.add(SpreadSearch, f"{run.config.run.rule}, {self.n} formats", lambda: search)
         return found.findings()
 
     def _search(
@@ -97,7 +97,7 @@ class SpreadSearchPerturbation:
             ask_format,
             budget=budget,
             batch=min(10, max(1, budget // 20)),
-            seed=run.config.seed,
+            seed=run.config.run.seed,
         )
 
 

@@ -52,15 +52,15 @@ class TopTwoPerturbation:
 
     def analyse(self, run: StressRun, asked: Asked) -> Findings:
         """Accuracy adjacent versus at the ends, paired by item."""
-        found = FindingsBuilder(self.name, run.config.rule)
+        found = FindingsBuilder(self.name, run.config.run.rule)
         if not run.config.rule_scores_options:
-            found.warnings.append(scores_warning(self.name, run.config.rule))
+            found.warnings.append(scores_warning(self.name, run.config.run.rule))
             return found.findings()
         outcomes = asked.of(self.name)
         if outcomes:
             found.add(
                 PairedDifference,
-                f"{run.config.rule}, top two adjacent versus at the ends",
+                f"{run.config.run.rule}, top two adjacent versus at the ends",
                 lambda: paired_difference(
                     [o for o in outcomes if o.variant == "adjacent"],
                     [o for o in outcomes if o.variant == "ends"],

@@ -35,7 +35,7 @@ class ChoicesOnlyPerturbation:
 
     def analyse(self, run: StressRun, asked: Asked) -> Findings:
         """The choices-only accuracy of each rule against its baselines and the full questions."""
-        found = FindingsBuilder(self.name, run.config.rule)
+        found = FindingsBuilder(self.name, run.config.run.rule)
         outcomes = asked.of(self.name)
         for rule in probe_rules(run):
             mine = [o for o in outcomes if o.rule == rule.name and o.variant == _VARIANT]

@@ -23,7 +23,7 @@ class LetterTextPerturbation:
 
     def plan(self, run: StressRun, asked: Asked) -> list[Cell]:
         """The plain questions under either rule that no other perturbation asks."""
-        return original_cells(run, self.name, [run.config.rule_named(name) for name in _RULES])
+        return original_cells(run, self.name, [run.config.run.rule_named(name) for name in _RULES])
 
     def analyse(self, run: StressRun, asked: Asked) -> Findings:
         """Agreement of the two rules' choices."""

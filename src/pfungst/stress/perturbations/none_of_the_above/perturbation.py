@@ -37,7 +37,7 @@ class NoneOfTheAbovePerturbation:
     def plan(self, run: StressRun, asked: Asked) -> list[Cell]:
         """The substituted items under each rule, and the plain questions no other perturbation asks."""
         items, _ = _eligible(list(run.benchmark))
-        variant = NoneOfTheAbove(assign_replacements(items, run.config.seed))
+        variant = NoneOfTheAbove(assign_replacements(items, run.config.run.seed))
         rules = probe_rules(run)
         edited = [
             cell
@@ -50,7 +50,7 @@ class NoneOfTheAbovePerturbation:
 
     def analyse(self, run: StressRun, asked: Asked) -> Findings:
         """The accuracy change of each rule, overall and per half."""
-        found = FindingsBuilder(self.name, run.config.rule)
+        found = FindingsBuilder(self.name, run.config.run.rule)
         _, skipped = _eligible(list(run.benchmark))
         outcomes = asked.of(self.name)
         for rule in probe_rules(run):

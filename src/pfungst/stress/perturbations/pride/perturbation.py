@@ -61,26 +61,26 @@ class PridePerturbation:
     def plan(self, run: StressRun, asked: Asked) -> list[Cell]:
         """Every rotation of the estimation items, unless ``cyclic`` asks them anyway (none under a rule without
         option scores)."""
-        if not run.config.rule_scores_options or _ROTATIONS in run.config.run:
+        if not run.config.rule_scores_options or _ROTATIONS in run.config.names:
             return []
-        chosen = set(pride_items(list(run.benchmark), self.fraction, run.config.seed))
+        chosen = set(pride_items(list(run.benchmark), self.fraction, run.config.run.seed))
         return [cell for item in run.benchmark if item.id in chosen for cell in run.cells(item, Cyclic(), ESTIMATE)]
 
     def analyse(self, run: StressRun, asked: Asked) -> Findings:
         """The prior, the debiased accuracy and answers, their selection bias, and the cost of PriDe alone."""
-        config = run.config
-        found = FindingsBuilder(self.name, config.rule)
-        if not config.rule_scores_options:
-            found.warnings.append(scores_warning(self.name, config.rule))
+        rule = run.config.run.rule
+        found = FindingsBuilder(self.name, rule)
+        if not run.config.rule_scores_options:
+            found.warnings.append(scores_warning(self.name, rule))
             return found.findings()
-        estimation_items = pride_items(list(run.benchmark), self.fraction, config.seed)
+        estimation_items = pride_items(list(run.benchmark), self.fraction, run.config.run.seed)
         estimation = set(estimation_items)
         rotations = asked.of(_ROTATIONS) or asked.of(ESTIMATE)
         cyclic = [o for o in rotations if o.item_id in estimation]
         plain = asked.of(PLAIN)
         result = found.add(
             PrideResult,
-            f"{config.rule}, K = {self.fraction:.0%}",
+            f"{rule}, K = {self.fraction:.0%}",
             lambda: run_pride(plain, cyclic, estimation_items, fraction=self.fraction),
         )
         if isinstance(result, PrideResult):
@@ -88,7 +88,7 @@ class PridePerturbation:
             found.outcomes.extend(debiased)
             found.add(
                 SelectionBias,
-                f"{config.rule}, PriDe debiased, by position",
+                f"{rule}, PriDe debiased, by position",
                 lambda: selection_bias(debiased, by="position", **run.estimation),
                 variant="debiased",
             )
