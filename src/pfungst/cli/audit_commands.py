@@ -14,20 +14,15 @@ from pfungst.cli.common import (
     DataArgument,
     DetectLabelSetOption,
     JsonOption,
-    MapOption,
     MaxItemsOption,
     NBootstrapOption,
-    OnErrorOption,
     ParallelOption,
     QuietOption,
-    ReaderOption,
     SeedOption,
     SelectionMaxItemsOption,
-    StrictOption,
     app,
     config_from_options,
     console,
-    load_benchmark,
     progress_bar,
     results_console,
     user_errors,
@@ -43,6 +38,7 @@ from pfungst.cli.gate_options import (
     print_split,
     write_card,
 )
+from pfungst.cli.option_groups import DataOptions, with_option_groups
 from pfungst.path_checks import check_outputs
 from pfungst.serialization import write_csv
 
@@ -83,13 +79,11 @@ _Fix = Annotated[
 
 
 @app.command("audit")
+@with_option_groups
 def audit_command(
     context: typer.Context,
     data: DataArgument,
-    reader: ReaderOption = None,
-    map: MapOption = None,
-    on_error: OnErrorOption = "raise",
-    strict: StrictOption = False,
+    data_options: DataOptions,
     protocol: _Protocol = "crossfit",
     feature_set: _FeatureSets = None,
     fields: _Fields = "",
@@ -115,14 +109,14 @@ def audit_command(
     quiet: QuietOption = False,
 ) -> None:
     """Can the benchmark be answered from surface features alone? Probes, heuristics, cues, and a verdict."""
-    options = locals()  # every option by name: AuditConfig's fields are named after them
+    options = {**locals(), **data_options.values()}  # every option by name: AuditConfig's fields are named after them
     with user_errors():
         from pfungst.audit.run import AuditConfig, audit
 
         check_fail_on(fail_on)
         check_outputs([data], {"--json": json_path, "--items": items_path, "--card": card}, folders={"--fix": fix_dir})
         config = _audit_config(AuditConfig, options)  # validated before reading data: a typo costs no load
-        benchmark = load_benchmark(data, reader, map, on_error, strict)
+        benchmark = data_options.load(data)
         if deduplicate and protocol != "pacchiardi2024":  # that protocol de-duplicates in the paper's order
             benchmark = benchmark.deduplicate()
         with progress_bar(quiet, "encoding surface features") as report:
