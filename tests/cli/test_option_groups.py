@@ -17,6 +17,8 @@ SHARED = {
     ),
     "model": (("score",), ("stress",)),
     "sampling": (("stress",), ("export", "lm-eval")),
+    "audit": (("audit",), ("suite",)),
+    "gate": (("audit",), ("suite",)),
 }
 """Each option group and the commands that take it."""
 
@@ -24,6 +26,22 @@ OPTIONS = {
     "data": ("--reader", "--map", "--on-error", "--strict"),
     "model": ("--cache", "--chunk-size", "--threads", "--timeout", "--deadline", "--retries"),
     "sampling": ("--limit", "--sample", "--seed", "--n-bootstrap"),
+    "audit": (
+        "--feature-set",
+        "--detect-label-set",
+        "--seed",
+        "--n-repeats",
+        "--n-splits",
+        "--n-bootstrap",
+        "--n-permutations",
+        "--threshold",
+        "--max-items",
+        "--selection-max-items",
+        "--n-jobs",
+        "--parallel",
+        "--cluster",
+    ),
+    "gate": ("--fail-on", "--card"),
 }
 
 

@@ -30,7 +30,6 @@ __all__ = [
     "WRITE",
     "WRITE_FOLDER",
     "DataArgument",
-    "DetectLabelSetOption",
     "JsonOption",
     "NBootstrapOption",
     "PathRole",
@@ -85,29 +84,8 @@ ReaderOption = Annotated[
 DataArgument = Annotated[Path, typer.Argument(help="Benchmark file or directory."), READ]
 JsonOption = Annotated[Path | None, typer.Option("--json", help="Write the result as JSON ('-': stdout)."), WRITE]
 QuietOption = Annotated[bool, typer.Option(help="No progress bar.")]
-DetectLabelSetOption = Annotated[
-    bool,
-    typer.Option(
-        help="Audit per-item options that are the same strings in every item (Yes / No as each item's choices) as "
-        "shared labels, gold mapped to its label; --no-detect-label-set audits them as per-item choices."
-    ),
-]
 SeedOption = Annotated[int, typer.Option(help="Seed of every random choice.")]
 NBootstrapOption = Annotated[int, typer.Option(help="Bootstrap resamples per interval.")]
-MaxItemsOption = Annotated[
-    int, typer.Option(help="Audit a seeded sample of at most N items, stratified by gold (0: every item).")
-]
-SelectionMaxItemsOption = Annotated[
-    int, typer.Option(help="Compare the classifier grid on at most N items of each training fold, then refit.")
-]
-ParallelOption = Annotated[
-    str,
-    typer.Option(
-        help="How --n-jobs run: worker 'processes' (each copies the data) or 'threads' of one process (one copy of "
-        "the data: for very large benchmarks). Identical results."
-    ),
-]
-
 _Config = TypeVar("_Config")
 
 

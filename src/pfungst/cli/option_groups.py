@@ -28,7 +28,7 @@ from pfungst.errors import ConfigError
 if TYPE_CHECKING:
     from pfungst.data.builder import OnError
 
-__all__ = ["DataOptions", "ModelOptions", "OptionGroup", "SamplingOptions", "with_option_groups"]
+__all__ = ["AuditOptions", "DataOptions", "ModelOptions", "OptionGroup", "SamplingOptions", "with_option_groups"]
 
 _Command = TypeVar("_Command", bound=Callable[..., Any])
 
@@ -221,3 +221,75 @@ class SamplingOptions(OptionGroup):
     """Seed of every random choice."""
     n_bootstrap: NBootstrapOption = 1000
     """Bootstrap resamples per interval."""
+
+
+_FeatureSets = Annotated[
+    list[str] | None,
+    typer.Option("--feature-set", help="Feature set to probe, repeatable: feature_sets (default: all that apply)."),
+]
+_DetectLabelSet = Annotated[
+    bool,
+    typer.Option(
+        help="Audit per-item options that are the same strings in every item (Yes / No as each item's choices) as "
+        "shared labels, gold mapped to its label; --no-detect-label-set audits them as per-item choices."
+    ),
+]
+_MaxItems = Annotated[
+    int, typer.Option(help="Audit a seeded sample of at most N items, stratified by gold (0: every item).")
+]
+_SelectionMaxItems = Annotated[
+    int, typer.Option(help="Compare the classifier grid on at most N items of each training fold, then refit.")
+]
+_Parallel = Annotated[
+    str,
+    typer.Option(
+        help="How --n-jobs run: worker 'processes' (each copies the data) or 'threads' of one process (one copy of "
+        "the data: for very large benchmarks). Identical results."
+    ),
+]
+_Cluster = Annotated[
+    str,
+    typer.Option(
+        help="Run the jobs on Dask: 'local' (a LocalCluster of --n-jobs worker processes, at least 2) or a "
+        "scheduler address such as tcp://host:8786. Results are identical to a serial run. Needs pfungst[dask]."
+    ),
+]
+
+
+@dataclass(frozen=True)
+class AuditOptions(OptionGroup):
+    """How a benchmark is audited: the feature sets probed, the cross-fitting, resamples, the verdict's threshold,
+    the item caps and the parallelism (``pfungst audit`` and each benchmark of ``pfungst suite``)."""
+
+    feature_set: _FeatureSets = None
+    """Feature sets to probe; None for all that apply."""
+    detect_label_set: _DetectLabelSet = True
+    """Whether per-item options that repeat in every item are audited as shared labels."""
+    seed: SeedOption = 0
+    """Seed of every random choice."""
+    n_repeats: Annotated[int, typer.Option(help="Repeats of the cross-fitting.")] = 2
+    """Repeats of the cross-fitting."""
+    n_splits: Annotated[int, typer.Option(help="Folds of the cross-fitting.")] = 5
+    """Folds of the cross-fitting."""
+    n_bootstrap: NBootstrapOption = 1000
+    """Bootstrap resamples per interval."""
+    n_permutations: Annotated[int, typer.Option(help="Permutations per p-value.")] = 1000
+    """Permutations per p-value."""
+    threshold: Annotated[float, typer.Option(help="Verdict threshold on the interval's lower bound.")] = 0.2
+    """Verdict threshold on the interval's lower bound."""
+    max_items: _MaxItems = 0
+    """A stratified sample of at most this many items; 0 for every item."""
+    selection_max_items: _SelectionMaxItems = 20_000
+    """Items per training fold on which the classifier grid is compared."""
+    n_jobs: Annotated[int, typer.Option(help="Parallel (feature set, fold) jobs (joblib; -1: every core).")] = 1
+    """Parallel jobs."""
+    parallel: _Parallel = "processes"
+    """``processes`` or ``threads``."""
+    cluster: _Cluster = ""
+    """A Dask cluster (``local`` or a scheduler address); empty for none."""
+
+    def values(self) -> dict[str, Any]:
+        """Each option by the name of its config field (``--feature-set`` is ``feature_sets``, a tuple)."""
+        values = super().values()
+        values["feature_sets"] = tuple(values.pop("feature_set") or ())
+        return values
