@@ -166,6 +166,16 @@ class StressOptions(OptionGroup):
     cluster_by: _ClusterBy = "auto"
     """Which items share errors."""
 
+    def values(self) -> dict[str, Any]:
+        """Each option by the name of its config field: ``rules`` split at the commas, ``--perturbation`` as
+        ``perturbations`` (the default ones when none is given)."""
+        from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS
+
+        values = super().values()
+        values["rules"] = tuple(rule.strip() for rule in self.rules.split(",") if rule.strip())
+        values["perturbations"] = tuple(values.pop("perturbation") or DEFAULT_PERTURBATIONS)
+        return values
+
 
 @app.command("stress")
 @with_option_groups
@@ -190,7 +200,7 @@ def stress_command(
         items = _items_paths(items_path, len(model or ()))
         inputs = [data, *_perturbation_inputs(stress_options.perturbation), *model_options.inputs()]
         check_outputs(inputs, {"--cache": model_options.cache, "--json": json_path, **items})
-        config = _stress_config(model, stress_options, model_options, data_options, sampling)
+        config = _stress_config(model, model_options, stress_options, data_options, sampling)
         config.validate()
         check_suffix(items_path, "--items")
         benchmark = data_options.load(data)
@@ -215,24 +225,16 @@ def _stress_from_logs(
         _write_stress([result], None, json_path, items_path)
 
 
-def _stress_config(
-    models: list[str] | None, stress_options: StressOptions, model_options: ModelOptions, *groups: OptionGroup
-) -> StressConfig:
-    """The run's settings: each option of the same name, and those whose command-line form differs, converted; each
-    ``--model`` spec is checked too, so a typo costs no data load."""
+def _stress_config(models: list[str] | None, model_options: ModelOptions, *groups: OptionGroup) -> StressConfig:
+    """The run's settings from the options of ``groups`` and ``model_options``; each ``--model`` spec is checked too,
+    so a typo costs no data load."""
     from pfungst.models.registry import applicable_options
-    from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS, StressConfig
+    from pfungst.stress.stress_config import StressConfig
 
     for spec in models or ():
         applicable_options(spec, {})  # raises for an unknown name or provider
-    perturbations = stress_options.perturbation
-    return config_from_options(
-        StressConfig,
-        _merged(stress_options, *groups, model_options),
-        rules=tuple(r.strip() for r in stress_options.rules.split(",") if r.strip()),
-        perturbations=tuple(perturbations) if perturbations else DEFAULT_PERTURBATIONS,
-        **model_options.run_settings(),
-    )
+    options = _merged(model_options, *groups)
+    return config_from_options(StressConfig, options, **model_options.run_settings())
 
 
 def _merged(*groups: OptionGroup) -> dict[str, Any]:
