@@ -23,7 +23,7 @@ from pfungst.cli.common import (
     write_json,
 )
 from pfungst.cli.gate_options import GateOptions, audit_gate, command_line, end_with_gate, print_split, write_card
-from pfungst.cli.option_groups import AuditOptions, DataOptions, with_option_groups
+from pfungst.cli.option_groups import AuditOptions, DataOptions, option_values, with_option_groups
 from pfungst.path_checks import check_outputs
 from pfungst.serialization import write_csv
 
@@ -71,7 +71,7 @@ def audit_command(
     quiet: QuietOption = False,
 ) -> None:
     """Can the benchmark be answered from surface features alone? Probes, heuristics, cues, and a verdict."""
-    options = {**locals(), **data_options.values(), **audit_options.values()}  # AuditConfig's fields by name
+    options = option_values(data_options, audit_options, **locals())  # AuditConfig's fields by name
     card, fail_on = gate_options.card, gate_options.fail_on
     with user_errors():
         from pfungst.audit.run import AuditConfig, audit

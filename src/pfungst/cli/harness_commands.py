@@ -20,7 +20,7 @@ from pfungst.cli.common import (
     stdout,
     user_errors,
 )
-from pfungst.cli.option_groups import DataOptions, OptionGroup, SamplingOptions, with_option_groups
+from pfungst.cli.option_groups import DataOptions, SamplingOptions, option_values, with_option_groups
 from pfungst.path_checks import check_outputs
 
 if TYPE_CHECKING:  # the command imports what it runs when it runs: `--help` stays fast
@@ -65,8 +65,7 @@ def lm_eval_command(
     ] = "",
 ) -> None:
     """Write lm-evaluation-harness tasks that ask a stress run's questions; analyse with stress --from-logs."""
-    groups: tuple[OptionGroup, ...] = (data_options, sampling)
-    options = {**locals(), **{k: v for group in groups for k, v in group.values().items()}}  # StressConfig's names
+    options = option_values(data_options, sampling, **locals())  # StressConfig's fields by name
     from pfungst.stress.lm_eval import export_lm_eval
 
     with user_errors():

@@ -24,7 +24,14 @@ from pfungst.cli.common import (
     user_errors,
     write_json,
 )
-from pfungst.cli.option_groups import DataOptions, ModelOptions, OptionGroup, SamplingOptions, with_option_groups
+from pfungst.cli.option_groups import (
+    DataOptions,
+    ModelOptions,
+    OptionGroup,
+    SamplingOptions,
+    option_values,
+    with_option_groups,
+)
 from pfungst.errors import ConfigError
 from pfungst.path_checks import check_outputs
 
@@ -115,7 +122,7 @@ def score_command(
     quiet: QuietOption = False,
 ) -> None:
     """Score a benchmark with a language model: accuracy with its Wilson interval against chance, per-item results."""
-    options = {"rule": rule, "prompt": prompt, "limit": limit, "seed": seed, **_merged(data_options, model_options)}
+    options = option_values(data_options, model_options, rule=rule, prompt=prompt, limit=limit, seed=seed)
     with user_errors():
         from pfungst.evaluate.runner import ScoreConfig, score_benchmark
         from pfungst.report.console_blocks import render_to_console
@@ -233,13 +240,7 @@ def _stress_config(models: list[str] | None, model_options: ModelOptions, *group
 
     for spec in models or ():
         applicable_options(spec, {})  # raises for an unknown name or provider
-    options = _merged(model_options, *groups)
-    return config_from_options(StressConfig, options, **model_options.run_settings())
-
-
-def _merged(*groups: OptionGroup) -> dict[str, Any]:
-    """Every option of ``groups`` by name, as the config dataclasses name their fields."""
-    return {name: value for group in groups for name, value in group.values().items()}
+    return config_from_options(StressConfig, option_values(model_options, *groups), **model_options.run_settings())
 
 
 def _run_stress(

@@ -28,7 +28,15 @@ from pfungst.errors import ConfigError
 if TYPE_CHECKING:
     from pfungst.data.builder import OnError
 
-__all__ = ["AuditOptions", "DataOptions", "ModelOptions", "OptionGroup", "SamplingOptions", "with_option_groups"]
+__all__ = [
+    "AuditOptions",
+    "DataOptions",
+    "ModelOptions",
+    "OptionGroup",
+    "SamplingOptions",
+    "option_values",
+    "with_option_groups",
+]
 
 _Command = TypeVar("_Command", bound=Callable[..., Any])
 
@@ -40,6 +48,12 @@ class OptionGroup:
     def values(self) -> dict[str, Any]:
         """Each option by its parameter name: the names the config dataclasses' fields are named after."""
         return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}  # type: ignore[arg-type]
+
+
+def option_values(*groups: OptionGroup, **more: Any) -> dict[str, Any]:
+    """Every option of ``groups`` (and the ``more`` given one by one) by the name of its config field: what
+    :func:`~pfungst.cli.common.config_from_options` builds a config from."""
+    return {name: value for group in groups for name, value in group.values().items()} | more
 
 
 def with_option_groups(command: _Command) -> _Command:

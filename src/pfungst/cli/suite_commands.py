@@ -22,7 +22,7 @@ from pfungst.cli.common import (
     write_json,
 )
 from pfungst.cli.gate_options import GateOptions, command_line, end_with_gate, write_card
-from pfungst.cli.option_groups import AuditOptions, with_option_groups
+from pfungst.cli.option_groups import AuditOptions, option_values, with_option_groups
 from pfungst.errors import ConfigError
 
 if TYPE_CHECKING:  # the command imports what it runs when it runs: `--help` stays fast
@@ -73,7 +73,7 @@ def suite_command(
     verbose: _Verbose = False,
 ) -> None:
     """Audit every benchmark of a suite; rank them by risk (content), flag gold-position artifacts; resumable."""
-    options = {**locals(), **audit_options.values()}
+    options = option_values(audit_options, **locals())
     card, fail_on = gate_options.card, gate_options.fail_on
     with user_errors():
         from pfungst.audit.suite import audit_suite, check_suite_outputs
