@@ -13,9 +13,10 @@ from pfungst.errors import ConfigError
 from pfungst.evaluate.engine import Cell, ask, open_cached, plan_cell
 from pfungst.evaluate.formats import PromptFormat, get_format
 from pfungst.evaluate.scoring import ScoringRule, get_scoring_rule
-from pfungst.evaluate.variants import Cyclic, Identity, Variant
+from pfungst.evaluate.variants import Identity, Variant
 from pfungst.models.cache import CachedModel
 from pfungst.models.requests import NextTokenLogprobs, NextTokenRequest
+from pfungst.stress.perturbations.cyclic import Cyclic
 from tests.evaluate.fakes import ScriptedModel
 
 ITEMS = [Item(f"q{i}", f"Question {i}?", tuple(f"option {i}-{k}" for k in range(4)), i % 4) for i in range(6)]

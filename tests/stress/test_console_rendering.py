@@ -23,9 +23,10 @@ from pfungst.stress.metrics import (
     variant_accuracies,
 )
 from pfungst.stress.multiprompt import multiprompt_stats
+from pfungst.stress.perturbations.formats.metric import format_spread
 from pfungst.stress.perturbations.pride.estimate import run_pride
+from pfungst.stress.perturbations.spread_search.metric import search_spread
 from pfungst.stress.ranks import rank_stability
-from pfungst.stress.spread import format_spread, search_spread
 from pfungst.stress.stress_result import Analysis, PerturbationCost, StressResult
 
 N_ITEMS = 8

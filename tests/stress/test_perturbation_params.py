@@ -16,7 +16,7 @@ from pfungst.data import Benchmark, Item
 from pfungst.errors import ConfigError
 from pfungst.stress.lm_eval.plan import config_from_settings, harness_plan
 from pfungst.stress.perturbations import get_perturbation
-from pfungst.stress.perturbations.formats import FormatsPerturbation
+from pfungst.stress.perturbations.formats.perturbation import FormatsPerturbation
 from pfungst.stress.perturbations.pride.perturbation import PridePerturbation
 from pfungst.stress.stress_config import StressConfig
 from tests.evaluate.fakes import ScriptedModel

@@ -25,9 +25,9 @@ from pfungst.stress.metrics import MovedAnswerAccuracy, PairedDifference, Select
 from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
 from pfungst.stress.perturbations.base import Perturbation
 from pfungst.stress.perturbations.pride.result import PrideResult
+from pfungst.stress.perturbations.spread_search.metric import SpreadSearch
 from pfungst.stress.rank_result import RankStability
 from pfungst.stress.sections import stress_sections
-from pfungst.stress.spread_result import SpreadSearch
 from pfungst.stress.stress_config import StressConfig
 from pfungst.stress.stress_result import StressResult
 from tests.evaluate.fakes import ScriptedModel

@@ -17,7 +17,6 @@ from typer.testing import CliRunner
 import pfungst
 from pfungst.cli import app
 from pfungst.data import Benchmark, Item
-from pfungst.evaluate.item_edits import NONE_OF_THE_ABOVE, assign_replacements, has_collective_option
 from pfungst.evaluate.outcome import Outcome
 from pfungst.report.console_blocks import render_to_console
 from pfungst.report.html import render_html
@@ -25,6 +24,11 @@ from pfungst.stress.metrics import selection_bias
 from pfungst.stress.perturbations.choices_only.metric import ChoicesOnlyAccuracy
 from pfungst.stress.perturbations.letter_text.metric import LetterTextAgreement
 from pfungst.stress.perturbations.none_of_the_above.metric import NoneOfTheAboveEffect
+from pfungst.stress.perturbations.none_of_the_above.variant import (
+    NONE_OF_THE_ABOVE,
+    assign_replacements,
+    has_collective_option,
+)
 from pfungst.stress.stress_result import StressResult
 from tests.evaluate.fakes import ScriptedModel
 

@@ -11,7 +11,9 @@ import pytest
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.stats import wilson_interval
-from pfungst.stress.spread import correctness_table, format_spread, search_spread
+from pfungst.stress.correctness_table import correctness_table
+from pfungst.stress.perturbations.formats.metric import format_spread
+from pfungst.stress.perturbations.spread_search.metric import search_spread
 
 
 def _answer(fmt: str, item: int, right: bool) -> Outcome:

@@ -10,7 +10,7 @@ import pfungst
 from pfungst.errors import ReaderError
 from pfungst.stats import ConfidenceInterval, Estimate
 from pfungst.stress.analysis import Analysis
-from pfungst.stress.spread_result import FormatSpread
+from pfungst.stress.perturbations.formats.metric import FormatSpread
 from pfungst.stress.stress_result import StressResult
 from pfungst.stress.verdict import FORMAT_SPREAD_THRESHOLD, judge
 from tests.evaluate.fakes import ScriptedModel

@@ -12,37 +12,18 @@ from pfungst.cli.common import (
     WRITE,
     WRITE_FOLDER,
     DataArgument,
-    DetectLabelSetOption,
     JsonOption,
-    MapOption,
-    MaxItemsOption,
-    NBootstrapOption,
-    OnErrorOption,
-    ParallelOption,
     QuietOption,
-    ReaderOption,
-    SeedOption,
-    SelectionMaxItemsOption,
-    StrictOption,
     app,
     config_from_options,
     console,
-    load_benchmark,
     progress_bar,
     results_console,
     user_errors,
     write_json,
 )
-from pfungst.cli.gate_options import (
-    CardOption,
-    FailOnOption,
-    audit_gate,
-    check_fail_on,
-    command_line,
-    end_with_gate,
-    print_split,
-    write_card,
-)
+from pfungst.cli.gate_options import GateOptions, audit_gate, command_line, end_with_gate, print_split, write_card
+from pfungst.cli.option_groups import AuditOptions, DataOptions, option_values, with_option_groups
 from pfungst.path_checks import check_outputs
 from pfungst.serialization import write_csv
 
@@ -62,18 +43,7 @@ _Protocol = Annotated[
         "(the paper's exact protocol)."
     ),
 ]
-_FeatureSets = Annotated[
-    list[str] | None,
-    typer.Option("--feature-set", help="Feature set to probe, repeatable: feature_sets (default: all that apply)."),
-]
 _Fields = Annotated[str, typer.Option(help="Partial-input baseline: comma-separated named fields, e.g. hypothesis.")]
-_Cluster = Annotated[
-    str,
-    typer.Option(
-        help="Run the jobs on Dask: 'local' (a LocalCluster of --n-jobs worker processes, at least 2) or a "
-        "scheduler address such as tcp://host:8786. Results are identical to a serial run. Needs pfungst[dask]."
-    ),
-]
 _Items = Annotated[Path | None, typer.Option("--items", help="Write per-item predictions as CSV."), WRITE]
 _Fix = Annotated[
     Path | None,
@@ -83,46 +53,33 @@ _Fix = Annotated[
 
 
 @app.command("audit")
+@with_option_groups
 def audit_command(
     context: typer.Context,
     data: DataArgument,
-    reader: ReaderOption = None,
-    map: MapOption = None,
-    on_error: OnErrorOption = "raise",
-    strict: StrictOption = False,
+    data_options: DataOptions,
     protocol: _Protocol = "crossfit",
-    feature_set: _FeatureSets = None,
     fields: _Fields = "",
-    detect_label_set: DetectLabelSetOption = True,
-    seed: SeedOption = 0,
-    n_repeats: Annotated[int, typer.Option(help="Repeats of the cross-fitting.")] = 2,
-    n_splits: Annotated[int, typer.Option(help="Folds of the cross-fitting.")] = 5,
-    n_bootstrap: NBootstrapOption = 1000,
-    n_permutations: Annotated[int, typer.Option(help="Permutations per p-value.")] = 1000,
     n_refits: Annotated[int, typer.Option(help="Refitted label permutations behind 'signal below threshold'.")] = 20,
-    threshold: Annotated[float, typer.Option(help="Verdict threshold on the interval's lower bound.")] = 0.2,
     deduplicate: Annotated[bool, typer.Option(help="Drop repeated texts first (the paper did).")] = False,
-    max_items: MaxItemsOption = 0,
-    selection_max_items: SelectionMaxItemsOption = 20_000,
-    n_jobs: Annotated[int, typer.Option(help="Parallel (feature set, fold) jobs (joblib; -1: every core).")] = 1,
-    parallel: ParallelOption = "processes",
-    cluster: _Cluster = "",
+    *,
+    audit_options: AuditOptions,
     json_path: JsonOption = None,
     items_path: _Items = None,
     fix_dir: _Fix = None,
-    fail_on: FailOnOption = None,
-    card: CardOption = None,
+    gate_options: GateOptions,
     quiet: QuietOption = False,
 ) -> None:
     """Can the benchmark be answered from surface features alone? Probes, heuristics, cues, and a verdict."""
-    options = locals()  # every option by name: AuditConfig's fields are named after them
+    options = option_values(data_options, audit_options, **locals())  # AuditConfig's fields by name
+    card, fail_on = gate_options.card, gate_options.fail_on
     with user_errors():
         from pfungst.audit.run import AuditConfig, audit
 
-        check_fail_on(fail_on)
+        gate_options.check()
         check_outputs([data], {"--json": json_path, "--items": items_path, "--card": card}, folders={"--fix": fix_dir})
         config = _audit_config(AuditConfig, options)  # validated before reading data: a typo costs no load
-        benchmark = load_benchmark(data, reader, map, on_error, strict)
+        benchmark = data_options.load(data)
         if deduplicate and protocol != "pacchiardi2024":  # that protocol de-duplicates in the paper's order
             benchmark = benchmark.deduplicate()
         with progress_bar(quiet, "encoding surface features") as report:
@@ -138,7 +95,7 @@ def audit_command(
 def _audit_config(config_type: type[AuditConfig], options: dict[str, Any]) -> AuditConfig:
     """The audit's settings from the command's options (repeatable and comma-separated ones parsed), validated."""
     fields = tuple(name.strip() for name in options["fields"].split(",") if name.strip())
-    config = config_from_options(config_type, options, feature_sets=tuple(options["feature_set"] or ()), fields=fields)
+    config = config_from_options(config_type, options, fields=fields)
     config.validate()
     return config
 

@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -24,31 +24,22 @@ from rich.markup import escape
 import pfungst
 from pfungst.errors import ConfigError, PfungstError
 
-if TYPE_CHECKING:
-    from pfungst.data.builder import OnError
-
 __all__ = [
     "READ",
     "READ_WRITE",
     "WRITE",
     "WRITE_FOLDER",
     "DataArgument",
-    "DetectLabelSetOption",
     "JsonOption",
-    "MapOption",
     "NBootstrapOption",
-    "OnErrorOption",
     "PathRole",
     "QuietOption",
     "ReaderOption",
     "SeedOption",
-    "StrictOption",
     "app",
     "check_suffix",
     "config_from_options",
     "console",
-    "load_benchmark",
-    "parse_mapping",
     "progress_bar",
     "results_console",
     "stdout",
@@ -90,49 +81,11 @@ ReaderOption = Annotated[
     str | None,
     typer.Option("--reader", "-r", help="Reader name (see `pfungst formats`); detected when omitted."),
 ]
-MapOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--map",
-        "-m",
-        help="Reader setting KEY=VALUE, repeatable, e.g. --map question=stem --map option_columns=A,B,C,D",
-    ),
-]
-OnErrorOption = Annotated[
-    str,
-    typer.Option(
-        "--on-error",
-        help="raise: stop at the first malformed row (or, with a model, a question longer than its context window); "
-        "skip: reject it (score the question as skipped), count it, go on.",
-    ),
-]
-StrictOption = Annotated[bool, typer.Option("--strict", help="Also stop on warnings (duplicate options).")]
 DataArgument = Annotated[Path, typer.Argument(help="Benchmark file or directory."), READ]
 JsonOption = Annotated[Path | None, typer.Option("--json", help="Write the result as JSON ('-': stdout)."), WRITE]
 QuietOption = Annotated[bool, typer.Option(help="No progress bar.")]
-DetectLabelSetOption = Annotated[
-    bool,
-    typer.Option(
-        help="Audit per-item options that are the same strings in every item (Yes / No as each item's choices) as "
-        "shared labels, gold mapped to its label; --no-detect-label-set audits them as per-item choices."
-    ),
-]
 SeedOption = Annotated[int, typer.Option(help="Seed of every random choice.")]
 NBootstrapOption = Annotated[int, typer.Option(help="Bootstrap resamples per interval.")]
-MaxItemsOption = Annotated[
-    int, typer.Option(help="Audit a seeded sample of at most N items, stratified by gold (0: every item).")
-]
-SelectionMaxItemsOption = Annotated[
-    int, typer.Option(help="Compare the classifier grid on at most N items of each training fold, then refit.")
-]
-ParallelOption = Annotated[
-    str,
-    typer.Option(
-        help="How --n-jobs run: worker 'processes' (each copies the data) or 'threads' of one process (one copy of "
-        "the data: for very large benchmarks). Identical results."
-    ),
-]
-
 _Config = TypeVar("_Config")
 
 
@@ -192,26 +145,6 @@ def _warnings_as_lines() -> Iterator[None]:
     with warnings.catch_warnings():
         warnings.showwarning = show
         yield
-
-
-def parse_mapping(pairs: list[str] | None) -> dict[str, Any]:
-    mapping: dict[str, Any] = {}
-    for pair in pairs or []:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"--map {pair!r}: expected KEY=VALUE, e.g. --map question=stem")
-        mapping[key.strip()] = value
-    return mapping
-
-
-def load_benchmark(
-    data: Path, reader: str | None, maps: list[str] | None, on_error: str, strict: bool
-) -> pfungst.Benchmark:
-    """Load ``data`` with the common data options (``--reader``, ``--map``, ``--on-error``, ``--strict``)."""
-    if on_error not in ("raise", "skip"):
-        raise ConfigError(f"--on-error must be 'raise' or 'skip', not {on_error!r}")
-    mode: OnError = "skip" if on_error == "skip" else "raise"
-    return pfungst.load(data, reader, on_error=mode, strict=strict, **parse_mapping(maps))
 
 
 def results_console(json_path: Path | None) -> Console:

@@ -13,19 +13,15 @@ from pfungst.cli.common import (
     READ,
     WRITE,
     WRITE_FOLDER,
-    MapOption,
-    OnErrorOption,
-    ReaderOption,
-    StrictOption,
     app,
     console,
-    load_benchmark,
     progress_bar,
     results_console,
     stdout,
     user_errors,
     write_json,
 )
+from pfungst.cli.option_groups import DataOptions, with_option_groups
 from pfungst.errors import ConfigError, unknown_name_message
 from pfungst.path_checks import check_outputs
 
@@ -153,14 +149,12 @@ _HEADINGS = {
 
 
 @app.command()
+@with_option_groups
 def inspect(
     data: Annotated[
         Path, typer.Argument(help="Benchmark file or directory (or a hub name with --reader huggingface)."), READ
     ],
-    reader: ReaderOption = None,
-    map: MapOption = None,
-    on_error: OnErrorOption = "raise",
-    strict: StrictOption = False,
+    data_options: DataOptions,
     json_path: Annotated[
         Path | None, typer.Option("--json", help="Also write the summary as JSON here ('-': stdout)."), WRITE
     ] = None,
@@ -171,7 +165,7 @@ def inspect(
         from pfungst.report.console_blocks import render_to_console
 
         check_outputs([data], {"--json": json_path})
-        summary = summarize(load_benchmark(data, reader, map, on_error, strict))
+        summary = summarize(data_options.load(data))
         render_to_console(summary, results_console(json_path))
         write_json(json_path, summary.save_json)
 

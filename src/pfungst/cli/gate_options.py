@@ -4,6 +4,7 @@ how a breach ends the command (exit code 3, the reasons on stderr)."""
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -12,6 +13,7 @@ from rich.markup import escape
 
 from pfungst.audit.gate import FAIL_ON, GATE_EXIT_CODE, GateResult, check_gate
 from pfungst.cli.common import WRITE, console
+from pfungst.cli.option_groups import OptionGroup
 from pfungst.errors import ConfigError
 from pfungst.serialization import atomic_write
 
@@ -19,17 +21,15 @@ if TYPE_CHECKING:  # imported when a command runs, not when the command line sta
     from pfungst.audit.result import AuditResult
 
 __all__ = [
-    "CardOption",
-    "FailOnOption",
+    "GateOptions",
     "audit_gate",
-    "check_fail_on",
     "command_line",
     "end_with_gate",
     "print_split",
     "write_card",
 ]
 
-FailOnOption = Annotated[
+_FailOn = Annotated[
     str | None,
     typer.Option(
         "--fail-on",
@@ -40,15 +40,28 @@ FailOnOption = Annotated[
         "predictable, or a signal below the threshold.",
     ),
 ]
-CardOption = Annotated[
+_Card = Annotated[
     Path | None, typer.Option("--card", help="Write a Markdown benchmark card (for a dataset README) here."), WRITE
 ]
 
 
-def check_fail_on(rule: str | None) -> None:
-    """Refuse an unknown ``--fail-on`` rule before any work."""
-    if rule is not None and rule not in FAIL_ON:
-        raise ConfigError(f"Unknown --fail-on rule {rule!r}. Available: {', '.join(FAIL_ON)}")
+@dataclass(frozen=True)
+class GateOptions(OptionGroup):
+    """The release gate and the benchmark card: ``--fail-on`` and ``--card``."""
+
+    fail_on: _FailOn = None
+    """The gate's rule (:data:`~pfungst.audit.gate.FAIL_ON`); None for no gate."""
+    card: _Card = None
+    """Where to write the Markdown card; None for none."""
+
+    def check(self) -> None:
+        """Refuse an unknown ``--fail-on`` rule before any work.
+
+        Raises:
+            ConfigError: the rule is none of :data:`~pfungst.audit.gate.FAIL_ON`.
+        """
+        if self.fail_on is not None and self.fail_on not in FAIL_ON:
+            raise ConfigError(f"Unknown --fail-on rule {self.fail_on!r}. Available: {', '.join(FAIL_ON)}")
 
 
 def command_line(context: typer.Context) -> str:

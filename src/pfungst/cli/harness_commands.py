@@ -14,19 +14,13 @@ from rich.markup import escape
 from pfungst.cli.common import (
     WRITE_FOLDER,
     DataArgument,
-    MapOption,
-    NBootstrapOption,
-    OnErrorOption,
-    ReaderOption,
-    SeedOption,
-    StrictOption,
     app,
     config_from_options,
     console,
-    load_benchmark,
     stdout,
     user_errors,
 )
+from pfungst.cli.option_groups import DataOptions, SamplingOptions, option_values, with_option_groups
 from pfungst.path_checks import check_outputs
 
 if TYPE_CHECKING:  # the command imports what it runs when it runs: `--help` stays fast
@@ -50,39 +44,35 @@ _Perturbations = Annotated[
 
 
 @export_app.command("lm-eval")
+@with_option_groups
 def lm_eval_command(
     data: DataArgument,
     out: Annotated[
         Path, typer.Option("--out", "-o", help="A new or empty folder for the tasks (--include_path)."), WRITE_FOLDER
     ],
-    reader: ReaderOption = None,
-    map: MapOption = None,
-    on_error: OnErrorOption = "raise",
-    strict: StrictOption = False,
+    *,
+    data_options: DataOptions,
     perturbation: _Perturbations = None,
     rule: Annotated[str, typer.Option(help="Scoring rule: letter, cloze-raw or cloze-byte.")] = "letter",
     rules: Annotated[
         str, typer.Option(help="Comma-separated rules compared by 'rules'.")
     ] = "letter,cloze-raw,cloze-byte",
     prompt: Annotated[str, typer.Option(help="Base prompt format: mmlu, plain or chatml-letter.")] = "mmlu",
-    limit: Annotated[int | None, typer.Option(help="Use only the first N items.")] = None,
-    sample: Annotated[int | None, typer.Option(help="Use a seeded random sample of N items.")] = None,
-    seed: SeedOption = 0,
-    n_bootstrap: NBootstrapOption = 1000,
+    sampling: SamplingOptions,
     name: Annotated[str | None, typer.Option(help="Group name pfungst_<name> (default: the benchmark's).")] = None,
     bos_text: Annotated[
         str, typer.Option(help="Text before every prompt, as the openai backend's bos_text (SmolLM2: <|im_start|>).")
     ] = "",
 ) -> None:
     """Write lm-evaluation-harness tasks that ask a stress run's questions; analyse with stress --from-logs."""
-    options = locals()  # every option by name: StressConfig's fields are named after them
+    options = option_values(data_options, sampling, **locals())  # StressConfig's fields by name
     from pfungst.stress.lm_eval import export_lm_eval
 
     with user_errors():
         check_outputs([data], {}, folders={"--out": out})
         config = _config(options)
         config.validate()
-        benchmark = load_benchmark(data, reader, map, on_error, strict)
+        benchmark = data_options.load(data)
         result = export_lm_eval(benchmark, out, config, name=name, bos_text=bos_text)
         for note in result.not_exported:
             console.print(f"note: {escape(note)}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -12,25 +12,25 @@ from rich.markup import escape
 from pfungst import serialization
 from pfungst.cli.common import (
     READ,
-    READ_WRITE,
     WRITE,
     DataArgument,
-    MapOption,
-    NBootstrapOption,
-    OnErrorOption,
     QuietOption,
-    ReaderOption,
-    SeedOption,
-    StrictOption,
     app,
     check_suffix,
     config_from_options,
     console,
-    load_benchmark,
     progress_bar,
     results_console,
     user_errors,
     write_json,
+)
+from pfungst.cli.option_groups import (
+    DataOptions,
+    ModelOptions,
+    OptionGroup,
+    SamplingOptions,
+    option_values,
+    with_option_groups,
 )
 from pfungst.errors import ConfigError
 from pfungst.path_checks import check_outputs
@@ -44,22 +44,8 @@ if TYPE_CHECKING:  # each command imports what it runs when it runs: `--help` st
     from pfungst.stress.stress_config import StressConfig
     from pfungst.stress.stress_result import StressResult
 
-__all__ = ["score_command", "stress_command"]
+__all__ = ["StressOptions", "score_command", "stress_command"]
 
-TimeoutOption = Annotated[
-    float | None, typer.Option(help="Seconds a model server may take to answer one request (openai: models).")
-]
-DeadlineOption = Annotated[
-    float | None,
-    typer.Option(
-        help="Seconds one request to a model server may take in all, to the answer's last byte (openai: models; "
-        "default: twice --timeout)."
-    ),
-]
-RetriesOption = Annotated[
-    int | None, typer.Option(help="Retries of a failed request to a model server (openai: models; default 8).")
-]
-_ScoreChunkSize = Annotated[int, typer.Option(help="Items per batch sent to the model and committed to the cache.")]
 _ScoreModel = Annotated[
     str,
     typer.Option(
@@ -71,17 +57,9 @@ _ScoreRule = Annotated[
     str, typer.Option(help="Scoring rule: letter, cloze-raw, cloze-token, cloze-byte, pmi or generate.")
 ]
 _ScorePrompt = Annotated[str, typer.Option(help="Prompt format: mmlu, plain or chatml-letter (see `pfungst formats`).")]
-_ScoreCache = Annotated[
-    Path | None,
-    typer.Option(
-        help="SQLite cache file (default: $PFUNGST_CACHE or ~/.cache/pfungst/cache.sqlite); a rerun resumes from it."
-    ),
-    READ_WRITE,
-]
 _ScoreOut = Annotated[
     Path | None, typer.Option("--out", "-o", help="Write per-item results here: .jsonl or .parquet."), WRITE
 ]
-_ScoreThreads = Annotated[int | None, typer.Option(help="CPU threads for a llama.cpp model (default: its choice).")]
 _StressModels = Annotated[
     list[str] | None,
     typer.Option(
@@ -124,45 +102,51 @@ _StressItems = Annotated[
     WRITE,
 ]
 
+_ClusterBy = Annotated[
+    str,
+    typer.Option(
+        help="Which items share errors (Miller 2024): auto (an MMLU subject, BIG-bench subtask, group or shared "
+        "passage, where items fall in two or more), none (independent items: plain intervals) or a metadata key or "
+        "field every item has."
+    ),
+]
+
 
 @app.command("score")
+@with_option_groups
 def score_command(
     data: DataArgument,
-    reader: ReaderOption = None,
-    map: MapOption = None,
-    on_error: OnErrorOption = "raise",
-    strict: StrictOption = False,
+    *,
+    data_options: DataOptions,
     model: _ScoreModel = "smollm2",
     rule: _ScoreRule = "cloze-raw",
     prompt: _ScorePrompt = "mmlu",
     limit: Annotated[int | None, typer.Option(help="Score only the first N items.")] = None,
-    cache: _ScoreCache = None,
+    seed: Annotated[int, typer.Option(help="Seed (sampled generation).")] = 0,
+    model_options: ModelOptions,
     out: _ScoreOut = None,
     json_path: Annotated[
         Path | None, typer.Option("--json", help="Write the summary as JSON ('-': stdout)."), WRITE
     ] = None,
-    seed: Annotated[int, typer.Option(help="Seed (sampled generation).")] = 0,
-    threads: _ScoreThreads = None,
-    chunk_size: _ScoreChunkSize = 16,
-    timeout: TimeoutOption = None,
-    deadline: DeadlineOption = None,
-    retries: RetriesOption = None,
     cluster_by: _ClusterBy = "auto",
     quiet: QuietOption = False,
 ) -> None:
     """Score a benchmark with a language model: accuracy with its interval against chance, per-item results (a stress
     run with the identity perturbation alone: the same accuracy and interval)."""
-    options = locals()  # every option by name: RunConfig's fields are named after them
+    options = option_values(
+        data_options, model_options, rule=rule, prompt=prompt, limit=limit, seed=seed, cluster_by=cluster_by
+    )
     with user_errors():
         from pfungst.evaluate.run_config import RunConfig
         from pfungst.report.console_blocks import render_to_console
         from pfungst.stress.score_run import score
 
-        check_outputs([data, *_default_cache(cache)], {"--cache": cache, "--out": out, "--json": json_path})
-        config = config_from_options(RunConfig, options, **_run_settings(options, model))
+        outputs = {"--cache": model_options.cache, "--out": out, "--json": json_path}
+        check_outputs([data, *model_options.inputs()], outputs)
+        config = config_from_options(RunConfig, options, **model_options.run_settings(model))
         config.validate()  # before reading data: a typo should not cost a load
         check_suffix(out)
-        benchmark = load_benchmark(data, reader, map, on_error, strict)
+        benchmark = data_options.load(data)
         with progress_bar(quiet, "loading the model") as report:
             result = score(benchmark, model, config, progress=report)
         render_to_console(result, results_console(json_path))
@@ -175,60 +159,62 @@ def _write_score(result: ScoreResult, out: Path | None, json_path: Path | None) 
     write_json(json_path, result.save_json)
 
 
-_ClusterBy = Annotated[
-    str,
-    typer.Option(
-        help="Which items share errors (Miller 2024): auto (an MMLU subject, BIG-bench subtask, group or shared "
-        "passage, where items fall in two or more), none (independent items: plain intervals) or a metadata key or "
-        "field every item has."
-    ),
-]
-
-
 _StressJson = Annotated[Path | None, typer.Option("--json", help="Write the result(s) as JSON ('-': stdout)."), WRITE]
 
 
+@dataclass(frozen=True)
+class StressOptions(OptionGroup):
+    """What a stress run varies and how its items are grouped: the rules, the base prompt, the perturbations."""
+
+    rule: Annotated[str, typer.Option(help="Scoring rule of the arrangement perturbations.")] = "letter"
+    """The main scoring rule."""
+    rules: _StressRules = "letter,cloze-raw,cloze-token,cloze-byte,pmi"
+    """The rules compared by ``rules``, comma-separated."""
+    prompt: _StressPrompt = "mmlu"
+    """The base prompt format."""
+    perturbation: _Perturbations = None
+    """Perturbation specs (``name:key=value``); None for the default ones."""
+    cluster_by: _ClusterBy = "auto"
+    """Which items share errors."""
+
+    def values(self) -> dict[str, Any]:
+        """Each option by the name of its config field: ``rules`` split at the commas, ``--perturbation`` as
+        ``perturbations`` (the default ones when none is given)."""
+        from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS
+
+        values = super().values()
+        values["rules"] = tuple(rule.strip() for rule in self.rules.split(",") if rule.strip())
+        values["perturbations"] = tuple(values.pop("perturbation") or DEFAULT_PERTURBATIONS)
+        return values
+
+
 @app.command("stress")
+@with_option_groups
 def stress_command(
     data: _StressData = None,
-    reader: ReaderOption = None,
-    map: MapOption = None,
-    on_error: OnErrorOption = "raise",
-    strict: StrictOption = False,
+    *,
+    data_options: DataOptions,
     model: _StressModels = None,
-    rule: Annotated[str, typer.Option(help="Scoring rule of the arrangement perturbations.")] = "letter",
-    rules: _StressRules = "letter,cloze-raw,cloze-token,cloze-byte,pmi",
-    prompt: _StressPrompt = "mmlu",
-    perturbation: _Perturbations = None,
-    limit: Annotated[int | None, typer.Option(help="Use only the first N items.")] = None,
-    sample: Annotated[int | None, typer.Option(help="Use a seeded random sample of N items.")] = None,
-    cache: Annotated[Path | None, typer.Option(help="SQLite cache file; a rerun resumes from it."), READ_WRITE] = None,
-    seed: SeedOption = 0,
-    n_bootstrap: NBootstrapOption = 1000,
-    cluster_by: _ClusterBy = "auto",
-    threads: Annotated[int | None, typer.Option(help="CPU threads for a llama.cpp model.")] = None,
-    chunk_size: Annotated[int, typer.Option(help="Questions per batch sent to the model.")] = 16,
-    timeout: TimeoutOption = None,
-    deadline: DeadlineOption = None,
-    retries: RetriesOption = None,
+    stress_options: StressOptions,
+    sampling: SamplingOptions,
+    model_options: ModelOptions,
     json_path: _StressJson = None,
     items_path: _StressItems = None,
     from_logs: _FromLogs = None,
     quiet: QuietOption = False,
 ) -> None:
     """How much of a model's score is option order, option IDs, format and scoring rule?"""
-    options = locals()  # every option by name: StressConfig's fields are named after them
     if from_logs is not None or data is None:
-        _stress_from_logs(data, from_logs, json_path, items_path, cluster_by)
+        _stress_from_logs(data, from_logs, json_path, items_path, stress_options.cluster_by)
         return
     with user_errors():
         items = _items_paths(items_path, len(model or ()))
-        inputs = [data, *_perturbation_inputs(perturbation), *_default_cache(cache)]
-        check_outputs(inputs, {"--cache": cache, "--json": json_path, **items})
-        config = _stress_config(options)
+        inputs = [data, *_perturbation_inputs(stress_options.perturbation), *model_options.inputs()]
+        check_outputs(inputs, {"--cache": model_options.cache, "--json": json_path, **items})
+        config = _stress_config(model, model_options, stress_options, data_options, sampling)
         config.validate()
         check_suffix(items_path, "--items")
-        benchmark = load_benchmark(data, reader, map, on_error, strict)
+        benchmark = data_options.load(data)
         results, ranks = _run_stress(benchmark, model, config, quiet, results_console(json_path))
         _write_stress(results, ranks, json_path, items_path)
 
@@ -250,22 +236,18 @@ def _stress_from_logs(
         _write_stress([result], None, json_path, items_path)
 
 
-def _stress_config(options: dict[str, Any]) -> StressConfig:
-    """The run's settings: each option of the same name, and those whose command-line form differs, converted; each
-    ``--model`` spec is checked too, so a typo costs no data load."""
+def _stress_config(models: list[str] | None, model_options: ModelOptions, *groups: OptionGroup) -> StressConfig:
+    """The run's settings from the options of ``groups`` and ``model_options``; each ``--model`` spec is checked too,
+    so a typo costs no data load."""
     from pfungst.evaluate.run_config import RunConfig
     from pfungst.models.registry import applicable_options
-    from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS, StressConfig
+    from pfungst.stress.stress_config import StressConfig
 
-    for spec in options["model"] or ():
+    for spec in models or ():
         applicable_options(spec, {})  # raises for an unknown name or provider
-    return config_from_options(
-        StressConfig,
-        options,
-        run=config_from_options(RunConfig, options, **_run_settings(options)),
-        rules=tuple(r.strip() for r in options["rules"].split(",") if r.strip()),
-        perturbations=tuple(options["perturbation"]) if options["perturbation"] else DEFAULT_PERTURBATIONS,
-    )
+    options = option_values(model_options, *groups)
+    run = config_from_options(RunConfig, options, **model_options.run_settings())
+    return config_from_options(StressConfig, options, run=run)
 
 
 def _run_stress(
@@ -295,21 +277,6 @@ def _run_stress(
     return results, ranks
 
 
-def _run_settings(options: dict[str, Any], model: str | None = None) -> dict[str, Any]:
-    """The :class:`~pfungst.evaluate.run_config.RunConfig` fields whose command-line form differs from the field,
-    alike for ``score`` and ``stress``: the default cache and the backend options (only those the backend of
-    ``model`` takes, when one model is known)."""
-    from pfungst.models.registry import applicable_options
-
-    backend = {"n_threads": options["threads"]} if options["threads"] else {}
-    given = ((name, options[name]) for name in ("timeout", "retries", "deadline"))
-    backend.update({name: value for name, value in given if value is not None})
-    return {
-        "cache": options["cache"] or True,
-        "model_options": applicable_options(model, backend) if model is not None else backend,
-    }
-
-
 def _items_paths(items_path: Path | None, n_models: int) -> dict[str, Path]:
     """Where ``--items`` puts each model's outcomes: the path itself, or ``items-1.jsonl``, ... for several models."""
     if items_path is None:
@@ -317,13 +284,6 @@ def _items_paths(items_path: Path | None, n_models: int) -> dict[str, Path]:
     if n_models < 2:
         return {"--items": items_path}
     return {f"--items (model {i})": items_path.with_stem(f"{items_path.stem}-{i}") for i in range(1, n_models + 1)}
-
-
-def _default_cache(cache: Path | None) -> list[Path]:
-    """The cache file read and written when ``--cache`` is not given: an input no other output may replace."""
-    from pfungst.evaluate.run_config import default_cache_path
-
-    return [] if cache is not None else [default_cache_path()]
 
 
 def _perturbation_inputs(specs: list[str] | None) -> list[Path]:

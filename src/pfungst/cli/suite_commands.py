@@ -12,14 +12,8 @@ from pfungst.cli.common import (
     READ,
     WRITE,
     WRITE_FOLDER,
-    DetectLabelSetOption,
-    MaxItemsOption,
-    NBootstrapOption,
-    ParallelOption,
     QuietOption,
     ReaderOption,
-    SeedOption,
-    SelectionMaxItemsOption,
     app,
     config_from_options,
     progress_bar,
@@ -27,7 +21,8 @@ from pfungst.cli.common import (
     user_errors,
     write_json,
 )
-from pfungst.cli.gate_options import CardOption, FailOnOption, check_fail_on, command_line, end_with_gate, write_card
+from pfungst.cli.gate_options import GateOptions, command_line, end_with_gate, write_card
+from pfungst.cli.option_groups import AuditOptions, option_values, with_option_groups
 from pfungst.errors import ConfigError
 
 if TYPE_CHECKING:  # the command imports what it runs when it runs: `--help` stays fast
@@ -47,9 +42,6 @@ _Paths = Annotated[
 ]
 
 
-_Cluster = Annotated[
-    str, typer.Option(help="Run every benchmark's fold jobs on Dask: 'local' or tcp://host:8786 (pfungst[dask]).")
-]
 _Out = Annotated[
     Path,
     typer.Option("--out", "-o", help="Output folder (suite.json, benchmarks/); reruns resume here."),
@@ -62,6 +54,7 @@ _SuiteJson = Annotated[Path | None, typer.Option("--json", help="Also write the 
 
 
 @app.command("suite")
+@with_option_groups
 def suite_command(
     context: typer.Context,
     paths: _Paths,
@@ -70,36 +63,23 @@ def suite_command(
     on_error: Annotated[
         str, typer.Option("--on-error", help="raise: skip a benchmark with a bad row; skip: drop the row.")
     ] = "raise",
-    feature_set: Annotated[
-        list[str] | None, typer.Option("--feature-set", help="Feature set, repeatable (default: all that apply).")
-    ] = None,
-    detect_label_set: DetectLabelSetOption = True,
-    seed: SeedOption = 0,
-    n_repeats: Annotated[int, typer.Option(help="Repeats of the cross-fitting.")] = 2,
-    n_splits: Annotated[int, typer.Option(help="Folds of the cross-fitting.")] = 5,
-    n_bootstrap: NBootstrapOption = 1000,
-    n_permutations: Annotated[int, typer.Option(help="Permutations per p-value.")] = 1000,
-    threshold: Annotated[float, typer.Option(help="Verdict threshold on the interval's lower bound.")] = 0.2,
+    *,
+    audit_options: AuditOptions,
     alpha: Annotated[float, typer.Option("--fdr", help="False discovery rate across benchmarks (BH).")] = 0.05,
     top_cues: Annotated[int, typer.Option(help="Cues listed per benchmark.")] = 3,
-    max_items: MaxItemsOption = 0,
-    selection_max_items: SelectionMaxItemsOption = 20_000,
-    n_jobs: Annotated[int, typer.Option(help="Parallel folds (joblib).")] = 1,
-    parallel: ParallelOption = "processes",
-    cluster: _Cluster = "",
     json_path: _SuiteJson = None,
-    fail_on: FailOnOption = None,
-    card: CardOption = None,
+    gate_options: GateOptions,
     quiet: QuietOption = False,
     verbose: _Verbose = False,
 ) -> None:
     """Audit every benchmark of a suite; rank them by risk (content), flag gold-position artifacts; resumable."""
-    options = locals()
+    options = option_values(audit_options, **locals())
+    card, fail_on = gate_options.card, gate_options.fail_on
     with user_errors():
         from pfungst.audit.suite import audit_suite, check_suite_outputs
         from pfungst.report.card import render_suite_card
 
-        check_fail_on(fail_on)
+        gate_options.check()
         config = _config(options)
         check_suite_outputs(paths, out, {"--json": json_path, "--card": card}, "--out")
         with progress_bar(quiet, "discovering benchmarks") as report:
@@ -120,7 +100,7 @@ def _config(options: dict[str, Any]) -> SuiteConfig:
     if options["on_error"] not in ("raise", "skip"):
         raise ConfigError(f"--on-error must be 'raise' or 'skip', not {options['on_error']!r}")
     config = SuiteConfig(
-        audit=config_from_options(AuditConfig, options, feature_sets=tuple(options["feature_set"] or ())),
+        audit=config_from_options(AuditConfig, options),
         reader=options["reader"],
         on_error="skip" if options["on_error"] == "skip" else "raise",
         alpha=options["alpha"],

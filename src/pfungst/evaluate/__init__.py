@@ -20,12 +20,11 @@ if TYPE_CHECKING:
     from pfungst.evaluate.run_config import RunConfig, default_cache_path
     from pfungst.evaluate.score_result import ScoreCounts, ScoreResult
     from pfungst.evaluate.scoring import SCORING_RULES, Decision, ScoringRule, get_scoring_rule
-    from pfungst.evaluate.variants import VARIANTS, Presentation, Variant, get_variant
+    from pfungst.evaluate.variants import Presentation, Variant
 
 __all__ = [
     "BUILTIN_FORMATS",
     "SCORING_RULES",
-    "VARIANTS",
     "ArrangedItem",
     "Cell",
     "Decision",
@@ -43,7 +42,6 @@ __all__ = [
     "default_cache_path",
     "get_format",
     "get_scoring_rule",
-    "get_variant",
 ]
 
 __getattr__, __dir__ = lazy_exports(
@@ -66,10 +64,8 @@ __getattr__, __dir__ = lazy_exports(
         "Decision": "pfungst.evaluate.scoring",
         "ScoringRule": "pfungst.evaluate.scoring",
         "get_scoring_rule": "pfungst.evaluate.scoring",
-        "VARIANTS": "pfungst.evaluate.variants",
         "Presentation": "pfungst.evaluate.variants",
         "Variant": "pfungst.evaluate.variants",
-        "get_variant": "pfungst.evaluate.variants",
     },
     globals(),
 )

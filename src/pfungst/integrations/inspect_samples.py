@@ -21,7 +21,10 @@ from typing import Any
 from pfungst.data.item import Item
 from pfungst.errors import ConfigError, DataError
 from pfungst.evaluate.outcome import Outcome
-from pfungst.evaluate.variants import Cyclic, Identity, MovedAnswer, Permutations, Presentation, Variant
+from pfungst.evaluate.variants import Identity, Presentation, Variant
+from pfungst.stress.perturbations.answer_moved import MovedAnswer
+from pfungst.stress.perturbations.cyclic import Cyclic
+from pfungst.stress.perturbations.permutations import Permutations
 
 __all__ = [
     "ARRANGEMENTS",

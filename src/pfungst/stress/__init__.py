@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from pfungst.stress.perturbations import PERTURBATIONS, get_perturbation
     from pfungst.stress.perturbations.base import Perturbation
     from pfungst.stress.perturbations.choices_only.metric import ChoicesOnlyAccuracy, choices_only_accuracy
+    from pfungst.stress.perturbations.formats.metric import FormatSpread, format_spread
     from pfungst.stress.perturbations.instructions import BUILTIN_INSTRUCTIONS
     from pfungst.stress.perturbations.letter_text.metric import LetterTextAgreement, letter_text_agreement
     from pfungst.stress.perturbations.none_of_the_above.metric import NoneOfTheAboveEffect, none_of_the_above_effect
@@ -43,9 +44,9 @@ if TYPE_CHECKING:
         estimate_prior,
         run_pride,
     )
+    from pfungst.stress.perturbations.spread_search.metric import SpreadSearch, search_spread
     from pfungst.stress.ranks import RankStability, rank_stability
     from pfungst.stress.score_run import score
-    from pfungst.stress.spread import FormatSpread, SpreadSearch, format_spread, search_spread
     from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS, StressConfig
     from pfungst.stress.stress_result import Analysis, PerturbationCost, StressResult, read_outcomes
     from pfungst.stress.suite import stress
@@ -136,10 +137,10 @@ __getattr__, __dir__ = lazy_exports(
         "RankStability": "pfungst.stress.ranks",
         "rank_stability": "pfungst.stress.ranks",
         "score": "pfungst.stress.score_run",
-        "FormatSpread": "pfungst.stress.spread",
-        "SpreadSearch": "pfungst.stress.spread",
-        "format_spread": "pfungst.stress.spread",
-        "search_spread": "pfungst.stress.spread",
+        "FormatSpread": "pfungst.stress.perturbations.formats.metric",
+        "SpreadSearch": "pfungst.stress.perturbations.spread_search.metric",
+        "format_spread": "pfungst.stress.perturbations.formats.metric",
+        "search_spread": "pfungst.stress.perturbations.spread_search.metric",
         "BUILTIN_INSTRUCTIONS": "pfungst.stress.perturbations.instructions",
         "DEFAULT_PERTURBATIONS": "pfungst.stress.stress_config",
         "StressConfig": "pfungst.stress.stress_config",

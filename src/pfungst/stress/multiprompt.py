@@ -26,8 +26,8 @@ from pfungst.errors import ConfigError, ReaderError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.schema import Fields, read_dataclass
 from pfungst.stats import ConfidenceInterval, Estimate, bootstrap_interval, wilson_interval
+from pfungst.stress.correctness_table import correctness_table
 from pfungst.stress.estimates import estimates_table
-from pfungst.stress.spread import correctness_table
 
 __all__ = [
     "MultiPromptStats",
@@ -139,7 +139,7 @@ def multiprompt_stats(
         level: Coverage of the intervals.
 
     Raises:
-        ConfigError: See :func:`pfungst.stress.spread.correctness_table`.
+        ConfigError: See :func:`pfungst.stress.correctness_table.correctness_table`.
 
     Example:
         >>> def answer(prompt, item, chosen):

@@ -18,7 +18,7 @@ from pfungst.schema import Fields
 from pfungst.stats import ConfidenceInterval, Estimate
 from pfungst.stress.analysis import Analysis
 from pfungst.stress.metrics import CircularMetrics, MovedAnswerAccuracy, SelectionBias, VariantAccuracy
-from pfungst.stress.spread_result import FormatSpread
+from pfungst.stress.perturbations.formats.metric import FormatSpread
 
 __all__ = [
     "ANSWER_MOVED_GAP_THRESHOLD",

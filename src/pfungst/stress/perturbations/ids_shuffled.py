@@ -2,12 +2,33 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from pfungst.data.item import Item
+from pfungst.evaluate.arrangement import ArrangedItem
 from pfungst.evaluate.engine import Cell
-from pfungst.evaluate.variants import ShuffledIds
+from pfungst.evaluate.variants import Presentation, item_rng
 from pfungst.stress.metrics import PairedDifference, SelectionBias, paired_difference, selection_bias
 from pfungst.stress.perturbations.base import BY_ITEM, Asked, Findings, FindingsBuilder, StressRun
 
-__all__ = ["IdsShuffledPerturbation"]
+__all__ = ["IdsShuffledPerturbation", "ShuffledIds"]
+
+
+@dataclass(frozen=True)
+class ShuffledIds:
+    """The original order under a seeded shuffle of the labels (``B. x  D. y  A. z  C. w``): a model drawn to a
+    label token follows the label, one drawn to a position stays; this separates token bias from position bias."""
+
+    name: str = "ids-shuffled"
+
+    def present(self, item: Item, labels: tuple[str, ...], seed: int) -> tuple[Presentation, ...]:
+        """One presentation whose labels are a permutation of ``labels`` other than the original (when two of them
+        differ)."""
+        rng = item_rng(seed, item)
+        shuffled = list(labels)
+        while len(set(labels)) > 1 and tuple(shuffled) == labels:  # identical labels have no other order
+            rng.shuffle(shuffled)
+        return (Presentation("ids shuffled", ArrangedItem.identity(item), tuple(shuffled)),)
 
 
 class IdsShuffledPerturbation:

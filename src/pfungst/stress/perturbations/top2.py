@@ -3,9 +3,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from pfungst.data.item import Item
+from pfungst.errors import ConfigError
+from pfungst.evaluate.arrangement import ArrangedItem
 from pfungst.evaluate.engine import Cell, plan_cell
 from pfungst.evaluate.outcome import Outcome
-from pfungst.evaluate.variants import TopTwo
+from pfungst.evaluate.variants import Presentation
 from pfungst.stress.metrics import PairedDifference, paired_difference
 from pfungst.stress.perturbations.base import (
     AFTER_FIRST_PASS,
@@ -16,7 +22,30 @@ from pfungst.stress.perturbations.base import (
     scores_warning,
 )
 
-__all__ = ["TopTwoPerturbation"]
+__all__ = ["TopTwoPerturbation", "TopTwo"]
+
+
+@dataclass(frozen=True)
+class TopTwo:
+    """The model's two favourite options placed next to each other (positions 1 and 2) or at the two ends (first and
+    last), the rest in original order between (Pezeshkpour & Hruschka 2024). Needs the model's top two per item."""
+
+    top: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    """Item id -> original indices of the model's first and second choice in a plain pass."""
+    name: str = "top2"
+
+    def present(self, item: Item, labels: tuple[str, ...], seed: int) -> tuple[Presentation, ...]:
+        """``adjacent`` and ``ends``; an item with fewer than 3 options has no distinct pair and gets none."""
+        if item.id not in self.top:
+            raise ConfigError(f"top2: no first and second choice known for item '{item.id}'; run a plain pass first")
+        first, second = self.top[item.id]
+        if item.n_options < 3:
+            return ()
+        rest = [index for index in range(item.n_options) if index not in (first, second)]
+        return (
+            Presentation("adjacent", ArrangedItem(item, (first, second, *rest))),
+            Presentation("ends", ArrangedItem(item, (first, *rest, second))),
+        )
 
 
 class TopTwoPerturbation:

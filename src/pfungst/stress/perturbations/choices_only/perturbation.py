@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 from pfungst.evaluate.engine import Cell
-from pfungst.evaluate.item_edits import ChoicesOnly
 from pfungst.stress.perturbations.base import FIRST_PASS, Asked, Findings, FindingsBuilder, StressRun
 from pfungst.stress.perturbations.choices_only.metric import ChoicesOnlyAccuracy, choices_only_accuracy
+from pfungst.stress.perturbations.choices_only.variant import ChoicesOnly
 from pfungst.stress.perturbations.originals import original_cells, original_outcomes, probe_rules
 
 __all__ = ["ChoicesOnlyPerturbation"]

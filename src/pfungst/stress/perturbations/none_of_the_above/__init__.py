@@ -1,6 +1,8 @@
 """``none-of-the-above`` in one folder.
 
-``perturbation.py`` plans and analyses it; ``metric.py`` computes what it reports and holds the result
+``perturbation.py`` plans and analyses it; ``variant.py`` is how an item is shown
+(:class:`~pfungst.stress.perturbations.none_of_the_above.variant.NoneOfTheAbove`);
+``metric.py`` computes what it reports and holds the result
 (:class:`~pfungst.stress.perturbations.none_of_the_above.metric.NoneOfTheAboveEffect`).
 Nothing is imported here, so the result type is read back without importing the perturbation.
 """

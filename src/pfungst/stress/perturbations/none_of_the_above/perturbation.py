@@ -7,13 +7,17 @@ from collections.abc import Sequence
 
 from pfungst.data.item import Item
 from pfungst.evaluate.engine import Cell
-from pfungst.evaluate.item_edits import NoneOfTheAbove, assign_replacements, has_collective_option
 from pfungst.stress.perturbations.base import FIRST_PASS, Asked, Findings, FindingsBuilder, StressRun
 from pfungst.stress.perturbations.none_of_the_above.metric import (
     DISTRACTOR_REPLACED,
     GOLD_REPLACED,
     NoneOfTheAboveEffect,
     none_of_the_above_effect,
+)
+from pfungst.stress.perturbations.none_of_the_above.variant import (
+    NoneOfTheAbove,
+    assign_replacements,
+    has_collective_option,
 )
 from pfungst.stress.perturbations.originals import original_cells, original_outcomes, probe_rules
 

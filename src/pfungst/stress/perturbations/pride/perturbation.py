@@ -10,10 +10,10 @@ from typing import ClassVar
 
 from pfungst.data.item import Item
 from pfungst.evaluate.engine import Cell
-from pfungst.evaluate.variants import Cyclic
 from pfungst.stress.costs import PLAIN, cost_of
 from pfungst.stress.metrics import SelectionBias, selection_bias
 from pfungst.stress.perturbations.base import FIRST_PASS, Asked, Findings, FindingsBuilder, StressRun, scores_warning
+from pfungst.stress.perturbations.cyclic import Cyclic
 from pfungst.stress.perturbations.params import check_param
 from pfungst.stress.perturbations.pride.estimate import choose_estimation_items, run_pride
 from pfungst.stress.perturbations.pride.result import PrideResult

@@ -9,8 +9,8 @@ from typing import ClassVar
 from pfungst.evaluate.engine import Cell
 from pfungst.evaluate.formats import FormatGrammar, PromptFormat
 from pfungst.stress.perturbations.base import FIRST_PASS, Asked, Findings, StressRun, own_outcomes_findings
+from pfungst.stress.perturbations.formats.metric import FormatSpread, format_spread
 from pfungst.stress.perturbations.params import check_count_param
-from pfungst.stress.spread import FormatSpread, format_spread
 
 __all__ = ["FormatsPerturbation"]
 

@@ -14,7 +14,7 @@ from pfungst.evaluate.engine import Cell, plan_cell
 from pfungst.evaluate.formats import FormatGrammar, PromptFormat
 from pfungst.stress.perturbations.base import ADAPTIVE, Asked, Findings, FindingsBuilder, StressRun
 from pfungst.stress.perturbations.params import check_count_param
-from pfungst.stress.spread import SpreadSearch, search_spread
+from pfungst.stress.perturbations.spread_search.metric import SpreadSearch, search_spread
 
 __all__ = ["SpreadSearchPerturbation"]
 

@@ -1,139 +1,84 @@
-"""FormatSpread (Sclar et al., ICLR 2024): how far accuracy moves between prompt formats that mean the same thing.
-
-:func:`format_spread` measures the spread (best minus worst format accuracy) when every format has answered the same
-items, with a paired bootstrap interval. :func:`search_spread` estimates it under a budget of item evaluations with
-Thompson sampling, as the paper does: the first half of the budget hunts the best format, the second half the worst.
-"""
+"""What ``spread-search`` finds (Sclar et al., ICLR 2024): the best and the worst prompt format within a budget of
+item evaluations, by Thompson sampling (the first half of the budget hunts the best format, the second the worst)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, ClassVar
 
 import numpy as np
 
+from pfungst.blocks import Block, Facts, Table, format_number
 from pfungst.errors import ConfigError
-from pfungst.evaluate.outcome import Outcome
-from pfungst.stats import ConfidenceInterval, Estimate, bootstrap_interval, wilson_interval
-from pfungst.stress.spread_result import FormatAccuracy, FormatSpread, SpreadSearch
+from pfungst.schema import Fields, read_dataclass
+from pfungst.stats import ConfidenceInterval, Estimate
+from pfungst.stress.estimates import estimates_table
+from pfungst.stress.perturbations.format_accuracy import FormatAccuracy, format_accuracy
 
-__all__ = [
-    "CorrectnessTable",
-    "FormatAccuracy",
-    "FormatSpread",
-    "SpreadSearch",
-    "correctness_table",
-    "format_spread",
-    "search_spread",
-]
-
-_GROUPINGS = ("format", "variant", "rule", "perturbation")
+__all__ = ["SpreadSearch", "search_spread"]
 
 
-class CorrectnessTable(NamedTuple):
-    """Whether each item was answered correctly under each prompt, items paired across prompts."""
+@dataclass(frozen=True)
+class SpreadSearch:
+    """The outcome of a budgeted Thompson-sampling search for the best and the worst format."""
 
-    names: tuple[str, ...]
-    """The prompts (formats, variants, ...) in first-seen order."""
-    item_ids: tuple[str, ...]
-    """The items, in first-seen order; every prompt answered each of them once."""
-    correct: np.ndarray
-    """Boolean matrix, one row per name and one column per item."""
+    KIND: ClassVar[str] = "spread-search"
+    """The result's kind in JSON (stable across renames of the class)."""
+    TITLE: ClassVar[str] = "Format spread search"
+    """The result's heading in reports."""
 
+    best: FormatAccuracy
+    """The format judged best, with the accuracy of the items it was asked."""
+    worst: FormatAccuracy
+    """The format judged worst, likewise."""
+    spread: Estimate
+    """Best minus worst observed accuracy. Its interval, (best low - worst high, best high - worst low) from the two
+    Wilson intervals, is conservative: it covers at least at ``level`` when both intervals do."""
+    budget: int
+    """Item evaluations allowed."""
+    evaluations: int
+    """Item evaluations spent (at most ``budget``)."""
+    pulls: dict[str, tuple[int, int]]
+    """Per format: (items answered correctly, items asked)."""
+    history: tuple[tuple[str, int, int], ...]
+    """Every pull in order: (format, items asked, items answered correctly)."""
+    seed: int
+    """Seed of the sampling and of the item order."""
 
-def correctness_table(outcomes: Sequence[Outcome], *, by: str = "format") -> CorrectnessTable:
-    """Arrange outcomes as a prompt x item matrix of correct answers, checking that items are paired.
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict with stable keys."""
+        return {
+            "best": self.best.to_dict(),
+            "worst": self.worst.to_dict(),
+            "spread": self.spread.to_dict(),
+            "budget": self.budget,
+            "evaluations": self.evaluations,
+            "pulls": {name: list(counts) for name, counts in self.pulls.items()},
+            "history": [list(entry) for entry in self.history],
+            "seed": self.seed,
+        }
 
-    Args:
-        outcomes: One outcome per (prompt, item).
-        by: The outcome field that names the prompt: ``format``, ``variant``, ``rule`` or ``perturbation``.
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> SpreadSearch:
+        """The result that :meth:`to_dict` wrote, every value's type checked (a wrong one named by field path)."""
+        return read_dataclass(cls, Fields(data, source))
 
-    Raises:
-        ConfigError: ``by`` is not one of those fields, fewer than two prompts, a (prompt, item) pair occurs twice,
-            or the prompts did not all answer the same items.
-
-    Example:
-        >>> from pfungst.evaluate.outcome import Outcome
-        >>> def answer(fmt, item, chosen):
-        ...     return Outcome(item, "formats", fmt, "letter", fmt, (0, 1), ("A", "B"), 0, chosen, chosen, "ok",
-        ...                    (0.0, -1.0))
-        >>> table = correctness_table([answer("f1", "q1", 0), answer("f2", "q1", 1)])
-        >>> table.names, table.correct.tolist()
-        (('f1', 'f2'), [[True], [False]])
-    """
-    if by not in _GROUPINGS:
-        raise ConfigError(f"cannot group outcomes by {by!r}; expected one of {', '.join(_GROUPINGS)}")
-    cells: dict[str, dict[str, bool]] = {}
-    for outcome in outcomes:
-        row = cells.setdefault(str(getattr(outcome, by)), {})
-        if outcome.item_id in row:
-            raise ConfigError(
-                f"item '{outcome.item_id}' occurs twice for {by} '{getattr(outcome, by)}'; expected one outcome per "
-                f"({by}, item). Filter the outcomes to one rule and one variant first."
-            )
-        row[outcome.item_id] = outcome.correct
-    if len(cells) < 2:
-        raise ConfigError(f"found {len(cells)} distinct {by} value(s); comparing prompts needs at least 2")
-    names = tuple(cells)
-    item_ids = tuple(dict.fromkeys(item for row in cells.values() for item in row))
-    for name in names:
-        missing = [item for item in item_ids if item not in cells[name]]
-        if missing:
-            raise ConfigError(
-                f"{by} '{name}' has no outcome for {len(missing)} item(s) others answered (first: '{missing[0]}'); "
-                "a paired comparison needs every prompt on the same items. Keep only the items all prompts answered."
-            )
-    matrix = np.array([[cells[name][item] for item in item_ids] for name in names], dtype=bool)
-    return CorrectnessTable(names, item_ids, matrix)
-
-
-def format_spread(
-    outcomes: Sequence[Outcome], *, seed: int, n_bootstrap: int = 1000, level: float = 0.95
-) -> FormatSpread:
-    """Accuracy per prompt format and the spread between the best and the worst, on the same items.
-
-    Args:
-        outcomes: One outcome per (format, item); every format must have answered the same items.
-        seed: Seed of the bootstrap.
-        n_bootstrap: Bootstrap resamples of the items.
-        level: Coverage of the intervals.
-
-    Raises:
-        ConfigError: See :func:`correctness_table`.
-
-    Example:
-        >>> from pfungst.evaluate.outcome import Outcome
-        >>> def answer(fmt, item, chosen):
-        ...     return Outcome(item, "formats", fmt, "letter", fmt, (0, 1), ("A", "B"), 0, chosen, chosen, "ok",
-        ...                    (0.0, -1.0))
-        >>> outcomes = [answer("plain", f"q{i}", 0) for i in range(4)]
-        >>> outcomes += [answer("fancy", f"q{i}", int(i < 3)) for i in range(4)]
-        >>> result = format_spread(outcomes, seed=0)
-        >>> result.best, result.worst, result.spread.value
-        ('plain', 'fancy', 0.75)
-    """
-    table = correctness_table(outcomes, by="format")
-    n_items = len(table.item_ids)
-    accuracies = [
-        FormatAccuracy(name, _wilson_estimate(int(row.sum()), n_items, level), n_items)
-        for name, row in zip(table.names, table.correct, strict=True)
-    ]
-    accuracies.sort(key=lambda entry: (-entry.accuracy.value, entry.format))
-    matrix = table.correct.astype(float)
-
-    def statistic(index: np.ndarray) -> float:
-        means = matrix[:, index].mean(axis=1)
-        return float(means.max() - means.min())
-
-    ci = bootstrap_interval(statistic, n_items, n_resamples=n_bootstrap, seed=seed, level=level)
-    spread = Estimate(
-        value=accuracies[0].accuracy.value - accuracies[-1].accuracy.value,
-        method="best minus worst format accuracy; paired bootstrap over items",
-        n=n_items,
-        ci=ci,
-    )
-    return FormatSpread(tuple(accuracies), spread, accuracies[0].format, accuracies[-1].format, len(accuracies))
+    def blocks(self) -> tuple[Block, ...]:
+        """The best and worst format found and their spread, the evaluations spent, items asked per format."""
+        named = [
+            (f"best: {self.best.format}", self.best.accuracy),
+            (f"worst: {self.worst.format}", self.worst.accuracy),
+            ("spread (best - worst)", self.spread),
+        ]
+        rows = tuple((name, format_number(counts[0]), format_number(counts[1])) for name, counts in self.pulls.items())
+        evaluations = f"{format_number(self.evaluations)} of a budget of {format_number(self.budget)}"
+        facts = Facts((("evaluations", evaluations), ("seed", format_number(self.seed))))
+        return (
+            estimates_table("Best and worst format found", named),
+            facts,
+            Table("Items asked per format", ("format", "right", "asked"), rows),
+        )
 
 
 def search_spread(
@@ -185,7 +130,8 @@ def search_spread(
     counts = search.counts
     best = max(hunted_best, key=lambda name: (_posterior_mean(counts[name]), name))
     worst = _pick_worst(best, hunted_worst, counts)
-    best_entry, worst_entry = _format_accuracy(best, counts[best], level), _format_accuracy(worst, counts[worst], level)
+    best_entry = format_accuracy(best, counts[best][0], counts[best][1], level)
+    worst_entry = format_accuracy(worst, counts[worst][0], counts[worst][1], level)
     return SpreadSearch(
         best=best_entry,
         worst=worst_entry,
@@ -265,15 +211,6 @@ def _pick_worst(best: str, hunted: list[str], counts: dict[str, list[int]]) -> s
 def _posterior_mean(count: list[int]) -> float:
     successes, trials = count
     return (1 + successes) / (2 + trials)
-
-
-def _wilson_estimate(successes: int, n: int, level: float) -> Estimate:
-    value = successes / n if n else float("nan")
-    return Estimate(value=value, method="accuracy; Wilson interval", n=n, ci=wilson_interval(successes, n, level))
-
-
-def _format_accuracy(name: str, count: list[int], level: float) -> FormatAccuracy:
-    return FormatAccuracy(name, _wilson_estimate(count[0], count[1], level), count[1])
 
 
 def _difference(best: Estimate, worst: Estimate) -> Estimate:

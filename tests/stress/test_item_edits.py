@@ -7,7 +7,12 @@ import pytest
 from pfungst.data import Item
 from pfungst.errors import ConfigError
 from pfungst.evaluate.formats import get_format
-from pfungst.evaluate.item_edits import NONE_OF_THE_ABOVE, ChoicesOnly, NoneOfTheAbove, assign_replacements
+from pfungst.stress.perturbations.choices_only.variant import ChoicesOnly
+from pfungst.stress.perturbations.none_of_the_above.variant import (
+    NONE_OF_THE_ABOVE,
+    NoneOfTheAbove,
+    assign_replacements,
+)
 
 
 def test_choices_only_removes_the_question_and_its_fields_but_keeps_options_and_format() -> None:

@@ -1,4 +1,5 @@
-"""Variants: every registered family through the Variant contract, then each family's own promises."""
+"""Arrangement variants (evaluate's Identity, each perturbation's own): every one through the Variant contract, then
+each family's own promises."""
 
 from __future__ import annotations
 
@@ -10,18 +11,12 @@ import pytest
 
 from pfungst.data import Item
 from pfungst.errors import ConfigError
-from pfungst.evaluate.variants import (
-    VARIANTS,
-    Cyclic,
-    Identity,
-    MovedAnswer,
-    Permutations,
-    Presentation,
-    ShuffledIds,
-    TopTwo,
-    Variant,
-    get_variant,
-)
+from pfungst.evaluate.variants import Identity, Presentation, Variant
+from pfungst.stress.perturbations.answer_moved import MovedAnswer
+from pfungst.stress.perturbations.cyclic import Cyclic
+from pfungst.stress.perturbations.ids_shuffled import ShuffledIds
+from pfungst.stress.perturbations.permutations import Permutations
+from pfungst.stress.perturbations.top2 import TopTwo
 
 LABELS = ("A", "B", "C", "D", "E")
 ITEMS = [
@@ -31,7 +26,7 @@ ITEMS = [
     Item("five", "Pick one.", ("p", "q", "r", "s", "t"), 4),
 ]
 
-# How the contract builds each registered family for an item; top2 needs the model's first and second choice.
+# How the contract builds each arrangement variant for an item; top2 needs the model's first and second choice.
 BUILDERS: dict[str, Callable[[Item], Variant]] = {
     "identity": lambda item: Identity(),
     "cyclic": lambda item: Cyclic(),
@@ -42,16 +37,11 @@ BUILDERS: dict[str, Callable[[Item], Variant]] = {
 }
 
 
-def test_the_contract_covers_every_registered_variant() -> None:
-    assert set(BUILDERS) == set(VARIANTS)
-
-
 @pytest.mark.parametrize("item", ITEMS, ids=lambda item: item.id)
-@pytest.mark.parametrize("name", list(VARIANTS))
+@pytest.mark.parametrize("name", list(BUILDERS))
 def test_every_presentation_is_a_permutation_of_the_items_options(name: str, item: Item, seed: int) -> None:
     variant = BUILDERS[name](item)
     assert isinstance(variant, Variant) and variant.name == name
-    assert isinstance(VARIANTS[name](), VARIANTS[name])  # registered classes build with no arguments
     labels = LABELS[: item.n_options]
     presentations = variant.present(item, labels, seed)
     assert all(isinstance(p, Presentation) for p in presentations)
@@ -179,14 +169,3 @@ def test_top2_gives_nothing_for_a_two_option_item() -> None:
 def test_top2_without_the_models_choices_says_to_run_a_plain_pass() -> None:
     with pytest.raises(ConfigError, match=r"top2: no first and second choice known for item 'four'; run a plain pass"):
         TopTwo({}).present(ITEMS[2], LABELS[:4], seed=0)
-
-
-def test_get_variant_builds_a_registered_family() -> None:
-    assert isinstance(get_variant("cyclic"), Cyclic)
-    assert get_variant("permutations") == Permutations(sample=None)
-
-
-def test_an_unknown_variant_lists_close_matches_and_every_choice() -> None:
-    choices = ", ".join(sorted(VARIANTS))
-    with pytest.raises(ConfigError, match=rf"Unknown variant 'cyclc'\. Did you mean: cyclic\? Available: {choices}$"):
-        get_variant("cyclc")

@@ -1,8 +1,8 @@
-"""Variants that edit an item's content, not only its arrangement: the question removed (choices-only), an option
-replaced by "None of the above" (WiCkeD).
+"""The ``none-of-the-above`` variant (WiCkeD, arXiv 2502.18316): one option replaced by "None of the above", and which
+option each item has replaced.
 
-Like every :class:`~pfungst.evaluate.variants.Variant` they return presentations; the arranged item is the edited
-item (same id), so outcomes read ``gold`` and ``chosen`` against the options the model was shown.
+The arranged item is the edited item (same id), so outcomes read ``gold`` and ``chosen`` against the options the model
+was shown.
 """
 
 from __future__ import annotations
@@ -19,14 +19,7 @@ from pfungst.errors import ConfigError
 from pfungst.evaluate.arrangement import ArrangedItem
 from pfungst.evaluate.variants import Presentation
 
-__all__ = [
-    "NONE_OF_THE_ABOVE",
-    "ChoicesOnly",
-    "NoneOfTheAbove",
-    "Replaced",
-    "assign_replacements",
-    "has_collective_option",
-]
+__all__ = ["NONE_OF_THE_ABOVE", "NoneOfTheAbove", "Replaced", "assign_replacements", "has_collective_option"]
 
 NONE_OF_THE_ABOVE = "None of the above"
 """The option text that replaces one option (WiCkeD, arXiv 2502.18316)."""
@@ -77,25 +70,6 @@ def assign_replacements(items: Sequence[Item], seed: int) -> dict[str, tuple[Rep
             others = [index for index in range(item.n_options) if index != item.gold]
             assigned[item.id] = ("distractor", random.Random(f"nota:{seed}:{item.id}").choice(others))
     return assigned
-
-
-@dataclass(frozen=True)
-class ChoicesOnly:
-    """The item with its question removed (text and named fields emptied), the options and the format unchanged:
-    what the model can answer from the options alone (Balepur, Ravichander & Rudinger 2024).
-
-    Example:
-        >>> item = Item(id="q", text="2 + 2 =", options=("3", "4"), gold=1)
-        >>> [(p.variant, p.arranged.item.text, p.arranged.options) for p in ChoicesOnly().present(item, (), 0)]
-        [('choices only', '', ('3', '4'))]
-    """
-
-    name: str = "choices-only"
-
-    def present(self, item: Item, labels: tuple[str, ...], seed: int) -> tuple[Presentation, ...]:
-        """One presentation: the options in their original order without the question."""
-        blank = dataclasses.replace(item, text="", fields={})
-        return (Presentation("choices only", ArrangedItem.identity(blank)),)
 
 
 @dataclass(frozen=True)
