@@ -1,6 +1,6 @@
 """Where a default ``pfungst audit`` spends its CPU seconds, step by step, on the four Pacchiardi et al. 2024 datasets.
 
-Runs ``pfungst audit DATA --quiet --json OUT`` (every default) on each dataset in one process, as a user would,
+Runs ``pfungst audit DATA --quiet`` (every default) on each dataset in one process, as a user would,
 after the one-time loads, and charges each CPU second (this process's) to the innermost step running at the time:
 
 - ``one-time loads``: importing the CLI and the audit, GPT-2's tokenizer, textstat (once per process);
@@ -14,7 +14,7 @@ after the one-time loads, and charges each CPU second (this process's) to the in
   verdict's interval (``bootstrap_draws_kappa``);
 - ``heuristics``, ``cues``, ``controls``: ``run_heuristics``, ``find_cues``, ``audit_controls``;
 - ``refit check``: label permutations refitted behind "signal below threshold" (``refit_check``);
-- ``result``: printing the result and writing its JSON (``_report``);
+- ``result``: printing the result (and writing its JSON with ``--json-dir``: ``_report``);
 - ``rest``: everything else (planning the folds, assembling outcomes, the verdict, settings, environment).
 
 CPU seconds are this process's: on a shared machine they measure the audit; wall seconds measure the neighbours too.
@@ -124,11 +124,11 @@ def one_time_loads() -> Callable[[list[str]], Any]:
     return app
 
 
-def run_cli(app: Callable[..., Any], path: Path, out: Path) -> None:
-    """``pfungst audit PATH --quiet --json OUT``, its stdout discarded."""
+def run_cli(app: Callable[..., Any], path: Path, out: Path | None) -> None:
+    """``pfungst audit PATH --quiet`` (with ``--json OUT`` when given), its stdout discarded."""
     with redirect_stdout(io.StringIO()):
         try:
-            app(["audit", str(path), "--quiet", "--json", str(out)], standalone_mode=False)
+            app(["audit", str(path), "--quiet", *(["--json", str(out)] if out else [])], standalone_mode=False)
         except SystemExit as exc:
             if exc.code:
                 raise
@@ -157,7 +157,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", default=",".join(DATASETS), help="Pacchiardi datasets (default: all four).")
     parser.add_argument("--repeat", type=int, default=1, help="Runs per dataset; the fastest (CPU) is kept.")
-    parser.add_argument("--json-dir", type=Path, help="Keep each result's JSON here as DATASET.json.")
+    parser.add_argument(
+        "--json-dir", type=Path, help="Also write each result's JSON (--json) and keep it here as DATASET.json."
+    )
     args = parser.parse_args()
     clock = StepClock()
     with clock.step("one-time loads"):
@@ -172,11 +174,11 @@ def main() -> None:
                 clock.seconds.clear()
                 started = time.perf_counter()
                 clock.mark = time.process_time()
-                out = Path(folder) / f"{name}-{time.time_ns()}.json"
+                out = Path(folder) / f"{name}-{time.time_ns()}.json" if args.json_dir else None
                 run_cli(app, DATA / name / "gpt-4-0613.jsonl", out)
                 clock._switch()
                 seconds = dict(clock.seconds)
-                if args.json_dir:
+                if args.json_dir and out:
                     args.json_dir.mkdir(parents=True, exist_ok=True)
                     (args.json_dir / f"{name}.json").write_bytes(out.read_bytes())
                 wall = time.perf_counter() - started

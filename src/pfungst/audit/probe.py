@@ -36,8 +36,8 @@ from typing import Any, Literal
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.model_selection import RepeatedStratifiedKFold
-from threadpoolctl import threadpool_limits
 
+from pfungst.audit.blas_threads import one_blas_thread
 from pfungst.audit.checked_inputs import check_parameters, checked_once
 from pfungst.audit.classifiers import (
     CLASSIFIERS,
@@ -175,7 +175,7 @@ def run_probes(
             folds[index].append(result)
             if progress is not None:
                 progress(done, len(jobs))
-    with threadpool_limits(limits=1, user_api="blas"), checked_once():
+    with one_blas_thread(), checked_once():
         return [
             assemble_outcome(plan.task, plan.feature_set, plan.settings, config, fold_results)
             for plan, fold_results in zip(plans, folds, strict=True)
@@ -189,7 +189,7 @@ def _job_context(config: ProbeConfig) -> Iterator[None]:
     if config.parallel != "threads" or config.n_jobs == 1:
         yield
         return
-    with threadpool_limits(limits=1, user_api="blas"), warnings_routed_by_thread():
+    with one_blas_thread(), warnings_routed_by_thread():
         yield
 
 
@@ -251,7 +251,7 @@ def _run_job(plan: _Plan, config: ProbeConfig, job: tuple[int, int, np.ndarray, 
     started = time.perf_counter()
     # The fits are small: multi-threaded BLAS only adds thread wake-ups (10x slower on 2 cores). Parallelism is
     # over (probe, fold) jobs instead.
-    with threadpool_limits(limits=1, user_api="blas"), checked_once():
+    with one_blas_thread(), checked_once():
         if config.protocol == "pacchiardi2024":
             result = _pacchiardi_split(plan.task, plan.feature_set, plan.settings, config)
         else:
