@@ -109,8 +109,10 @@ class FeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         """Fit on ``X`` and return it scaled (a new matrix: the transformer's own output is never changed)."""
         self.n_features_in_ = int(X.shape[1])
         scaler: StandardScaler | MaxAbsScaler | None = None
-        if sp.issparse(X):
-            scaler = MaxAbsScaler().fit(X) if self.sparse else None
+        if sp.issparse(X) and self.sparse:
+            scaler = _fitted_max_abs(X) if X.format == "csr" else MaxAbsScaler().fit(X)
+        elif sp.issparse(X):
+            scaler = None
         elif self.dense:
             scaler = StandardScaler().fit(X)
         self.scaler_ = scaler
@@ -122,6 +124,21 @@ class FeatureScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         if isinstance(self.scaler_, MaxAbsScaler) and sp.issparse(X) and X.format == "csr":
             return _divided_by_column(X, self.scaler_.scale_)
         return X if self.scaler_ is None else self.scaler_.transform(X)
+
+
+def _fitted_max_abs(X: Any) -> MaxAbsScaler:
+    """``MaxAbsScaler().fit(X)`` for a CSR matrix, in one pass over its stored values: the same ``max_abs_`` (the
+    largest absolute value per column, implicit zeros included, NaN ignored) and ``scale_`` (1 where that is below
+    ten machine epsilons), without the column-major copy the scaler makes (most of a fold's encoding time)."""
+    dtype = X.dtype if X.dtype.kind == "f" else np.dtype(np.float64)  # the scaler's own conversion of integers
+    max_abs = np.zeros(X.shape[1], dtype=dtype)
+    np.fmax.at(max_abs, X.indices, np.abs(X.data))
+    scale = max_abs.copy()
+    scale[scale < 10 * np.finfo(dtype).eps] = 1.0
+    scaler = MaxAbsScaler()
+    scaler.max_abs_, scaler.scale_ = max_abs, scale
+    scaler.n_samples_seen_, scaler.n_features_in_ = int(X.shape[0]), int(X.shape[1])
+    return scaler
 
 
 def _divided_by_column(X: Any, scale: np.ndarray) -> Any:

@@ -36,14 +36,17 @@ from typing import Any, Literal
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.model_selection import RepeatedStratifiedKFold
-from threadpoolctl import threadpool_limits
 
+from pfungst.audit.blas_threads import one_blas_thread
+from pfungst.audit.checked_inputs import check_parameters, checked_once
 from pfungst.audit.classifiers import (
     CLASSIFIERS,
     DEFAULT_C_GRID,
     ClassifierSpec,
     candidate_grid,
     counting_convergence_warnings,
+    make_choice_model,
+    make_classifier,
     top_features,
     warnings_routed_by_thread,
 )
@@ -161,6 +164,7 @@ def run_probes(
     config = config or ProbeConfig()
     config.validate()
     plans = [_plan(feature_set, make_task(inputs), config) for feature_set, inputs in requests]
+    _check_components(plans, config)
     jobs = [(index, job) for index, plan in enumerate(plans) for job in plan.jobs]
     folds: list[list[FoldResult]] = [[] for _ in plans]
     with _job_context(config):
@@ -171,7 +175,7 @@ def run_probes(
             folds[index].append(result)
             if progress is not None:
                 progress(done, len(jobs))
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread(), checked_once():
         return [
             assemble_outcome(plan.task, plan.feature_set, plan.settings, config, fold_results)
             for plan, fold_results in zip(plans, folds, strict=True)
@@ -185,7 +189,7 @@ def _job_context(config: ProbeConfig) -> Iterator[None]:
     if config.parallel != "threads" or config.n_jobs == 1:
         yield
         return
-    with threadpool_limits(limits=1, user_api="blas"), warnings_routed_by_thread():
+    with one_blas_thread(), warnings_routed_by_thread():
         yield
 
 
@@ -227,12 +231,27 @@ def _plan(feature_set: FeatureSet, task: ItemTask | OptionTask, config: ProbeCon
     return _Plan(task, feature_set, settings, jobs)
 
 
+def _check_components(plans: Sequence[_Plan], config: ProbeConfig) -> None:
+    """scikit-learn's parameter checks, once, on every encoder and classifier the jobs will fit (the jobs skip
+    them: :func:`~pfungst.audit.checked_inputs.checked_once`)."""
+    encoders = [make_encoder(plan.feature_set, plan.settings) for plan in plans]
+    max_iter = PAPER_MAX_ITER if config.protocol == "pacchiardi2024" else config.max_iter
+    classifiers = [
+        make_choice_model(spec, max_iter=max_iter)
+        if plan.task.level == "option"
+        else make_classifier(spec, n_classes=plan.task.n_classes, seed=config.seed, max_iter=max_iter)
+        for plan in plans
+        for spec in config.candidates()
+    ]
+    check_parameters([*encoders, *classifiers])
+
+
 def _run_job(plan: _Plan, config: ProbeConfig, job: tuple[int, int, np.ndarray, np.ndarray]) -> FoldResult:
     """One fold of one probe, wherever it runs."""
     started = time.perf_counter()
     # The fits are small: multi-threaded BLAS only adds thread wake-ups (10x slower on 2 cores). Parallelism is
     # over (probe, fold) jobs instead.
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread(), checked_once():
         if config.protocol == "pacchiardi2024":
             result = _pacchiardi_split(plan.task, plan.feature_set, plan.settings, config)
         else:

@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.pipeline import Pipeline
 
+from pfungst.audit.checked_inputs import check_finite
 from pfungst.audit.classifiers import (
     ClassifierSpec,
     FeatureWeight,
@@ -81,6 +82,7 @@ class ItemTask:
         frame = self.corpus.frame(items)
         y = self.y[items]
         X = fit_encoder(encoder, frame, y) if fit else encoder.transform(frame)
+        check_finite(X, _feature_set_name(encoder))
         return Block(X, y)
 
     def fit(self, name: ClassifierSpec | str, block: Block, *, seed: int, max_iter: int) -> Any:
@@ -114,6 +116,7 @@ class OptionTask:
         frame = rows.input_frame()
         is_gold = frame["is_gold"].to_numpy(dtype=bool)
         X = fit_encoder(encoder, frame, is_gold.astype(int)) if fit else encoder.transform(frame)
+        check_finite(X, _feature_set_name(encoder))
         if fit:
             self.random_ties = not _has_position_columns(encoder)
         return Block(X, self.y[items], frame["item"].to_numpy(dtype=int), is_gold)
@@ -129,6 +132,13 @@ class OptionTask:
         # slot. Features with position columns keep first-slot ties: they see positions anyway.
         seed = len(rows) if self.random_ties else None
         return np.asarray(model.predict_choice(block.X, rows, seed=seed), dtype=int)
+
+
+def _feature_set_name(encoder: Pipeline) -> str:
+    """The feature set an encoder of :func:`~pfungst.audit.encoder.make_encoder` encodes (its one transformer's
+    name)."""
+    features = encoder.named_steps.get("features")
+    return str(features.transformers[0][0]) if features is not None else "?"
 
 
 def _has_position_columns(encoder: Pipeline) -> bool:

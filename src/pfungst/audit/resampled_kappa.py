@@ -85,7 +85,8 @@ def kappa_permutation_pvalue(truth: np.ndarray, preds: np.ndarray, *, n_permutat
         return float((np.count_nonzero(draws >= observed - 1e-12) + 1) / (n_permutations + 1))
     count, block = 0, _block_size(n, n_permutations)
     for start in range(0, n_permutations, block):
-        shuffled = np.stack([rng.permutation(truth) for _ in range(min(block, n_permutations - start))])
+        # One call shuffles each row in turn: the same draws as one ``rng.permutation(truth)`` per row.
+        shuffled = rng.permuted(np.tile(truth, (min(block, n_permutations - start), 1)), axis=1)
         agree = np.stack([np.count_nonzero(shuffled == row, axis=1) for row in preds], axis=1)
         draws = _kappa_rows(agree, expected[np.newaxis, :], n).mean(axis=1)
         count += int(np.count_nonzero(draws >= observed - 1e-12))
@@ -98,7 +99,8 @@ def _resample_blocks(n: int, n_resamples: int, seed: Seed) -> Iterator[np.ndarra
     rng = np.random.default_rng(seed)
     block = _block_size(n, n_resamples)
     for start in range(0, n_resamples, block):
-        yield np.stack([rng.integers(0, n, size=n) for _ in range(min(block, n_resamples - start))])
+        # One call fills the rows in order: the same draws as one ``rng.integers(0, n, size=n)`` per row.
+        yield rng.integers(0, n, size=(min(block, n_resamples - start), n))
 
 
 def bootstrap_draws_kappa(
@@ -110,18 +112,46 @@ def bootstrap_draws_kappa(
     k = int(max(truth.max(), preds.max())) + 1
     if _use_table(n, k, n_repeats):
         return _table_bootstrap_draws(_Table.of(truth, preds, k), n_resamples, np.random.default_rng(seed))
-    correct = (preds == truth).astype(np.int64)
+    tallies = _ItemTallies.of(truth, preds, k)
     accuracy, kappa = [], []
     for rows in _resample_blocks(n, n_resamples, seed):
-        true_counts = _row_counts(truth[rows], k)
+        true_counts, hits, pred_counts = tallies.of_resamples(rows)
         per_repeat = []
         for r in range(n_repeats):
-            hits = correct[r][rows].sum(axis=1)
-            expected = (true_counts * _row_counts(preds[r][rows], k)).sum(axis=1) / (n * n)
-            per_repeat.append((hits, _kappa_rows(hits, expected, n)))
+            expected = (true_counts * pred_counts[r]).sum(axis=1) / (n * n)
+            per_repeat.append((hits[r], _kappa_rows(hits[r], expected, n)))
         accuracy.append(sum(hits for hits, _ in per_repeat) / (n_repeats * n))
         kappa.append(np.stack([value for _, value in per_repeat], axis=1).mean(axis=1))
     return np.concatenate(accuracy), np.concatenate(kappa)
+
+
+class _ItemTallies:
+    """What each item adds to a resample's counts (its label, whether each repeat is right, each repeat's
+    prediction) as 0/1 columns, so that a block of resamples is counted with one ``bincount`` and one product.
+
+    A resample's counts are sums of whole numbers far below 2**53, exact in float64 in any order: the counts are
+    the very integers the per-resample ``bincount`` gives.
+    """
+
+    def __init__(self, columns: np.ndarray, k: int, n_repeats: int) -> None:
+        self.columns, self.k, self.n_repeats = columns, k, n_repeats
+
+    @classmethod
+    def of(cls, truth: np.ndarray, preds: np.ndarray, k: int) -> _ItemTallies:
+        classes = np.arange(k)
+        parts = [truth[:, np.newaxis] == classes, (preds == truth).T]
+        parts += [row[:, np.newaxis] == classes for row in preds]
+        return cls(np.concatenate(parts, axis=1).astype(np.float64), k, preds.shape[0])
+
+    def of_resamples(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+        """Per resample (row of item indices): the label counts, each repeat's hits, each repeat's prediction
+        counts (int64)."""
+        k, n_repeats = self.k, self.n_repeats
+        times_drawn = _row_counts(rows, self.columns.shape[0]).astype(np.float64)
+        counts = (times_drawn @ self.columns).astype(np.int64)
+        hits = counts[:, k : k + n_repeats].T
+        predicted = [counts[:, k + n_repeats + r * k : k + n_repeats + (r + 1) * k] for r in range(n_repeats)]
+        return counts[:, :k], hits, predicted
 
 
 def _use_table(n: int, k: int, n_repeats: int) -> bool:

@@ -128,8 +128,11 @@ def _columns(counts: sp.csr_matrix, columns: np.ndarray | None) -> sp.csr_matrix
 
 
 _CORPUS_COUNTS: OrderedDict[tuple[str, str], _CorpusCounts] = OrderedDict()
-_CORPUS_COUNTS_KEPT = 2
-"""Count matrices kept per process: one word and one GPT-2 matrix, as the default feature sets alternate."""
+_CORPUS_COUNTS_KEPT = 4
+"""Count matrices kept per process: the default sets read four (word and GPT-2 tokens, 1- and 2-grams), once in
+their fold jobs and again for their final models."""
+_CORPUS_COUNTS_ENTRIES = 50_000_000
+"""Past this many stored counts in all (about 400 MB), only the two newest matrices are kept (a million items)."""
 
 
 _CORPUS_COUNTS_LOCK = threading.Lock()
@@ -159,9 +162,14 @@ def _cached_corpus_counts(corpus: TextCorpus, analyzer: _NgramAnalyzer) -> _Corp
     matrix.sort_indices()
     found = _CorpusCounts(terms, matrix)
     _CORPUS_COUNTS[key] = found
-    while len(_CORPUS_COUNTS) > _CORPUS_COUNTS_KEPT:
+    while len(_CORPUS_COUNTS) > _CORPUS_COUNTS_KEPT or (len(_CORPUS_COUNTS) > 2 and _stored() > _CORPUS_COUNTS_ENTRIES):
         _CORPUS_COUNTS.popitem(last=False)
     return found
+
+
+def _stored() -> int:
+    """Counts stored in every kept matrix."""
+    return sum(counts.matrix.nnz for counts in _CORPUS_COUNTS.values())
 
 
 class NgramFeatures(TransformerMixin, BaseEstimator):
