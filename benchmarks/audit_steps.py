@@ -19,7 +19,7 @@ after the one-time loads, and charges each CPU second (this process's) to the in
 
 CPU seconds are this process's: on a shared machine they measure the audit; wall seconds measure the neighbours too.
 
-Run: .venv/bin/python benchmarks/audit_steps.py [--datasets neubaroco,...] [--repeat 1]
+Run: .venv/bin/python benchmarks/audit_steps.py [--datasets neubaroco,...] [--repeat 1] [--no-record]
 """
 
 from __future__ import annotations
@@ -35,6 +35,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from results_file import add_record_option, record_results  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "pacchiardi"
 DATASETS = ("neubaroco", "moral_permissibility", "causal_judgment", "commonsense_qa_2")
@@ -160,6 +163,7 @@ def main() -> None:
     parser.add_argument(
         "--json-dir", type=Path, help="Also write each result's JSON (--json) and keep it here as DATASET.json."
     )
+    add_record_option(parser)
     args = parser.parse_args()
     clock = StepClock()
     with clock.step("one-time loads"):
@@ -185,7 +189,10 @@ def main() -> None:
                 if name not in best or sum(seconds.values()) < sum(best[name].values()):
                     best[name], walls[name] = seconds, wall
                 print(f"  {name}: {sum(seconds.values()):.1f} s CPU, {wall:.1f} s wall", file=sys.stderr, flush=True)
-    print(table(best, walls, loads))
+    found = table(best, walls, loads)
+    print(found)
+    if args.record:
+        record_results("audit_steps", "Where the default audit's CPU seconds go, step by step", found)
 
 
 if __name__ == "__main__":
