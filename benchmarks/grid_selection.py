@@ -132,9 +132,8 @@ def saga_scores(problem: Problem, tol: float = 1e-4) -> tuple[dict[str, float], 
     ]
     scores = {}
     for spec in L1:
-        margins = np.array(
-            [V @ m.set_params(C=spec.C).fit(X, fit_block.y == t).coef_.ravel() for t, m in zip(targets, models, strict=True)]
-        )
+        fitted = [m.set_params(C=spec.C).fit(X, fit_block.y == t) for t, m in zip(targets, models, strict=True)]
+        margins = np.array([V @ m.coef_.ravel() for m in fitted])
         binary = np.where(margins[0] > 0, classes[-1], classes[0])
         predicted = binary if len(targets) == 1 else classes[margins.argmax(0)]
         scores[spec.name] = cohen_kappa(val_block.y, predicted)
@@ -175,7 +174,8 @@ def arms(problems: list[Problem], saga: bool) -> Iterator[tuple[str, float, int]
         yield arm, l2 + sum(seconds for _, seconds in results), same
     for patience in (1, 2):
         picks = [patience_choice(p, patience) for p in problems]
-        yield f"patience={patience}", sum(s for _, s in picks), sum(c == p.best for p, (c, _) in zip(problems, picks, strict=True))
+        same = sum(pick == p.best for p, (pick, _) in zip(problems, picks, strict=True))
+        yield f"patience={patience}", sum(seconds for _, seconds in picks), same
 
 
 def main() -> None:
