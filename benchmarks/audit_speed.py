@@ -11,7 +11,10 @@ interleaved dataset by dataset so that both see the same machine load:
 - ``scratch``: every grid entry fitted from scratch (``warm_start=False``, the default);
 - ``path``: ``warm_start=True`` (each penalty's C grid as one warm-started path, the refit started at the inner
   optimum);
-- ``patience``: ``path`` with ``grid_patience`` (``--patience N``; left out when 0).
+- ``patience``: ``path`` with ``grid_patience`` (``--patience N``; left out when 0);
+- ``scratch-patience``: ``scratch`` with ``grid_patience`` (``--patience N``; left out when 0).
+
+``--arms`` picks which run (``scratch`` always does).
 
 It prints per dataset and arm the wall and CPU seconds, the CPU ratio scratch / path, the ratio reference / path,
 and whether each arm gives the same verdicts, chosen classifiers and kappas (``|delta kappa| <= 0.005``) as
@@ -19,7 +22,7 @@ and whether each arm gives the same verdicts, chosen classifiers and kappas (``|
 seconds are this process's: on a shared machine they measure the audit, wall seconds measure the neighbours too.
 
 Run: .venv/bin/python benchmarks/audit_speed.py [--repeat 1] [--patience 1] [--extra ../shared/data/...]
-     [--n-jobs 2] [--parallel processes|threads] [--profile] [--no-record]
+     [--n-jobs 2] [--parallel processes|threads] [--arms scratch,scratch-patience] [--profile] [--no-record]
 ``--repeat`` keeps the fastest of several runs per arm. ``--profile`` prints a cProfile (CPU time) of one path run.
 """
 
@@ -67,12 +70,15 @@ def load_all(names: list[str], extra: list[str]) -> dict[str, tuple[Benchmark, t
     return found
 
 
-def arms(base: AuditConfig, patience: int) -> dict[str, AuditConfig]:
-    """The configurations compared: from scratch, the warm path, and (``patience`` > 0) the path stopped early."""
+def arms(base: AuditConfig, patience: int, chosen: str = "scratch,path,patience") -> dict[str, AuditConfig]:
+    """The configurations compared (those named in ``chosen``; ``scratch`` always): from scratch, the warm path,
+    and (``patience`` > 0) the path stopped early and the scratch grid stopped early."""
     found = {"scratch": replace(base, warm_start=False), "path": replace(base, warm_start=True)}
     if patience:
         found["patience"] = replace(base, warm_start=True, grid_patience=patience)
-    return found
+        found["scratch-patience"] = replace(base, warm_start=False, grid_patience=patience)
+    names = {"scratch", *chosen.split(",")}
+    return {name: config for name, config in found.items() if name in names}
 
 
 def time_audit(benchmark: Benchmark, config: AuditConfig) -> Run:
@@ -164,6 +170,11 @@ def main() -> None:
     parser.add_argument("--parallel", choices=("processes", "threads"), default="processes")
     parser.add_argument("--repeat", type=int, default=1, help="Runs per arm; the fastest (CPU) is kept.")
     parser.add_argument("--patience", type=int, default=0, help="Add an arm with this grid_patience (0: none).")
+    parser.add_argument(
+        "--arms",
+        default="scratch,path,patience",
+        help="Arms to run, of scratch, path, patience, scratch-patience (the last two need --patience).",
+    )
     parser.add_argument("--extra", action="append", default=[], help="Another benchmark PATH[:FIELD,...].")
     parser.add_argument(
         "--datasets", default=",".join(REFERENCE_SECONDS), help="Pacchiardi datasets to time (default: all four)."
@@ -178,7 +189,7 @@ def main() -> None:
     if args.profile:
         profile(benchmarks, config)
         return
-    configs = arms(config, args.patience)
+    configs = arms(config, args.patience, args.arms)
     table = report(benchmarks, run_all(benchmarks, configs, args.repeat), configs)
     print(table)
     if not args.no_record:

@@ -16,6 +16,7 @@ from pfungst.audit.probe import ProbeConfig, run_probe
 from pfungst.audit.probe_tasks import ItemTask, inner_split
 from pfungst.data.synthetic import make_synthetic
 from pfungst.errors import ConfigError
+from pfungst.stats import cohen_kappa
 
 GRID = candidate_grid(["l2_C1", "l1_C1"], [0.01, 0.1, 1.0, 10.0, 100.0])
 
@@ -62,6 +63,17 @@ def test_patience_stops_a_path_after_that_many_non_improving_entries(seed: int) 
     # Each penalty: the first C sets the best, the next two do not beat it, so C = 10 and 100 are never fitted.
     assert sorted(constant.scores) == ["l1_C0.01", "l1_C0.1", "l1_C1", "l2_C0.01", "l2_C0.1", "l2_C1"]
     assert constant.best.name == "l2_C0.01"  # ties go to the earlier entry, as without patience
+
+
+def test_patience_does_not_stop_an_l1_path_on_its_all_zero_models(seed: int) -> None:
+    task, _, fit_block, val_block = _blocks(seed)
+    l1 = candidate_grid(["l1_C1"], [0.001, 0.01, 1.0])
+    # At C = 0.001 and 0.01 every weight is zero: one class for every item, kappa 0 twice. That is the path before it
+    # starts, not a flat stretch, so patience 1 goes on to C = 1, which finds the cue word.
+    choice = choose_classifier(task, l1, (fit_block, val_block), cohen_kappa, seed=seed, max_iter=1000, patience=1)
+    assert choice.scores["l1_C0.001"] == choice.scores["l1_C0.01"] == 0.0
+    assert choice.best.name == "l1_C1"
+    assert choice.scores["l1_C1"] > 0.2
 
 
 def test_probe_with_warm_paths_matches_the_probe_fitted_from_scratch(seed: int) -> None:

@@ -11,7 +11,9 @@ level) take no starting point and are fitted from scratch.
 
 ``patience`` stops a penalty's path early: once that many consecutive ``C`` values have scored no better than the
 best so far on the validation split, the larger ``C`` values (the slowest fits) are skipped. Ties already went to
-the smaller ``C``, so a skipped entry could only have changed the choice by beating every earlier one.
+the smaller ``C``, so a skipped entry could only have changed the choice by beating every earlier one. An entry
+that predicts one class for every validation item does not count towards ``patience``: it is the model before the
+path starts (L1 at small ``C`` sets every weight to zero), not a flat stretch of it.
 """
 
 from __future__ import annotations
@@ -77,8 +79,10 @@ def choose_classifier(
                 starts[spec.name] = copy.deepcopy(model)
             else:
                 model = task.fit(spec, fit_block, seed=seed, max_iter=max_iter)
-            scores[spec.name] = score(val_block.y, task.predict(model, val_block))
-            stale = 0 if scores[spec.name] > best else stale + 1
+            predicted = task.predict(model, val_block)
+            scores[spec.name] = score(val_block.y, predicted)
+            if np.unique(predicted).size > 1:  # one class for every item: the path has not started (L1 at small C)
+                stale = 0 if scores[spec.name] > best else stale + 1
             best = max(best, scores[spec.name])
             if patience and stale >= patience:
                 break

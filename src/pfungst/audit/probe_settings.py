@@ -52,7 +52,8 @@ class ProbeSettings:
     probes can move by a few hundredths. False (default) fits every entry from scratch."""
     grid_patience: int = 0
     """Stop a penalty's C path after this many consecutive C values score no better on validation (0: the whole
-    grid). The larger C values, the slowest fits, are then skipped."""
+    grid). The larger C values, the slowest fits, are then skipped. A C value whose model predicts one class for
+    every validation item (L1 at small C: every weight zero) does not count."""
     n_jobs: int = 1
     """Parallel jobs with joblib on this machine (-1: every core): an audit's (feature set, fold) jobs, a single
     probe's (repeat, fold) fits."""
