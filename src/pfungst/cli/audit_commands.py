@@ -66,6 +66,14 @@ _FeatureSets = Annotated[
     list[str] | None,
     typer.Option("--feature-set", help="Feature set to probe, repeatable: feature_sets (default: all that apply)."),
 ]
+_AllFeatureSets = Annotated[
+    bool,
+    typer.Option(
+        "--all-feature-sets",
+        help="Probe every default feature set at any size (the 13 paper sets for shared labels) instead of the "
+        "smaller default past 20,000 items.",
+    ),
+]
 _Fields = Annotated[str, typer.Option(help="Partial-input baseline: comma-separated named fields, e.g. hypothesis.")]
 _Cluster = Annotated[
     str,
@@ -92,6 +100,7 @@ def audit_command(
     strict: StrictOption = False,
     protocol: _Protocol = "crossfit",
     feature_set: _FeatureSets = None,
+    all_feature_sets: _AllFeatureSets = False,
     fields: _Fields = "",
     detect_label_set: DetectLabelSetOption = True,
     seed: SeedOption = 0,
