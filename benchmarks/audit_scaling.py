@@ -13,9 +13,10 @@ seconds`` fits wall time; with ``--n-jobs`` above 1 only wall time counts the wo
 
 Run: .venv/bin/python benchmarks/audit_scaling.py [--sizes 10000,100000,1000000] [--concurrent 3]
      [--feature-set 1-grams_presence ...] [--all-feature-sets] [--n-jobs 1] [--parallel processes|threads]
-     [--no-cues] [--no-record]
+     [--deadline-minutes 60] [--no-cues] [--no-record]
 Without ``--feature-set`` each size runs its default (``pfungst.audit.size_defaults``); ``--concurrent N`` runs N
-sizes at once (CPU seconds and peak memory stay each audit's own; wall seconds then include the others).
+sizes at once (CPU seconds and peak memory stay each audit's own; wall seconds then include the others);
+``--deadline-minutes M`` stops the sizes still running M minutes after the start and reports them as unfinished.
 """
 
 from __future__ import annotations
@@ -26,8 +27,10 @@ import math
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -119,38 +122,54 @@ def child_command(n_items: int, args: argparse.Namespace) -> list[str]:
 
 
 def measure(sizes: list[int], args: argparse.Namespace) -> list[dict[str, object]]:
-    """Run each size in a child process, ``args.concurrent`` at a time, and read each one's peak memory."""
+    """Run each size in a child process, ``args.concurrent`` at a time, each printed as it finishes; a size still
+    running ``args.deadline_minutes`` after the start is stopped and reported as unfinished."""
+    deadline = time.monotonic() + 60 * args.deadline_minutes if args.deadline_minutes else math.inf
     rows: dict[int, dict[str, object]] = {}
-    pending = list(sizes)
-    running: list[tuple[int, subprocess.Popen[str], float]] = []
-    while pending or running:
-        while pending and len(running) < args.concurrent:
-            n_items = pending.pop(0)
-            child = subprocess.Popen(
-                child_command(n_items, args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-            )
-            running.append((n_items, child, os.getloadavg()[0]))
-        n_items, child, load = running.pop(0)
-        stdout, stderr = child.communicate()
-        if child.returncode:
-            raise SystemExit(f"the {n_items}-item audit failed:\n{stderr[-3000:]}")
-        rows[n_items] = _figures(stdout, stderr, load)
-        print(row_line(rows[n_items]), flush=True)
+    pending, running = list(sizes), []
+    with tempfile.TemporaryDirectory() as folder:
+        while pending or running:
+            while pending and len(running) < args.concurrent:
+                running.append(_start(pending.pop(0), args, folder))
+            time.sleep(2)
+            for entry in [entry for entry in running if entry[1].poll() is not None or time.monotonic() > deadline]:
+                running.remove(entry)
+                rows[entry[0]] = _finish(*entry)
+                print(row_line(rows[entry[0]]), flush=True)
     return [rows[n_items] for n_items in sizes]
 
 
-def _figures(stdout: str, stderr: str, load: float) -> dict[str, object]:
+def _start(n_items: int, args: argparse.Namespace, folder: str) -> tuple[int, subprocess.Popen[bytes], str, float]:
+    """Start one size's child, its output into files (a pipe could fill while another child is awaited)."""
+    base = os.path.join(folder, str(n_items))
+    with open(base + ".out", "w") as out, open(base + ".err", "w") as err:
+        child = subprocess.Popen(child_command(n_items, args), stdout=out, stderr=err, start_new_session=True)
+    return n_items, child, base, time.monotonic()
+
+
+def _finish(n_items: int, child: subprocess.Popen[bytes], base: str, started: float) -> dict[str, object]:
+    """One size's figures, or an unfinished row when the deadline stopped it."""
+    if child.poll() is None:
+        os.killpg(child.pid, signal.SIGTERM)
+        child.wait()
+        return {"items": n_items, "unfinished": True, "seconds": time.monotonic() - started}
+    with open(base + ".out") as out, open(base + ".err") as err:
+        stdout, stderr = out.read(), err.read()
+    if child.returncode:
+        raise SystemExit(f"the {n_items}-item audit failed:\n{stderr[-3000:]}")
     figures: dict[str, object] = json.loads(stdout.strip().splitlines()[-1])
     for line in stderr.splitlines():
         if "Maximum resident set size" in line:
             figures["peak_mib"] = int(line.rsplit(":", 1)[1]) / 1024
     figures.setdefault("peak_mib", figures["peak_mib_self"])
-    figures["load"] = max(load, os.getloadavg()[0])
+    figures["load"] = os.getloadavg()[0]
     return figures
 
 
 def row_line(row: dict[str, object]) -> str:
     """One size's figures in one line."""
+    if row.get("unfinished"):
+        return f"- {row['items']:,} items: not finished, stopped at the deadline after {row['seconds']:.0f} s wall"
     ci = row["ci"] or [math.nan, math.nan]  # type: ignore[index]
     return (
         f"- {row['items']:,} items: {row['seconds']:.1f} s wall, {row['cpu_seconds']:.1f} s CPU, "
@@ -204,6 +223,9 @@ def main() -> None:
     parser.add_argument("--feature-set", action="append", default=[])
     parser.add_argument("--all-feature-sets", action="store_true", help="The 13 sets at every size.")
     parser.add_argument("--concurrent", type=int, default=1, help="Sizes audited at once (child processes).")
+    parser.add_argument(
+        "--deadline-minutes", type=float, default=0, help="Stop sizes still running this long after the start."
+    )
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--parallel", choices=("processes", "threads"), default="processes")
     parser.add_argument("--no-cues", dest="cues", action="store_false")
@@ -220,7 +242,8 @@ def main() -> None:
         print(json.dumps(run_one(args.child, args)))
         return
     rows = measure([int(size) for size in args.sizes.split(",")], args)
-    lines = [row_line(row) for row in rows] + exponent_lines(rows, args.fit_on) + target_lines(rows)
+    done = [row for row in rows if not row.get("unfinished")]
+    lines = [row_line(row) for row in rows] + exponent_lines(done, args.fit_on) + (target_lines(done) if done else [])
     for line in lines[len(rows) :]:
         print(line)
     if not args.no_record:
