@@ -1,17 +1,22 @@
-"""How the audit's time and memory grow with the number of items: synthetic shared-label benchmarks, one planted cue.
+"""How the default audit's time and memory grow with the number of items: synthetic shared-label benchmarks.
 
 Items are realistic in length and vocabulary: 20 to 60 words drawn from a 30,000-word Zipfian vocabulary, 3 labels,
 and one planted cue (the word ``zqxcue`` in 60% of label 0's items and 5% of the others'). Each size runs in its own
 child process (``/usr/bin/time -v`` when present, else ``resource``), so the peak resident memory is that audit's
-alone. The script prints, per size: wall seconds, peak memory, the verdict and whether the cue was found (the best
-probe's top features or the cue table name it); then the exponent ``b`` of ``seconds ~ a * items^b`` fitted by least
-squares on the logs (1 is linear), on the audit's CPU seconds by default: on a shared machine wall time measures the
-neighbours (``--fit-on seconds`` fits wall time; with ``--n-jobs`` above 1 only wall time counts the workers).
+alone. The script prints, per size: wall and CPU seconds, peak memory, the verdict, whether the cue was found (the
+best probe's top features or the cue table name it), and the feature sets that ran, with the repeats and the reason
+the audit recorded; then the exponent ``b`` of ``seconds ~ a * items^b`` fitted by least squares on the logs (1 is
+linear) over all sizes (the default audit, whatever sets it ran) and over each group of sizes that ran the same sets,
+and the 1M-item figures against the targets (10 minutes, 4 GiB, exponent at most 1) as ratios. The exponent is
+fitted on the audit's CPU seconds by default: on a shared machine wall time measures the neighbours (``--fit-on
+seconds`` fits wall time; with ``--n-jobs`` above 1 only wall time counts the workers).
 
-Run: .venv/bin/python benchmarks/audit_scaling.py [--sizes 10000,100000] [--feature-set 1-grams_presence ...]
-     [--n-jobs 1] [--parallel processes|threads] [--no-cues] [--no-record]
-Without ``--feature-set`` the default feature sets for each size run: the 13 paper sets up to 50,000 items, word
-1-gram presence alone past that (``pfungst.audit.run.LARGE_ITEMS``); each row names the sets that ran and why.
+Run: .venv/bin/python benchmarks/audit_scaling.py [--sizes 10000,100000,1000000] [--concurrent 3]
+     [--feature-set 1-grams_presence ...] [--all-feature-sets] [--n-jobs 1] [--parallel processes|threads]
+     [--deadline-minutes 60] [--no-cues] [--no-record]
+Without ``--feature-set`` each size runs its default (``pfungst.audit.size_defaults``); ``--concurrent N`` runs N
+sizes at once (CPU seconds and peak memory stay each audit's own; wall seconds then include the others);
+``--deadline-minutes M`` stops the sizes still running M minutes after the start and reports them as unfinished.
 """
 
 from __future__ import annotations
@@ -22,8 +27,10 @@ import math
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -62,13 +69,23 @@ def make_items(n_items: int, seed: int = 0) -> object:
     return Benchmark(f"scaling-{n_items}", tuple(items), "shared_labels", LABELS)
 
 
-def run_one(n_items: int, feature_sets: list[str], n_jobs: int, cues: bool, parallel: str) -> dict[str, object]:
+TARGET_SECONDS, TARGET_MIB, TARGET_EXPONENT = 600.0, 4096.0, 1.0
+"""The targets at 1M items on 2 cores: 10 minutes, 4 GiB, and time growing at most linearly."""
+
+
+def run_one(n_items: int, args: argparse.Namespace) -> dict[str, object]:
     """Audit one size in this process; the figures as a dict."""
     import pfungst
     from pfungst.audit import AuditConfig
 
     benchmark = make_items(n_items)
-    config = AuditConfig(feature_sets=tuple(feature_sets), n_jobs=n_jobs, cues=cues, parallel=parallel)  # type: ignore[arg-type]
+    config = AuditConfig(
+        feature_sets=tuple(args.feature_set),
+        all_feature_sets=args.all_feature_sets,
+        n_jobs=args.n_jobs,
+        cues=args.cues,
+        parallel=args.parallel,
+    )
     started, cpu = time.perf_counter(), time.process_time()
     result = pfungst.audit.audit(benchmark, config)
     seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
@@ -76,42 +93,139 @@ def run_one(n_items: int, feature_sets: list[str], n_jobs: int, cues: bool, para
     named = [weight.feature for weight in best.top_features]
     if result.cues is not None:
         named += [str(row.get("cue", "")) for row in result.cues.to_frame().head(10).to_dict("records")]
+    ci = result.verdict.estimate.ci
     return {
         "items": n_items,
         "seconds": seconds,
         "cpu_seconds": cpu_seconds,
         "verdict": result.verdict.label,
         "best": best.feature_set,
-        "kappa": best.kappa.value,
+        "kappa": result.verdict.estimate.value,
+        "ci": [ci.low, ci.high] if ci is not None else None,
         "cue_found": any(CUE in name for name in named),
         "peak_mib_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "feature_sets": result.settings["feature_sets"],
+        "n_repeats": result.settings["n_repeats"],
         "reason": result.settings.get("feature_sets_reason", ""),
     }
 
 
-def measure(n_items: int, args: argparse.Namespace) -> dict[str, object]:
-    """Run one size in a child process and read its peak memory (``/usr/bin/time -v`` when present)."""
+def child_command(n_items: int, args: argparse.Namespace) -> list[str]:
+    """The command that audits one size in a child process (under ``/usr/bin/time -v`` when present)."""
     command = [sys.executable, __file__, "--child", str(n_items), "--n-jobs", str(args.n_jobs)]
     command += ["--parallel", args.parallel]
     command += [part for name in args.feature_set for part in ("--feature-set", name)]
+    command += ["--all-feature-sets"] if args.all_feature_sets else []
     command += [] if args.cues else ["--no-cues"]
     timer = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
-    if timer:
-        command = [timer, "-v", *command]
-    done = subprocess.run(command, capture_output=True, text=True, check=True)
-    figures: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
-    for line in done.stderr.splitlines():
+    return [timer, "-v", *command] if timer else command
+
+
+def measure(sizes: list[int], args: argparse.Namespace) -> list[dict[str, object]]:
+    """Run each size in a child process, ``args.concurrent`` at a time, each printed as it finishes; a size still
+    running ``args.deadline_minutes`` after the start is stopped and reported as unfinished."""
+    deadline = time.monotonic() + 60 * args.deadline_minutes if args.deadline_minutes else math.inf
+    rows: dict[int, dict[str, object]] = {}
+    pending, running = list(sizes), []
+    with tempfile.TemporaryDirectory() as folder:
+        while pending or running:
+            while pending and len(running) < args.concurrent:
+                running.append(_start(pending.pop(0), args, folder))
+            time.sleep(2)
+            for entry in [entry for entry in running if entry[1].poll() is not None or time.monotonic() > deadline]:
+                running.remove(entry)
+                rows[entry[0]] = _finish(*entry)
+                print(row_line(rows[entry[0]]), flush=True)
+    return [rows[n_items] for n_items in sizes]
+
+
+def _start(n_items: int, args: argparse.Namespace, folder: str) -> tuple[int, subprocess.Popen[bytes], str, float]:
+    """Start one size's child, its output into files (a pipe could fill while another child is awaited)."""
+    base = os.path.join(folder, str(n_items))
+    with open(base + ".out", "w") as out, open(base + ".err", "w") as err:
+        child = subprocess.Popen(child_command(n_items, args), stdout=out, stderr=err, start_new_session=True)
+    return n_items, child, base, time.monotonic()
+
+
+def _finish(n_items: int, child: subprocess.Popen[bytes], base: str, started: float) -> dict[str, object]:
+    """One size's figures, or an unfinished row when the deadline stopped it."""
+    if child.poll() is None:
+        os.killpg(child.pid, signal.SIGTERM)
+        child.wait()
+        return {"items": n_items, "unfinished": True, "seconds": time.monotonic() - started}
+    with open(base + ".out") as out, open(base + ".err") as err:
+        stdout, stderr = out.read(), err.read()
+    if child.returncode:
+        raise SystemExit(f"the {n_items}-item audit failed:\n{stderr[-3000:]}")
+    figures: dict[str, object] = json.loads(stdout.strip().splitlines()[-1])
+    for line in stderr.splitlines():
         if "Maximum resident set size" in line:
             figures["peak_mib"] = int(line.rsplit(":", 1)[1]) / 1024
     figures.setdefault("peak_mib", figures["peak_mib_self"])
+    figures["load"] = os.getloadavg()[0]
     return figures
+
+
+def row_line(row: dict[str, object]) -> str:
+    """One size's figures in one line."""
+    if row.get("unfinished"):
+        return f"- {row['items']:,} items: not finished, stopped at the deadline after {row['seconds']:.0f} s wall"
+    ci = row["ci"] or [math.nan, math.nan]  # type: ignore[index]
+    return (
+        f"- {row['items']:,} items: {row['seconds']:.1f} s wall, {row['cpu_seconds']:.1f} s CPU, "
+        f"peak {row['peak_mib']:.0f} MiB, load {row['load']:.1f}; {row['verdict']} ({row['best']}, kappa "
+        f"{row['kappa']:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]), cue found: {row['cue_found']}; "  # type: ignore[index]
+        f"{len(row['feature_sets'])} feature set(s) x {row['n_repeats']} repeat(s): "  # type: ignore[arg-type]
+        f"{', '.join(row['feature_sets'])} ({row['reason']})"  # type: ignore[arg-type]
+    )
+
+
+def exponent_lines(rows: list[dict[str, object]], fit_on: str) -> list[str]:
+    """The fitted exponent over all sizes (each its default), then over each group of sizes that ran the same sets."""
+    groups = {"all sizes (each its default)": rows} if len(rows) > 1 else {}
+    for sets in dict.fromkeys(tuple(row["feature_sets"]) for row in rows):  # type: ignore[arg-type]
+        group = [row for row in rows if tuple(row["feature_sets"]) == sets]  # type: ignore[arg-type]
+        if 1 < len(group) < len(rows):
+            groups[f"{len(sets)} feature set(s)"] = group
+    lines = []
+    for label, group in groups.items():
+        x = np.log([float(row["items"]) for row in group])  # type: ignore[arg-type]
+        y = np.log([float(row[fit_on]) for row in group])  # type: ignore[arg-type]
+        exponent, _ = np.polyfit(x, y, 1)
+        verdict = "met" if exponent <= TARGET_EXPONENT else "missed"
+        lines.append(
+            f"- exponent, {label}, {len(group)} sizes: {fit_on} ~ items^{exponent:.2f} "
+            f"(target at most {TARGET_EXPONENT:g}: {verdict}, ratio {exponent / TARGET_EXPONENT:.2f})"
+        )
+    return lines
+
+
+def target_lines(rows: list[dict[str, object]]) -> list[str]:
+    """The largest size's figures against the 1M-item targets, as ratios (at most 1 meets the target)."""
+    row = max(rows, key=lambda r: int(r["items"]))  # type: ignore[call-overload]
+    lines = []
+    for name, value, target, unit in (
+        ("wall", float(row["seconds"]), TARGET_SECONDS, "s"),  # type: ignore[arg-type]
+        ("CPU", float(row["cpu_seconds"]), TARGET_SECONDS, "s"),  # type: ignore[arg-type]
+        ("peak memory", float(row["peak_mib"]), TARGET_MIB, "MiB"),  # type: ignore[arg-type]
+    ):
+        verdict = "met" if value <= target else "missed"
+        lines.append(
+            f"- {row['items']:,} items, {name}: {value:.0f} {unit} against {target:.0f} {unit}: "
+            f"ratio {value / target:.2f} ({verdict})"
+        )
+    return lines
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--sizes", default="10000,100000,1000000")
     parser.add_argument("--feature-set", action="append", default=[])
+    parser.add_argument("--all-feature-sets", action="store_true", help="The 13 sets at every size.")
+    parser.add_argument("--concurrent", type=int, default=1, help="Sizes audited at once (child processes).")
+    parser.add_argument(
+        "--deadline-minutes", type=float, default=0, help="Stop sizes still running this long after the start."
+    )
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--parallel", choices=("processes", "threads"), default="processes")
     parser.add_argument("--no-cues", dest="cues", action="store_false")
@@ -125,35 +239,17 @@ def main() -> None:
     add_record_option(parser)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(run_one(args.child, args.feature_set, args.n_jobs, args.cues, args.parallel)))
+        print(json.dumps(run_one(args.child, args)))
         return
-    rows, lines = [], []
-    for n_items in (int(size) for size in args.sizes.split(",")):
-        row = measure(n_items, args)
-        rows.append(row)
-        lines.append(
-            f"- {n_items} items: {row['seconds']:.1f} s wall, {row['cpu_seconds']:.1f} s CPU, "
-            f"peak {row['peak_mib']:.0f} MiB, {row['verdict']} "
-            f"({row['best']}, kappa {row['kappa']:.3f}), cue found: {row['cue_found']}; "
-            f"{len(row['feature_sets'])} feature set(s) ({row['reason']}): {', '.join(row['feature_sets'])}; "
-            f"load {os.getloadavg()[0]:.1f}"
-        )
-        print(lines[-1], flush=True)
-    for sets in dict.fromkeys(tuple(row["feature_sets"]) for row in rows):  # type: ignore[arg-type]
-        group = [row for row in rows if tuple(row["feature_sets"]) == sets]  # type: ignore[arg-type]
-        if len(group) < 2:
-            continue
-        x = np.log([float(row["items"]) for row in group])  # type: ignore[arg-type]
-        y = np.log([float(row[args.fit_on]) for row in group])  # type: ignore[arg-type]
-        exponent, intercept = np.polyfit(x, y, 1)
-        million = math.exp(intercept) * 1e6**exponent
-        lines.append(
-            f"- {len(sets)} feature set(s), {len(group)} sizes: {args.fit_on} ~ items^{exponent:.2f} (1 is linear); "
-            f"extrapolated to 1M: {million / 60:.1f} min"
-        )
-        print(lines[-1])
+    rows = measure([int(size) for size in args.sizes.split(",")], args)
+    done = [row for row in rows if not row.get("unfinished")]
+    lines = [row_line(row) for row in rows] + exponent_lines(done, args.fit_on) + (target_lines(done) if done else [])
+    for line in lines[len(rows) :]:
+        print(line)
     if not args.no_record:
-        record_results("audit_scaling", "Audit time and memory against benchmark size (synthetic)", "\n".join(lines))
+        record_results(
+            "audit_scaling", "Default audit time and memory against benchmark size (synthetic)", "\n".join(lines)
+        )
 
 
 if __name__ == "__main__":

@@ -157,6 +157,18 @@ def test_audit_in_two_threads_gives_the_serial_verdict(tmp_path: Path) -> None:
     assert verdicts[0] == verdicts[1] and verdicts[0]["label"] == "predictable"
 
 
+def test_audit_says_which_feature_sets_ran_and_all_feature_sets_is_an_option(tmp_path: Path) -> None:
+    from pfungst.data.synthetic import make_synthetic
+
+    data = make_synthetic("cue-word", 200).save(tmp_path / "cue.jsonl")
+    command = ["audit", str(data), "--feature-set", "1-grams_presence", "--fields", "hypothesis", "--quiet"]
+    result = runner.invoke(app, [*command, "--n-bootstrap", "50", "--n-permutations", "50", "--all-feature-sets"])
+    assert result.exit_code == 0, result.output
+    printed = " ".join(result.output.split())
+    assert "all_feature_sets has no effect when feature sets are named" in printed
+    assert "feature sets probed (1): 1-grams_presence; why: named in the settings" in printed
+
+
 def test_audit_rejects_an_unknown_parallel_mode_before_any_work(tmp_path: Path) -> None:
     data = _one_item(tmp_path)
     result = runner.invoke(app, ["audit", str(data), "--parallel", "fibers"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -159,26 +160,59 @@ def test_a_capped_classifier_choice_changes_nothing_below_the_cap_and_still_find
         pfungst.audit.audit(benchmark, FAST, selection_max_items=10, **settings)
 
 
-def test_a_benchmark_past_the_large_size_probes_word_presence_and_says_why(
-    monkeypatch: pytest.MonkeyPatch, seed: int
+def test_a_benchmark_past_the_large_size_probes_word_presence_once_and_says_why_in_result_and_output(
+    seed: int,
 ) -> None:
-    from pfungst.audit import run
+    from rich.console import Console
 
-    monkeypatch.setattr(run, "LARGE_ITEMS", 200)  # the real threshold (50,000 items) is too slow for a unit test
+    from pfungst.report.card import render_card
+    from pfungst.report.console_blocks import render_to_console
+
     benchmark = make_synthetic("cue-word", 300, seed=seed)
-    with pytest.warns(UserWarning, match="the default for more than 200 items"):
-        result = pfungst.audit.audit(benchmark, fields=("hypothesis",), n_bootstrap=100, n_permutations=100, seed=seed)
+    with pytest.warns(UserWarning, match="the default past 200 items"):
+        result = pfungst.audit.audit(benchmark, FAST, fields=("hypothesis",), size_limits=(100, 200), seed=seed)
     assert result.settings["feature_sets"] == ["1-grams_presence"]
+    assert [p.feature_set for p in result.probes] == ["1-grams_presence"]
+    assert result.settings["n_repeats"] == 1 and {f.repeat for f in result.best.folds} == {0}
     assert "instead of the 13 paper sets" in result.settings["feature_sets_reason"]
     assert result.verdict.label == "predictable"
+    console = Console(file=io.StringIO(), width=200)
+    render_to_console(result, console)
+    printed = " ".join(console.file.getvalue().split())
+    assert "feature sets probed (1): 1-grams_presence; why: the default past 200 items (300 here)" in printed
+    assert "the default past 200 items (300 here)" in " ".join(render_card(result).split())
 
 
-def test_a_benchmark_at_the_large_size_keeps_the_thirteen_sets_and_named_sets_are_kept() -> None:
+def test_a_medium_benchmark_probes_the_declared_word_and_readability_subset(seed: int) -> None:
+    from pfungst.audit.size_defaults import MEDIUM_DEFAULTS
+
+    benchmark = make_synthetic("cue-word", 300, seed=seed)
+    with pytest.warns(UserWarning, match="the default for 100 to 1,000 items"):
+        result = pfungst.audit.audit(benchmark, FAST, fields=("hypothesis",), size_limits=(100, 1000), seed=seed)
+    assert [p.feature_set for p in result.probes] == list(MEDIUM_DEFAULTS)
+    assert set(MEDIUM_DEFAULTS) == {"1-grams_presence", "1-grams_tfidf", "2-grams_presence", "readability"}
+    assert result.settings["n_repeats"] == 1 and result.verdict.n_feature_sets == 4
+
+
+def test_all_feature_sets_keeps_the_thirteen_at_any_size_and_named_sets_are_kept() -> None:
     from pfungst.audit.feature_sets import PAPER_FEATURE_SETS
-    from pfungst.audit.run import LARGE_ITEMS, default_feature_sets, default_reason
+    from pfungst.audit.size_defaults import default_feature_sets, size_default
 
-    at_limit, past = make_synthetic("cue-word", LARGE_ITEMS), make_synthetic("cue-word", LARGE_ITEMS + 1)
-    assert default_feature_sets(at_limit) == PAPER_FEATURE_SETS
-    assert default_feature_sets(past) == ("1-grams_presence",)
-    assert default_feature_sets(past, "pacchiardi2024") == PAPER_FEATURE_SETS
-    assert default_reason(past, AuditConfig(feature_sets=("readability",))) == "named in the settings"
+    at_limit, past = make_synthetic("cue-word", 200), make_synthetic("cue-word", 201)
+    assert default_feature_sets(at_limit, size_limits=(200, 300)) == PAPER_FEATURE_SETS
+    assert default_feature_sets(past, size_limits=(200, 300)) != PAPER_FEATURE_SETS
+    assert default_feature_sets(past, "pacchiardi2024", size_limits=(100, 100)) == PAPER_FEATURE_SETS
+    forced = size_default(past, "crossfit", 2, size_limits=(100, 100), all_sets=True)
+    assert (forced.feature_sets, forced.n_repeats, forced.reduced) == (PAPER_FEATURE_SETS, 2, False)
+    assert "all sets asked for" in forced.reason
+    with pytest.raises(pfungst.ConfigError, match=r"size_limits must be two item counts .* not \(300, 200\)"):
+        AuditConfig(size_limits=(300, 200))
+
+
+def test_all_feature_sets_with_named_sets_warns_that_it_has_no_effect(seed: int) -> None:
+    benchmark = make_synthetic("cue-word", 200, seed=seed)
+    with pytest.warns(UserWarning, match="all_feature_sets has no effect when feature sets are named"):
+        result = pfungst.audit.audit(
+            benchmark, FAST, feature_sets=("1-grams_presence",), all_feature_sets=True, size_limits=(100, 100)
+        )
+    assert result.settings["feature_sets_reason"] == "named in the settings"

@@ -13,7 +13,7 @@ import numpy as np
 from pfungst.audit.cluster import check_cluster_address, cluster_backend
 from pfungst.audit.controls import audit_controls
 from pfungst.audit.cues import CueConfig, find_cues
-from pfungst.audit.feature_sets import PAPER_FEATURE_SETS, builtin_defaults, get_feature_set
+from pfungst.audit.feature_sets import get_feature_set
 from pfungst.audit.heuristics import HeuristicConfig, HeuristicsReport, run_heuristics
 from pfungst.audit.inputs import ItemInputs, OptionTable
 from pfungst.audit.label_set import audited_layout
@@ -25,6 +25,14 @@ from pfungst.audit.probe_settings import ProbeSettings, Protocol
 from pfungst.audit.refit_check import check_refits, refit_check, repeat_averaged
 from pfungst.audit.resampled_kappa import bootstrap_draws_kappa, interval_from_draws
 from pfungst.audit.result import AuditResult, Verdict
+from pfungst.audit.size_defaults import (
+    LARGE_ITEMS,
+    MEDIUM_ITEMS,
+    SizeDefault,
+    check_size_limits,
+    default_feature_sets,
+    size_default,
+)
 from pfungst.audit.verdict import Evidence
 from pfungst.data.benchmark import Benchmark
 from pfungst.environment import environment
@@ -38,16 +46,10 @@ from pfungst.stats import (
     chance_corrected_accuracy,
 )
 
-__all__ = ["AuditConfig", "audit", "default_feature_sets", "default_reason", "verdict_of", "verdict_statistic"]
+__all__ = ["AuditConfig", "audit", "default_feature_sets", "verdict_of", "verdict_statistic"]
 
 Progress = Callable[[str, int, int], None]
 """Called as ``progress(step, done, total)`` before each probe and once at the end."""
-
-LARGE_ITEMS = 50_000
-"""Above this many items a shared-label benchmark's default is :data:`LARGE_DEFAULTS` instead of the 13 sets."""
-LARGE_DEFAULTS: tuple[str, ...] = ("1-grams_presence",)
-"""The default feature sets of a shared-label benchmark larger than :data:`LARGE_ITEMS` (see
-:func:`default_feature_sets`)."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,14 @@ class AuditConfig(ProbeSettings):
     threshold, heuristics and cues; the defaults are the recommended (correct) protocol."""
 
     feature_sets: tuple[str, ...] = ()
-    """Feature sets to probe; empty means :func:`default_feature_sets` for the benchmark."""
+    """Feature sets to probe; empty means the default for the benchmark's kind and size
+    (:func:`~pfungst.audit.size_defaults.size_default`)."""
+    all_feature_sets: bool = False
+    """With no sets named, probe the full default at any size (the 13 paper sets for shared labels, with
+    ``n_repeats``) instead of the size-aware subset past ``size_limits[0]`` items."""
+    size_limits: tuple[int, int] = (MEDIUM_ITEMS, LARGE_ITEMS)
+    """Items past which a shared-label benchmark's default is the medium subset, then word 1-gram presence with one
+    repeat (:mod:`~pfungst.audit.size_defaults`)."""
     fields: tuple[str, ...] = ()
     """Partial-input baseline: build each item's text from these named fields only (``("hypothesis",)``)."""
     detect_label_set: bool = True
@@ -87,6 +96,7 @@ class AuditConfig(ProbeSettings):
     def __post_init__(self) -> None:
         super().__post_init__()
         check_refits(self.n_refits)
+        check_size_limits(self.size_limits)
 
     def probe_config(self) -> ProbeConfig:
         """The settings of each probe: this audit's :class:`~pfungst.audit.probe_settings.ProbeSettings`, the
@@ -107,36 +117,6 @@ class AuditConfig(ProbeSettings):
             raise ConfigError(f"max_items must be 0 (every item) or a positive number of items, not {self.max_items}")
         if not 0 <= self.threshold < 1:
             raise ConfigError(f"threshold must lie in [0, 1), not {self.threshold}")
-
-
-def default_feature_sets(benchmark: Benchmark, protocol: Protocol = "crossfit") -> tuple[str, ...]:
-    """The paper's 13 sets for shared labels (word 1-gram presence alone past :data:`LARGE_ITEMS` items, where the
-    13 do not fit minutes on a laptop); for per-item choices, the sets that declare ``per_item`` in their
-    ``default_for`` (option-level and choices-only sets, plus question 1-grams).
-
-    The 13 sets cost about 13 times one set, and more: the 2-gram sets hold four to five times the columns. Word
-    1-gram presence alone audits a million items in minutes on 2 cores; it is the set that names planted words,
-    and :func:`default_reason` records the choice. Name the sets (``feature_sets``) to probe more at that size.
-    """
-    if protocol == "pacchiardi2024":
-        return PAPER_FEATURE_SETS
-    if benchmark.option_kind == "shared_labels":
-        return PAPER_FEATURE_SETS if len(benchmark) <= LARGE_ITEMS else LARGE_DEFAULTS
-    return builtin_defaults("per_item")
-
-
-def default_reason(benchmark: Benchmark, config: AuditConfig) -> str:
-    """Why the audit probes the feature sets it does (recorded in the result's settings)."""
-    if config.feature_sets:
-        return "named in the settings"
-    names = default_feature_sets(benchmark, config.protocol)
-    if names == LARGE_DEFAULTS and config.protocol == "crossfit" and benchmark.option_kind == "shared_labels":
-        return (
-            f"the default for more than {LARGE_ITEMS:,} items ({len(benchmark):,} here): "
-            f"{', '.join(LARGE_DEFAULTS)} instead of the 13 paper sets, which take far longer at this size; "
-            "name feature sets to probe more"
-        )
-    return "the default for this benchmark's kind"
 
 
 def audit(
@@ -171,7 +151,8 @@ def audit(
     if config.protocol == "crossfit":
         n_splits = feasible_splits([item.gold for item in benchmark], config.n_splits, f"benchmark '{benchmark.name}'")
         config = replace(config, n_splits=n_splits)
-    names = _feature_set_names(benchmark, config)
+    chosen = _chosen_sets(benchmark, config)
+    config, names = replace(config, n_repeats=chosen.n_repeats), chosen.feature_sets
     report = progress or (lambda step, done, total: None)
     report(f"{len(names)} feature sets", 0, 1)
     with cluster_backend(config.cluster, config.n_jobs):
@@ -196,7 +177,7 @@ def audit(
         settings={
             **asdict(config),
             "feature_sets": list(names),
-            "feature_sets_reason": default_reason(benchmark, config),
+            "feature_sets_reason": chosen.reason,
             "feature_set_specs": [get_feature_set(n).spec() for n in names],
             "label_set_detection": label_set.to_dict(),
         },
@@ -263,12 +244,21 @@ def _refit_checked(verdict: Verdict, benchmark: Benchmark, config: AuditConfig) 
     return replace(verdict, refit=check)
 
 
-def _feature_set_names(benchmark: Benchmark, config: AuditConfig) -> tuple[str, ...]:
-    """The sets named in ``config``, else the defaults (with a warning when the size cut them to the large ones)."""
-    names = config.feature_sets or default_feature_sets(benchmark, config.protocol)
-    if names == LARGE_DEFAULTS and not config.feature_sets:
-        warnings.warn(f"benchmark '{benchmark.name}': probing {default_reason(benchmark, config)}", stacklevel=3)
-    return names
+def _chosen_sets(benchmark: Benchmark, config: AuditConfig) -> SizeDefault:
+    """The sets named in ``config``, else the default for the benchmark's kind and size (with a warning when the
+    size cut them)."""
+    if config.feature_sets:
+        if config.all_feature_sets:
+            warnings.warn(
+                "all_feature_sets has no effect when feature sets are named: the named sets run", stacklevel=3
+            )
+        return SizeDefault(config.feature_sets, config.n_repeats, "named in the settings")
+    chosen = size_default(
+        benchmark, config.protocol, config.n_repeats, size_limits=config.size_limits, all_sets=config.all_feature_sets
+    )
+    if chosen.reduced:
+        warnings.warn(f"benchmark '{benchmark.name}': probing {chosen.reason}", stacklevel=3)
+    return chosen
 
 
 def _inputs(benchmark: Benchmark, name: str, config: AuditConfig) -> ItemInputs | OptionTable:

@@ -215,7 +215,15 @@ def _probe_blocks(result: AuditResult) -> tuple[Block, ...]:
     )
     note = methods_note([e for p in probes for e in (p.kappa, p.chance_corrected_accuracy, p.accuracy)])
     caption = "Probes: one classifier per feature set, out-of-fold predictions for every item"
-    return Table(caption, _PROBE_COLUMNS, rows, text_columns=3, note=note), _probe_figure(result)
+    table = Table(caption, _PROBE_COLUMNS, rows, text_columns=3, note=note)
+    return _feature_sets_note(result.settings), table, _probe_figure(result)
+
+
+def _feature_sets_note(settings: dict[str, Any]) -> Text:
+    """Which feature sets ran and why (the size-aware default says when the benchmark's size cut them)."""
+    names = list(settings.get("feature_sets") or [])
+    reason = settings.get("feature_sets_reason") or "not recorded"
+    return Text(f"feature sets probed ({len(names)}): {', '.join(names)}; why: {reason}")
 
 
 def _probe_figure(result: AuditResult) -> Figure:

@@ -277,6 +277,15 @@ class AuditOptions(OptionGroup):
 
     feature_set: _FeatureSets = None
     """Feature sets to probe; None for all that apply."""
+    all_feature_sets: Annotated[
+        bool,
+        typer.Option(
+            "--all-feature-sets",
+            help="Probe every default feature set at any size (the 13 paper sets for shared labels) instead of the "
+            "smaller default past 20,000 items.",
+        ),
+    ] = False
+    """Whether the size-aware default keeps every default feature set."""
     detect_label_set: _DetectLabelSet = True
     """Whether per-item options that repeat in every item are audited as shared labels."""
     seed: SeedOption = 0

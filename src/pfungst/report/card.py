@@ -100,7 +100,7 @@ def _reproduce_lines(result: AuditResult, settings: dict[str, Any], command: str
         "",
         f"Seed {_text(settings.get('seed', 0))}; {_text(settings.get('n_splits'))} folds x "
         f"{_text(settings.get('n_repeats'))} repeats; {len(feature_sets)} feature sets "
-        f"({_text(', '.join(feature_sets))}).",
+        f"({_text(', '.join(feature_sets))}): {_text(settings.get('feature_sets_reason') or 'reason not recorded')}.",
     ]
 
 

@@ -1,0 +1,127 @@
+"""Which feature sets (and how many cross-fitting repeats) a default audit runs, by the benchmark's size.
+
+A shared-label benchmark's default is the 13 feature sets of Pacchiardi et al. 2024 up to :data:`MEDIUM_ITEMS`
+items; past that a subset chosen to keep a default audit within about ten minutes of one core: the cost of a set
+grows with the items (its refits on every training fold, its encoding), and the GPT-2 token sets and 2-gram sets
+cost several times the word 1-gram sets (at 10,000 items: 80 s of CPU for GPT-2 token TF-IDF, 22 s for word
+TF-IDF). Per-item benchmarks, the
+``pacchiardi2024`` protocol and named feature sets are not cut. :func:`size_default` says which sets run and why;
+the audit records that in its settings (``feature_sets``, ``feature_sets_reason``) and prints it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pfungst.audit.feature_sets import PAPER_FEATURE_SETS, builtin_defaults
+from pfungst.data.benchmark import Benchmark
+from pfungst.errors import ConfigError
+
+__all__ = [
+    "LARGE_DEFAULTS",
+    "LARGE_ITEMS",
+    "MEDIUM_DEFAULTS",
+    "MEDIUM_ITEMS",
+    "SizeDefault",
+    "check_size_limits",
+    "default_feature_sets",
+    "size_default",
+]
+
+MEDIUM_ITEMS = 20_000
+"""Past this many items a shared-label benchmark's default is :data:`MEDIUM_DEFAULTS`, with one repeat, instead of the
+13 sets with two: the 13 cost about ten minutes of one core at 10,000 items and grow with the items (the classifier
+grid is compared on at most 20,000 items, ``selection_max_items``, so past that only the refits and encoding grow)."""
+LARGE_ITEMS = 200_000
+"""Past this many items a shared-label benchmark's default is :data:`LARGE_DEFAULTS`, with one repeat."""
+MEDIUM_DEFAULTS: tuple[str, ...] = ("1-grams_presence", "1-grams_tfidf", "2-grams_presence", "readability")
+"""Word 1-gram presence and TF-IDF, word 1- and 2-gram presence, and the readability and length set: the word-level
+sets that name cue words and phrases, and the one dense set (length, sentence and word statistics), without the
+GPT-2 token sets (their cues show in the word sets too) and the redundant TF/TF-IDF 2-gram variants."""
+LARGE_DEFAULTS: tuple[str, ...] = ("1-grams_presence",)
+"""Word 1-gram presence: the set that names planted words, and the cheapest of the word sets to refit."""
+SIZE_REPEATS = 1
+"""Cross-fitting repeats of a size-cut default: with tens of thousands of items the fold assignment moves kappa by
+far less than the bootstrap interval's width, so a second repeat doubles the fits for little."""
+
+
+@dataclass(frozen=True)
+class SizeDefault:
+    """The feature sets and repeats an audit runs, and why (recorded in its settings and printed with it)."""
+
+    feature_sets: tuple[str, ...]
+    """The feature sets probed, in order."""
+    n_repeats: int
+    """Repeats of the cross-fitting."""
+    reason: str
+    """Why these sets: named, the default for the benchmark's kind, or the size-aware subset (with the size)."""
+    reduced: bool = False
+    """True when the benchmark's size cut the default to a subset (the audit then warns)."""
+
+
+def check_size_limits(limits: tuple[int, int]) -> None:
+    """Raise :class:`ConfigError` unless ``limits`` is (medium, large) items with ``0 < medium <= large``."""
+    if len(limits) != 2 or not 0 < limits[0] <= limits[1]:
+        raise ConfigError(
+            f"size_limits must be two item counts (medium, large) with 0 < medium <= large "
+            f"({MEDIUM_ITEMS}, {LARGE_ITEMS} by default), not {tuple(limits)}"
+        )
+
+
+def default_feature_sets(
+    benchmark: Benchmark, protocol: str = "crossfit", size_limits: tuple[int, int] = (MEDIUM_ITEMS, LARGE_ITEMS)
+) -> tuple[str, ...]:
+    """The feature sets a default audit of ``benchmark`` probes (see :func:`size_default`).
+
+    Example:
+        >>> from pfungst.data.synthetic import make_synthetic
+        >>> default_feature_sets(make_synthetic("cue-word", 300), size_limits=(100, 200))
+        ('1-grams_presence',)
+    """
+    return size_default(benchmark, protocol, 2, size_limits=size_limits).feature_sets
+
+
+def size_default(
+    benchmark: Benchmark,
+    protocol: str,
+    n_repeats: int,
+    *,
+    size_limits: tuple[int, int] = (MEDIUM_ITEMS, LARGE_ITEMS),
+    all_sets: bool = False,
+) -> SizeDefault:
+    """The default feature sets and repeats for ``benchmark`` under ``protocol``, and the reason.
+
+    Shared labels: the 13 paper sets up to ``size_limits[0]`` items, :data:`MEDIUM_DEFAULTS` up to
+    ``size_limits[1]``, :data:`LARGE_DEFAULTS` past that; both with :data:`SIZE_REPEATS` repeat (``n_repeats`` when
+    smaller). Per-item choices: the sets that declare ``per_item`` in their ``default_for``, at any size. The
+    ``pacchiardi2024`` protocol and ``all_sets`` keep the full default and ``n_repeats`` at any size.
+    """
+    if protocol == "pacchiardi2024":
+        return SizeDefault(PAPER_FEATURE_SETS, n_repeats, "the paper protocol's 13 feature sets")
+    if benchmark.option_kind != "shared_labels":
+        return SizeDefault(builtin_defaults("per_item"), n_repeats, "the default for per-item choices")
+    n_items, (medium, large) = len(benchmark), size_limits
+    if all_sets or n_items <= medium:
+        why = "all sets asked for" if all_sets and n_items > medium else f"up to {medium:,} items"
+        return SizeDefault(PAPER_FEATURE_SETS, n_repeats, f"the 13 paper feature sets: the default {why}")
+    repeats = min(n_repeats, SIZE_REPEATS)
+    once = f"{repeats} repeat of the cross-fitting (the fold assignment moves kappa far less than the interval's width)"
+    if n_items <= large:
+        return SizeDefault(
+            MEDIUM_DEFAULTS,
+            repeats,
+            f"the default for {medium:,} to {large:,} items ({n_items:,} here): word 1-gram presence and TF-IDF, "
+            f"1- and 2-gram presence and readability, with {once}, instead of the 13 paper sets (the GPT-2 token "
+            f"and the other 2-gram sets cost several times as much at this size); {_ASK_ALL}",
+            True,
+        )
+    return SizeDefault(
+        LARGE_DEFAULTS,
+        repeats,
+        f"the default past {large:,} items ({n_items:,} here): word 1-gram presence, the set that names planted "
+        f"words, with {once}, instead of the 13 paper sets, which take hours at this size; {_ASK_ALL}",
+        True,
+    )
+
+
+_ASK_ALL = "--all-feature-sets (all_feature_sets=True) probes all 13, or name the sets with --feature-set"
