@@ -247,9 +247,8 @@ def main() -> None:
     for line in lines[len(rows) :]:
         print(line)
     if not args.no_record:
-        record_results(
-            "audit_scaling", "Default audit time and memory against benchmark size (synthetic)", "\n".join(lines)
-        )
+        title = "Default audit time and memory against benchmark size (synthetic)"
+        record_results("audit_scaling", title, "\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -28,10 +28,10 @@ __all__ = [
     "size_default",
 ]
 
-MEDIUM_ITEMS = 20_000
+MEDIUM_ITEMS = 5_000
 """Past this many items a shared-label benchmark's default is :data:`MEDIUM_DEFAULTS`, with one repeat, instead of the
-13 sets with two: the 13 cost about ten minutes of one core at 10,000 items and grow with the items (the classifier
-grid is compared on at most 20,000 items, ``selection_max_items``, so past that only the refits and encoding grow)."""
+13 sets with two: the 13 cost about 80 ms of CPU per item (798 s at 10,000 items, ``benchmarks/audit_scaling.py``),
+so past 5,000 items they take more than about six minutes of one core, and they grow with the items."""
 LARGE_ITEMS = 200_000
 """Past this many items a shared-label benchmark's default is :data:`LARGE_DEFAULTS`, with one repeat."""
 MEDIUM_DEFAULTS: tuple[str, ...] = ("1-grams_presence", "1-grams_tfidf", "readability")
@@ -111,9 +111,9 @@ def size_default(
         return SizeDefault(
             MEDIUM_DEFAULTS,
             repeats,
-            f"the default for {medium:,} to {large:,} items ({n_items:,} here): word 1-gram presence and TF-IDF, "
-            f"1- and 2-gram presence and readability, with {once}, instead of the 13 paper sets (the GPT-2 token "
-            f"and the other 2-gram sets cost several times as much at this size); {_ASK_ALL}",
+            f"the default for {medium:,} to {large:,} items ({n_items:,} here): word 1-gram presence and TF-IDF "
+            f"and readability, with {once}, instead of the 13 paper sets (the GPT-2 token and 2-gram sets cost "
+            f"several times as much at this size); {_ASK_ALL}",
             True,
         )
     return SizeDefault(
