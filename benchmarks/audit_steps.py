@@ -4,7 +4,7 @@ Runs ``pfungst audit DATA --quiet`` (every default) on each dataset in one proce
 after the one-time loads, and charges each CPU second (this process's) to the innermost step running at the time:
 
 - ``one-time loads``: importing the CLI and the audit, GPT-2's tokenizer, textstat (once per process);
-- ``load``: reading the benchmark file (``load_benchmark``);
+- ``load``: reading the benchmark file (``DataOptions.load``);
 - ``label set``: deciding whether per-item options are one shared label set (``audited_layout``);
 - ``encoders``: fitting and applying every feature set's encoder (``ItemTask.encode``, ``OptionTask.encode``: the
   n-gram counts, readability, option features, scaling);
@@ -91,10 +91,10 @@ class StepClock:
 def instrument(clock: StepClock) -> None:
     """Wrap the functions of each step where their callers look them up."""
     from pfungst.audit import probe, probe_assembly, probe_outcome, probe_tasks, run
-    from pfungst.cli import audit_commands
+    from pfungst.cli import audit_commands, option_groups
 
     patches = {
-        "load": [(audit_commands, "load_benchmark")],
+        "load": [(option_groups.DataOptions, "load")],
         "label set": [(run, "audited_layout")],
         "fits": [(probe, "choose_classifier"), (probe, "refit_chosen")],
         "bootstrap/permutations": [(probe_assembly, "score_predictions"), (run, "bootstrap_draws_kappa")],
@@ -191,7 +191,7 @@ def main() -> None:
                 print(f"  {name}: {sum(seconds.values()):.1f} s CPU, {wall:.1f} s wall", file=sys.stderr, flush=True)
     found = table(best, walls, loads)
     print(found)
-    if args.record:
+    if not args.no_record:
         record_results("audit_steps", "Where the default audit's CPU seconds go, step by step", found)
 
 
