@@ -10,7 +10,8 @@ import pytest
 import pfungst.audit.run as run_module
 from pfungst.audit.feature_sets import PAPER_FEATURE_SETS, FeatureSet, get_feature_set
 from pfungst.audit.inputs import OptionTable
-from pfungst.audit.run import AuditConfig, audit, default_feature_sets
+from pfungst.audit.run import AuditConfig, audit
+from pfungst.audit.size_defaults import default_feature_sets
 from pfungst.data.synthetic import make_synthetic
 
 QUICK = {"n_bootstrap": 50, "n_permutations": 20, "n_repeats": 1, "n_splits": 3, "cues": False}

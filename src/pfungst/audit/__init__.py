@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from pfungst.audit.probe_outcome import ProbeOutcome
     from pfungst.audit.probe_settings import ProbeSettings
     from pfungst.audit.result import SCHEMA_VERSION, AuditResult, Verdict
-    from pfungst.audit.run import AuditConfig, audit, default_feature_sets
+    from pfungst.audit.run import AuditConfig, audit
+    from pfungst.audit.size_defaults import default_feature_sets
     from pfungst.audit.verdict import Evidence
 
 __all__ = [
@@ -98,7 +99,7 @@ __getattr__, __dir__ = lazy_exports(
         "Verdict": "pfungst.audit.result",
         "AuditConfig": "pfungst.audit.run",
         "audit": "pfungst.audit.run",
-        "default_feature_sets": "pfungst.audit.run",
+        "default_feature_sets": "pfungst.audit.size_defaults",
     },
     globals(),
 )

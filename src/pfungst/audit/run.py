@@ -30,7 +30,6 @@ from pfungst.audit.size_defaults import (
     MEDIUM_ITEMS,
     SizeDefault,
     check_size_limits,
-    default_feature_sets,
     size_default,
 )
 from pfungst.audit.verdict import Evidence
@@ -46,7 +45,7 @@ from pfungst.stats import (
     chance_corrected_accuracy,
 )
 
-__all__ = ["AuditConfig", "audit", "default_feature_sets", "verdict_of", "verdict_statistic"]
+__all__ = ["AuditConfig", "audit", "verdict_of", "verdict_statistic"]
 
 Progress = Callable[[str, int, int], None]
 """Called as ``progress(step, done, total)`` before each probe and once at the end."""
