@@ -78,13 +78,19 @@ def test_patience_does_not_stop_an_l1_path_on_its_all_zero_models(seed: int) -> 
 
 def test_probe_with_warm_paths_matches_the_probe_fitted_from_scratch(seed: int) -> None:
     inputs = ItemInputs.from_benchmark(make_synthetic("cue-word", 300, seed=seed), fields=("hypothesis",))
-    config = ProbeConfig(n_bootstrap=200, n_permutations=200, seed=seed)
+    config = ProbeConfig(n_bootstrap=200, n_permutations=200, seed=seed, solvers="sklearn")
     warm = run_probe(get_feature_set("1-grams_presence"), inputs, replace(config, warm_start=True))
     cold = run_probe(get_feature_set("1-grams_presence"), inputs, config)
     assert abs(warm.kappa.value - cold.kappa.value) <= 0.005
     # Large C values give nearly the same model; a fold may pick a neighbouring C whose score differs by one item.
     same = [a.classifier == b.classifier for a, b in zip(warm.folds, cold.folds, strict=True)]
     assert np.mean(same) >= 0.8
+
+
+def test_warm_paths_need_the_lbfgs_fits_of_sklearn_solvers() -> None:
+    with pytest.raises(ConfigError, match="warm_start .* needs solvers='sklearn'"):
+        ProbeConfig(warm_start=True).validate()
+    ProbeConfig(warm_start=True, solvers="sklearn").validate()
 
 
 def test_a_negative_grid_patience_is_refused() -> None:

@@ -101,9 +101,9 @@ def refit_chosen(task: _Task, choice: GridChoice, block: Any, *, seed: int, max_
 
 
 def _warm_startable(task: _Task, spec: ClassifierSpec, y: np.ndarray) -> bool:
-    """Item-level L2 fits (lbfgs) with at least two classes take a starting point; liblinear and the conditional
-    logit do not, and one class gets a constant predictor."""
-    return task.level == "item" and spec.penalty == "l2" and np.unique(y).size >= 2
+    """Item-level lbfgs fits (L2 under ``solvers="sklearn"``) with at least two classes take a starting point;
+    liblinear and the conditional logit do not, and one class gets a constant predictor."""
+    return task.level == "item" and spec.item_solver == "lbfgs" and np.unique(y).size >= 2
 
 
 def _path_step(

@@ -109,7 +109,9 @@ class ProbeConfig(ProbeSettings):
 
     def candidates(self) -> tuple[ClassifierSpec, ...]:
         """The classifiers compared on validation data: the C grid under crossfit, the fixed entries otherwise."""
-        return candidate_grid(self.classifiers, self.c_grid if self.protocol == "crossfit" else ())
+        if self.protocol != "crossfit":
+            return candidate_grid(self.classifiers, ())
+        return candidate_grid(self.classifiers, self.c_grid, self.solvers)
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "classifiers": list(self.classifiers), "c_grid": list(self.c_grid)}

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
+from pfungst.audit.classifiers import Solvers
 from pfungst.errors import ConfigError, check_resamples, check_run_settings
 
 __all__ = ["Protocol", "ProbeSettings"]
@@ -45,11 +46,15 @@ class ProbeSettings:
     sample, split into fit and validation parts as usual; the choice is then refitted on the whole training fold.
     At a few hundred thousand items the grid's fits, not the refit, would take most of the time, and a choice made
     on 20,000 items is as good; smaller folds use every item, so their results do not change."""
+    solvers: Solvers = "liblinear"
+    """How crossfit fits the grid's item-level classifiers: ``liblinear`` (default) fits both penalties with
+    liblinear at its own tolerance (0.01; L2 one-vs-rest for K > 2), about five times cheaper than ``sklearn``,
+    scikit-learn's defaults (lbfgs, multinomial, for L2; tolerance 1e-4). The two give kappas that differ by less
+    than a change of seed moves them (:mod:`~pfungst.audit.classifiers`). pacchiardi2024 always uses ``sklearn``."""
     warm_start: bool = False
     """Fit each penalty's C grid as one warm-started path and start the chosen entry's refit at its inner-split
-    optimum (item-level L2 fits; see :mod:`~pfungst.audit.grid_path`): the same optima to the solver's tolerance in
-    fewer iterations, but at large C that tolerance lets some folds pick a neighbouring C, so kappas of near-zero
-    probes can move by a few hundredths. False (default) fits every entry from scratch."""
+    optimum (item-level lbfgs fits, so ``solvers="sklearn"`` only; see :mod:`~pfungst.audit.grid_path`): the same
+    optima to the solver's tolerance in fewer iterations. False (default) fits every entry from scratch."""
     grid_patience: int = 0
     """Stop a penalty's C path after this many consecutive C values score no better on validation (0: the whole
     grid). The larger C values, the slowest fits, are then skipped. A C value whose model predicts one class for
@@ -86,6 +91,13 @@ class ProbeSettings:
             raise ConfigError(
                 f"n_permutations must be at least 1 (1000 is the default; the p-value cannot be smaller than "
                 f"1 / (n_permutations + 1)), not {self.n_permutations}"
+            )
+        if self.solvers not in ("liblinear", "sklearn"):
+            raise ConfigError(f"solvers must be 'liblinear' or 'sklearn', not {self.solvers!r}")
+        if self.warm_start and self.solvers != "sklearn":
+            raise ConfigError(
+                "warm_start walks lbfgs fits along the C path, so it needs solvers='sklearn' (liblinear, the default,"
+                " takes no starting point)"
             )
         if self.grid_patience < 0:
             raise ConfigError(
