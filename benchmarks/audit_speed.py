@@ -8,7 +8,7 @@ the zero-training heuristics and the cue table. This script runs exactly that (`
 default) on each dataset in one process, after the one-time loads (GPT-2's tokenizer, textstat), in these arms,
 interleaved dataset by dataset so that all see the same machine load:
 
-- ``liblinear``: the default (``solvers="liblinear"``: both penalties by liblinear at its own tolerance, 0.01);
+- ``liblinear``: the default (``solvers="liblinear"``: both penalties by liblinear, at 0.01 for L2 and 0.001 for L1);
 - ``sklearn``: scikit-learn's default solvers (lbfgs for L2, tolerance 1e-4), the reference every arm is compared to;
 - ``seed``: ``sklearn`` with the next seed (other folds, inner splits and resamples): the yardstick. How far a
   change of seed moves the kappas is how precisely the protocol fixes them; an arm whose kappas move less than that
@@ -19,7 +19,9 @@ interleaved dataset by dataset so that all see the same machine load:
 ``--arms`` picks which run (``sklearn`` always does). It prints per dataset and arm the wall and CPU seconds, the CPU
 ratio sklearn / arm, whether the verdict (label and kind) and its feature set are the same as ``sklearn``'s, the
 largest and median |delta kappa| over the 13 probes and how many fold choices are the same; then per arm the ratio
-reference / CPU against the 10x target and whether its kappas moved no more than ``seed``'s (largest and median).
+reference / CPU against the 10x target and whether its kappas moved no more than ``seed``'s over all 52 probes:
+its median and 90th percentile |delta kappa| no larger than those of a change of seed (the largest of 52 is
+printed too, but one draw is too noisy to judge by).
 ``--extra PATH[:FIELD,...]`` adds other benchmarks to that comparison (timed, no reference). CPU seconds are this
 process's: on a shared machine they measure the audit, wall seconds measure the neighbours too.
 
@@ -154,11 +156,13 @@ def rows(benchmarks: dict, best: dict[tuple[str, str], Run], configs: dict[str, 
     return lines
 
 
-def pooled(benchmarks: dict, best: dict[tuple[str, str], Run], arm: str) -> tuple[bool, float, float]:
-    """Over every dataset: all verdicts the same as ``sklearn``'s?, the largest and the median |delta kappa|."""
+def pooled(benchmarks: dict, best: dict[tuple[str, str], Run], arm: str) -> tuple[bool, float, float, float]:
+    """Over every dataset: all verdicts the same as ``sklearn``'s?, the largest, the median and the 90th percentile
+    of |delta kappa| over the probes."""
     found = [agreement(best[(name, "sklearn")].result, best[(name, arm)].result) for name in benchmarks]
     deltas = [delta for entry in found for delta in entry.deltas]
-    return all(entry.verdict for entry in found), max(deltas), statistics.median(deltas)
+    ninetieth = statistics.quantiles(deltas, n=10)[-1] if len(deltas) > 1 else deltas[0]
+    return all(entry.verdict for entry in found), max(deltas), statistics.median(deltas), ninetieth
 
 
 def summary(benchmarks: dict, best: dict[tuple[str, str], Run], arm: str) -> str:
@@ -175,13 +179,16 @@ def summary(benchmarks: dict, best: dict[tuple[str, str], Run], arm: str) -> str
     )
     if arm == "sklearn":
         return line
-    verdicts, largest, median = pooled(benchmarks, best, arm)
+    verdicts, largest, median, ninetieth = pooled(benchmarks, best, arm)
     line += f"; verdicts {'the same as' if verdicts else 'NOT all the same as'} sklearn's"
-    line += f"; |delta kappa| from sklearn: largest {largest:.3f}, median {median:.3f}"
+    line += f"; |delta kappa| from sklearn: median {median:.3f}, 90th percentile {ninetieth:.3f}, largest {largest:.3f}"
     if arm != YARDSTICK and any(key[1] == YARDSTICK for key in best):
-        _, seed_largest, seed_median = pooled(benchmarks, best, YARDSTICK)
-        within = largest <= seed_largest and median <= seed_median
-        line += f" ({'within' if within else 'NOT within'} a change of seed: {seed_largest:.3f}, {seed_median:.3f})"
+        _, seed_largest, seed_median, seed_ninetieth = pooled(benchmarks, best, YARDSTICK)
+        within = median <= seed_median and ninetieth <= seed_ninetieth
+        line += (
+            f" ({'within' if within else 'NOT within'} a change of seed, whose median and 90th percentile are "
+            f"{seed_median:.3f} and {seed_ninetieth:.3f}; largest {seed_largest:.3f})"
+        )
     return line
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import platform
 import subprocess
 from datetime import datetime, timezone
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,9 @@ _PACKAGES = (
 )
 
 
+@cache
 def _version(package: str) -> str | None:
+    """The installed version (looked up once per process: each lookup scans every folder of ``sys.path``)."""
     try:
         return metadata.version(package)
     except metadata.PackageNotFoundError:

@@ -18,6 +18,7 @@ CHANGED = {
     "n_permutations": 45,
     "level": 0.9,
     "selection_max_items": 500,
+    "c_grid": (0.1, 10.0),
     "solvers": "sklearn",
     "warm_start": True,
     "grid_patience": 2,

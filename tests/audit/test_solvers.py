@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 import pfungst
 from pfungst.audit import AuditConfig
-from pfungst.audit.classifiers import LIBLINEAR_TOL, fit_item_classifier
+from pfungst.audit.classifiers import DEFAULT_C_GRID, LIBLINEAR_TOL, fit_item_classifier
 from pfungst.audit.probe import ProbeConfig
 from pfungst.cli import app
 from pfungst.data.synthetic import make_synthetic
@@ -26,9 +26,10 @@ runner = CliRunner()
 
 def test_the_default_grid_is_fitted_by_liblinear_at_its_own_tolerance() -> None:
     specs = ProbeConfig().candidates()
+    assert LIBLINEAR_TOL == {"l2": 0.01, "l1": 0.001}
     assert {(spec.penalty, spec.item_solver, spec.tol) for spec in specs} == {
-        ("l1", "liblinear", LIBLINEAR_TOL),
-        ("l2", "liblinear", LIBLINEAR_TOL),
+        ("l1", "liblinear", LIBLINEAR_TOL["l1"]),
+        ("l2", "liblinear", LIBLINEAR_TOL["l2"]),
     }
     assert {spec.spec()["params"]["item_solver"] for spec in ProbeConfig(solvers="sklearn").candidates()} == {
         "lbfgs",
@@ -94,3 +95,20 @@ def test_the_cli_records_the_solvers_and_refuses_an_unknown_one(tmp_path: Path, 
     refused = runner.invoke(app, [*args, "--solvers", "fast"])
     assert refused.exit_code == 2
     assert "solvers must be 'liblinear' or 'sklearn', not 'fast'" in refused.output
+
+
+def test_the_c_grid_reaches_every_fold_from_the_cli_and_its_default_is_the_apis(tmp_path: Path, seed: int) -> None:
+    data = make_synthetic("cue-word", 120, seed=seed).save(tmp_path / "cue.jsonl")
+    out = tmp_path / "audit.json"
+    args = ["audit", str(data), "--fields", "hypothesis", "--feature-set", "1-grams_presence", "--json", str(out)]
+    fast = [*args, "--n-bootstrap", "100", "--n-permutations", "100"]
+    assert runner.invoke(app, fast).exit_code == 0
+    written = json.loads(out.read_text())
+    assert written["settings"]["c_grid"] == list(DEFAULT_C_GRID) == [0.01, 0.1, 1.0, 10.0, 100.0]
+    assert runner.invoke(app, [*fast, "--c-grid", "0.1, 10"]).exit_code == 0
+    written = json.loads(out.read_text())
+    assert written["settings"]["c_grid"] == [0.1, 10.0]
+    assert {fold["C"] for probe in written["probes"] for fold in probe["folds"]} <= {0.1, 10.0}
+    for bad, message in [("0.1,x", "is not a list of numbers"), ("0,1", "every C of the C grid must be a positive")]:
+        refused = runner.invoke(app, [*args, "--c-grid", bad])
+        assert refused.exit_code == 2 and message in " ".join(refused.output.split()), refused.output

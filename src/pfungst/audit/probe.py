@@ -41,7 +41,6 @@ from pfungst.audit.blas_threads import one_blas_thread
 from pfungst.audit.checked_inputs import check_parameters, checked_once
 from pfungst.audit.classifiers import (
     CLASSIFIERS,
-    DEFAULT_C_GRID,
     ClassifierSpec,
     candidate_grid,
     counting_convergence_warnings,
@@ -81,9 +80,6 @@ class ProbeConfig(ProbeSettings):
     classifiers: tuple[str, ...] = tuple(CLASSIFIERS)
     """Names from :data:`~pfungst.audit.classifiers.CLASSIFIERS`; ties in validation go to the earlier name. Under
     crossfit only their penalties count: each is tried with every ``C`` of ``c_grid``."""
-    c_grid: tuple[float, ...] = DEFAULT_C_GRID
-    """Inverse regularisation strengths tried per penalty under crossfit (empty: the classifiers' own ``C``);
-    pacchiardi2024 always uses the paper's fixed entries."""
     scale_sparse: bool = True
     """Divide sparse n-gram columns by their largest absolute value under crossfit; pacchiardi2024 never does."""
     validation_fraction: float = 0.25

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
-from pfungst.audit.classifiers import Solvers
+from pfungst.audit.classifiers import DEFAULT_C_GRID, Solvers
 from pfungst.errors import ConfigError, check_resamples, check_run_settings
 
 __all__ = ["Protocol", "ProbeSettings"]
@@ -46,6 +46,9 @@ class ProbeSettings:
     sample, split into fit and validation parts as usual; the choice is then refitted on the whole training fold.
     At a few hundred thousand items the grid's fits, not the refit, would take most of the time, and a choice made
     on 20,000 items is as good; smaller folds use every item, so their results do not change."""
+    c_grid: tuple[float, ...] = DEFAULT_C_GRID
+    """Inverse regularisation strengths tried per penalty under crossfit (default 0.01, 0.1, 1, 10, 100; empty: the
+    classifiers' own ``C``); pacchiardi2024 always uses the paper's fixed entries."""
     solvers: Solvers = "liblinear"
     """How crossfit fits the grid's item-level classifiers: ``liblinear`` (default) fits both penalties with
     liblinear at its own tolerance (0.01; L2 one-vs-rest for K > 2), about five times cheaper than ``sklearn``,

@@ -261,6 +261,31 @@ _Parallel = Annotated[
         "the data: for very large benchmarks). Identical results."
     ),
 ]
+
+
+def c_values(text: str) -> tuple[float, ...]:
+    """The C values of ``--c-grid`` (numbers separated by commas); a part that is not a number is a usage error."""
+    try:
+        return tuple(float(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise typer.BadParameter(
+            f"{text!r} is not a list of numbers: give C values separated by commas, e.g. 0.01,1,100"
+        ) from None
+
+
+def _check_c_values(text: str) -> str:
+    c_values(text)
+    return text
+
+
+_CGrid = Annotated[
+    str,
+    typer.Option(
+        callback=_check_c_values,
+        help="The C values (inverse regularisation strengths) tried for each penalty in every training fold, "
+        "separated by commas.",
+    ),
+]
 _Solvers = Annotated[
     str,
     typer.Option(
@@ -312,6 +337,8 @@ class AuditOptions(OptionGroup):
     """A stratified sample of at most this many items; 0 for every item."""
     selection_max_items: _SelectionMaxItems = 20_000
     """Items per training fold on which the classifier grid is compared."""
+    c_grid: _CGrid = "0.01,0.1,1,10,100"
+    """The C values tried per penalty, separated by commas."""
     solvers: _Solvers = "liblinear"
     """``liblinear`` or ``sklearn``: how the grid's item-level classifiers are fitted."""
     n_jobs: Annotated[int, typer.Option(help="Parallel (feature set, fold) jobs (joblib; -1: every core).")] = 1
@@ -325,4 +352,5 @@ class AuditOptions(OptionGroup):
         """Each option by the name of its config field (``--feature-set`` is ``feature_sets``, a tuple)."""
         values = super().values()
         values["feature_sets"] = tuple(values.pop("feature_set") or ())
+        values["c_grid"] = c_values(values["c_grid"])
         return values
