@@ -8,13 +8,15 @@ the zero-training heuristics and the cue table. This script runs exactly that (`
 default) on each dataset in one process, after the one-time loads (GPT-2's tokenizer, textstat), in these arms,
 interleaved dataset by dataset so that all see the same machine load:
 
-- ``liblinear``: the default (``solvers="liblinear"``: both penalties by liblinear, at 0.01 for L2 and 0.001 for L1);
-- ``sklearn``: scikit-learn's default solvers (lbfgs for L2, tolerance 1e-4), the reference every arm is compared to;
+- ``sklearn``: scikit-learn's default solvers (lbfgs for L2, tolerance 1e-4) on the whole C grid
+  (``grid_patience=0``), the reference every arm is compared to;
+- ``default``: the default (``solvers="liblinear"``: both penalties by liblinear, at 0.01 for L2 and 0.001 for L1;
+  ``grid_patience=1``: each penalty's C path stopped at its first C value that scores no better);
+- ``liblinear``: the default's solvers on the whole grid (``grid_patience=0``): the two changes apart;
 - ``seed``: ``sklearn`` with the next seed (other folds, inner splits and resamples): the yardstick. How far a
   change of seed moves the kappas is how precisely the protocol fixes them; an arm whose kappas move less than that
   gives the same result;
-- ``path``: ``sklearn`` with ``warm_start=True`` (each L2 C grid as one warm-started lbfgs path);
-- ``patience``: ``liblinear`` with ``grid_patience`` (``--patience N``; left out when 0).
+- ``path``: ``sklearn`` with ``warm_start=True`` (each L2 C grid as one warm-started lbfgs path).
 
 ``--arms`` picks which run (``sklearn`` always does). It prints per dataset and arm the wall and CPU seconds, the CPU
 ratio sklearn / arm, whether the verdict (label and kind) and its feature set are the same as ``sklearn``'s, the
@@ -25,8 +27,8 @@ printed too, but one draw is too noisy to judge by).
 ``--extra PATH[:FIELD,...]`` adds other benchmarks to that comparison (timed, no reference). CPU seconds are this
 process's: on a shared machine they measure the audit, wall seconds measure the neighbours too.
 
-Run: .venv/bin/python benchmarks/audit_speed.py [--repeat 1] [--patience 1] [--extra ../shared/data/...]
-     [--n-jobs 2] [--parallel processes|threads] [--arms liblinear,seed] [--profile] [--no-record]
+Run: .venv/bin/python benchmarks/audit_speed.py [--repeat 1] [--extra ../shared/data/...]
+     [--n-jobs 2] [--parallel processes|threads] [--arms default,liblinear,seed,path] [--profile] [--no-record]
 ``--repeat`` keeps the fastest of several runs per arm. ``--profile`` prints a cProfile (CPU time) of one default run.
 """
 
@@ -75,20 +77,20 @@ def load_all(names: list[str], extra: list[str]) -> dict[str, tuple[Benchmark, t
     return found
 
 
-def arms(base: AuditConfig, patience: int, chosen: str = "liblinear,seed") -> dict[str, AuditConfig]:
+def arms(base: AuditConfig, chosen: str = "default,liblinear,seed") -> dict[str, AuditConfig]:
     """The configurations compared (those named in ``chosen``; ``sklearn`` always, first)."""
+    whole = replace(base, grid_patience=0)
     found = {
-        "sklearn": replace(base, solvers="sklearn"),
-        "liblinear": replace(base, solvers="liblinear"),
-        YARDSTICK: replace(base, solvers="sklearn", seed=base.seed + 1),
-        "path": replace(base, solvers="sklearn", warm_start=True),
+        "sklearn": replace(whole, solvers="sklearn"),
+        "default": base,
+        "liblinear": replace(whole, solvers="liblinear"),
+        YARDSTICK: replace(whole, solvers="sklearn", seed=base.seed + 1),
+        "path": replace(whole, solvers="sklearn", warm_start=True),
     }
-    if patience:
-        found["patience"] = replace(base, solvers="liblinear", grid_patience=patience)
     names = {"sklearn", *chosen.split(",")}
     unknown = names - set(found)
     if unknown:
-        raise SystemExit(f"unknown arm(s) {sorted(unknown)}; known: {', '.join(found)} (patience needs --patience)")
+        raise SystemExit(f"unknown arm(s) {sorted(unknown)}; known: {', '.join(found)}")
     return {name: config for name, config in found.items() if name in names}
 
 
@@ -223,11 +225,10 @@ def main() -> None:
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--parallel", choices=("processes", "threads"), default="processes")
     parser.add_argument("--repeat", type=int, default=1, help="Runs per arm; the fastest (CPU) is kept.")
-    parser.add_argument("--patience", type=int, default=0, help="Add an arm with this grid_patience (0: none).")
     parser.add_argument(
         "--arms",
-        default="liblinear,seed",
-        help="Arms to run besides sklearn: liblinear, seed, path, patience (needs --patience).",
+        default="default,liblinear,seed",
+        help="Arms to run besides sklearn: default, liblinear, seed, path.",
     )
     parser.add_argument("--extra", action="append", default=[], help="Another benchmark PATH[:FIELD,...].")
     parser.add_argument(
@@ -243,7 +244,7 @@ def main() -> None:
     if args.profile:
         profile(benchmarks, config)
         return
-    configs = arms(config, args.patience, args.arms)
+    configs = arms(config, args.arms)
     table = report(benchmarks, run_all(benchmarks, configs, args.repeat), configs)
     print(table)
     if not args.no_record:

@@ -1,11 +1,12 @@
 """Measure cheaper ways to choose the C grid's entry against fitting every entry from scratch, on real folds.
 
 The audit (crossfit) compares l2 and l1 at every C of the grid on an inner validation split of each training fold;
-with scikit-learn's solvers (``solvers="sklearn"``: lbfgs for L2, tolerance 1e-4) the large-C fits on near-separable
-n-grams cost most of the audit. This script captures every selection problem of such an audit (the inner fit and validation blocks of each feature set,
-repeat and fold, with the scores and choice the audit made), then refits the grid on each in several arms and prints
-the grid's CPU seconds and how many folds choose the same entry as the audit (and, per dataset, the default audit's
-CPU seconds by step: the grid's selection fits, the chosen entries' refits, the rest):
+with scikit-learn's solvers on the whole grid (``solvers="sklearn", grid_patience=0``) the large-C fits on
+near-separable n-grams cost most of the audit. This script captures every selection problem of such an audit (the
+inner fit and validation blocks of each feature set, repeat and fold, with the scores and choice the audit made),
+then refits the grid on each in several arms and prints the grid's CPU seconds and how many folds choose the same
+entry as the audit (and, per dataset, that audit's CPU seconds by step: the grid's selection fits, the chosen
+entries' refits, the rest):
 
 - ``scratch``: every entry from scratch, as the audit does (checks that the capture reproduces the audit's scores);
 - ``liblinear tol=1e-3`` / ``1e-2``: the L1 entries fitted with a looser tolerance (a refit would use the default);
@@ -108,7 +109,7 @@ def capture(name: str) -> tuple[list[Problem], Steps]:
         warnings.simplefilter("ignore")
         benchmark = pfungst.load(DATA / name / "gpt-4-0613.jsonl")
         started = time.process_time()
-        pfungst.audit.audit(benchmark, AuditConfig(solvers="sklearn"))
+        pfungst.audit.audit(benchmark, AuditConfig(solvers="sklearn", grid_patience=0))
         steps.audit = time.process_time() - started
     return found, steps
 

@@ -112,3 +112,21 @@ def test_the_c_grid_reaches_every_fold_from_the_cli_and_its_default_is_the_apis(
     for bad, message in [("0.1,x", "is not a list of numbers"), ("0,1", "every C of the C grid must be a positive")]:
         refused = runner.invoke(app, [*args, "--c-grid", bad])
         assert refused.exit_code == 2 and message in " ".join(refused.output.split()), refused.output
+
+
+def test_the_default_stops_each_c_path_early_and_grid_patience_0_fits_the_whole_grid(tmp_path: Path, seed: int) -> None:
+    data = make_synthetic("control", 150, seed=seed).save(tmp_path / "control.jsonl")
+    out = tmp_path / "audit.json"
+    args = ["audit", str(data), "--feature-set", "1-grams_presence", "--n-bootstrap", "100", "--n-permutations", "100"]
+
+    def fitted(*more: str) -> list[int]:
+        result = runner.invoke(app, [*args, *more, "--json", str(out)])
+        assert result.exit_code == 0, result.output
+        written = json.loads(out.read_text())
+        return [len(fold["validation_scores"]) for probe in written["probes"] for fold in probe["folds"]]
+
+    whole, default = fitted("--grid-patience", "0"), fitted()
+    assert set(whole) == {10}  # 2 penalties x 5 values of C in every fold
+    assert max(default) <= 10 and sum(default) < sum(whole)  # no signal: most paths stop after one C that does not help
+    refused = runner.invoke(app, [*args, "--grid-patience", "-1"])
+    assert refused.exit_code == 2 and "grid_patience must be 0" in refused.output

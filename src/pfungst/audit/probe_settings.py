@@ -58,10 +58,12 @@ class ProbeSettings:
     """Fit each penalty's C grid as one warm-started path and start the chosen entry's refit at its inner-split
     optimum (item-level lbfgs fits, so ``solvers="sklearn"`` only; see :mod:`~pfungst.audit.grid_path`): the same
     optima to the solver's tolerance in fewer iterations. False (default) fits every entry from scratch."""
-    grid_patience: int = 0
-    """Stop a penalty's C path after this many consecutive C values score no better on validation (0: the whole
-    grid). The larger C values, the slowest fits, are then skipped. A C value whose model predicts one class for
-    every validation item (L1 at small C: every weight zero) does not count."""
+    grid_patience: int = 1
+    """Stop a penalty's C path (ascending) after this many consecutive C values score no better on validation than
+    the best so far; 0 fits the whole grid. The larger C values, the slowest fits, are then skipped where they no
+    longer help (on benchmarks without signal, most of the grid). A C value whose model predicts one class for every
+    validation item (L1 at small C: every weight zero) does not count. Default 1: on the four Pacchiardi datasets it
+    cut the audit's time by a third and moved the kappas less than a change of seed does."""
     n_jobs: int = 1
     """Parallel jobs with joblib on this machine (-1: every core): an audit's (feature set, fold) jobs, a single
     probe's (repeat, fold) fits."""

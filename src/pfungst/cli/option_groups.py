@@ -341,6 +341,14 @@ class AuditOptions(OptionGroup):
     """The C values tried per penalty, separated by commas."""
     solvers: _Solvers = "liblinear"
     """``liblinear`` or ``sklearn``: how the grid's item-level classifiers are fitted."""
+    grid_patience: Annotated[
+        int,
+        typer.Option(
+            help="Stop each penalty's C path after N values in a row that score no better on validation than the best "
+            "so far (0: fit the whole grid)."
+        ),
+    ] = 1
+    """Non-improving C values after which a penalty's path stops; 0 for the whole grid."""
     n_jobs: Annotated[int, typer.Option(help="Parallel (feature set, fold) jobs (joblib; -1: every core).")] = 1
     """Parallel jobs."""
     parallel: _Parallel = "processes"
