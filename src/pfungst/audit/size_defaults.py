@@ -31,7 +31,7 @@ __all__ = [
 MEDIUM_ITEMS = 5_000
 """Past this many items a shared-label benchmark's default is :data:`MEDIUM_DEFAULTS`, with one repeat, instead of the
 13 sets with two: the 13 take 128 s of CPU at 10,000 items (``benchmarks/audit_scaling.py --all-feature-sets``) and
-grow faster than the items (their vocabularies grow with them), while the three medium sets take 9 s there."""
+grow with the items, while the three medium sets take 9 s there."""
 LARGE_ITEMS = 200_000
 """Past this many items a shared-label benchmark's default is :data:`LARGE_DEFAULTS`, with one repeat."""
 MEDIUM_DEFAULTS: tuple[str, ...] = ("1-grams_presence", "1-grams_tfidf", "readability")
