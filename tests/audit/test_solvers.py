@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 import pfungst
 from pfungst.audit import AuditConfig
-from pfungst.audit.classifiers import DEFAULT_C_GRID, LIBLINEAR_TOL, fit_item_classifier
+from pfungst.audit.classifiers import DEFAULT_C_GRID, LIBLINEAR_TOL, fit_item_classifier, top_features
 from pfungst.audit.probe import ProbeConfig
 from pfungst.cli import app
 from pfungst.data.synthetic import make_synthetic
@@ -130,3 +130,16 @@ def test_the_default_stops_each_c_path_early_and_grid_patience_0_fits_the_whole_
     assert max(default) <= 10 and sum(default) < sum(whole)  # no signal: most paths stop after one C that does not help
     refused = runner.invoke(app, [*args, "--grid-patience", "-1"])
     assert refused.exit_code == 2 and "grid_patience must be 0" in refused.output
+
+
+def test_a_one_vs_rest_model_fitted_on_two_of_three_classes_names_its_features(seed: int) -> None:
+    # A training fold can hold two of a benchmark's three labels: one-vs-rest then fits one binary model.
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 2], 30)
+    X = rng.normal(size=(60, 2)) + np.outer(y == 2, [3.0, 0.0])
+    spec = ProbeConfig(c_grid=(1.0,), classifiers=("l2_C1",)).candidates()[0]
+    model = fit_item_classifier(spec, X, y, n_classes=3, seed=seed, max_iter=1000)
+    assert isinstance(model, OneVsRestClassifier) and len(model.estimators_) == 1
+    top = top_features(model, ["shifted", "noise"], ["a", "b", "c"], top_k=1)
+    assert [(weight.class_name, weight.feature) for weight in top if weight.rank == 1][0] == ("c", "shifted")
+    assert {weight.class_name for weight in top} <= {"a", "c"}

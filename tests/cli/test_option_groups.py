@@ -37,6 +37,9 @@ OPTIONS = {
         "--threshold",
         "--max-items",
         "--selection-max-items",
+        "--c-grid",
+        "--solvers",
+        "--grid-patience",
         "--n-jobs",
         "--parallel",
         "--cluster",
@@ -83,3 +86,12 @@ def test_an_option_group_refuses_a_command_option_of_the_same_name() -> None:
 
     with pytest.raises(TypeError, match="an option name is declared twice"):
         with_option_groups(command)
+
+
+def test_the_audit_options_say_the_size_limit_and_the_c_grid_the_audit_uses() -> None:
+    from pfungst.audit.classifiers import DEFAULT_C_GRID
+    from pfungst.audit.size_defaults import MEDIUM_ITEMS
+
+    options = _options(("audit",))
+    assert f"past {MEDIUM_ITEMS:,} items" in options["--all-feature-sets"].help
+    assert options["--c-grid"].default == ",".join(f"{c:g}" for c in DEFAULT_C_GRID)

@@ -285,12 +285,14 @@ def class_weights(model: Any, class_names: Sequence[str]) -> dict[str, np.ndarra
     """Per class, the coefficient vector that raises its score (binary models: +coef for class 1, -coef for 0)."""
     if isinstance(model, ConditionalLogit):
         return {"chosen": model.coef_, "not chosen": -model.coef_}
-    if isinstance(model, OneVsRestClassifier):
+    if isinstance(model, OneVsRestClassifier) and len(model.estimators_) > 1:
         return {
             class_names[int(c)]: np.ravel(est.coef_) for c, est in zip(model.classes_, model.estimators_, strict=True)
         }
-    if isinstance(model, LogisticRegression):
-        coef, classes = np.atleast_2d(model.coef_), model.classes_
+    if isinstance(model, OneVsRestClassifier | LogisticRegression):
+        # A one-vs-rest model whose training fold held two of the K classes is one binary model, as LogisticRegression.
+        binary = model.estimators_[0] if isinstance(model, OneVsRestClassifier) else model
+        coef, classes = np.atleast_2d(binary.coef_), model.classes_
         if coef.shape[0] == 1:
             return {class_names[int(classes[1])]: coef[0], class_names[int(classes[0])]: -coef[0]}
         return {class_names[int(c)]: row for c, row in zip(classes, coef, strict=True)}

@@ -3,8 +3,8 @@
 A shared-label benchmark's default is the 13 feature sets of Pacchiardi et al. 2024 up to :data:`MEDIUM_ITEMS`
 items; past that a subset chosen to keep a default audit within about ten minutes of one core: the cost of a set
 grows with the items (its refits on every training fold, its encoding), and the GPT-2 token sets and 2-gram sets
-cost several times the word 1-gram sets (at 10,000 items: 80 s of CPU for GPT-2 token TF-IDF, 22 s for word
-TF-IDF). Per-item benchmarks, the
+cost several times the word 1-gram sets (at 10,000 items with scikit-learn's solvers: 80 s of CPU for GPT-2 token
+TF-IDF, 22 s for word TF-IDF). Per-item benchmarks, the
 ``pacchiardi2024`` protocol and named feature sets are not cut. :func:`size_default` says which sets run and why;
 the audit records that in its settings (``feature_sets``, ``feature_sets_reason``) and prints it.
 """
@@ -28,10 +28,11 @@ __all__ = [
     "size_default",
 ]
 
-MEDIUM_ITEMS = 5_000
+MEDIUM_ITEMS = 10_000
 """Past this many items a shared-label benchmark's default is :data:`MEDIUM_DEFAULTS`, with one repeat, instead of the
-13 sets with two: the 13 take 128 s of CPU at 10,000 items (``benchmarks/audit_scaling.py --all-feature-sets``) and
-grow with the items, while the three medium sets take 9 s there."""
+13 sets with two: the 13 take 128 s of CPU at 10,000 items, about two minutes of one core
+(``benchmarks/audit_scaling.py --sizes 10000 --all-feature-sets``), and grow with the items; the three medium sets
+take 9 s there."""
 LARGE_ITEMS = 200_000
 """Past this many items a shared-label benchmark's default is :data:`LARGE_DEFAULTS`, with one repeat."""
 MEDIUM_DEFAULTS: tuple[str, ...] = ("1-grams_presence", "1-grams_tfidf", "readability")

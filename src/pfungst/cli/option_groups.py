@@ -315,7 +315,7 @@ class AuditOptions(OptionGroup):
         typer.Option(
             "--all-feature-sets",
             help="Probe every default feature set at any size (the 13 paper sets for shared labels) instead of the "
-            "smaller default past 5,000 items.",
+            "smaller default past 10,000 items.",
         ),
     ] = False
     """Whether the size-aware default keeps every default feature set."""
