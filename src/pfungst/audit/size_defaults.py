@@ -30,9 +30,8 @@ __all__ = [
 
 MEDIUM_ITEMS = 10_000
 """Past this many items a shared-label benchmark's default is :data:`MEDIUM_DEFAULTS`, with one repeat, instead of the
-13 sets with two: the 13 take 128 s of CPU at 10,000 items, about two minutes of one core
-(``benchmarks/audit_scaling.py --sizes 10000 --all-feature-sets``), and grow with the items; the three medium sets
-take 9 s there."""
+13 sets with two: the 13 take about two minutes of CPU at 10,000 items (``benchmarks/audit_scaling.py``) and grow
+with the items."""
 LARGE_ITEMS = 200_000
 """Past this many items a shared-label benchmark's default is :data:`LARGE_DEFAULTS`, with one repeat."""
 MEDIUM_DEFAULTS: tuple[str, ...] = ("1-grams_presence", "1-grams_tfidf", "readability")
