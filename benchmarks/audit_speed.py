@@ -10,7 +10,7 @@ interleaved dataset by dataset so that all see the same machine load:
 
 - ``sklearn``: scikit-learn's default solvers (lbfgs for L2, tolerance 1e-4) on the whole C grid
   (``grid_patience=0``), the reference every arm is compared to;
-- ``default``: the default (``solvers="liblinear"``: both penalties by liblinear, at 0.01 for L2 and 0.001 for L1;
+- ``default``: the default (``solvers="liblinear"``: both penalties by liblinear at 0.01, L1 up to C = 1 at 0.001;
   ``grid_patience=1``: each penalty's C path stopped at its first C value that scores no better);
 - ``liblinear``: the default's solvers on the whole grid (``grid_patience=0``): the two changes apart;
 - ``seed``: ``sklearn`` with the next seed (other folds, inner splits and resamples): the yardstick. How far a

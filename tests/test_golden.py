@@ -1,29 +1,31 @@
 """Golden comparisons: the redesign moves code, not figures.
 
 ``tests/golden/`` holds results written by pfungst before the engine moved out of ``stress/`` (commit 9bf924b): the
-demo's stress result, and a fixed-seed ``pfungst stress`` run of the embedded model on the first 20 ARC-Challenge
-items with every default perturbation. The demo's four audit results were identical through the redesign and were
-then rewritten once, when issue 16 changed the probes' fit on purpose (sparse features scaled, C chosen from a
-grid). Three of them (control, gold-position, longest-option) were rewritten again for issue 12, which changed them
-on purpose: option probes that cannot see positions break ties at random (they used to pick the first slot, which
-read the gold's position through the back door), and the new ``options_no_position`` probe joined the per-item
-defaults. Every other difference then was a validation score of a classifier not chosen at C 10 or 100 (poorly
-converged fits, which moved with the package versions and with the order of floating-point sums) and the order of
-two tied top features; no chosen classifier and no estimate moved. All four were rewritten again for issue 28, which
-changed how the grid is fitted on purpose (liblinear at its own tolerance for both penalties, each C path stopped at
-its first C that does not help): every verdict kept its label and kind and moved by less than 0.01 (the cue-word
-benchmark's best probe became ``1-grams_tf_gpt2``, kappa 0.394, from ``2-grams_presence_gpt2``, 0.392), the 25
-probes' kappas moved by 0.007 (median) to 0.019, and some folds chose a neighbouring C. The demo's stress result was
-rewritten once, when the demo stopped running ``cyclic`` and ``rules`` (its conclusion reads neither): every figure
-of its identity, answer-moved and PriDe analyses, and every field of the 120 outcomes both files hold, was
-unchanged, and PriDe's own rotations scored exactly as the cyclic passes they replace. They guard every later
-change. These tests rerun both. The audits are compared on what a user reads (:func:`audit_reading`): verdicts, the
-classifier chosen in each fold, and every estimate (value, interval, p-value) of probes and heuristics, floats
-within a relative 1e-6; validation scores of grid candidates not chosen are not compared (poorly converged fits,
-which move across machines and BLAS builds). For the stress results every figure of the old files must still be
-there, with the same value, and every old field of every outcome unchanged; keys may be renamed or added, figures
-may not change. The settings that are one perturbation's parameters are compared as those parameters
-(:func:`assert_same_stress`). Volatile parts (versions, timings, cache counts, paths) are left out.
+demo's stress result, and a fixed-seed ``pfungst stress`` run of the embedded model on the first 20 ARC-Challenge items
+with every default perturbation. The demo's four audit results were identical through the redesign and were then
+rewritten once, when issue 16 changed the probes' fit on purpose (sparse features scaled, C chosen from a grid). Three
+of them (control, gold-position, longest-option) were rewritten again for issue 12, which changed them on purpose:
+option probes that cannot see positions break ties at random (they used to pick the first slot, which read the gold's
+position through the back door), and the new ``options_no_position`` probe joined the per-item defaults. Every other
+difference then was a validation score of a classifier not chosen at C 10 or 100 (poorly converged fits, which moved
+with the package versions and with the order of floating-point sums) and the order of two tied top features; no chosen
+classifier and no estimate moved. All four were rewritten again for issue 28, which changed how the grid is fitted on
+purpose (liblinear at its own tolerance for both penalties, each C path stopped at its first C that does not help):
+every verdict kept its label and kind and moved by less than 0.01 (the cue-word benchmark's best probe became
+``1-grams_tf_gpt2``, kappa 0.394, from ``2-grams_presence_gpt2``, 0.392), the 25 probes' kappas moved by 0.007 (median)
+to 0.019, and some folds chose a neighbouring C. They were rewritten once more for issue 28 when L1 above C = 1 took
+liblinear's own tolerance (0.01): every verdict kept its label, kind and feature set (cue-word: kappa 0.389 from 0.394),
+15 of the 25 probes did not move and the others moved by at most 0.011. The demo's stress result was rewritten once,
+when the demo stopped running ``cyclic`` and ``rules`` (its conclusion reads neither): every figure of its identity,
+answer-moved and PriDe analyses, and every field of the 120 outcomes both files hold, was unchanged, and PriDe's own
+rotations scored exactly as the cyclic passes they replace. They guard every later change. These tests rerun both. The
+audits are compared on what a user reads (:func:`audit_reading`): verdicts, the classifier chosen in each fold, and
+every estimate (value, interval, p-value) of probes and heuristics, floats within a relative 1e-6; validation scores of
+grid candidates not chosen are not compared (poorly converged fits, which move across machines and BLAS builds). For the
+stress results every figure of the old files must still be there, with the same value, and every old field of every
+outcome unchanged; keys may be renamed or added, figures may not change. The settings that are one perturbation's
+parameters are compared as those parameters (:func:`assert_same_stress`). Volatile parts (versions, timings, cache
+counts, paths) are left out.
 """
 
 from __future__ import annotations

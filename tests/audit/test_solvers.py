@@ -14,7 +14,15 @@ from typer.testing import CliRunner
 
 import pfungst
 from pfungst.audit import AuditConfig
-from pfungst.audit.classifiers import DEFAULT_C_GRID, LIBLINEAR_TOL, fit_item_classifier, top_features
+from pfungst.audit.classifiers import (
+    DEFAULT_C_GRID,
+    L1_SPARSE_TOL,
+    LIBLINEAR_TOL,
+    fit_item_classifier,
+    make_classifier,
+    top_features,
+)
+from pfungst.audit.one_vs_rest import OneVsRestLogistic, predict_classes
 from pfungst.audit.probe import ProbeConfig
 from pfungst.cli import app
 from pfungst.data.synthetic import make_synthetic
@@ -26,10 +34,15 @@ runner = CliRunner()
 
 def test_the_default_grid_is_fitted_by_liblinear_at_its_own_tolerance() -> None:
     specs = ProbeConfig().candidates()
-    assert LIBLINEAR_TOL == {"l2": 0.01, "l1": 0.001}
-    assert {(spec.penalty, spec.item_solver, spec.tol) for spec in specs} == {
-        ("l1", "liblinear", LIBLINEAR_TOL["l1"]),
-        ("l2", "liblinear", LIBLINEAR_TOL["l2"]),
+    assert (LIBLINEAR_TOL, L1_SPARSE_TOL) == (0.01, 0.001)
+    # liblinear's own default, except L1 up to C = 1, where a weak cue's weight must grow from zero.
+    assert {(spec.name, spec.item_solver, spec.tol) for spec in specs} == {
+        *((f"l2_C{C:g}", "liblinear", 0.01) for C in DEFAULT_C_GRID),
+        ("l1_C0.01", "liblinear", 0.001),
+        ("l1_C0.1", "liblinear", 0.001),
+        ("l1_C1", "liblinear", 0.001),
+        ("l1_C10", "liblinear", 0.01),
+        ("l1_C100", "liblinear", 0.01),
     }
     assert {spec.spec()["params"]["item_solver"] for spec in ProbeConfig(solvers="sklearn").candidates()} == {
         "lbfgs",
@@ -53,7 +66,7 @@ def test_liblinear_l2_on_three_classes_is_one_vs_rest_and_predicts_each_class(se
     X = rng.normal(size=(120, 5)) + np.eye(3, 5)[y] * 3
     spec = ProbeConfig(c_grid=(1.0,), classifiers=("l2_C1",)).candidates()[0]
     model = fit_item_classifier(spec, X, y, n_classes=3, seed=seed, max_iter=1000)
-    assert isinstance(model, OneVsRestClassifier) and model.estimator.solver == "liblinear"
+    assert isinstance(model, OneVsRestLogistic) and model.estimator.solver == "liblinear"
     assert np.mean(model.predict(X) == y) > 0.9
     paper = fit_item_classifier(
         ProbeConfig(c_grid=(1.0,), classifiers=("l2_C1",), solvers="sklearn").candidates()[0],
@@ -139,7 +152,39 @@ def test_a_one_vs_rest_model_fitted_on_two_of_three_classes_names_its_features(s
     X = rng.normal(size=(60, 2)) + np.outer(y == 2, [3.0, 0.0])
     spec = ProbeConfig(c_grid=(1.0,), classifiers=("l2_C1",)).candidates()[0]
     model = fit_item_classifier(spec, X, y, n_classes=3, seed=seed, max_iter=1000)
-    assert isinstance(model, OneVsRestClassifier) and len(model.estimators_) == 1
+    assert isinstance(model, OneVsRestLogistic) and len(model.estimators_) == 1
     top = top_features(model, ["shifted", "noise"], ["a", "b", "c"], top_k=1)
     assert [(weight.class_name, weight.feature) for weight in top if weight.rank == 1][0] == ("c", "shifted")
     assert {weight.class_name for weight in top} <= {"a", "c"}
+
+
+@pytest.mark.parametrize("classes", [(0, 1, 2), (0, 2)])
+@pytest.mark.parametrize("name", ["l1_C0.01", "l1_C1", "l1_C100", "l2_C1"])
+def test_one_vs_rest_gives_scikit_learns_one_vs_rest_models_and_predictions(
+    name: str, classes: tuple[int, ...], seed: int
+) -> None:
+    # The grid's own one-vs-rest loop must be OneVsRestClassifier without the overhead: same coefficients, same
+    # classes, ties (L1 at C = 0.01: every weight zero) to the first class, two classes as one binary model.
+    rng = np.random.default_rng(seed)
+    y = rng.choice(classes, size=150)
+    X = (rng.random((150, 40)) < 0.15).astype(float) + np.eye(3, 40)[y] * rng.random((150, 1))
+    spec = next(spec for spec in ProbeConfig().candidates() if spec.name == name)
+    ours = fit_item_classifier(spec, X, y, n_classes=3, seed=seed, max_iter=1000)
+    theirs = OneVsRestClassifier(make_classifier(spec, n_classes=3, seed=seed, max_iter=1000).estimator).fit(X, y)
+    assert isinstance(ours, OneVsRestLogistic)
+    assert np.array_equal(ours.classes_, theirs.classes_) and len(ours.estimators_) == len(theirs.estimators_)
+    for mine, reference in zip(ours.estimators_, theirs.estimators_, strict=True):
+        assert np.array_equal(mine.coef_, reference.coef_) and np.array_equal(mine.intercept_, reference.intercept_)
+    held_out = (rng.random((300, 40)) < 0.15).astype(float)
+    assert np.array_equal(predict_classes(ours, held_out), theirs.predict(held_out))
+    assert np.array_equal(ours.predict(held_out), theirs.predict(held_out))
+
+
+def test_predictions_read_off_the_coefficients_are_scikit_learns(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    for n_classes, solver in [(2, "liblinear"), (3, "lbfgs")]:
+        y = rng.integers(0, n_classes, 200)
+        X = rng.normal(size=(200, 6)) + np.eye(n_classes, 6)[y]
+        model = LogisticRegression(solver=solver, random_state=seed).fit(X, y)
+        held_out = rng.normal(size=(500, 6))
+        assert np.array_equal(predict_classes(model, held_out), model.predict(held_out))

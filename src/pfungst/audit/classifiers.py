@@ -8,10 +8,11 @@ of 1) does not. The ``pacchiardi2024`` protocol keeps the paper's three fixed en
 scikit-learn's defaults (``solvers="sklearn"``, the table below).
 
 ``crossfit`` fits its grid with ``solvers="liblinear"`` by default: liblinear for both penalties (L2 by its primal
-trust-region Newton method; one-vs-rest for K > 2, as L1 always is), stopped at :data:`LIBLINEAR_TOL` (0.01 for L2,
-liblinear's own default; 0.001 for L1) instead of scikit-learn's 1e-4. On the four Pacchiardi datasets the audit
-takes a third of the time (the nearly unregularised lbfgs fits at ``C`` = 10 and 100 were most of it); the kappas
-move less than a change of seed moves them and no verdict changes (``benchmarks/audit_speed.py``).
+trust-region Newton method; one-vs-rest for K > 2, as L1 always is), stopped at liblinear's own default tolerance,
+0.01 (:data:`LIBLINEAR_TOL`; L1 up to ``C`` = 1 at 0.001, :data:`L1_SPARSE_TOL`) instead of scikit-learn's 1e-4. On
+the four Pacchiardi datasets the grid's fits take a quarter of the time (the nearly unregularised lbfgs fits at
+``C`` = 10 and 100 were most of it); the kappas move less than a change of seed moves them and no verdict changes
+(``benchmarks/audit_speed.py``).
 ``solvers="sklearn"`` keeps the table below at any protocol.
 
 ========== ======= ===== =========================================================================
@@ -25,10 +26,11 @@ name       penalty C     item level (scikit-learn)
 Why these solvers: with ``penalty="l1"`` scikit-learn's default solver (lbfgs) is refused, and ``liblinear`` is what
 the paper's code ran for L1 (fast and exact on sparse n-grams). liblinear shuffles coordinates with
 ``random_state``, which the paper left unseeded; here it is the probe's seed, so every run repeats exactly.
-liblinear is binary-only since scikit-learn 1.8, so for K > 2 it is wrapped in ``OneVsRestClassifier``, which is
-what scikit-learn did inside ``LogisticRegression`` when the paper ran. L2 keeps the paper's default, lbfgs
-(deterministic). Option-level inputs use :class:`~pfungst.audit.conditional_logit.ConditionalLogit` with the same
-penalty and ``C``.
+liblinear is binary-only since scikit-learn 1.8, so for K > 2 it is fitted one-vs-rest
+(:class:`~pfungst.audit.one_vs_rest.OneVsRestLogistic`: the models ``OneVsRestClassifier`` gives, without its
+per-call overhead), which is what scikit-learn did inside ``LogisticRegression`` when the paper ran. L2 keeps the
+paper's default, lbfgs (deterministic). Option-level inputs use
+:class:`~pfungst.audit.conditional_logit.ConditionalLogit` with the same penalty and ``C``.
 """
 
 from __future__ import annotations
@@ -46,15 +48,17 @@ from sklearn.base import ClassifierMixin
 from sklearn.dummy import DummyClassifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
-from sklearn.multiclass import OneVsRestClassifier
 
 from pfungst.audit.conditional_logit import ConditionalLogit
+from pfungst.audit.one_vs_rest import OneVsRestLogistic
 from pfungst.errors import ConfigError
 from pfungst.registry import Registry
 
 __all__ = [
     "CLASSIFIERS",
     "DEFAULT_C_GRID",
+    "L1_SPARSE_MAX_C",
+    "L1_SPARSE_TOL",
     "LIBLINEAR_TOL",
     "ClassifierSpec",
     "FeatureWeight",
@@ -63,6 +67,7 @@ __all__ = [
     "class_weights",
     "counting_convergence_warnings",
     "fit_item_classifier",
+    "liblinear_tol",
     "make_choice_model",
     "make_classifier",
     "top_features",
@@ -71,14 +76,25 @@ __all__ = [
 
 Solvers = Literal["liblinear", "sklearn"]
 """How a grid entry is fitted at the item level: ``liblinear`` (both penalties by liblinear at its own tolerance,
-:data:`LIBLINEAR_TOL`) or ``sklearn`` (scikit-learn's defaults: lbfgs for L2, multinomial for K > 2; liblinear for
+:func:`liblinear_tol`) or ``sklearn`` (scikit-learn's defaults: lbfgs for L2, multinomial for K > 2; liblinear for
 L1; tolerance 1e-4)."""
 
-LIBLINEAR_TOL: dict[str, float] = {"l2": 0.01, "l1": 0.001}
-"""Stopping tolerance per penalty under ``solvers="liblinear"``. L2: 0.01, liblinear's own default for its primal
-solver (``train -s 0``). L1: 0.001, a tenth of liblinear's default: at 0.01 its L1 solver stops before the weight of
-a single weak cue has grown (one planted word in term frequencies, L1 at C = 0.1: kappa 0.45 against 0.51 at 1e-4),
-at 0.001 it gives what 1e-4 gives."""
+LIBLINEAR_TOL = 0.01
+"""Stopping tolerance of the grid's liblinear fits under ``solvers="liblinear"``: liblinear's own default (``train -s
+0`` and ``-s 6``), except L1 at small ``C`` (:data:`L1_SPARSE_TOL`)."""
+L1_SPARSE_TOL = 0.001
+"""Stopping tolerance of L1 fits at ``C`` up to :data:`L1_SPARSE_MAX_C`. There the solution is sparse and a weak cue's
+weight has to grow from zero: at 0.01 liblinear's L1 solver stops first (one planted word in term frequencies, L1 at
+``C`` = 0.1: kappa 0.45 against 0.51 at 1e-4); at 0.001 it gives what 1e-4 gives."""
+L1_SPARSE_MAX_C = 1.0
+"""The largest ``C`` fitted at :data:`L1_SPARSE_TOL`. Above it, at 10 and 100, many weights are active and the nearly
+unregularised fits were the slowest of the grid (the three-label neubaroco: 3.6 of its 4.3 s of liblinear); at 0.01
+they move the four Pacchiardi datasets' kappas by a median of 0 and at most 0.03 (``benchmarks/audit_speed.py``)."""
+
+
+def liblinear_tol(penalty: str, C: float) -> float:
+    """The stopping tolerance of a liblinear grid fit (see :data:`LIBLINEAR_TOL`)."""
+    return L1_SPARSE_TOL if penalty == "l1" and C <= L1_SPARSE_MAX_C else LIBLINEAR_TOL
 
 
 @dataclass(frozen=True)
@@ -98,8 +114,8 @@ class ClassifierSpec:
 
     @property
     def tol(self) -> float:
-        """The item-level fit's stopping tolerance (:data:`LIBLINEAR_TOL` under ``liblinear``)."""
-        return LIBLINEAR_TOL[self.penalty] if self.solvers == "liblinear" else 1e-4
+        """The item-level fit's stopping tolerance (:func:`liblinear_tol` under ``liblinear``)."""
+        return liblinear_tol(self.penalty, self.C) if self.solvers == "liblinear" else 1e-4
 
     def spec(self) -> dict[str, Any]:
         """``{"name", "params"}`` for provenance."""
@@ -192,7 +208,7 @@ def make_classifier(classifier: ClassifierSpec | str, *, n_classes: int, seed: i
     model = LogisticRegression(
         C=spec.C, l1_ratio=l1_ratio, solver=spec.item_solver, tol=spec.tol, max_iter=max_iter, random_state=seed
     )
-    return model if spec.item_solver == "lbfgs" or n_classes <= 2 else OneVsRestClassifier(model)
+    return model if spec.item_solver == "lbfgs" or n_classes <= 2 else OneVsRestLogistic(model)
 
 
 def make_choice_model(classifier: ClassifierSpec | str, *, max_iter: int) -> ConditionalLogit:
@@ -208,18 +224,18 @@ def fit_item_classifier(
     if np.unique(y).size < 2:
         return DummyClassifier(strategy="most_frequent").fit(X, y)
     model = make_classifier(classifier, n_classes=n_classes, seed=seed, max_iter=max_iter)
-    if _spec(classifier).item_solver == "lbfgs" or not _ROUTED.active:
+    if _spec(classifier).item_solver == "lbfgs":
         return model.fit(X, y)
-    with _LIBLINEAR:  # fold jobs in threads: liblinear's generator is one per process (see _LIBLINEAR)
+    with _LIBLINEAR:  # jobs in threads (fold jobs, Dask workers): liblinear's generator is one per process
         return model.fit(X, y)
 
 
 _LIBLINEAR = threading.Lock()
 """scikit-learn's liblinear shuffles coordinates with one process-wide generator (``newrand``'s ``mt_rand``), reseeded
 by each fit: fits in two threads at once would interleave its draws and give other coefficients than a serial run.
-One liblinear fit at a time keeps threaded audits bit-identical to serial ones (lbfgs fits still run together).
-Taken only while fold jobs run in threads (:func:`warnings_routed_by_thread`): a Dask worker runs a job's nested
-one-vs-rest fits as tasks beside other jobs, which a lock held across them would deadlock."""
+One liblinear fit at a time keeps audits whose jobs run in threads (``--parallel threads``, a Dask worker's threads)
+bit-identical to serial ones (lbfgs fits still run together). A fit holds it alone: one-vs-rest fits its classes in
+a loop of its own (:class:`~pfungst.audit.one_vs_rest.OneVsRestLogistic`), with no nested jobs to wait for."""
 
 
 @contextmanager
@@ -285,15 +301,9 @@ def class_weights(model: Any, class_names: Sequence[str]) -> dict[str, np.ndarra
     """Per class, the coefficient vector that raises its score (binary models: +coef for class 1, -coef for 0)."""
     if isinstance(model, ConditionalLogit):
         return {"chosen": model.coef_, "not chosen": -model.coef_}
-    if isinstance(model, OneVsRestClassifier) and len(model.estimators_) > 1:
-        return {
-            class_names[int(c)]: np.ravel(est.coef_) for c, est in zip(model.classes_, model.estimators_, strict=True)
-        }
-    if isinstance(model, OneVsRestClassifier | LogisticRegression):
-        # A one-vs-rest model whose training fold held two of the K classes is one binary model, as LogisticRegression.
-        binary = model.estimators_[0] if isinstance(model, OneVsRestClassifier) else model
-        coef, classes = np.atleast_2d(binary.coef_), model.classes_
-        if coef.shape[0] == 1:
+    if isinstance(model, OneVsRestLogistic | LogisticRegression):
+        coef, classes = np.atleast_2d(model.coef_), model.classes_
+        if coef.shape[0] == 1:  # binary (also one-vs-rest fitted on a fold with two of the K classes)
             return {class_names[int(classes[1])]: coef[0], class_names[int(classes[0])]: -coef[0]}
         return {class_names[int(c)]: row for c, row in zip(classes, coef, strict=True)}
     return {}

@@ -234,11 +234,13 @@ def _check_components(plans: Sequence[_Plan], config: ProbeConfig) -> None:
     them: :func:`~pfungst.audit.checked_inputs.checked_once`)."""
     encoders = [make_encoder(plan.feature_set, plan.settings) for plan in plans]
     max_iter = PAPER_MAX_ITER if config.protocol == "pacchiardi2024" else config.max_iter
+    # A grid entry's classifier depends on the level and the number of classes only: each kind is checked once.
+    kinds = dict.fromkeys((plan.task.level, plan.task.n_classes) for plan in plans)
     classifiers = [
         make_choice_model(spec, max_iter=max_iter)
-        if plan.task.level == "option"
-        else make_classifier(spec, n_classes=plan.task.n_classes, seed=config.seed, max_iter=max_iter)
-        for plan in plans
+        if level == "option"
+        else make_classifier(spec, n_classes=n_classes, seed=config.seed, max_iter=max_iter)
+        for level, n_classes in kinds
         for spec in config.candidates()
     ]
     check_parameters([*encoders, *classifiers])

@@ -27,6 +27,7 @@ from pfungst.audit.classifiers import (
 from pfungst.audit.encoder import fit_encoder
 from pfungst.audit.features.corpus import TextCorpus
 from pfungst.audit.inputs import ItemInputs, OptionTable
+from pfungst.audit.one_vs_rest import predict_classes
 
 __all__ = [
     "Block",
@@ -89,7 +90,7 @@ class ItemTask:
         return fit_item_classifier(name, block.X, block.y, n_classes=self.n_classes, seed=seed, max_iter=max_iter)
 
     def predict(self, model: Any, block: Block) -> np.ndarray:
-        return np.asarray(model.predict(block.X), dtype=int)
+        return np.asarray(predict_classes(model, block.X), dtype=int)
 
 
 class OptionTask:
