@@ -289,8 +289,8 @@ _CGrid = Annotated[
 _Solvers = Annotated[
     str,
     typer.Option(
-        help="How the cross-fitting fits its classifier grid: 'liblinear' (both penalties by liblinear, L2 at 0.01 "
-        "and L1 at 0.001: about a third of the time) or 'sklearn' (scikit-learn's defaults: lbfgs for L2, tolerance "
+        help="How the cross-fitting fits its classifier grid: 'liblinear' (both penalties by liblinear at 0.01, L1 "
+        "up to C = 1 at 0.001: about a quarter of the time) or 'sklearn' (scikit-learn's defaults: lbfgs for L2, tolerance "
         "1e-4). Their kappas differ by less than a change of --seed moves them."
     ),
 ]
