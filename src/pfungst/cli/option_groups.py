@@ -290,8 +290,8 @@ _Solvers = Annotated[
     str,
     typer.Option(
         help="How the cross-fitting fits its classifier grid: 'liblinear' (both penalties by liblinear at 0.01, L1 "
-        "up to C = 1 at 0.001: about a quarter of the time) or 'sklearn' (scikit-learn's defaults: lbfgs for L2, tolerance "
-        "1e-4). Their kappas differ by less than a change of --seed moves them."
+        "up to C = 1 at 0.001: about a quarter of the time) or 'sklearn' (scikit-learn's defaults: lbfgs for L2, "
+        "tolerance 1e-4). Their kappas differ by less than a change of --seed moves them."
     ),
 ]
 _Cluster = Annotated[
