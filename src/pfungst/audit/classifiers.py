@@ -269,8 +269,8 @@ class _Routing:
 
 
 _ROUTED = _Routing()
-"""Whether :func:`warnings_routed_by_thread` is in force: fold jobs run in threads of this process, each thread
-counts its own warnings, and liblinear fits take turns."""
+"""Whether :func:`warnings_routed_by_thread` is in force: fold jobs run in threads of this process and each thread
+counts its own warnings."""
 _THREAD = threading.local()
 """Per thread: the ConvergenceWarnings seen inside its :func:`counting_convergence_warnings`."""
 

@@ -47,23 +47,25 @@ class OneVsRestLogistic(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Each binary model's score per row, shape (n_rows, n_estimators)."""
-        return np.asarray(X @ self.coef_.T) + self.intercept_
+        return _linear_scores(self, X)
 
     def predict(self, X: Any) -> np.ndarray:
         """The class whose model scores highest (ties to the first); for two classes, the second where its score > 0."""
-        return _classes_from_scores(self.classes_, self.decision_function(X))
+        return predict_classes(self, X)
 
 
 def predict_classes(model: Any, X: Any) -> np.ndarray:
     """``model.predict(X)``; for a fitted logistic regression (or :class:`OneVsRestLogistic`) read directly off its
     coefficients, without scikit-learn's input checks on every call: the same classes (one score column: the second
     class where it is > 0; several: the first highest)."""
-    if isinstance(model, LogisticRegression | OneVsRestLogistic):
-        return _classes_from_scores(model.classes_, np.asarray(X @ model.coef_.T) + model.intercept_)
-    return np.asarray(model.predict(X))
-
-
-def _classes_from_scores(classes: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    if not isinstance(model, LogisticRegression | OneVsRestLogistic):
+        return np.asarray(model.predict(X))
+    scores = _linear_scores(model, X)
     if scores.shape[1] == 1:
-        return classes[(scores[:, 0] > 0).astype(int)]
-    return classes[np.argmax(scores, axis=1)]
+        return model.classes_[(scores[:, 0] > 0).astype(int)]
+    return model.classes_[np.argmax(scores, axis=1)]
+
+
+def _linear_scores(model: LogisticRegression | OneVsRestLogistic, X: Any) -> np.ndarray:
+    """``X @ coef_.T + intercept_``, one column per row of ``coef_``."""
+    return np.asarray(X @ model.coef_.T) + model.intercept_

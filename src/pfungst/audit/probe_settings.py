@@ -64,7 +64,7 @@ class ProbeSettings:
     the best so far; 0 fits the whole grid. The larger C values, the slowest fits, are then skipped where they no
     longer help (on benchmarks without signal, most of the grid). A C value whose model predicts one class for every
     validation item (L1 at small C: every weight zero) does not count. Default 1: on the four Pacchiardi datasets it
-    cut the audit's time by a third and moved the kappas less than a change of seed does."""
+    cut the audit's time by about a quarter and moved the kappas less than a change of seed does."""
     n_jobs: int = 1
     """Parallel jobs with joblib on this machine (-1: every core): an audit's (feature set, fold) jobs, a single
     probe's (repeat, fold) fits."""

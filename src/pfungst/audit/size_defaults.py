@@ -30,8 +30,8 @@ __all__ = [
 
 MEDIUM_ITEMS = 10_000
 """Past this many items a shared-label benchmark's default is :data:`MEDIUM_DEFAULTS`, with one repeat, instead of the
-13 sets with two: the 13 take about two minutes of CPU at 10,000 items (``benchmarks/audit_scaling.py``) and grow
-with the items."""
+13 sets with two: the 13 take about a minute and a half of CPU at 10,000 items (``benchmarks/audit_scaling.py``) and
+grow with the items."""
 LARGE_ITEMS = 200_000
 """Past this many items a shared-label benchmark's default is :data:`LARGE_DEFAULTS`, with one repeat."""
 MEDIUM_DEFAULTS: tuple[str, ...] = ("1-grams_presence", "1-grams_tfidf", "readability")
