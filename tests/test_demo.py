@@ -58,7 +58,10 @@ def test_a_model_drawn_to_a_scores_the_share_of_items_with_gold_in_a_and_is_caug
     assert result.conclusion[1].endswith("Clever Hans: the score rides on where the answer sits, not on what it says.")
     assert result.stress.verdict.status == "bad" and result.stress.verdict.label.startswith("position dependent;")
     page = result.report_path.read_text(encoding="utf-8")
-    assert '<tr class="status-bad"><td class="status">\u2716 problem</td><td>gold-position</td>' in page
+    assert (
+        '<tr class="status-bad"><td class="status" data-label="status">\u2716 problem</td>'
+        '<td class="name" data-label="benchmark">gold-position</td>'
+    ) in page
 
 
 @pytest.mark.slow  # the whole demo: four audits and a stress run

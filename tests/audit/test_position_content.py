@@ -106,11 +106,12 @@ def test_a_per_item_audit_without_a_position_blind_probe_has_no_split() -> None:
     assert result.position_content is None
 
 
-def _artifact(counts: tuple[int, ...], expected: tuple[float, ...], letter: str) -> PositionArtifact:
+def _artifact(
+    counts: tuple[int, ...], expected: tuple[float, ...], letter: str, pvalue: float = 1e-9
+) -> PositionArtifact:
     total = sum(counts)
-    return PositionArtifact(
-        counts, expected, letter, max(counts) / total, Estimate(0.0, "chi2", total), Estimate(1.0, "cca", total), 0.2
-    )
+    uniformity = Estimate(0.0, "chi2", total, pvalue=pvalue)
+    return PositionArtifact(counts, expected, letter, max(counts) / total, uniformity, Estimate(1.0, "cca", total), 0.2)
 
 
 def test_the_slot_pattern_names_the_last_option_and_a_middle_one_by_its_letter() -> None:
@@ -120,6 +121,23 @@ def test_the_slot_pattern_names_the_last_option_and_a_middle_one_by_its_letter()
     assert _artifact((200, 612, 100, 88), (250.0,) * 4, "B").slot_pattern == (
         "gold is option B in 612 of 1000 items (uniform: 250)"
     )
+
+
+def test_a_slot_is_named_only_when_the_uniformity_test_rejects() -> None:
+    # 104 of 400 in slot D is what uniform positions give often: the most common slot of noise is no pattern
+    noise = _artifact((95, 101, 100, 104), (100.0,) * 4, "D", pvalue=0.93)
+    assert noise.slot_pattern == "no slot pattern (gold positions consistent with uniform: p = 0.93)"
+    assert "last option" not in noise.explanation and noise.explanation.count("p = 0.93") == 1
+    untested = _artifact((95, 101, 100, 104), (100.0,) * 4, "D", pvalue=float("nan"))
+    assert untested.slot_pattern.startswith("no slot pattern") and "p = n/a" in untested.slot_pattern
+    assert _artifact((0, 0, 0, 400), (100.0,) * 4, "D", pvalue=0.049).slot_pattern.startswith("gold is the last option")
+
+
+def test_a_noise_benchmark_names_no_slot_in_its_audit() -> None:
+    result = audit(make_synthetic("control", 120), feature_sets=("options_no_position",), **QUICK)
+    position = result.position_content.position if result.position_content else None
+    assert position is not None and position.uniformity.pvalue >= 0.05
+    assert position.slot_pattern.startswith("no slot pattern") and "option (" not in position.explanation
 
 
 def test_with_mixed_option_counts_the_slot_pattern_names_the_letter_only() -> None:

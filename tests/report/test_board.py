@@ -40,9 +40,9 @@ def test_the_board_row_of_a_model_that_always_answers_a_says_position_dependent(
 def test_the_html_board_shows_the_verdict_with_the_audit_rows_symbol_words_and_colour(always_a: StressResult) -> None:
     page = render_html([always_a])
     symbol, words, colour = STATUSES["bad"]
-    assert f'<tr class="status-bad"><td class="status">{symbol} {words}</td>' in page
+    assert f'<tr class="status-bad"><td class="status" data-label="status">{symbol} {words}</td>' in page
     assert colour in page
-    assert "<td>position dependent; formats not measured; rules not measured</td>" in page
+    assert '<td class="verdict" data-label="verdict">position dependent; formats not measured; rules not measured</td>' in page
 
 
 def test_a_model_that_reads_the_options_has_an_ok_row() -> None:

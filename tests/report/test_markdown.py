@@ -36,8 +36,8 @@ def test_markdown_has_the_sections_and_the_figures_with_intervals(
     assert format_estimate(audited["verdict"]["estimate"]) in demo_markdown
     assert format_estimate(summary["majority"]) in demo_markdown
     assert format_estimate(scored["accuracy"]) in demo_markdown
-    for probe in audited["probes"]:
-        assert format_estimate(probe["kappa"]) in demo_markdown
+    for probe in audited["probes"]:  # the verdict's statistic, named once in its column
+        assert format_estimate(probe[audited["verdict"]["statistic"]]) in demo_markdown
 
 
 def test_every_table_row_has_as_many_cells_as_its_header(payload_results: list[dict[str, Any]]) -> None:

@@ -255,7 +255,8 @@ def test_console_prints_every_interval_whole_even_in_a_narrow_log(demo_objects: 
     printed = console.file.getvalue()
     assert "verdict: predictable" in " ".join(printed.split())
     for probe in demo_objects["audit"].probes:
-        assert format_estimate(probe.kappa) in printed and probe.feature_set in printed
+        estimate = getattr(probe, demo_objects["audit"].verdict.statistic)  # the verdict's statistic, named once
+        assert format_estimate(estimate) in printed and probe.feature_set in printed
     for pair in demo_objects["reliance"].models:
         assert format_estimate(pair.difference) in printed
 

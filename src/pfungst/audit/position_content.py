@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "POSITION_FIX",
+    "SLOT_PATTERN_LEVEL",
     "PositionArtifact",
     "PositionContentSplit",
     "no_blind_probe_message",
@@ -54,6 +55,9 @@ POSITION_FIX = (
     "--fix DIR`)"
 )
 """What removes a gold-position artifact."""
+
+SLOT_PATTERN_LEVEL = 0.05
+"""The level at which the chi-squared test must reject uniform gold positions before a slot pattern is named."""
 
 
 @dataclass(frozen=True)
@@ -83,20 +87,29 @@ class PositionArtifact:
 
     @property
     def slot_pattern(self) -> str:
-        """The slot most often gold, in words: ``gold is the last option (D) in 1000 of 1000 items (uniform: 250)``.
+        """The slot most often gold, in words, named only when the uniformity test rejects at
+        :data:`SLOT_PATTERN_LEVEL` (``gold is the last option (D) in 1000 of 1000 items (uniform: 250)``); otherwise
+        ``no slot pattern``, since the most common slot of uniform positions is noise.
 
         "first" and "last" are named when every item has the same number of options (equal uniform counts).
 
         Example:
             >>> from pfungst.stats import Estimate
-            >>> found = PositionArtifact((0, 0, 0, 8), (2.0,) * 4, "D", 1.0, Estimate(0.0, "chi2", 8),
+            >>> found = PositionArtifact((0, 0, 0, 8), (2.0,) * 4, "D", 1.0, Estimate(24.0, "chi2", 8, pvalue=5e-5),
             ...                          Estimate(1.0, "ccacc", 8), 0.2)
             >>> found.slot_pattern
             'gold is the last option (D) in 8 of 8 items (uniform: 2)'
+            >>> noise = PositionArtifact((2, 3, 1, 2), (2.0,) * 4, "B", 0.375, Estimate(1.0, "chi2", 8, pvalue=0.8),
+            ...                          Estimate(0.0, "ccacc", 8), 0.2)
+            >>> noise.slot_pattern
+            'no slot pattern (gold positions consistent with uniform: p = 0.8)'
         """
         counts = self.position_counts
         if not counts:
             return "no gold position recorded"
+        pvalue = self.uniformity.pvalue
+        if pvalue is None or not pvalue < SLOT_PATTERN_LEVEL:
+            return f"no slot pattern (gold positions consistent with uniform: p = {_pvalue_words(pvalue)})"
         top = max(range(len(counts)), key=lambda k: counts[k])
         same_size = len({round(value, 9) for value in self.expected_counts}) == 1
         slot = f"option {self.most_common}"
@@ -109,9 +122,11 @@ class PositionArtifact:
     def explanation(self) -> str:
         ci = self.position_only.ci
         bound = f" [{ci.low:.3f}, {ci.high:.3f}]" if ci else ""
+        pattern = self.slot_pattern
+        if not pattern.startswith("no "):  # a named pattern with its test; "no slot pattern (...)" already has it
+            pattern += f"; uniformity p = {_pvalue_words(self.uniformity.pvalue)}"
         text = (
-            f"{self.slot_pattern}; uniformity p = {self.uniformity.pvalue:.3g}; guessing that position scores "
-            f"chance-corrected accuracy {self.position_only.value:.3f}{bound}"
+            f"{pattern}; guessing that position scores chance-corrected accuracy {self.position_only.value:.3f}{bound}"
         )
         return f"POSITION ARTIFACT: {text}. Fix: {POSITION_FIX}" if self.flagged else text
 
@@ -229,3 +244,8 @@ def position_artifact(heuristics: HeuristicsReport | None, threshold: float) -> 
         position_only=gold.chance_corrected_accuracy,
         threshold=threshold,
     )
+
+
+def _pvalue_words(pvalue: float | None) -> str:
+    """A p-value to three significant digits, or ``n/a`` where none was computed."""
+    return "n/a" if pvalue is None or math.isnan(pvalue) else f"{pvalue:.3g}"

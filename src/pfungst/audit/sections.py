@@ -33,7 +33,7 @@ from pfungst.results import BoardRow, Overview
 if TYPE_CHECKING:
     from pfungst.audit.result import AuditResult
 
-__all__ = ["audit_chapter", "audit_overview", "audit_sections", "statistic_name"]
+__all__ = ["CUE_FDR", "audit_chapter", "audit_overview", "audit_sections", "statistic_name"]
 
 _STATISTIC_NAMES = {"kappa": "Cohen's kappa", "chance_corrected_accuracy": "chance-corrected accuracy"}
 
@@ -100,10 +100,12 @@ def audit_sections(result: AuditResult) -> tuple[Section, ...]:
     if parts is not None and result.benchmark.get("option_kind") == "per_item":
         sections.append(Section("Position and content, apart", _split_blocks(parts), level=3))
     if result.controls is not None:
-        sections.append(Section("Controls", _control_blocks(result.controls), level=3))
+        sections.append(Section("Controls", _control_blocks(result.controls, verdict.statistic), level=3))
     sections.append(Section("Surface-feature probes", _probe_blocks(result), level=3))
     if result.heuristics is not None:
-        sections.append(Section("Heuristic baselines", _heuristic_blocks(result.heuristics), level=3))
+        sections.append(
+            Section("Heuristic baselines", _heuristic_blocks(result.heuristics, verdict.statistic), level=3)
+        )
     if result.cues is not None:
         sections.append(Section("Cue words", _cue_blocks(result.cues), level=3))
     best = result.best
@@ -157,15 +159,18 @@ def _split_blocks(parts: PositionContentSplit) -> tuple[Block, ...]:
     return tuple(blocks)
 
 
-def _control_blocks(controls: AuditControls) -> tuple[Block, ...]:
+def _control_blocks(controls: AuditControls, statistic: str) -> tuple[Block, ...]:
     """What the label prior alone scores, and (per-item) whether gold strings recur as gold more than as distractors."""
     prior = controls.label_only
-    estimates = (prior.majority_share, prior.constant_kappa, prior.prior_accuracy, prior.prior_score)
-    names = ("majority share", "kappa of always answering it", "label-prior accuracy (cross-fitted)")
-    rows = tuple(
-        estimate_row(name, estimate)
-        for name, estimate in zip((*names, "label prior on the verdict's statistic"), estimates, strict=True)
+    # the kappa of always answering the majority is 0 by construction (it stays in the JSON): beside the verdict's
+    # chance-corrected accuracy it would read as a contradiction, so the table shows each statistic once, named
+    estimates = (prior.majority_share, prior.prior_accuracy, prior.prior_score)
+    names = (
+        "majority share",
+        "label-prior accuracy (cross-fitted)",
+        f"label prior, {statistic_name(statistic)} (the verdict's statistic)",
     )
+    rows = tuple(estimate_row(name, estimate) for name, estimate in zip(names, estimates, strict=True))
     blocks: list[Block] = [
         Table(
             f"Label-only baseline (majority answer: {prior.majority})",
@@ -184,38 +189,38 @@ def _control_blocks(controls: AuditControls) -> tuple[Block, ...]:
     return tuple(blocks)
 
 
-_PROBE_COLUMNS = (
-    "feature set",
-    "level",
-    "classifier",
-    "kappa [CI]",
-    "p (kappa)",
-    "chance-corrected accuracy [CI]",
-    "accuracy [CI]",
-    "majority baseline [CI]",
-    "items",
-)
-
-
 def _probe_blocks(result: AuditResult) -> tuple[Block, ...]:
+    """One row per probe with the verdict's statistic only, named in its column: kappa and chance-corrected accuracy
+    part where the predictions are constant (always the usual gold slot: kappa 0 beside accuracy 0.6). The
+    permutation p-value tests kappa (labels shuffled against fixed predictions), so it is shown with kappa only."""
     verdict, probes = result.verdict, result.probes
+    with_p = verdict.statistic == "kappa"
     rows = tuple(
         (
             probe.feature_set + (" (best)" if probe.feature_set == verdict.feature_set else ""),
             probe.level,
             probe.classifier_summary,
-            format_estimate(probe.kappa),
-            format_pvalue(probe.kappa.pvalue),
-            format_estimate(probe.chance_corrected_accuracy),
+            format_estimate(getattr(probe, verdict.statistic)),
+            *((format_pvalue(probe.kappa.pvalue),) if with_p else ()),
             format_estimate(probe.accuracy),
             format_estimate(probe.majority_baseline),
             format_number(probe.n_items),
         )
         for probe in probes
     )
-    note = methods_note([e for p in probes for e in (p.kappa, p.chance_corrected_accuracy, p.accuracy)])
+    columns = (
+        "feature set",
+        "level",
+        "classifier",
+        f"{statistic_name(verdict.statistic)} [CI]",
+        *(("p (permutation)",) if with_p else ()),
+        "accuracy [CI]",
+        "majority baseline [CI]",
+        "items",
+    )
+    note = methods_note([e for p in probes for e in (getattr(p, verdict.statistic), p.accuracy)])
     caption = "Probes: one classifier per feature set, out-of-fold predictions for every item"
-    table = Table(caption, _PROBE_COLUMNS, rows, text_columns=3, note=note)
+    table = Table(caption, columns, rows, text_columns=3, note=note)
     return _feature_sets_note(result.settings), table, _probe_figure(result)
 
 
@@ -243,7 +248,9 @@ def _probe_figure(result: AuditResult) -> Figure:
     )
 
 
-def _heuristic_blocks(heuristics: HeuristicsReport) -> tuple[Block, ...]:
+def _heuristic_blocks(heuristics: HeuristicsReport, statistic: str) -> tuple[Block, ...]:
+    """Each no-training rule's accuracy with its test, and the verdict's statistic (named; the other one stays in
+    the JSON)."""
     results = heuristics.results
     rows = tuple(
         (
@@ -252,8 +259,7 @@ def _heuristic_blocks(heuristics: HeuristicsReport) -> tuple[Block, ...]:
             format_estimate(r.accuracy),
             format_number(r.accuracy.baseline),
             format_pvalue(r.accuracy.pvalue),
-            format_estimate(r.kappa),
-            format_estimate(r.chance_corrected_accuracy),
+            format_estimate(getattr(r, statistic)),
             format_number(r.coverage),
             format_number(r.tie_rate),
         )
@@ -265,12 +271,11 @@ def _heuristic_blocks(heuristics: HeuristicsReport) -> tuple[Block, ...]:
         "accuracy [CI]",
         "baseline",
         "p",
-        "kappa [CI]",
-        "chance-corrected accuracy [CI]",
+        f"{statistic_name(statistic)} [CI]",
         "coverage",
         "ties",
     )
-    note = methods_note([e for r in results for e in (r.accuracy, r.kappa, r.chance_corrected_accuracy)])
+    note = methods_note([e for r in results for e in (r.accuracy, getattr(r, statistic))])
     blocks: list[Block] = [Table("No-training baselines", columns, rows, text_columns=2, note=note)]
     if heuristics.hans_counts:
         counts = [vars(count).copy() for count in heuristics.hans_counts]
@@ -278,24 +283,48 @@ def _heuristic_blocks(heuristics: HeuristicsReport) -> tuple[Block, ...]:
     return tuple(blocks)
 
 
+CUE_FDR = 0.05
+"""A cue word is shown as a finding when its Benjamini-Hochberg adjusted p-value (q) is below this."""
+
+
 def _cue_blocks(cues: CueTable) -> tuple[Block, ...]:
-    rows = tuple(
-        (
-            c.cue,
-            c.label,
-            format_number(c.count),
-            format_number(c.hits),
-            format_number(c.productivity),
-            format_number(c.coverage),
-            format_number(c.base_rate),
-            format_pvalue(c.pvalue),
-            format_pvalue(c.qvalue),
+    """The cues whose test survives Benjamini-Hochberg correction over every cue tested (q < :data:`CUE_FDR`); the
+    rest counted in one line, since a table of cues that are not significant reads as a list of findings."""
+    found = [c for c in cues.cues if c.qvalue < CUE_FDR]
+    rest = cues.n_tested - len(found)
+    smallest = min((c.qvalue for c in cues.cues if c.qvalue >= CUE_FDR), default=None)
+    closing = (
+        f"{format_number(rest)} {'more ' if found else ''}cue{'s' if rest != 1 else ''} tested, none significant "
+        f"after Benjamini-Hochberg correction (q < {CUE_FDR:g})"
+        + (f"; the smallest q among them is {format_pvalue(smallest)}" if smallest is not None else "")
+    )
+    if cues.config.rank_by != "pvalue" and len(cues.cues) < cues.n_tested:  # the rows cut by top_k were not seen
+        closing = (
+            f"{format_number(rest)} {'more ' if found else ''}cues tested; of the {len(cues.cues)} kept (the top by "
+            f"{cues.config.rank_by}) no other is significant after Benjamini-Hochberg correction (q < {CUE_FDR:g})"
         )
-        for c in cues.cues
-    )
-    caption = (
-        f"Top {len(cues.cues)} of {format_number(cues.n_tested)} cues tested "
-        f"(productivity: share of the items with the cue whose answer it points to)"
-    )
-    columns = ("cue", "label", "items", "hits", "productivity", "coverage", "base rate", "p", "q (BH)")
-    return (Table(caption, columns, rows, text_columns=2, note=cues.method),)
+    blocks: list[Block] = []
+    if found:
+        rows = tuple(
+            (
+                c.cue,
+                c.label,
+                format_number(c.count),
+                format_number(c.hits),
+                format_number(c.productivity),
+                format_number(c.coverage),
+                format_number(c.base_rate),
+                format_pvalue(c.pvalue),
+                format_pvalue(c.qvalue),
+            )
+            for c in found
+        )
+        caption = (
+            f"{len(found)} of {format_number(cues.n_tested)} cues tested survive correction "
+            f"(productivity: share of the items with the cue whose answer it points to)"
+        )
+        columns = ("cue", "label", "items", "hits", "productivity", "coverage", "base rate", "p", "q (BH)")
+        blocks.append(Table(caption, columns, rows, text_columns=2, note=cues.method))
+    if rest:
+        blocks.append(Text(closing))
+    return tuple(blocks)

@@ -1,7 +1,8 @@
 """``build_report``: results in, one :class:`~pfungst.blocks.Report` out, in reading order.
 
 The overview comes first: a one-glance board (one row per benchmark and model: verdict, headline figure with its
-interval, a status in colour, symbol and words) and the list of inputs; then each result's chapter, part by part
+interval, a status in colour, symbol and words; a benchmark's summary row folds into its audit's) and the list of
+inputs; then each result's chapter, part by part
 (:data:`~pfungst.results.REPORT_PARTS`: a suite's leaderboard, the data side grouped by benchmark, the model side,
 the analyses across models and datasets), each part closed by the results its inputs imply together
 (:func:`~pfungst.results.derive`: the stage that owns each such kind pairs them, such as the audit's classifier
@@ -19,9 +20,9 @@ from typing import Any
 from pfungst.blocks import Board, Report, Section, Table
 from pfungst.report.loading import LoadedResult, as_result
 from pfungst.report.provenance import provenance_sections
-from pfungst.results import REPORT_PARTS, derive
+from pfungst.results import REPORT_PARTS, BoardRow, derive
 
-__all__ = ["build_report", "derived_sections", "result_sections"]
+__all__ = ["build_report", "derived_sections", "merge_rows", "result_sections"]
 
 
 def build_report(results: Iterable[Any], *, title: str | None = None) -> Report:
@@ -83,13 +84,35 @@ def derived_sections(results: Iterable[Any]) -> list[Section]:
 
 def _overview(loaded: list[LoadedResult]) -> Section:
     overviews = [result.data.overview() for result in loaded]
-    board = Board(tuple(row for overview in overviews for row in overview.rows))
+    board = Board(merge_rows(row for overview in overviews for row in overview.rows))
     rows = tuple(
         (result.source, result.kind, str(overview.benchmark.get("name", "")), overview.model, overview.headline)
         for result, overview in zip(loaded, overviews, strict=True)
     )
     table = Table("Inputs", ("file", "kind", "benchmark", "model", "headline"), rows, text_columns=5)
     return Section("Overview", (board, table))
+
+
+def merge_rows(rows: Iterable[BoardRow]) -> tuple[BoardRow, ...]:
+    """One board row per benchmark and model: an ``info`` row (a summary's "inspected" with its majority answer
+    share) folds into the judged row of the same benchmark and model (an audit's), its figure added to that row's
+    figures; judged rows stay apart, in first-seen order. Computes nothing.
+
+    Example:
+        >>> merge_rows([("toy", "(data)", "inspected", "majority answer share 0.5", "info"),
+        ...             ("toy", "(data)", "no evidence", "kappa 0.01 [-0.1, 0.1]", "good")])
+        (('toy', '(data)', 'no evidence', 'kappa 0.01 [-0.1, 0.1]; majority answer share 0.5', 'good'),)
+    """
+    merged: list[BoardRow] = []
+    for row in rows:
+        at = next((i for i, kept in enumerate(merged) if kept[:2] == row[:2] and "info" in (kept[4], row[4])), None)
+        if at is None:
+            merged.append(row)
+            continue
+        judged, info = (merged[at], row) if row[4] == "info" else (row, merged[at])
+        figures = judged[3] if info[3] in judged[3] else f"{judged[3]}; {info[3]}"
+        merged[at] = (*judged[:3], figures, judged[4])
+    return tuple(merged)
 
 
 def _chapters(loaded: list[LoadedResult]) -> list[Section]:
