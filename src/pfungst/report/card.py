@@ -17,7 +17,6 @@ from typing import Any
 from pfungst.audit.position_content import POSITION_FIX
 from pfungst.audit.result import AuditResult
 from pfungst.audit.suite import SuiteEntry, SuiteResult
-from pfungst.audit.verdict import LEXICAL_NOTE
 from pfungst.blocks import format_estimate
 from pfungst.report.markdown import escape_markdown as _text
 
@@ -169,11 +168,7 @@ def render_suite_card(result: SuiteResult, command: str = "") -> str:
         f"Benjamini-Hochberg across the benchmarks (FDR {result.settings.get('alpha', 0.05)}).",
     ]
     rows = list(zip(result.entries, result.content_tests.qvalues, strict=True))
-    lines += _suite_table([row for row in rows if not row[0].lexical])
-    lexical = [row for row in rows if row[0].lexical]
-    if lexical:
-        lines += ["", f"Answerable from words in the input ({_text(LEXICAL_NOTE.split(': ', 1)[1])}):"]
-        lines += _suite_table(lexical)
+    lines += _suite_table(rows)
     seed = result.settings.get("seed", 0)
     lines += ["", "Reproduce:", "", *_fenced("bash", command or f"pfungst suite ... --seed {seed}")]
     lines += ["", f"pfungst {_text(result.settings.get('pfungst', ''))}, seed {_text(seed)}."]
