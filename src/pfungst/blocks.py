@@ -143,7 +143,7 @@ class Board:
     rows: tuple[tuple[str, str, str, str, str], ...]
     """``(benchmark, model, verdict, headline, status)`` per row."""
     caption: str = "At a glance"
-    columns: ClassVar[tuple[str, ...]] = ("status", "benchmark", "model", "verdict", "headline [CI]")
+    columns: ClassVar[tuple[str, ...]] = ("status", "benchmark", "model", "verdict", "figures [CI]")
     kind: ClassVar[str] = "board"
 
     def cells(self) -> tuple[tuple[str, tuple[str, ...]], ...]:

@@ -42,7 +42,10 @@ def test_the_html_board_shows_the_verdict_with_the_audit_rows_symbol_words_and_c
     symbol, words, colour = STATUSES["bad"]
     assert f'<tr class="status-bad"><td class="status" data-label="status">{symbol} {words}</td>' in page
     assert colour in page
-    assert '<td class="verdict" data-label="verdict">position dependent; formats not measured; rules not measured</td>' in page
+    assert (
+        '<td class="verdict" data-label="verdict">position dependent; formats not measured; rules not measured</td>'
+        in page
+    )
 
 
 def test_a_model_that_reads_the_options_has_an_ok_row() -> None:
@@ -70,16 +73,24 @@ def test_a_file_without_a_verdict_still_has_a_board_row(always_a: StressResult) 
     assert row[4] == "bad" and row[2].startswith("position dependent")
 
 
-def test_a_lexical_audit_is_a_warning_row_that_names_its_input_and_a_shortcut_stays_bad() -> None:
+def test_an_audit_row_is_its_headline_a_declared_lexical_task_a_warning_and_a_shortcut_bad() -> None:
     from pfungst.data.synthetic import make_synthetic
 
     quick = {"n_bootstrap": 100, "n_permutations": 20, "n_repeats": 1, "cues": False}
-    lexical = pfungst.audit.audit(make_synthetic("cue-word", 300), feature_sets=("1-grams_presence",), **quick)
+    declared = pfungst.audit.audit(
+        make_synthetic("cue-word", 300), feature_sets=("1-grams_presence",), lexical_task=True, **quick
+    )
     partial = pfungst.audit.audit(
         make_synthetic("cue-word", 300), feature_sets=("1-grams_presence",), fields=("hypothesis",), **quick
     )
-    (lexical_row,) = _board(lexical).rows
+    (declared_row,) = _board(declared).rows
     (partial_row,) = _board(partial).rows
-    assert lexical_row[2] == "surface cues: predictable: lexical (full input)" and lexical_row[4] == "warn"
-    assert partial_row[2] == "surface cues: predictable: shortcut (partial input: hypothesis)"
+    for result, row in ((declared, declared_row), (partial, partial_row)):  # the sentence and status, as stored
+        assert row[2] == result.headline.sentence and row[4] == result.headline.status
+    assert (
+        declared_row[2].startswith("Predictable from the full input, as this task expects")
+        and declared_row[4] == "warn"
+    )
+    assert declared_row[3] == ""  # its figure is in the sentence: the summary's majority share goes there in a report
+    assert partial_row[2].startswith("Predictable from the partial input: hypothesis") and "Next: " in partial_row[2]
     assert partial_row[4] == "bad"

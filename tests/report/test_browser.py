@@ -134,3 +134,115 @@ def test_demo_report_renders_and_is_saved_as_a_screenshot(driver: Any, demo_page
         Path(keep).mkdir(parents=True, exist_ok=True)
         for path in (shot, tmp_path / "report.html"):
             shutil.copy(path, Path(keep) / path.name)
+
+
+WIDTHS = (1400, 390)
+"""A desktop window and a phone (iPhone 12-15 width): the report must read at both."""
+
+_LAYOUT = r"""
+const width = document.documentElement.clientWidth;
+const outside = (rect) => rect.left < -0.5 || rect.right > width + 0.5;
+const label = (element) =>
+  `${element.closest('table').caption?.textContent ?? ''} | ${element.textContent.slice(0, 50)}`;
+const shown = (cell) => { const head = cell.closest('thead'); return !head || head.getBoundingClientRect().width > 1; };
+const cells = [...document.querySelectorAll('td, th')].filter(shown);
+const boxes = (element) => {  // ancestors that could hide part of it: overflow other than visible
+  const found = [];
+  for (let node = element.parentElement; node && node !== document.body; node = node.parentElement) {
+    const style = getComputedStyle(node);
+    if (style.overflowX !== 'visible' || style.overflowY !== 'visible') found.push(node);
+  }
+  return found;
+};
+const hidden = (element) => {
+  const rect = element.getBoundingClientRect();
+  return boxes(element).some((box) => { const b = box.getBoundingClientRect();
+    return rect.top < b.top - 0.5 || rect.bottom > b.bottom + 0.5
+      || rect.left < b.left - 0.5 || rect.right > b.right + 0.5; });
+};
+const wordPerLine = (cell) => {  // a column squeezed to one word per line (its text's lines, not the row's height)
+  const words = cell.textContent.trim().split(/\s+/).length;
+  const range = document.createRange();
+  range.selectNodeContents(cell);
+  const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+  return words >= 4 && lines >= words;
+};
+return {
+  width,
+  page: document.documentElement.scrollWidth,
+  rows: document.querySelectorAll('table.board tbody tr').length,
+  outside: [...document.querySelectorAll('table.board tr'), ...cells]
+    .filter((e) => outside(e.getBoundingClientRect())).map(label),
+  hidden: cells.filter(hidden).map(label),
+  squeezed: [...document.querySelectorAll('td')].filter(wordPerLine).map(label),
+};
+"""
+
+_MODEL_VERDICT = r"""
+const row = [...document.querySelectorAll('table.board tbody tr')].find((tr) => tr.cells[2].textContent !== '(data)');
+const cell = row.cells[3];
+cell.scrollIntoView({block: 'start'});
+const rect = cell.getBoundingClientRect();
+const hit = document.elementFromPoint(rect.left + 2, Math.min(rect.top + 2, window.innerHeight - 1));
+return {text: cell.textContent, seen: cell.contains(hit), height: rect.height, bottom: rect.bottom,
+        view: window.innerHeight};
+"""
+
+
+def _at_width(driver: Any, width: int) -> None:
+    """Lay the page out as a screen ``width`` CSS pixels wide (a phone's below 600), 900 high."""
+    metrics = {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600}
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+
+
+def _check_layout(driver: Any, page: str, path: Path, width: int) -> dict[str, Any]:
+    """Open ``page`` at ``width``, check that nothing is clipped, and return the model's verdict cell as seen."""
+    _at_width(driver, width)
+    try:
+        _open(driver, page, path)
+        found = driver.execute_script(_LAYOUT)
+        # the page's width less a vertical scroll bar, and no sideways scrolling of the page
+        assert width - 20 <= found["width"] <= width and found["page"] <= found["width"], found
+        assert found["rows"] >= 2
+        assert found["outside"] == [], f"cells outside the page at {width} px: {found['outside'][:5]}"
+        assert found["hidden"] == [], f"cells hidden inside a box at {width} px: {found['hidden'][:5]}"
+        assert found["squeezed"] == [], f"one word per line at {width} px: {found['squeezed'][:5]}"
+        verdict = driver.execute_script(_MODEL_VERDICT)
+        assert verdict["seen"] and verdict["height"] > 0 and verdict["bottom"] <= verdict["view"], verdict
+        shot = _screenshot(driver, path.with_name(f"{path.stem}-{width}.png"))
+        keep = os.environ.get("PFUNGST_SCREENSHOT_DIR")
+        if keep:
+            Path(keep).mkdir(parents=True, exist_ok=True)
+            shutil.copy(shot, Path(keep) / shot.name)
+        return verdict
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_board_row_and_table_cell_fits_the_page(driver: Any, demo_page: str, tmp_path: Path, width: int) -> None:
+    verdict = _check_layout(driver, demo_page, tmp_path / "fixture.html", width)
+    assert verdict["text"].startswith("position dependent")
+
+
+@pytest.fixture(scope="module")
+def demo_report(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The page ``pfungst demo`` writes (four planted benchmarks, their audits, a model stressed), with a scripted
+    model drawn to the letter A in place of the embedded one and 160 items per benchmark, to keep it quick."""
+    from pfungst.demo import run_demo
+    from tests.report.conftest import _model
+
+    folder = tmp_path_factory.mktemp("demo")
+    return run_demo(folder, n_items=160, stress_items=12, model=_model("A")).report_path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_demo_report_reads_at_a_glance(driver: Any, demo_report: str, tmp_path: Path, width: int) -> None:
+    verdict = _check_layout(driver, demo_report, tmp_path / "demo.html", width)
+    assert verdict["text"].startswith("position dependent")
+    board = driver.execute_script(
+        "return [...document.querySelectorAll('table.board tbody tr')]"
+        ".map((tr) => [...tr.cells].map((c) => c.textContent));"
+    )
+    benchmarks = [row[1] for row in board if row[2] == "(data)"]
+    assert sorted(benchmarks) == sorted(set(benchmarks)) and len(benchmarks) == 4  # one row per benchmark

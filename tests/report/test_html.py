@@ -97,7 +97,7 @@ def test_payloads_appear_only_escaped(payload_page: str) -> None:
     # a column name is a cell's data-label (a quoted attribute value, its quotes escaped): a handler could only run
     # as an attribute of its own, outside every quoted value
     unquoted = re.sub(r'"[^"]*"', '""', payload_page)
-    assert '&lt;img src=x onerror=' in payload_page and not re.search(r"<[^>]*\son\w+\s*=", unquoted, re.IGNORECASE)
+    assert "&lt;img src=x onerror=" in payload_page and not re.search(r"<[^>]*\son\w+\s*=", unquoted, re.IGNORECASE)
     assert not re.search(r"(?:href|src)\s*=\s*[\"']?\s*javascript:", payload_page, re.IGNORECASE)
 
 
@@ -123,7 +123,9 @@ def test_result_objects_render_like_their_json(demo_objects: dict[str, Any]) -> 
     assert format_estimate(demo_objects["audit"].verdict.estimate.to_dict()) in page
     assert page.count(">Model stress: scripted on gold-position</h2>") == 2
     assert ">Rank stability<" in page and ">Families of models<" in page
-    assert '<td data-label="file">gold-position (summary)</td>' in page  # an object is named by its benchmark, not its class
+    assert (
+        '<td data-label="file">gold-position (summary)</td>' in page
+    )  # an object is named by its benchmark, not its class
 
 
 def test_an_object_that_is_no_result_is_a_user_error() -> None:

@@ -49,29 +49,20 @@ def audit_chapter(result: AuditResult) -> tuple[Section, ...]:
 
 
 def audit_overview(result: AuditResult) -> Overview:
-    """The audit's board row and headline: its verdict, the deciding feature set and statistic."""
-    verdict = result.verdict
-    headline = (
-        f"{verdict.label}: {verdict.feature_set}, {statistic_name(verdict.statistic)} "
-        f"{format_estimate(verdict.estimate)}"
+    """The audit's board row and headline: the headline's sentence (what explains the score, from which input, how
+    sure, what to do) and its status; the deciding figure is in the sentence, so the row's figure column is left to
+    the benchmark's summary (its majority answer share, folded in by the report)."""
+    found = result.headline
+    explains = f" ({found.explains})" if found.explains != "none" else ""
+    headline = f"{found.certainty}{explains}: {statistic_name(found.statistic)} {format_estimate(found.estimate)}"
+    row: BoardRow = (
+        str(result.benchmark.get("name", "?")),
+        "(data)",
+        result.headline.sentence,
+        "",
+        result.headline.status,
     )
-    return Overview(result.benchmark, "", headline, (_audit_row(result, headline),))
-
-
-def _audit_row(data: Any, figure: str) -> BoardRow:
-    """An audit's board row: its verdict, with a signal below the threshold as a warning; per-item, its content
-    verdict and gold-position finding apart (the slot pattern in words when it is an artifact)."""
-    verdict = data.verdict
-    status = "bad" if verdict.label == "predictable" else "warn" if verdict.signal_below_threshold else "good"
-    if verdict.lexical:  # the words give the label: expected for sentiment, intent or topic tasks
-        status = "warn"
-    words = finding_words(verdict) + (" (signal below threshold)" if verdict.signal_below_threshold else "")
-    parts = data.position_content
-    if parts is not None and parts.position is not None:
-        words += f"; content: {parts.content.label}"
-        if parts.position.flagged:
-            words += f"; gold-position artifact: {parts.position.slot_pattern}"
-    return (str(data.benchmark.get("name", "?")), "(data)", f"surface cues: {words}", figure, status)
+    return Overview(result.benchmark, "", headline, (row,))
 
 
 def finding_words(verdict: Any) -> str:

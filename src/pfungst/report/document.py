@@ -110,7 +110,7 @@ def merge_rows(rows: Iterable[BoardRow]) -> tuple[BoardRow, ...]:
             merged.append(row)
             continue
         judged, info = (merged[at], row) if row[4] == "info" else (row, merged[at])
-        figures = judged[3] if info[3] in judged[3] else f"{judged[3]}; {info[3]}"
+        figures = "; ".join(dict.fromkeys(figure for figure in (judged[3], info[3]) if figure))
         merged[at] = (*judged[:3], figures, judged[4])
     return tuple(merged)
 
