@@ -33,7 +33,7 @@ SCHEMA_VERSIONS: dict[str, str] = {
     "reliance": "pfungst.reliance/1",
     "validity": "pfungst.validity/2",
     "report": "pfungst.report/1",
-    "suite": "pfungst.suite/1",
+    "suite": "pfungst.suite/2",
 }
 """Kind of result -> the ``schema_version`` its JSON carries. A changed field meaning bumps the number here."""
 

@@ -129,6 +129,9 @@ class Headline:
     declared: str
     """Where word-level answering was declared (``declared with --lexical-task``, ``BIG-bench keywords:
     sentiment``); empty when not declared."""
+    findings: tuple[Explains, ...] = ()
+    """Every finding whose lower bound clears the threshold, the leading one first (``("position", "content")``: a
+    gold-position artifact, and the content predictable besides); what the release gate reads."""
 
     @property
     def status(self) -> Literal["bad", "warn", "good"]:
@@ -198,6 +201,7 @@ class Headline:
             besides=fields.typed("besides", tuple[str, ...]),
             action=fields.string("action"),
             declared=fields.string("declared"),
+            findings=fields.typed("findings", tuple[Explains, ...]) if fields.has("findings") else (),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -216,6 +220,7 @@ class Headline:
             "besides": list(self.besides),
             "action": self.action,
             "declared": self.declared,
+            "findings": list(self.findings),
             "sentence": self.sentence,
             "status": self.status,
         }

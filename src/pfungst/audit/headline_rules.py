@@ -150,18 +150,29 @@ def headline_of(
         labels: The shared labels (empty for per-item choices).
     """
     content = _content_headline(verdict, cue, declared)
+    content_verdict = parts.content if parts is not None else verdict
     position = parts.position if parts is not None else None
-    if position is not None and position.flagged and _position_explains(verdict, parts):
-        lead = _position_headline(position, declared)
-        return _with_besides(lead, (_content_clause(parts.content if parts else verdict, cue),))
-    besides = [_position_clause(position)] if position is not None and position.flagged else []
+    flagged = position if position is not None and position.flagged else None
     prior = label_prior(controls, labels)
-    if prior is not None and _flagged(prior[1], verdict.threshold):
-        if content.certainty != "predictable":
-            lead = _prior_headline(*prior, verdict.threshold, declared)
-            return _with_besides(lead, (_content_clause(verdict, cue), *besides))
-        besides.append(f"besides, {prior[0].sentence}; always answering it scores {_figure(prior[1])}")
-    return _with_besides(content, tuple(besides))
+    prior = prior if prior is not None and _flagged(prior[1], verdict.threshold) else None
+    prior_clause = [f"besides, {prior[0].sentence}: always answering it scores {_figure(prior[1])}"] if prior else []
+    if flagged is not None and _position_explains(verdict, parts):
+        lead = _position_headline(flagged, declared)
+        besides = [_content_clause(content_verdict, cue), *prior_clause]
+    elif prior is not None and content.certainty != "predictable":
+        lead = _prior_headline(*prior, verdict.threshold, declared)
+        besides = [_content_clause(verdict, cue)]
+    else:
+        lead, besides = content, [*prior_clause]
+    if flagged is not None and lead.explains != "position":
+        besides.append(_position_clause(flagged))
+    kinds = [lead.explains] if lead.certainty == "predictable" else []
+    kinds += ["position"] if flagged is not None else []
+    if content_verdict.label == "predictable":
+        kinds.append("expected" if content_verdict.evidence.lexical and declared else "content")
+    kinds += ["label prior"] if prior is not None else []
+    findings = tuple(dict.fromkeys(kinds))
+    return replace(lead, besides=(*lead.besides, *besides), findings=findings)
 
 
 def _flagged(estimate: Estimate, threshold: float) -> bool:
@@ -285,10 +296,6 @@ def _content_clause(verdict: Verdict, cue: NamedCue | None) -> str:
 
 def _position_clause(position: PositionArtifact) -> str:
     return f"besides, {position.slot_pattern}: guessing that slot scores {_figure(position.position_only)}"
-
-
-def _with_besides(headline: Headline, besides: tuple[str, ...]) -> Headline:
-    return replace(headline, besides=(*headline.besides, *besides))
 
 
 _STATISTIC_WORDS = {"kappa": "Cohen's kappa", "chance_corrected_accuracy": "chance-corrected accuracy"}

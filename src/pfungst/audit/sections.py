@@ -16,6 +16,7 @@ from pfungst.audit.position_content import PositionContentSplit
 from pfungst.blocks import (
     ESTIMATE_COLUMNS,
     Block,
+    Facts,
     Figure,
     Section,
     Table,
@@ -33,7 +34,7 @@ from pfungst.results import BoardRow, Overview
 if TYPE_CHECKING:
     from pfungst.audit.result import AuditResult
 
-__all__ = ["CUE_FDR", "audit_chapter", "audit_overview", "audit_sections", "statistic_name"]
+__all__ = ["audit_chapter", "audit_overview", "audit_sections", "statistic_name"]
 
 _STATISTIC_NAMES = {"kappa": "Cohen's kappa", "chance_corrected_accuracy": "chance-corrected accuracy"}
 
@@ -65,20 +66,15 @@ def audit_overview(result: AuditResult) -> Overview:
     return Overview(result.benchmark, "", headline, (row,))
 
 
-def finding_words(verdict: Any) -> str:
-    """A verdict's label, with its kind and the input it needed when it found something."""
-    if verdict.kind == "none":
-        return str(verdict.label)
-    return f"{verdict.label}: {verdict.kind} ({verdict.evidence.description})"
-
-
 def audit_sections(result: AuditResult) -> tuple[Section, ...]:
-    """The verdict, kappa per feature set with intervals, heuristic baselines, cues and the best probe's features."""
-    verdict = result.verdict
-    tone = "bad" if verdict.label == "predictable" else "good"
+    """The headline and verdict, kappa per feature set with intervals, heuristic baselines, cues and the best probe's
+    features."""
+    verdict, headline = result.verdict, result.headline
     statistic = _STATISTIC_NAMES.get(verdict.statistic, verdict.statistic)
     verdict_blocks: list[Block] = [
-        Text(f"verdict: {verdict.explanation}", tone=tone),
+        Text(headline.sentence, tone=headline.status),
+        Facts(_headline_facts(result)),
+        Text(f"verdict: {verdict.explanation}", tone=_verdict_status(verdict.label)),
         Table(
             "Verdict statistic",
             ESTIMATE_COLUMNS,
@@ -98,7 +94,8 @@ def audit_sections(result: AuditResult) -> tuple[Section, ...]:
             Section("Heuristic baselines", _heuristic_blocks(result.heuristics, verdict.statistic), level=3)
         )
     if result.cues is not None:
-        sections.append(Section("Cue words", _cue_blocks(result.cues), level=3))
+        fdr = 1 - float(result.settings.get("level", 0.95))
+        sections.append(Section("Cue words", _cue_blocks(result.cues, fdr), level=3))
     best = result.best
     if best.top_features:
         rows = tuple(
@@ -116,6 +113,27 @@ def audit_sections(result: AuditResult) -> tuple[Section, ...]:
             )
         )
     return tuple(sections)
+
+
+def _verdict_status(label: str) -> str:
+    return {"predictable": "bad", "inconclusive": "warn"}.get(label, "good")
+
+
+def _headline_facts(result: AuditResult) -> tuple[tuple[str, str], ...]:
+    """The headline's parts, one line each: what explains the score, the input, the cue, how sure, what to do."""
+    headline = result.headline
+    pairs = [
+        ("explains the score", headline.explains if headline.certainty == "predictable" else headline.certainty),
+        ("input the evidence needed", headline.input),
+        ("cue", headline.cue.sentence if headline.cue is not None else "none named (no cue survives correction)"),
+        ("how sure", headline.resolution),
+    ]
+    if headline.declared:
+        pairs.append(("declared answered from its words", headline.declared))
+    pairs += [("besides", clause.removeprefix("besides, ")) for clause in headline.besides]
+    if headline.action:
+        pairs.append(("next", headline.action))
+    return tuple(pairs)
 
 
 def _split_blocks(parts: PositionContentSplit) -> tuple[Block, ...]:
@@ -274,25 +292,22 @@ def _heuristic_blocks(heuristics: HeuristicsReport, statistic: str) -> tuple[Blo
     return tuple(blocks)
 
 
-CUE_FDR = 0.05
-"""A cue word is shown as a finding when its Benjamini-Hochberg adjusted p-value (q) is below this."""
-
-
-def _cue_blocks(cues: CueTable) -> tuple[Block, ...]:
-    """The cues whose test survives Benjamini-Hochberg correction over every cue tested (q < :data:`CUE_FDR`); the
-    rest counted in one line, since a table of cues that are not significant reads as a list of findings."""
-    found = [c for c in cues.cues if c.qvalue < CUE_FDR]
+def _cue_blocks(cues: CueTable, fdr: float) -> tuple[Block, ...]:
+    """The cues whose test survives Benjamini-Hochberg correction over every cue tested (q <= ``fdr``, the rule
+    that names a cue in the headline); the rest counted in one line, since a table of cues that are not significant
+    reads as a list of findings."""
+    found = [c for c in cues.cues if c.qvalue <= fdr]
     rest = cues.n_tested - len(found)
-    smallest = min((c.qvalue for c in cues.cues if c.qvalue >= CUE_FDR), default=None)
+    smallest = min((c.qvalue for c in cues.cues if c.qvalue > fdr), default=None)
     closing = (
         f"{format_number(rest)} {'more ' if found else ''}cue{'s' if rest != 1 else ''} tested, none significant "
-        f"after Benjamini-Hochberg correction (q < {CUE_FDR:g})"
+        f"after Benjamini-Hochberg correction (q <= {fdr:.3g})"
         + (f"; the smallest q among them is {format_pvalue(smallest)}" if smallest is not None else "")
     )
     if cues.config.rank_by != "pvalue" and len(cues.cues) < cues.n_tested:  # the rows cut by top_k were not seen
         closing = (
             f"{format_number(rest)} {'more ' if found else ''}cues tested; of the {len(cues.cues)} kept (the top by "
-            f"{cues.config.rank_by}) no other is significant after Benjamini-Hochberg correction (q < {CUE_FDR:g})"
+            f"{cues.config.rank_by}) no other is significant after Benjamini-Hochberg correction (q <= {fdr:.3g})"
         )
     blocks: list[Block] = []
     if found:
@@ -315,7 +330,8 @@ def _cue_blocks(cues: CueTable) -> tuple[Block, ...]:
             f"(productivity: share of the items with the cue whose answer it points to)"
         )
         columns = ("cue", "label", "items", "hits", "productivity", "coverage", "base rate", "p", "q (BH)")
-        blocks.append(Table(caption, columns, rows, text_columns=2, note=cues.method))
+        note = f"{cues.method}; survives: q <= {fdr:.3g} (Benjamini-Hochberg); only such a cue is named in the headline"
+        blocks.append(Table(caption, columns, rows, text_columns=2, note=note))
     if rest:
         blocks.append(Text(closing))
     return tuple(blocks)
