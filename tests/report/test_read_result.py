@@ -267,8 +267,11 @@ def test_board_opens_the_report_with_one_row_per_benchmark_and_model(demo_result
     board = overview.blocks[0].to_dict()
     assert board["kind"] == "board" and board["columns"][0] == "status"
     rows = {(row[2], row[3]): row for row in board["rows"]}
-    audit_row = rows[("gold-position", "(data)")]  # the summary's row comes first, the audit's replaces it here
-    assert any(row[1] == "\u2716 problem" and "predictable" in row[4] for row in board["rows"])
-    assert audit_row[0] in ("info", "bad")
+    audit_row = rows[("gold-position", "(data)")]
+    headline = demo_results[1]["headline"]  # the audit's row is its headline: its sentence, in its status's words
+    assert audit_row[4] == headline["sentence"] and audit_row[0] == headline["status"]
+    data_rows = [row for row in board["rows"] if row[3] == "(data)"]  # the summary's row folds into the audit's
+    assert len(data_rows) == 1 and demo_results[0]["benchmark"]["name"] == "gold-position"
+    assert format_estimate(demo_results[0]["majority"]) in audit_row[5]
     assert {("gold-position", "prefers-A"), ("gold-position", "prefers-C"), ("gold-position", "scripted")} <= set(rows)
     assert all(row[1].split()[0] in "\u2716\u25b2\u2714\u25cf" for row in board["rows"])  # a symbol with each colour
