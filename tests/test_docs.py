@@ -69,9 +69,28 @@ def test_every_docs_page_is_in_the_navigation() -> None:
     assert pages == listed
 
 
-@pytest.mark.parametrize("tutorial", ["audit-a-benchmark", "stress-a-model", "join-them"])
-def test_tutorials_run_their_code_when_the_site_is_built(tutorial: str) -> None:
-    assert '```python exec="on"' in (DOCS / "tutorials" / f"{tutorial}.md").read_text()
+COMMANDS = ("pfungst ", "pip ", "python ", "make ", "cd ", "export ", "#")
+"""How a line of a tutorial's shell block starts: a command (or a comment), never a copied output."""
+
+
+@pytest.mark.parametrize("tutorial", sorted(path.stem for path in (DOCS / "tutorials").glob("*.md")))
+def test_tutorials_generate_their_output_when_the_site_is_built(tutorial: str) -> None:
+    text = (DOCS / "tutorials" / f"{tutorial}.md").read_text()
+    assert '```python exec="on"' in text
+    blocks = re.findall(r"^```([^\n]*)\n(.*?)^```$", text, re.M | re.S)
+    for opener, body in blocks:  # output comes from markdown-exec; a shell block lists commands only
+        assert opener.startswith('python exec="on"') or opener == "bash", f"{tutorial}: static block ```{opener}"
+        if opener == "bash":
+            lines = [line for line in body.splitlines() if line.strip()]
+            assert all(line.startswith(COMMANDS) for line in lines), f"{tutorial}: output in a shell block: {body}"
+
+
+def test_the_site_opens_from_disk_and_wraps_its_code_blocks() -> None:
+    config = (ROOT / "mkdocs.yml").read_text()
+    assert re.search(r"^use_directory_urls: false$", config, re.M)  # page.html links, which a file:// page follows
+    sheets = re.findall(r"^extra_css:\n((?:  - .+\n)+)", config, re.M)
+    css = "".join((DOCS / line.strip()[2:]).read_text() for block in sheets for line in block.splitlines())
+    assert re.search(r"pre > code \{[^}]*white-space: pre-wrap", css)
 
 
 def test_the_plugin_guide_includes_the_tested_example_instead_of_a_copy() -> None:
