@@ -95,10 +95,21 @@ def suggest_mapping(rows: Sequence[Mapping[str, Any]]) -> dict[str, str]:
     return settings
 
 
+def _header_like(columns: Sequence[str]) -> bool:
+    """Whether the column names look like names, not like a first data row read as a header."""
+    return all(len(column) <= 40 and column.count(" ") <= 3 for column in columns)
+
+
 def mapping_hint(rows: Sequence[Mapping[str, Any]]) -> str:
     """What the detection error says about a table: the columns it saw and the ``--map`` line to try."""
     if not rows:
         return ""
+    if not _header_like(list(rows[0])):
+        return (
+            "its first row does not look like a header (a long or sentence-like column name), and the generic "
+            "readers need one. For a headerless file pass --reader NAME (see `pfungst formats`); or add a header row "
+            "naming the columns.\n"
+        )
     return (
         f"its columns ({', '.join(rows[0])}) fit no common layout. Most likely to work (a guess from the column "
         f"names; check the result with `pfungst inspect`):\n  {map_line(suggest_mapping(rows))}\n"

@@ -69,3 +69,13 @@ def test_the_commands_exit_2_with_the_line_whole_and_no_traceback(tmp_path: Path
     assert result.exception is None or isinstance(result.exception, SystemExit)
     expected = "--map question=stem --map option_columns=option_x,option_y,option_z --map answer=gold_idx"
     assert expected + " --map answer_format=index" in result.output
+
+
+def test_a_headerless_table_is_not_read_as_column_names(tmp_path: Path) -> None:
+    path = tmp_path / "questions.csv"
+    path.write_text("What is the capital city of France today?,Paris,Rome,Oslo,A\nWhat is 2+2 in base ten?,4,5,6,A\n")
+    with pytest.raises(
+        DataError, match=r"its first row does not look like a header(.|\n)*pass --reader NAME"
+    ) as raised:
+        pfungst.load(path)
+    assert "--map" not in str(raised.value)
