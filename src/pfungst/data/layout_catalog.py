@@ -10,7 +10,7 @@ records the layout.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +34,7 @@ def _copa_text(row: Mapping[str, Any]) -> str:
     return f"{premise.strip()} {COPA_QUESTIONS[asks_for]}"
 
 
-def _yes_no(column: str):  # noqa: ANN202 (a row -> str function)
+def _yes_no(column: str) -> Callable[[Mapping[str, Any]], str]:
     def derive(row: Mapping[str, Any]) -> str:
         value = row.get(column)
         key = str(value).strip().lower() if isinstance(value, bool | str | int) else ""

@@ -59,20 +59,20 @@ class Layout:
     """A common column layout: the columns that identify it and the mapping that reads it."""
 
     name: str
-    """Its name in provenance, in messages and for --map layout=NAME."""
+    """Its name in provenance, in messages and for ``--map layout=NAME``."""
     columns: tuple[str, ...]
     """Columns a table must have (others are kept as metadata)."""
     settings: Mapping[str, Any]
-    """The :class:~pfungst.data.mapping.ColumnMapping settings that read it."""
+    """The :class:`~pfungst.data.mapping.ColumnMapping` settings that read it."""
     choices: str = "list"
-    """Where the options are: list (a list column), labelled ({text, label}), columns (one column
+    """Where the options are: ``list`` (a list column), ``labelled`` (``{text, label}``), ``columns`` (one column
     each, ``settings["option_columns"]``), or ``""`` (shared labels)."""
     derived: Mapping[str, Callable[[Mapping[str, Any]], Any]] = field(default_factory=dict)
     """Columns computed from each row before mapping (COPA's question text, BoolQ's yes / no)."""
     generic: bool = False
     """A catch-all shape, used only when no published layout fits."""
     description: str = ""
-    """One line for pfungst formats --what layouts: what each column becomes."""
+    """One line for ``pfungst formats --what layouts``: what each column becomes."""
 
     def fits(self, row: Mapping[str, Any]) -> bool:
         """Whether a table's first row has this layout's columns and options of its kind."""
@@ -90,7 +90,7 @@ class Layout:
         return self._answer_reading(dict(self.settings), rows, count_from=0)
 
     def prepare(self, row: Mapping[str, Any]) -> dict[str, Any]:
-        """The row with this layout's derived columns added (raises :class:LayoutRowError)."""
+        """The row with this layout's derived columns added (raises :class:`LayoutRowError`)."""
         return {**row, **{name: derive(row) for name, derive in self.derived.items()}} if self.derived else dict(row)
 
     def _answer_reading(self, settings: dict[str, Any], rows: Sequence[Mapping[str, Any]], count_from: int) -> Reading:
@@ -109,7 +109,7 @@ class Layout:
 
 @dataclass(frozen=True)
 class OptionColumnsLayout(Layout):
-    """The generic table: a question column, one column per option (A..D, option_a.., choice1..,
+    """The generic table: a question column, one column per option (``A..D``, ``option_a..``, ``choice1..``,
     ``opa..``; found by name, in any letter case) and an answer column."""
 
     name: str = "question-option-columns"
