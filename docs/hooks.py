@@ -2,8 +2,8 @@
 
 A page asks for a generated part with a marker comment on a line of its own:
 
-- ``<!-- pfungst:registry NAME -->``: the entries of one registry (``readers``, ``prompts``, ``perturbations``,
-  ``rules``, ``models``, ``feature-sets``), as ``pfungst formats --what NAME`` lists them;
+- ``<!-- pfungst:registry NAME -->``: the entries of one registry (``readers``, ``layouts``, ``prompts``,
+  ``perturbations``, ``rules``, ``models``, ``feature-sets``), as ``pfungst formats --what NAME`` lists them;
 - ``<!-- pfungst:api PACKAGE -->``: one mkdocstrings block per public name of ``PACKAGE.__all__``, at the module
   that defines it (the packages re-export lazily, so the names are resolved here, not guessed);
 - ``<!-- pfungst:schemas -->``: every kind of result file, its ``schema_version`` and the class that reads it;

@@ -239,7 +239,7 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
                 fields.typed(name, hint)
         if fields.has("provenance"):
             provenance = fields.sub("provenance")
-            for name in ("source", "sha256", "format"):
+            for name in ("source", "sha256", "format", "layout"):
                 if provenance.has(name):
                     provenance.string(name)
             for name in (

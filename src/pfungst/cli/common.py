@@ -113,7 +113,7 @@ def user_errors() -> Iterator[None]:
         with _warnings_as_lines():
             yield
     except PfungstError as error:
-        console.print(f"[bold red]error:[/bold red] {escape(str(error))}")
+        console.print(f"[bold red]error:[/bold red] {escape(str(error))}", soft_wrap=True)  # a --map line copies whole
         raise typer.Exit(2) from None
     except EOFError as error:  # click would print "Aborted!" and exit 1
         console.print(f"[bold red]error:[/bold red] {escape(_ended_early(error))}")

@@ -36,13 +36,14 @@ def formats(
     what: Annotated[
         str | None,
         typer.Option(
-            help="List only: readers, prompts, perturbations, rules, models, providers or feature-sets "
+            help="List only: readers, layouts, prompts, perturbations, rules, models, providers or feature-sets "
             "(default: readers and prompts)."
         ),
     ] = None,
 ) -> None:
-    """List the data readers and prompt formats (or the stress perturbations, scoring rules, models, model providers,
-    feature sets), one line each; an entry from an installed plugin says which package it comes from."""
+    """List the data readers and prompt formats (or the table layouts read without --map, stress perturbations,
+    scoring rules, models, model providers, feature sets), one line each; an entry from an installed plugin says
+    which package it comes from."""
     with user_errors():
         from pfungst.report.console import render_readers
 
@@ -76,6 +77,13 @@ def _reader_rows() -> list[tuple[str, str]]:
     from pfungst.data.readers import READERS, get_reader
 
     return _rows(READERS, lambda name: get_reader(name).description)
+
+
+def _layout_rows() -> list[tuple[str, str]]:
+    """Each common table layout (tried in this order) with its columns and how they are read."""
+    from pfungst.data.layout_catalog import layout_rows
+
+    return layout_rows()
 
 
 def _prompt_rows() -> list[tuple[str, str]]:
@@ -135,6 +143,7 @@ def _feature_set_rows() -> list[tuple[str, str]]:
 
 _LISTS: dict[str, Callable[[], list[tuple[str, str]]]] = {
     "readers": _reader_rows,
+    "layouts": _layout_rows,
     "prompts": _prompt_rows,
     "perturbations": _perturbation_rows,
     "rules": _rule_rows,

@@ -65,6 +65,9 @@ class Provenance:
     """Problems that did not stop loading (duplicate options within an item, ...), each with file, line, field."""
     steps: tuple[str, ...] = ()
     """Operations applied after reading (slices, filters, deduplication), in order."""
+    layout: str = ""
+    """The common table layout that mapped the columns (``sciq``, ``question-option-columns``, ...), with why it was
+    chosen where several fit and how an ambiguous answer column was read; empty when a reader or a mapping read it."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys."""
@@ -81,6 +84,7 @@ class Provenance:
             "duplicate_ids": self.duplicate_ids,
             "warnings": list(self.warnings),
             "steps": list(self.steps),
+            "layout": self.layout,
         }
 
 

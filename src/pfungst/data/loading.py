@@ -1,9 +1,10 @@
 """``load``: read any supported source into a :class:`Benchmark`, detecting the reader when it is unambiguous.
 
 Detection asks every specific reader whether it claims the file (``sniff``); when none does and no column mapping is
-given, a JSON Lines, CSV, TSV or Parquet table in a common layout (:data:`~pfungst.data.mapping.LAYOUTS`: MMLU's and
-ARC's Hugging Face columns, ``premise``/``hypothesis``/``label``, HellaSwag's ``ctx``/``endings``/``label``, plain
-``question``/``choices``/``answer``) goes to the generic reader for its suffix, which maps that layout.
+given, a JSON Lines, CSV, TSV or Parquet table in a common layout (:data:`~pfungst.data.layout_catalog.LAYOUTS`:
+published benchmarks' columns such as HellaSwag's ``ctx``/``endings``/``label`` or SciQ's, and plain tables with
+``question`` and a list of options or one column per option) goes to the generic reader for its suffix, which maps
+that layout. A table that fits none is an error that lists its columns and the ``--map`` line most likely to work.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.builder import OnError, ReadOptions
+from pfungst.data.mapping_hint import mapping_hint
 from pfungst.data.readers import GENERIC_READERS, READERS, get_reader
 from pfungst.data.readers.sniffing import DETECTION_WINDOW, first_line_exceeds_head
 from pfungst.data.records import read_text
@@ -74,8 +76,7 @@ def load(
 
 def detect_format(source: str | Path, has_mapping: bool = False) -> str:
     """The name of the reader for ``source``: the one specific reader whose ``sniff`` claims it; failing that, the
-    generic table reader for its suffix, given a mapping or a table in a common layout (``question``/``choices``/
-    ``answer``, Hugging Face's MMLU and ARC, ``premise``/``hypothesis``/``label``, HellaSwag).
+    generic table reader for its suffix, given a mapping or a table in a common layout.
 
     Raises:
         DataError: the path does not exist, or no reader (or several) claims it.
@@ -108,10 +109,26 @@ def detect_format(source: str | Path, has_mapping: bool = False) -> str:
             f"({DETECTION_WINDOW // 1024} KiB), so the format could not be detected."
             " Pass --reader NAME (see `pfungst formats`)"
         )
+    hint = _table_hint(path)
+    if hint:
+        raise DataError(
+            f"{source}: the format could not be detected: {hint}Or pass --reader NAME (see `pfungst formats`)"
+        )
     raise DataError(
         f"{source}: the format could not be detected. Pass --reader NAME (see `pfungst formats`), or a column "
         "mapping such as --map question=COLUMN --map options=COLUMN --map answer=COLUMN"
     )
+
+
+def _table_hint(path: Path) -> str:
+    """For a table no layout fits: its columns and the ``--map`` line most likely to read it; '' for other files."""
+    suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
+    generic = _GENERIC_BY_SUFFIX.get(suffixes[-1] if suffixes else "")
+    if generic is None or not path.is_file():
+        return ""
+    reader = get_reader(generic)
+    rows = reader.first_rows(path) if hasattr(reader, "first_rows") else []
+    return mapping_hint(rows)
 
 
 def _sniff(name: str, path: Path) -> bool:

@@ -2,8 +2,9 @@
 
 Used by the generic JSONL / CSV / TSV / Parquet readers and the Hugging Face reader. Every key has a sensible
 default (the first of the usual column names that is present), so a table with ``question``, ``choices`` and
-``answer`` columns needs no mapping at all. A table in one of the common :data:`LAYOUTS` is mapped by
-:func:`detect_layout` from its first row, and is then found without ``--reader`` too.
+``answer`` columns needs no mapping at all. A table in one of the common
+:data:`~pfungst.data.layouts.LAYOUTS` is mapped by :func:`~pfungst.data.layouts.choose_layout`, and is then found
+without ``--reader`` too.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pfungst.data.answers import ANSWER_FORMATS, AnswerError, resolve_answer
 from pfungst.data.builder import BenchmarkBuilder, not_text
 from pfungst.errors import ConfigError, ReaderError
 
-__all__ = ["LAYOUTS", "MAPPING_KEYS", "ColumnMapping", "Layout", "detect_layout"]
+__all__ = ["MAPPING_KEYS", "ColumnMapping", "choice_labels", "parse_cell"]
 
 MAPPING_KEYS: tuple[str, ...] = (
     "question",
@@ -33,6 +34,7 @@ MAPPING_KEYS: tuple[str, ...] = (
     "id",
     "fields",
     "metadata",
+    "layout",
 )
 _QUESTION_DEFAULTS = ("question", "query", "text", "input", "prompt", "stem", "sentence")
 _OPTIONS_DEFAULTS = ("options", "choices", "endings")
@@ -82,6 +84,7 @@ class ColumnMapping:
         if unknown:
             raise ConfigError(f"Unknown mapping key(s) {', '.join(unknown)}. Available: {', '.join(MAPPING_KEYS)}")
         values = dict(settings)
+        values.pop("layout", None)  # a common layout by name: the table reader applies it (layout_catalog)
         for key in ("option_columns", "labels", "fields", "metadata"):
             values[key] = tuple(_as_list(values.get(key)))
         if values.get("answer_format", "auto") not in ANSWER_FORMATS:
@@ -208,7 +211,7 @@ class ColumnMapping:
 
     def _gold(self, builder: BenchmarkBuilder, line: int, row: Mapping[str, Any], options: list[str]) -> int:
         """The gold index from the answer column: an index, a letter, an option's text or its choice label."""
-        labels = _option_labels(row[self.options]) if self.options else []
+        labels = choice_labels(row[self.options]) if self.options else []
         answer = row[self.answer]
         found = not_text(answer)
         if found:
@@ -229,7 +232,7 @@ class ColumnMapping:
             return [builder.text(line, c, row[c]) for c in self.option_columns if not _missing(row[c])]
         value = row[self.options]
         if isinstance(value, str):
-            value = _json_in_cell(value)
+            value = parse_cell(value)
             if value is None:
                 raise builder.error(
                     line,
@@ -290,7 +293,7 @@ def _scalar(value: Any) -> bool:
     return value is None or isinstance(value, str | int | float | bool)
 
 
-def _json_in_cell(value: str) -> Any:
+def parse_cell(value: str) -> Any:
     """A JSON list or object written in a CSV cell, parsed; None for any other text."""
     if not value.strip().startswith(("[", "{")):
         return None
@@ -300,80 +303,8 @@ def _json_in_cell(value: str) -> Any:
         return None
 
 
-def _option_labels(value: Any) -> list[Any]:
+def choice_labels(value: Any) -> list[Any]:
     """The ``label`` list of Hugging Face ``{text, label}`` choices (ARC: ``A``-``E`` or ``1``-``5``), else []."""
-    value = _json_in_cell(value) if isinstance(value, str) else value
+    value = parse_cell(value) if isinstance(value, str) else value
     labels = value.get("label") if isinstance(value, dict) else None
     return list(labels) if isinstance(labels, list | tuple) and "text" in value else []
-
-
-@dataclass(frozen=True)
-class Layout:
-    """A common column layout: the columns that identify it and the mapping that reads it."""
-
-    name: str
-    """Its name in provenance and ``pfungst formats``."""
-    columns: tuple[str, ...]
-    """Columns a table must have (others are kept as metadata)."""
-    settings: Mapping[str, Any]
-    """The :class:`ColumnMapping` settings that read it."""
-    choices: str = "list"
-    """What the options column holds: ``list``, ``labelled`` (``{text, label}``), or ``""`` (shared labels)."""
-
-    def fits(self, row: Mapping[str, Any]) -> bool:
-        """Whether a table's first row has this layout's columns and options of its kind."""
-        if not set(self.columns) <= set(row):
-            return False
-        if not self.choices:
-            return True
-        value = row[self.settings["options"]]
-        value = _json_in_cell(value) if isinstance(value, str) else value
-        if self.choices == "labelled":
-            return bool(_option_labels(value))
-        return isinstance(value, list | tuple)
-
-    def settings_for(self, row: Mapping[str, Any]) -> dict[str, Any]:
-        """The mapping for a table whose first row is ``row``: an answer written as a number (``1``, ``"1"``
-        that is no option's text) is an index; a letter or an option's text is read as such."""
-        settings = dict(self.settings)
-        if self.choices == "list" and "answer_format" not in settings:
-            answer, options = row[settings["answer"]], row[settings["options"]]
-            options = _json_in_cell(options) if isinstance(options, str) else options
-            texts = {str(option) for option in options or ()}
-            numeric = isinstance(answer, int) and not isinstance(answer, bool)
-            if numeric or (isinstance(answer, str) and answer.strip().isdigit() and answer not in texts):
-                settings["answer_format"] = "index"
-        return settings
-
-
-_PER_ITEM = {"question": "question", "options": "choices", "answer": "answer"}
-
-LAYOUTS: tuple[Layout, ...] = (
-    Layout("mmlu-hf", ("question", "subject", "choices", "answer"), _PER_ITEM),
-    Layout("arc-hf", ("question", "choices", "answerKey"), {**_PER_ITEM, "answer": "answerKey"}, "labelled"),
-    Layout(
-        "hellaswag",
-        ("ctx", "endings", "label"),
-        {"question": "ctx", "options": "endings", "answer": "label", "answer_format": "index"},
-    ),
-    Layout(
-        "premise-hypothesis",
-        ("premise", "hypothesis", "label"),
-        {
-            "text_template": "Premise: {premise}\nHypothesis: {hypothesis}",
-            "label": "label",
-            "fields": "premise,hypothesis",
-        },
-        "",
-    ),
-    Layout("question-choices-answer", ("question", "choices", "answer"), _PER_ITEM),
-)
-"""Layouts detected without a mapping, most specific first: Hugging Face's MMLU (``question, subject, choices,
-answer``) and ARC (``choices: {text, label}, answerKey``), HellaSwag (``ctx, endings, label``), NLI pairs
-(``premise, hypothesis, label``: a shared-label task) and plain ``question, choices, answer`` (index, letter or
-text)."""
-
-
-def detect_layout(row: Mapping[str, Any]) -> Layout | None:
-    """The first of :data:`LAYOUTS` that a table's first row fits, or None."""
-    return next((layout for layout in LAYOUTS if layout.fits(row)), None)

@@ -44,6 +44,8 @@ def benchmark_facts(benchmark: Mapping[str, Any]) -> Facts:
     provenance = benchmark.get("provenance")
     if isinstance(provenance, Mapping) and provenance.get("format"):
         pairs.append(("read as", str(provenance["format"])))
+    if isinstance(provenance, Mapping) and provenance.get("layout"):  # a table mapped by a common layout
+        pairs.append(("layout", str(provenance["layout"])))
     if isinstance(provenance, Mapping) and provenance.get("steps"):  # e.g. a sample (--max-items), de-duplication
         pairs.append(("steps", "; ".join(str(step) for step in provenance["steps"])))
     if benchmark.get("option_kind"):

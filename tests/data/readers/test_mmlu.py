@@ -35,3 +35,17 @@ def test_mmlu_answer_letter_outside_a_to_d_names_file_line_and_field(tmp_path: P
     path.write_text("What is 1+1?,1,2,3,4,B\nWhat is 2+2?,1,2,3,4,E\n")
     with pytest.raises(ReaderError, match=r"toy_test\.csv:2: field 'answer': 'E' is not an option letter \(A-D\)"):
         pfungst.load(path, reader="mmlu")
+
+
+def test_a_subject_file_whose_first_question_spans_lines_is_detected(tmp_path: Path) -> None:
+    path = tmp_path / "nutrition_dev.csv"
+    path.write_text(
+        '"A cohort study found:\n\nwhich statement is correct?",lower,higher,unknown,none,C\nQ2?,a,b,c,d,A\n'
+    )
+    benchmark = pfungst.load(path)
+    assert benchmark.provenance.format == "mmlu" and benchmark[0].answer == "unknown"
+
+
+def test_every_shared_subject_file_is_detected_as_mmlu(shared_data: Path) -> None:
+    files = sorted((shared_data / "mmlu").rglob("*.csv"))
+    assert files and all(pfungst.data.detect_format(file) == "mmlu" for file in files)

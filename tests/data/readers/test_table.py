@@ -64,7 +64,11 @@ def test_unknown_mapping_key_lists_the_valid_ones(tmp_path: Path) -> None:
 def test_a_file_no_reader_claims_asks_for_a_format(tmp_path: Path) -> None:
     path = tmp_path / "mystery.jsonl"
     path.write_text(json.dumps({"prompt_text": "q", "opts": ["a", "b"], "k": 0}) + "\n")
-    with pytest.raises(DataError, match=r"mystery\.jsonl: the format could not be detected\. Pass --reader NAME"):
+    with pytest.raises(
+        DataError,
+        match=r"mystery\.jsonl: the format could not be detected: (.|\n)*--map "
+        r"question=prompt_text --map options=opts --map answer=k (.|\n)*Or pass --reader NAME",
+    ):
         pfungst.load(path)
 
 

@@ -29,12 +29,13 @@ from defusedxml.expatreader import DefusedExpatParser
 from pfungst.data.answers import AnswerError, resolve_answer
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.builder import BenchmarkBuilder, ReadOptions
+from pfungst.data.layout_catalog import COPA_QUESTIONS
 from pfungst.data.readers.sniffing import head_text
 from pfungst.errors import ReaderError
 
 __all__ = ["CopaReader"]
 
-_QUESTIONS = {"cause": "What was the CAUSE of this?", "effect": "What happened as a RESULT?"}
+_QUESTIONS = COPA_QUESTIONS
 _PARTS = ("p", "a1", "a2")
 _MIRROR_OFFSET = 1000
 

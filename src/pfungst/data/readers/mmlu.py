@@ -12,7 +12,7 @@ from pathlib import Path
 from pfungst.data.answers import AnswerError, resolve_answer
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.builder import BenchmarkBuilder, ReadOptions
-from pfungst.data.readers.sniffing import head_lines
+from pfungst.data.readers.sniffing import head_text
 from pfungst.data.records import iter_csv
 from pfungst.errors import ReaderError
 
@@ -70,13 +70,12 @@ def _add_row(builder: BenchmarkBuilder, line: int, row: list[str], subject: str,
 
 
 def _looks_like_mmlu(file: Path) -> bool:
+    """Whether the first row has six fields ending in a letter A-D (a quoted question may span several lines)."""
     import csv
+    import io
 
-    lines = head_lines(file, 1)
-    if not lines:
-        return False
     try:
-        row = next(csv.reader(lines))
+        row = next(csv.reader(io.StringIO(head_text(file), newline="")))
     except (csv.Error, StopIteration):
         return False
     return len(row) == 6 and row[5].strip() in ("A", "B", "C", "D")

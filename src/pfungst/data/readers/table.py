@@ -1,20 +1,24 @@
 """Generic JSON lines, CSV, TSV and Parquet tables, read through a :class:`~pfungst.data.mapping.ColumnMapping`.
 
 They are chosen by name, by a mapping, or (by the loader, when no specific reader claims a file) when the table's
-first row fits one of the common :data:`~pfungst.data.mapping.LAYOUTS`, which then maps it. Example::
+first row fits one of the common :data:`~pfungst.data.layout_catalog.LAYOUTS`, which then maps it. Example::
 
     pfungst inspect items.csv --reader csv --map question=stem --map option_columns=A,B,C,D --map answer=key
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.builder import BenchmarkBuilder, ReadOptions
-from pfungst.data.mapping import ColumnMapping, detect_layout
+from pfungst.data.layout_catalog import choose_layout, detect_layout
+from pfungst.data.layouts import Layout, LayoutRowError, LayoutWarning
+from pfungst.data.mapping import ColumnMapping
 from pfungst.data.readers.sniffing import first_csv_row, first_json_record, first_parquet_row
 from pfungst.data.records import Record, iter_csv, iter_jsonl, iter_parquet
 from pfungst.errors import ReaderError
@@ -32,23 +36,46 @@ def read_mapped(
     """Build a benchmark from ``records`` (dicts) with the column mapping in ``options.mapping``.
 
     Columns are resolved against the first well-formed row; a mapping that names a missing column is fatal
-    whatever the error policy, since every row would fail the same way. Without a mapping, a first row in one of
-    the common :data:`~pfungst.data.mapping.LAYOUTS` chooses that layout's mapping.
+    whatever the error policy, since every row would fail the same way. Without a mapping (or with ``layout=NAME``)
+    the common layout the rows fit (:func:`~pfungst.data.layout_catalog.choose_layout`) gives the mapping; keys
+    given beside ``layout`` override its own. A choice among several fitting layouts, or an answer column that
+    could count from 0 or 1, is said in a :class:`~pfungst.data.layouts.LayoutWarning` and kept in provenance.
     """
-    ColumnMapping.from_settings(options.mapping)  # a bad key or template is refused before the file is read
+    settings = dict(options.mapping)
+    layout_name = str(settings.pop("layout", "") or "")
+    ColumnMapping.from_settings(settings)  # a bad key or template is refused before the file is read
     rows = list(records)
-    first = next((record for record in rows if record.error is None), None)
-    layout = detect_layout(first.raw) if first is not None and not options.mapping else None
-    mapping = ColumnMapping.from_settings(layout.settings_for(first.raw) if layout and first else options.mapping)
-    if first is not None:
-        mapping = mapping.resolve(list(first.raw), (str(path), first.line))
+    good = [record.raw for record in rows if record.error is None and isinstance(record.raw, Mapping)]
+    choice = choose_layout(good, layout_name) if layout_name or not settings else None
+    if choice is not None:
+        for note in choice.notes:
+            warnings.warn(f"{path}: {note}", LayoutWarning, stacklevel=2)
+        settings = {**choice.reading.settings, **settings}
+    mapping = ColumnMapping.from_settings(settings)
+    if good:
+        derived = list(choice.layout.derived) if choice is not None else []
+        first_line = next(record.line for record in rows if record.error is None and isinstance(record.raw, Mapping))
+        mapping = mapping.resolve([*good[0], *derived], (str(path), first_line))
     builder = BenchmarkBuilder(path, format, options, labels=mapping.labels if mapping.shared_labels else None)
     for record in rows:
         with builder.row(record.line):
             row = record.data()
+            if choice is not None and isinstance(row, Mapping):
+                row = _prepare(builder, record.line, choice.layout, row)
             _check_columns(path, record.line, row, mapping)
             mapping.add_row(builder, record.line, row)
-    return builder.build(name)
+    benchmark = builder.build(name)
+    if choice is None:
+        return benchmark
+    return replace(benchmark, provenance=replace(benchmark.provenance, layout=choice.provenance))
+
+
+def _prepare(builder: BenchmarkBuilder, line: int, layout: Layout, row: Mapping[str, Any]) -> dict[str, Any]:
+    """The row with the layout's derived columns (COPA's question text, BoolQ's yes / no)."""
+    try:
+        return layout.prepare(row)
+    except LayoutRowError as error:
+        raise builder.error(line, error.field, error.reason) from None
 
 
 def _check_columns(path: Path, line: int, row: dict, mapping: ColumnMapping) -> None:
@@ -77,6 +104,19 @@ class _TableReader:
 
     def read(self, path: Path, options: ReadOptions) -> Benchmark:
         return read_mapped(path, type(self)._iterate(path), options, self.name)
+
+    def first_rows(self, path: Path, count: int = 1000) -> list[dict[str, Any]]:
+        """Up to ``count`` well-formed rows from the start (for a mapping hint); [] when the file cannot be read."""
+        rows: list[dict[str, Any]] = []
+        try:
+            for record in type(self)._iterate(path):
+                if record.error is None and isinstance(record.raw, dict) and record.raw:
+                    rows.append(record.raw)
+                if len(rows) >= count:
+                    break
+        except ReaderError:
+            return rows
+        return rows
 
 
 class JsonlTableReader(_TableReader):
