@@ -111,6 +111,8 @@ class OpenAIModel:
         http: Backoff, jitter seed, sleep function and transport (tests); none of it changes an answer.
         deadline: Seconds one request may take from sending it to the answer's last byte (default: twice its read
             timeout); a server sending slower is cut off and the request retried.
+        debug: Show the server's own text in error messages (scrubbed of the key and the URL's credentials); by
+            default a message gives the status, its class and the body's length and hash only.
 
     Raises:
         ConfigError: An option is out of range.
@@ -134,6 +136,7 @@ class OpenAIModel:
         bos_text: str | None = None,
         http: HttpOptions | None = None,
         deadline: float | None = None,
+        debug: bool = False,
     ) -> None:
         check_options(base_url, max_concurrency, timeout, retries, retry_budget, deadline)
         root = server_root(base_url)
@@ -147,7 +150,7 @@ class OpenAIModel:
             timeout=timeout,
             max_retries=retries,
             max_connections=max_concurrency,
-            options=http or HttpOptions(),
+            options=replace(http or HttpOptions(), debug=debug or (http is not None and http.debug)),
             retry_budget=retry_budget,
             deadline=deadline,
         )
