@@ -84,7 +84,9 @@ def test_a_broken_200_body_is_retried_like_a_5xx(fault: httpx.Response | Excepti
 
 def test_a_body_that_is_never_json_fails_after_the_retries_with_an_excerpt() -> None:
     handler, seen = _sequence(httpx.Response(200, content=b"<html>maintenance</html>"))
-    with pytest.raises(ResponseInvalid, match=r"expected a JSON object, got '<html>maintenance</html>' \[a body of 24 bytes.*4 attempt"):
+    with pytest.raises(
+        ResponseInvalid, match=r"expected a JSON object, got '<html>maintenance</html>' \[a body of 24 bytes.*4 attempt"
+    ):
         _client(handler, FakeClock(), max_retries=3).post("/v1/completions", {})
     assert len(seen) == 4
 
@@ -92,7 +94,9 @@ def test_a_body_that_is_never_json_fails_after_the_retries_with_an_excerpt() -> 
 def test_the_retry_budget_in_seconds_ends_retries_before_the_attempt_count() -> None:
     handler, seen = _sequence(httpx.Response(503, json={"detail": "overloaded"}))
     clock = FakeClock()
-    with pytest.raises(RequestFailed, match=r"HTTP 503 after \d attempt\(s\) \(a server error\): overloaded.*retry budget of 10 s"):
+    with pytest.raises(
+        RequestFailed, match=r"HTTP 503 after \d attempt\(s\) \(a server error\): overloaded.*retry budget of 10 s"
+    ):
         _client(handler, clock, max_retries=50, retry_budget=10.0).post("/v1/completions", {})
     assert sum(clock.waits) <= 10.0
     assert 3 <= len(seen) < 10
@@ -169,7 +173,11 @@ def test_credential_headers_a_server_echoes_are_scrubbed() -> None:
             RequestFailed,
             r"HTTP 401 \(authentication failed: check the API key\): Invalid API key",
         ),
-        (httpx.Response(400, json={"detail": "unsupported field"}), RequestFailed, r"HTTP 400 \(.*malformed\): unsupported field"),
+        (
+            httpx.Response(400, json={"detail": "unsupported field"}),
+            RequestFailed,
+            r"HTTP 400 \(.*malformed\): unsupported field",
+        ),
         (
             httpx.Response(500, json={"detail": "CUDA out of memory"}),
             RequestFailed,
