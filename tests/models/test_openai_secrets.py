@@ -4,21 +4,14 @@ Real CLI commands (``score`` with a letter rule, which probes the server, and wi
 against a loopback server that echoes every request back (the Authorization header included) in each hostile shape
 of :mod:`tests.models.echo_server`; then every output is searched for any six characters of each secret,
 case-insensitively: stdout, stderr, every file written, every row of every table of the cache, its raw bytes. The
-search does not trust the scrubber's own idea of an encoding: it decodes every output the ways a reader could
-(reversed; NFKC with whitespace and format characters removed; percent-decoded; every run of base64 or hex
-characters decoded at each offset, twice over, since a Basic token echoed in base64 is base64 of base64) and
-searches each decoded view.
+search (:mod:`tests.models.leak_search`) does not trust the scrubber's idea of an encoding: it decodes every output
+itself.
 """
 
 from __future__ import annotations
 
 import base64
-import binascii
-import contextlib
-import re
 import sqlite3
-import unicodedata
-import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -28,6 +21,7 @@ pytest.importorskip("httpx", reason="the openai backend needs httpx: pip install
 
 from pfungst.cli import app  # noqa: E402
 from tests.models.echo_server import ENCODED_MODES, MODES, EchoServer  # noqa: E402
+from tests.models.leak_search import leaks as _leaks  # noqa: E402
 
 CANARY = "sk-CANARYq7Zx9Wv2Lm4Tp8Rk"  # no long run of digits: a piece must not be found in a number
 URL_USER = "user-Kx9Qw7Zt"
@@ -37,56 +31,6 @@ ITEMS = (
     '{"question": "Which is a number?", "choices": ["cat", "nine", "blue", "go"], "answer": 1}\n'
 )
 runner = CliRunner()
-
-
-def _pieces(secret: str) -> set[str]:
-    return {secret[i : i + 6].lower() for i in range(len(secret) - 5)}
-
-
-_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{8,}")
-_HEX_RUN = re.compile(r"[0-9A-Fa-f]{12,}")
-
-
-def _decoded(text: str) -> list[str]:
-    """What base64 and hex runs in ``text`` decode to (each offset; bytes as latin-1, garbage included)."""
-    found = []
-    for run in _BASE64_RUN.findall(text):
-        for offset in range(4):
-            part = run[offset:]
-            part = part[: len(part) - len(part) % 4]
-            for alphabet in (b"+/", b"-_"):
-                with_alphabet = part.replace("-", "+").replace("_", "/") if alphabet == b"-_" else part
-                with contextlib.suppress(binascii.Error, ValueError):
-                    found.append(base64.b64decode(with_alphabet, validate=False).decode("latin-1"))
-    for run in _HEX_RUN.findall(text):
-        for offset in range(2):
-            part = run[offset:]
-            found.append(bytes.fromhex(part[: len(part) - len(part) % 2]).decode("latin-1"))
-    return found
-
-
-def _views(text: str, depth: int = 2) -> list[str]:
-    """``text`` as a reader could decode it: itself, compatibility-normalised without whitespace and format
-    characters, percent-decoded, each of these reversed, and the base64 and hex runs of each decoded (``depth``
-    times over)."""
-    folded = "".join(
-        c for c in unicodedata.normalize("NFKC", text) if not c.isspace() and unicodedata.category(c) != "Cf"
-    )
-    views = [text, folded, urllib.parse.unquote(text)]
-    views += [view[::-1] for view in views]
-    if depth:
-        views += [deeper for view in views[:] for decoded in _decoded(view) for deeper in _views(decoded, depth - 1)]
-    return views
-
-
-def _leaks(texts: dict[str, str], secrets: tuple[str, ...]) -> dict[str, list[str]]:
-    """Where any six-character piece of a secret appears (case-insensitive) in any decoded view of an output."""
-    pieces = set().union(*(_pieces(secret) for secret in secrets))
-    found = {}
-    for where, text in texts.items():
-        views = [view.lower() for view in _views(text)]
-        found[where] = sorted(piece for piece in pieces if any(piece in view for view in views))
-    return {where: hits for where, hits in found.items() if hits}
 
 
 def _cache_rows(path: Path) -> str:
