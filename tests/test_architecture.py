@@ -24,6 +24,7 @@ SHARED = {
     "schema",
     "serialization",
     "path_checks",
+    "folder_walk",
     "lazy",
     "display",
     "results",

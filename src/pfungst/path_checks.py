@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pfungst.errors import ConfigError
+from pfungst.folder_walk import walk_files
 
 __all__ = ["MAX_NEW_FOLDERS", "check_distinct_inputs", "check_outputs", "create_beside", "file_kind"]
 
@@ -117,24 +118,11 @@ def _sources(inputs: Iterable[str | Path | None]) -> list[tuple[str, Path, tuple
 
 
 def _files_beneath(folders: Iterable[str]) -> Iterator[str]:
-    """Every file in ``folders`` and their subfolders, depth-first without recursion; a folder reached twice (a
-    link loop) is walked once."""
-    stack = [folder for folder in folders if os.path.isdir(folder)]
-    seen: set[tuple[int, int] | None] = set()
-    while stack:
-        folder = stack.pop()
-        if _identity(folder) in seen:
-            continue
-        seen.add(_identity(folder))
-        try:
-            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.is_dir():  # a link to a folder too
-                stack.append(entry.path)
-            else:
-                yield entry.path
+    """Every file in ``folders`` and their subfolders (:func:`~pfungst.folder_walk.walk_files`: links to folders
+    are not followed, so a link loop or a link out of the folder is not walked)."""
+    for folder in folders:
+        if os.path.isdir(folder):
+            yield from (str(path) for path in walk_files(folder).files)
 
 
 def check_distinct_inputs(paths: Iterable[str | Path], option: str) -> None:

@@ -10,6 +10,10 @@ Modes, each a way a real server (or a proxy, or a debugging stub) leaks the key 
 - ``split``: as ``text``, the echo with a space after every eleventh character (the key cut in two or three);
 - ``masked``: as ``text``, the text being OpenAI's own message with its masked key (``sk-CANARY123****cdef``);
 - ``masked-401``: every completion is refused with 401 and OpenAI's message with the masked key;
+- ``encoded-200``, ``encoded-401``, ``encoded-500``: every completion answers with that status, its text (200) or
+  error message (401, 500) being the Authorization value and the bare credential in each encoding of
+  :func:`encoded_echoes` (reversed, base64 and base64url at three byte alignments, hex in both cases, percent,
+  full-width, split by zero-width characters and by whitespace); the model id is the same text;
 - ``chat-only`` (no leak): ``/v1/completions`` and the tokenize routes are not served (404), chat is as ``text``.
 
 A server also slow-drips (``drip``): headers, then one byte every ``drip_interval`` seconds. Each server answers at
@@ -18,21 +22,41 @@ most ``REQUEST_LIMIT`` requests (then 500), so no test loop can run unbounded.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import http.server
 import json
 import threading
 import time
+import urllib.parse
 from typing import Any
 
 REQUEST_LIMIT = 200
 MODES = ("shape", "text", "upper", "split", "masked", "masked-401")
+ENCODED_MODES = ("encoded-200", "encoded-401", "encoded-500")
 TOP = {" A": -0.5, " B": -1.5, " C": -2.0, " D": -2.5, "A": -3.0, "B": -3.5, "C": -4.0, "D": -4.5}
 
 
 def _masked(authorization: str) -> str:
     key = authorization.split()[-1] if authorization else ""
     return f"Incorrect API key provided: {key[:12]}{'*' * 10}{key[-4:]}. You can find your API key at ..."
+
+
+def encoded_echoes(value: str) -> list[str]:
+    """``value`` in each encoding a server (or a proxy, or a debugging stub) may echo it in."""
+    raw = value.encode("utf-8")
+    forms = [value[::-1], value[::-1].upper(), raw.hex(), raw.hex().upper()]
+    for prefix in (b"", b"{", b"{'"):  # each of the three byte alignments inside a longer encoded text
+        forms += [base64.b64encode(prefix + raw + b"'}").decode(), base64.urlsafe_b64encode(prefix + raw).decode()]
+    forms += [urllib.parse.quote(value, safe=""), "".join(f"%{byte:02X}" for byte in raw)]
+    forms += ["".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in value)]  # full-width
+    forms += ["\u200b".join(value), "\u2060 ".join(value[i : i + 3] for i in range(0, len(value), 3))]
+    return forms
+
+
+def _encoded(authorization: str) -> str:
+    credential = authorization.split()[-1] if authorization else ""
+    return " | ".join(encoded_echoes(authorization) + encoded_echoes(credential))
 
 
 def _transform(mode: str, echo: str, authorization: str) -> str:
@@ -42,6 +66,8 @@ def _transform(mode: str, echo: str, authorization: str) -> str:
         return " ".join(echo[i : i + 11] for i in range(0, len(echo), 11))
     if mode == "masked":
         return _masked(authorization)
+    if mode.startswith("encoded"):
+        return _encoded(authorization)
     return echo
 
 
@@ -62,6 +88,10 @@ def answer(mode: str, path: str, echo: str, authorization: str) -> tuple[int, di
         return 200, {"tokens": _transform(mode, echo, authorization)}
     if mode == "masked-401":
         return 401, {"error": {"message": _masked(authorization), "type": "invalid_request_error"}}
+    if mode == "encoded-401":
+        return 401, {"error": {"message": _encoded(authorization), "type": "invalid_request_error"}}
+    if mode == "encoded-500":
+        return 500, {"detail": _encoded(authorization)}
     text = _transform(mode, echo, authorization)
     if path.startswith("/v1/chat/completions"):
         return 200, {"choices": [{"message": {"content": text}, "finish_reason": "stop"}]}

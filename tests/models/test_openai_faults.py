@@ -46,7 +46,8 @@ class FakeClock:
 
 
 def _client(handler: Handler, clock: FakeClock, **options: Any) -> JsonClient:
-    http = HttpOptions(sleep=clock.sleep, clock=clock, transport=httpx.MockTransport(handler))
+    debug = options.pop("debug", True)  # these tests read the server's text; test_openai_transport checks without
+    http = HttpOptions(sleep=clock.sleep, clock=clock, transport=httpx.MockTransport(handler), debug=debug)
     api_key = options.pop("api_key", None)
     settings: dict[str, Any] = {"timeout": 1.0, "max_retries": 5, "max_connections": 1, **options}
     return JsonClient("http://server.test", api_key, options=http, **settings)
@@ -83,7 +84,9 @@ def test_a_broken_200_body_is_retried_like_a_5xx(fault: httpx.Response | Excepti
 
 def test_a_body_that_is_never_json_fails_after_the_retries_with_an_excerpt() -> None:
     handler, seen = _sequence(httpx.Response(200, content=b"<html>maintenance</html>"))
-    with pytest.raises(ResponseInvalid, match=r"expected a JSON object, got '<html>maintenance</html>'.*4 attempt"):
+    with pytest.raises(
+        ResponseInvalid, match=r"expected a JSON object, got '<html>maintenance</html>' \[a body of 24 bytes.*4 attempt"
+    ):
         _client(handler, FakeClock(), max_retries=3).post("/v1/completions", {})
     assert len(seen) == 4
 
@@ -91,7 +94,9 @@ def test_a_body_that_is_never_json_fails_after_the_retries_with_an_excerpt() -> 
 def test_the_retry_budget_in_seconds_ends_retries_before_the_attempt_count() -> None:
     handler, seen = _sequence(httpx.Response(503, json={"detail": "overloaded"}))
     clock = FakeClock()
-    with pytest.raises(RequestFailed, match=r"HTTP 503 after \d attempt\(s\): overloaded.*retry budget of 10 s"):
+    with pytest.raises(
+        RequestFailed, match=r"HTTP 503 after \d attempt\(s\) \(a server error\): overloaded.*retry budget of 10 s"
+    ):
         _client(handler, clock, max_retries=50, retry_budget=10.0).post("/v1/completions", {})
     assert sum(clock.waits) <= 10.0
     assert 3 <= len(seen) < 10
@@ -166,13 +171,17 @@ def test_credential_headers_a_server_echoes_are_scrubbed() -> None:
         (
             httpx.Response(401, json={"error": {"message": "Invalid API key"}}),
             RequestFailed,
-            r"HTTP 401: Invalid API key.*API key",
+            r"HTTP 401 \(authentication failed: check the API key\): Invalid API key",
         ),
-        (httpx.Response(400, json={"detail": "unsupported field"}), RequestFailed, r"HTTP 400: unsupported field"),
+        (
+            httpx.Response(400, json={"detail": "unsupported field"}),
+            RequestFailed,
+            r"HTTP 400 \(.*malformed\): unsupported field",
+        ),
         (
             httpx.Response(500, json={"detail": "CUDA out of memory"}),
             RequestFailed,
-            r"HTTP 500 after 2 attempt\(s\): CUDA out",
+            r"HTTP 500 after 2 attempt\(s\) \(a server error\): CUDA out",
         ),
         (httpx.Response(200, content=b"not json"), ResponseInvalid, r"expected a JSON object, got 'not json'"),
     ],
@@ -182,7 +191,7 @@ def test_a_server_failing_everything_is_reported_with_its_status_and_message(
     answer: httpx.Response, error: type[Exception], match: str
 ) -> None:
     http = HttpOptions(sleep=lambda _: None, transport=httpx.MockTransport(lambda request: answer))
-    model = OpenAIModel("http://server.test", "m", retries=1, http=http)
+    model = OpenAIModel("http://server.test", "m", retries=1, http=http, debug=True)
     with pytest.raises(error, match=match):
         model.next_token_logprobs([NextTokenRequest("Answer:", (" A", " B"))])
 

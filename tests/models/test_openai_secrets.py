@@ -3,11 +3,14 @@
 Real CLI commands (``score`` with a letter rule, which probes the server, and with generation; ``stress``) run
 against a loopback server that echoes every request back (the Authorization header included) in each hostile shape
 of :mod:`tests.models.echo_server`; then every output is searched for any six characters of each secret,
-case-insensitively: stdout, stderr, every file written, every row of every table of the cache, its raw bytes.
+case-insensitively: stdout, stderr, every file written, every row of every table of the cache, its raw bytes. The
+search (:mod:`tests.models.leak_search`) does not trust the scrubber's idea of an encoding: it decodes every output
+itself.
 """
 
 from __future__ import annotations
 
+import base64
 import sqlite3
 from pathlib import Path
 
@@ -17,7 +20,8 @@ from typer.testing import CliRunner
 pytest.importorskip("httpx", reason="the openai backend needs httpx: pip install 'pfungst[openai]'")
 
 from pfungst.cli import app  # noqa: E402
-from tests.models.echo_server import MODES, EchoServer  # noqa: E402
+from tests.models.echo_server import ENCODED_MODES, MODES, EchoServer  # noqa: E402
+from tests.models.leak_search import leaks as _leaks  # noqa: E402
 
 CANARY = "sk-CANARYq7Zx9Wv2Lm4Tp8Rk"  # no long run of digits: a piece must not be found in a number
 URL_USER = "user-Kx9Qw7Zt"
@@ -27,17 +31,6 @@ ITEMS = (
     '{"question": "Which is a number?", "choices": ["cat", "nine", "blue", "go"], "answer": 1}\n'
 )
 runner = CliRunner()
-
-
-def _pieces(secret: str) -> set[str]:
-    return {secret[i : i + 6].lower() for i in range(len(secret) - 5)}
-
-
-def _leaks(texts: dict[str, str], secrets: tuple[str, ...]) -> dict[str, list[str]]:
-    """Where any six-character piece of a secret appears (case-insensitive): source -> pieces found."""
-    pieces = set().union(*(_pieces(secret) for secret in secrets))
-    found = {where: sorted(p for p in pieces if p in text.lower()) for where, text in texts.items()}
-    return {where: hits for where, hits in found.items() if hits}
 
 
 def _cache_rows(path: Path) -> str:
@@ -61,10 +54,11 @@ def _run(arguments: list[str], texts: dict[str, str]) -> int:
     return result.exit_code
 
 
-def _commands(spec: str, folder: Path) -> list[list[str]]:
+def _commands(spec: str, folder: Path, *more: str) -> list[list[str]]:
     data = folder / "items.jsonl"
     data.write_text(ITEMS)
     common = ["--model", spec, "--cache", str(folder / "cache.sqlite"), "--retries", "0", "--timeout", "5", "--quiet"]
+    common += more
     out = folder / "out"
     score = ["score", str(data), *common]
     return [
@@ -116,3 +110,43 @@ def test_models_compared_by_stress_are_named_without_the_credentials_of_their_ur
     texts.update(_outputs(tmp_path))
     assert f"openai:{server.url}#m (1)" in texts[str(tmp_path / "out" / "ranks.json")]
     assert _leaks(texts, (URL_USER, URL_PASSWORD)) == {}
+
+
+def _detector_finds(echo: str, secret: str) -> bool:
+    return bool(_leaks({"echo": f"said: {echo} (end)"}, (secret,)))
+
+
+def test_the_leak_search_finds_each_encoding_the_server_echoes() -> None:
+    from tests.models.echo_server import encoded_echoes
+
+    basic = base64.b64encode(f"{URL_USER}:{URL_PASSWORD}".encode()).decode()
+    for echo in encoded_echoes(f"Bearer {CANARY}"):
+        assert _detector_finds(echo, CANARY), echo
+    reversed_upper = 1  # the Basic token upper-cased: its case is lost, so no decoder reads the password back
+    for index, echo in enumerate(encoded_echoes(f"Basic {basic}")):
+        assert index == reversed_upper or _detector_finds(echo, URL_PASSWORD), echo
+    assert not _detector_finds("an answer with no secret in it, 0.4152593 and c2stQ0E= (five characters)", CANARY)
+
+
+@pytest.mark.parametrize("mode", ENCODED_MODES)
+@pytest.mark.parametrize("where", ["environment", "url"])
+def test_a_key_echoed_encoded_in_a_200_401_or_500_body_appears_in_no_output_even_with_debug(
+    mode: str, where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PFUNGST_CACHE", str(tmp_path / "default-cache.sqlite"))
+    with EchoServer(mode) as server:
+        if where == "environment":
+            monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+            spec, secrets = f"openai:{server.url}#m", (CANARY,)
+        else:
+            monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+            spec = f"openai:{server.url.replace('://', f'://{URL_USER}:{URL_PASSWORD}@')}#m"
+            secrets = (URL_USER, URL_PASSWORD)
+        texts: dict[str, str] = {}
+        codes = [_run(command, texts) for command in _commands(spec, tmp_path, "--debug")]
+        assert 0 < server.requests <= 200
+    assert codes == ([0, 0, 0] if mode == "encoded-200" else [2, 2, 2]), texts
+    if mode != "encoded-200":  # --debug showed the server's (scrubbed) text
+        assert all("[a body of" in texts[name] for name in texts if name.endswith("stderr")), texts
+    texts.update(_outputs(tmp_path))
+    assert _leaks(texts, secrets) == {}

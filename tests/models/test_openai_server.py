@@ -158,7 +158,7 @@ def test_greedy_generation_matches_in_process(served: OpenAIModel, in_process: L
 def test_a_prompt_longer_than_the_context_window_is_request_failed_with_the_servers_reason(
     llama_server: str,
 ) -> None:
-    model = OpenAIModel(llama_server, "smollm2", retries=0)
+    model = OpenAIModel(llama_server, "smollm2", retries=0, debug=True)  # debug: the server's own reason shown
     with model, pytest.raises(RequestFailed, match=r"HTTP (400|500).*(context|token)"):
         model.generate([GenerateRequest("word " * 3000, max_tokens=1)])
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import http.server
 import itertools
 import json
@@ -43,10 +44,10 @@ def _scripted(*steps: httpx.Response | Exception) -> tuple[Handler, list[httpx.R
 
 
 def _client(
-    handler: Handler, *, max_retries: int = 5, seed: int = 0, api_key: str | None = None
+    handler: Handler, *, max_retries: int = 5, seed: int = 0, api_key: str | None = None, debug: bool = False
 ) -> tuple[JsonClient, list[float]]:
     delays: list[float] = []
-    options = HttpOptions(sleep=delays.append, transport=httpx.MockTransport(handler), seed=seed)
+    options = HttpOptions(sleep=delays.append, transport=httpx.MockTransport(handler), seed=seed, debug=debug)
     client = JsonClient(
         "http://server.test", api_key, timeout=1.0, max_retries=max_retries, max_connections=2, options=options
     )
@@ -76,11 +77,11 @@ def test_retry_after_header_sets_the_wait_up_to_the_ceiling() -> None:
 
 def test_500s_exhaust_retries_then_request_failed_names_status_and_server_message() -> None:
     handler, seen = _scripted(httpx.Response(500, json={"detail": "model crashed"}))
-    client, delays = _client(handler, max_retries=3)
+    client, delays = _client(handler, max_retries=3, debug=True)
     with pytest.raises(
         RequestFailed,
-        match=r"POST http://server\.test/v1/completions: HTTP 500 after 4 attempt\(s\): "
-        r"model crashed",
+        match=r"POST http://server\.test/v1/completions: HTTP 500 after 4 attempt\(s\) \(a server error\): "
+        r"model crashed \[a body of 26 bytes \(sha256 [0-9a-f]{12}\)\]",
     ):
         client.post("/v1/completions", {})
     assert len(seen) == 4
@@ -134,10 +135,35 @@ def test_refused_connection_to_a_closed_local_port_is_backend_unavailable() -> N
 
 def test_client_error_is_not_retried_and_names_the_openai_error_message() -> None:
     handler, seen = _scripted(httpx.Response(400, json={"error": {"message": "logprobs must be <= 5"}}))
-    client, delays = _client(handler)
-    with pytest.raises(RequestFailed, match=r"HTTP 400: logprobs must be <= 5"):
+    client, delays = _client(handler, debug=True)
+    with pytest.raises(RequestFailed, match=r"HTTP 400 \(the server refused the request as malformed\): logprobs must"):
         client.post("/v1/completions", {})
     assert len(seen) == 1 and delays == []
+
+
+@pytest.mark.parametrize(
+    ("status", "reason"),
+    [(401, "authentication failed"), (404, "not found: check base_url"), (429, "rate limited"), (503, "server error")],
+)
+def test_without_debug_a_server_error_gives_status_reason_length_and_hash_but_not_the_body(
+    status: int, reason: str
+) -> None:
+    body = b'{"error": {"message": "the server says something private"}}'
+    client, _ = _client(_scripted(httpx.Response(status, content=body))[0], max_retries=0)
+    with pytest.raises(RequestFailed) as caught:
+        client.post("/v1/completions", {})
+    message = str(caught.value)
+    digest = hashlib.sha256(body).hexdigest()[:12]
+    assert f"HTTP {status}" in message and reason in message
+    assert f"a body of {len(body)} bytes (sha256 {digest}); run with --debug" in message
+    assert "private" not in message
+
+
+def test_without_debug_a_body_that_is_not_json_is_not_quoted() -> None:
+    client, _ = _client(_scripted(httpx.Response(200, content=b"<html>private</html>"))[0], max_retries=0)
+    with pytest.raises(ResponseInvalid, match=r"got a body of 20 bytes \(sha256 [0-9a-f]{12}\)") as caught:
+        client.post("/v1/completions", {})
+    assert "private" not in str(caught.value)
 
 
 @pytest.mark.parametrize("body", [b"<html>oops</html>", b'{"choices": [', b"[1, 2]"])
@@ -172,6 +198,7 @@ def test_api_key_is_sent_as_bearer_but_never_shown(monkeypatch: pytest.MonkeyPat
         api_key_env="PFUNGST_TEST_KEY",
         retries=0,
         http=HttpOptions(sleep=lambda _: None, transport=httpx.MockTransport(handler)),
+        debug=True,
     )
     assert model.fingerprint == "openai:http://server.test#served-model"
     with pytest.raises(RequestFailed, match=r"HTTP 401") as caught:
@@ -183,7 +210,7 @@ def test_api_key_is_sent_as_bearer_but_never_shown(monkeypatch: pytest.MonkeyPat
 
 
 def test_api_key_is_scrubbed_from_every_error_the_client_raises() -> None:
-    client, _ = _client(_leaky_server, max_retries=0, api_key=SECRET)
+    client, _ = _client(_leaky_server, max_retries=0, api_key=SECRET, debug=True)
     with pytest.raises(RequestFailed) as caught:
         client.post("/v1/completions", {})
     assert SECRET not in str(caught.value) and SECRET not in repr(client)

@@ -1,10 +1,19 @@
-"""The scrubber removes a secret in every form a server may echo it, and the credentials of a URL."""
+"""The scrubber removes a secret in every form a server may echo it, and the credentials of a URL; property tests over
+random secrets and every encoding, searched by an independent decoder (:mod:`tests.models.leak_search`)."""
 
 from __future__ import annotations
 
+import base64
+import string
+import urllib.parse
+from collections.abc import Callable
+
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from pfungst.models.secrets import Scrubber, spec_without_credentials, url_credentials, without_credentials
+from tests.models.leak_search import leaks
 
 KEY = "sk-CANARYq7Zx9Wv2Lm4Tp8Rk"
 
@@ -58,3 +67,71 @@ def test_a_url_without_credentials_is_unchanged() -> None:
 def test_a_model_spec_is_shown_without_the_credentials_of_its_url() -> None:
     assert spec_without_credentials(f"openai:http://u:{KEY}@127.0.0.1:9#m") == "openai:http://127.0.0.1:9#m"
     assert spec_without_credentials("smollm2") == "smollm2"
+
+
+# -- every encoding, over random secrets (hypothesis) ----------------------------------------------------------------
+
+SECRET_CHARS = string.ascii_letters + string.digits + "-_.:@/+=!~"
+AROUND = st.text(alphabet=" ,;?äöüÄÖÜß\n", max_size=20)  # shares no character with a secret or its encodings
+RUNS = settings(max_examples=150, deadline=None)
+
+
+def _b64(prefix: bytes, urlsafe: bool) -> Callable[[str], str]:
+    encode = base64.urlsafe_b64encode if urlsafe else base64.b64encode
+    return lambda secret: encode(prefix + secret.encode() + b"?!").decode()
+
+
+ENCODINGS: dict[str, Callable[[str], str]] = {
+    "plain": lambda s: s,
+    "upper": str.upper,
+    "swapped case": str.swapcase,
+    "reversed": lambda s: s[::-1],
+    "reversed upper": lambda s: s[::-1].upper(),
+    "hex": lambda s: s.encode().hex(),
+    "HEX": lambda s: s.encode().hex().upper(),
+    "percent": lambda s: urllib.parse.quote(s, safe=""),
+    "percent, every byte": lambda s: "".join(f"%{b:02x}" for b in s.encode()),
+    "full-width": lambda s: "".join(chr(ord(c) + 0xFEE0) for c in s),
+    "zero-width": "\u200b".join,
+    "word joiner and soft hyphen": lambda s: "\u2060\u00ad".join(s),
+    "spaces": lambda s: " ".join(s[i : i + 5] for i in range(0, len(s), 5)),
+    "line breaks": lambda s: "\n    ".join(s[i : i + 7] for i in range(0, len(s), 7)),
+    **{f"base64 at {k}": _b64(b"x" * k, urlsafe=False) for k in range(3)},
+    **{f"base64url at {k}": _b64(b"\xfb" * k, urlsafe=True) for k in range(3)},
+}
+
+
+@RUNS
+@given(
+    secret=st.text(alphabet=SECRET_CHARS, min_size=8, max_size=40),
+    encoding=st.sampled_from(sorted(ENCODINGS)),
+    before=AROUND,
+    after=AROUND,
+)
+@example(secret=KEY, encoding="base64 at 1", before="", after="")
+def test_a_secret_in_any_encoding_leaves_no_six_characters_and_the_text_around_it_intact(
+    secret: str, encoding: str, before: str, after: str
+) -> None:
+    echoed = ENCODINGS[encoding](secret)
+    scrubbed = Scrubber([secret])(f"{before}<{echoed}>{after}")
+    assert leaks({"scrubbed": scrubbed}, (secret,)) == {}
+    assert scrubbed.startswith(f"{before}<") and scrubbed.endswith(f">{after}")
+
+
+@RUNS
+@given(
+    user=st.text(alphabet=SECRET_CHARS.replace(":", ""), min_size=4, max_size=12),
+    password=st.text(alphabet=SECRET_CHARS, min_size=8, max_size=24),
+    encoding=st.sampled_from(["plain", "reversed", "base64 at 0", "base64 at 1", "base64 at 2", "hex", "percent"]),
+)
+def test_the_basic_token_of_a_url_is_scrubbed_in_any_encoding(user: str, password: str, encoding: str) -> None:
+    token = base64.b64encode(f"{user}:{password}".encode()).decode()
+    scrub = Scrubber([user, password, token])
+    scrubbed = scrub(f"echo: {ENCODINGS[encoding](f'Authorization: Basic {token}')}")
+    assert leaks({"scrubbed": scrubbed}, (password,)) == {}
+
+
+@RUNS
+@given(secret=st.text(alphabet=SECRET_CHARS, min_size=8, max_size=40), text=AROUND)
+def test_text_that_holds_no_secret_is_returned_unchanged(secret: str, text: str) -> None:
+    assert Scrubber([secret])(text) == text

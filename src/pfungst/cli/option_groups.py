@@ -176,6 +176,13 @@ _Deadline = Annotated[
         "default: twice --timeout)."
     ),
 ]
+_Debug = Annotated[
+    bool,
+    typer.Option(
+        help="Show a model server's own text in its error messages, scrubbed of the API key and the URL's "
+        "credentials (default: the status, its class and the body's length and hash only; openai: models)."
+    ),
+]
 _Retries = Annotated[
     int | None, typer.Option(help="Retries of a failed request to a model server (openai: models; default 8).")
 ]
@@ -197,6 +204,8 @@ class ModelOptions(OptionGroup):
     """Seconds per request in all; None for twice the timeout."""
     retries: _Retries = None
     """Retries of a failed request; None for the backend's default."""
+    debug: _Debug = False
+    """Whether error messages show a server's own text (scrubbed)."""
 
     def inputs(self) -> list[Path]:
         """The cache file read and written when ``--cache`` is not given: an input no output may replace."""
@@ -210,12 +219,21 @@ class ModelOptions(OptionGroup):
         when one model is known).
 
         Raises:
-            ConfigError: ``model`` names no model or provider.
+            ConfigError: ``model`` names no model or provider; ``--timeout`` or ``--deadline`` is not a number of
+                seconds within :func:`~pfungst.models.seconds.check_seconds`'s bounds.
         """
         from pfungst.models.registry import applicable_options
+        from pfungst.models.seconds import check_seconds
 
+        check_seconds("--timeout", self.timeout)
+        check_seconds("--deadline", self.deadline)
         backend: dict[str, Any] = {"n_threads": self.threads} if self.threads else {}
-        given = {"timeout": self.timeout, "retries": self.retries, "deadline": self.deadline}
+        given = {
+            "timeout": self.timeout,
+            "retries": self.retries,
+            "deadline": self.deadline,
+            "debug": self.debug or None,
+        }
         backend.update({name: value for name, value in given.items() if value is not None})
         return {
             "cache": self.cache or True,

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pfungst.data.benchmark import Benchmark, OptionKind, Provenance, Rejection
 from pfungst.data.item import Item
 from pfungst.errors import ConfigError, ReaderError
+from pfungst.folder_walk import walk_files
 
 if TYPE_CHECKING:
     from pfungst.data.records import Record
@@ -62,7 +63,7 @@ class ReadOptions:
 def file_sha256(path: Path) -> str:
     """SHA-256 of a file, or of the sorted ``name:hash`` lines of every file under a directory."""
     if path.is_dir():
-        lines = sorted(f"{p.relative_to(path)}:{file_sha256(p)}" for p in path.rglob("*") if p.is_file())
+        lines = sorted(f"{p.relative_to(path)}:{file_sha256(p)}" for p in walk_files(path).files)
         return hashlib.sha256("\n".join(lines).encode()).hexdigest()
     digest = hashlib.sha256()
     with path.open("rb") as handle:

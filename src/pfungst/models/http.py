@@ -21,19 +21,24 @@ its headers and then a byte a second is cut off: :class:`~pfungst.errors.Backend
 retried like a timeout. A body is read as it streams and the deadline checked after each piece, so a cut comes at
 most one read timeout late (the read timeout is never longer than the deadline).
 
+Server text is never shown raw: an error names the status, a short class of it (``401``: authentication failed)
+and the body's length and SHA-256 prefix; the body itself (OpenAI's ``error.message``, FastAPI's ``detail``, or its
+start) only with ``HttpOptions(debug=True)`` (the CLI's ``--debug``), and then scrubbed.
+
 Secrets: the API key is held only by the client's default headers, and credentials in ``base_url`` (user name,
-password, secret query values) only by the URL the client sends to; :attr:`JsonClient.base_url` is the URL without
-them. Every message we raise is scrubbed of the key, of those credentials, of any long piece of them (see
-:mod:`pfungst.models.secrets`) and of the value of any credential header a server echoes (``Authorization``,
-``api-key``, ``x-api-key``, cookies), before the message is cut to length.
+password, secret query values, the Basic token they make) only by the URL the client sends to;
+:attr:`JsonClient.base_url` is the URL without them. Every message we raise goes through the client's one
+:class:`~pfungst.models.secrets.Scrubber` (:attr:`JsonClient.scrub`): the key and those credentials in every form a
+server may echo them, any long piece of them, and the value of any credential header a server echoes
+(``Authorization``, ``api-key``, ``x-api-key``, cookies), before the message is cut to length.
 """
 
 from __future__ import annotations
 
 import base64
 import email.utils
+import hashlib
 import random
-import re
 import threading
 import time
 import urllib.parse
@@ -48,15 +53,20 @@ from pfungst.models.secrets import Scrubber, url_credentials, without_credential
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["HttpOptions", "JsonClient", "scrub_credentials"]
+__all__ = ["HttpOptions", "JsonClient"]
 
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504}) | frozenset(range(505, 600))
 _MESSAGE_LIMIT = 300
-_CREDENTIAL = re.compile(  # a credential header's name, its separator, an auth scheme, then the value
-    r"""(?i)\b((?:proxy-)?authorization|(?:x-)?api[-_]?key)(\\?["']?\s*[:=]\s*\\?["']?)"""
-    r"""((?:bearer|basic|token)\s+)?[^\s"'\\,;}]+"""
-)
-_COOKIE = re.compile(r"""(?i)\b((?:set-)?cookie)(\\?["']?\s*[:=]\s*\\?["']?)[^"'\\\n}]+""")
+_REASONS = {
+    400: "the server refused the request as malformed",
+    401: "authentication failed: check the API key",
+    403: "access forbidden: check the API key's rights",
+    404: "not found: check base_url and the model name",
+    408: "the server timed out waiting for the request",
+    413: "the request is too large for the server",
+    422: "the server refused the request as invalid",
+    429: "rate limited",
+}
 
 
 @dataclass(frozen=True)
@@ -80,6 +90,9 @@ class HttpOptions:
     """Seconds on a monotonic clock, to spend the retry budget; tests pass a fake one."""
     transport: httpx.BaseTransport | None = None
     """An httpx transport to use instead of the network (``httpx.MockTransport`` in tests)."""
+    debug: bool = False
+    """Show a server's own text (an error's body, a body that is not JSON) in messages, scrubbed of every secret;
+    without it a message gives the body's length and SHA-256 prefix only."""
 
 
 class _Answer(NamedTuple):
@@ -210,7 +223,7 @@ class JsonClient:
             delay = self._delay(attempt, outcome.retry_after)
             if self._options.clock() - started + delay > self._retry_budget:
                 raise RequestFailed(
-                    self._scrub(
+                    self.scrub(
                         f"{outcome.failure} The retry budget of {self._retry_budget:g} s is spent (the next wait "
                         f"would be {delay:.1f} s); raise retry_budget or check the server."
                     )
@@ -230,22 +243,22 @@ class JsonClient:
                 f"passed, after {attempts} attempt(s) (the server sends it too slowly). Check the server, or raise "
                 "the deadline (--deadline, or the model option deadline=)."
             )
-            return _Outcome({}, BackendUnavailable(self._scrub(message)), exc, retry=True)
+            return _Outcome({}, BackendUnavailable(self.scrub(message)), exc, retry=True)
         except self._httpx.TimeoutException as exc:
             message = (
                 f"{where}: no answer within the timeout after {attempts} attempt(s) ({self._connect_timeout:g} s to "
                 f"connect, {read:g} s to read). Check that the server is running and not overloaded, or raise timeout."
             )
-            return _Outcome({}, BackendUnavailable(self._scrub(message)), exc, retry=True)
+            return _Outcome({}, BackendUnavailable(self.scrub(message)), exc, retry=True)
         except self._httpx.ConnectError as exc:
             message = (
                 f"{where}: cannot reach the server after {attempts} attempt(s) ({type(exc).__name__}: {exc}). "
                 "Check base_url and that the server is running."
             )
-            return _Outcome({}, BackendUnavailable(self._scrub(message)), exc, retry=True)
+            return _Outcome({}, BackendUnavailable(self.scrub(message)), exc, retry=True)
         except self._httpx.TransportError as exc:  # e.g. the connection closed in the middle of the body
             message = f"{where}: the connection failed after {attempts} attempt(s) ({type(exc).__name__}: {exc})."
-            return _Outcome({}, BackendUnavailable(self._scrub(message)), exc, retry=True)
+            return _Outcome({}, BackendUnavailable(self.scrub(message)), exc, retry=True)
         if response.status_code >= 400:
             failure = self._status_error(where, response, attempts)
             return _Outcome({}, failure, failure, response.status_code in _RETRY_STATUSES, _retry_after(response))
@@ -284,9 +297,11 @@ class JsonClient:
         return min(ceiling, self._options.backoff_initial * 2**attempt) * jitter
 
     def _status_error(self, where: str, response: _Answer, attempts: int) -> RequestFailed:
-        message = _server_message(response, self._scrub)
         tried = f" after {attempts} attempt(s)" if response.status_code in _RETRY_STATUSES else ""
-        failure = RequestFailed(self._scrub(f"{where}: HTTP {response.status_code}{tried}: {message}"))
+        shown = self._server_text(response, _server_message(response, self.scrub))
+        failure = RequestFailed(
+            self.scrub(f"{where}: HTTP {response.status_code}{tried} ({_reason(response.status_code)}): {shown}")
+        )
         failure.status = response.status_code
         return failure
 
@@ -294,15 +309,19 @@ class JsonClient:
         try:
             body = response.json()
         except ValueError as exc:
-            excerpt = _excerpt(self._scrub(response.text))
-            raise ResponseInvalid(self._scrub(f"{where}: expected a JSON object, got {excerpt!r}")) from exc
+            shown = self._server_text(response, repr(_excerpt(self.scrub(response.text))))
+            raise ResponseInvalid(self.scrub(f"{where}: expected a JSON object, got {shown}")) from exc
         if not isinstance(body, dict):
-            raise ResponseInvalid(self._scrub(f"{where}: expected a JSON object, got {type(body).__name__}"))
+            raise ResponseInvalid(self.scrub(f"{where}: expected a JSON object, got {type(body).__name__}"))
         return body
 
-    def _scrub(self, text: str) -> str:
-        """``text`` without the API key, the URL's credentials or the value of any credential header it quotes."""
-        return scrub_credentials(self.scrub(text))
+    def _server_text(self, response: _Answer, scrubbed: str) -> str:
+        """What a message says of a server's body: its length and hash, and with ``debug`` its scrubbed text."""
+        digest = hashlib.sha256(response.content).hexdigest()[:12]
+        summary = f"a body of {len(response.content)} bytes (sha256 {digest})"
+        if self._options.debug:
+            return f"{scrubbed} [{summary}]"
+        return f"{summary}; run with --debug to see it, scrubbed of secrets"
 
 
 def _basic_token(url: str) -> str | None:
@@ -315,17 +334,6 @@ def _basic_token(url: str) -> str | None:
         return None
     pair = f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password or '')}"
     return base64.b64encode(pair.encode("utf-8")).decode("ascii")
-
-
-def scrub_credentials(text: str) -> str:
-    """``text`` with the values of credential headers (``Authorization``, ``api-key``, cookies...) as ``***``.
-
-    Example:
-        >>> scrub_credentials('echo: {"authorization": "Bearer abc", "x-api-key": "k1", "cookie": "s=1; t=2"}')
-        'echo: {"authorization": "Bearer ***", "x-api-key": "***", "cookie": "***"}'
-    """
-    text = _CREDENTIAL.sub(lambda m: f"{m[1]}{m[2]}{m[3] or ''}***", text)
-    return _COOKIE.sub(lambda m: f"{m[1]}{m[2]}***", text)
 
 
 def _import_httpx() -> Any:
@@ -369,6 +377,13 @@ def _server_message(response: _Answer, scrub: Callable[[str], str]) -> str:
             if body.get(key):
                 return _excerpt(scrub(str(body[key])))
     return _excerpt(scrub(response.text))
+
+
+def _reason(status: int) -> str:
+    """A short class of an HTTP error status, in words, with what to check."""
+    if status in _REASONS:
+        return _REASONS[status]
+    return "a server error" if status >= 500 else "the server refused the request"
 
 
 def _excerpt(text: str) -> str:

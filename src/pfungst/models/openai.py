@@ -21,7 +21,8 @@ What the server supports is probed once, lazily (:attr:`OpenAIModel.capabilities
 the same prompt plus its answer whose last log-probability must equal the answer's (catching llama-cpp-python's
 echo log-probabilities shifted by one token for models without a beginning-of-sequence token, such as SmolLM2),
 and the tokenize endpoints. :attr:`OpenAIModel.limitations` says in words what was found missing. A server that
-fails the first probe completion (401, 400, 5xx, a body that is not JSON) is reported with its status and message.
+fails the first probe completion (401, 400, 5xx, a body that is not JSON) is reported with its status and, with
+``debug``, its message.
 
 Behind the model cache (:class:`~pfungst.models.cache.CachedModel`) the served model id and the probe's answer are
 kept in the cache file, the probe under the model's fingerprint: a run answered wholly from the cache then needs no
@@ -111,6 +112,7 @@ class OpenAIModel:
         http: Backoff, jitter seed, sleep function and transport (tests); none of it changes an answer.
         deadline: Seconds one request may take from sending it to the answer's last byte (default: twice its read
             timeout); a server sending slower is cut off and the request retried.
+        debug: Show the server's own text in error messages, scrubbed (default: status, class, length, hash).
 
     Raises:
         ConfigError: An option is out of range.
@@ -134,6 +136,7 @@ class OpenAIModel:
         bos_text: str | None = None,
         http: HttpOptions | None = None,
         deadline: float | None = None,
+        debug: bool = False,
     ) -> None:
         check_options(base_url, max_concurrency, timeout, retries, retry_budget, deadline)
         root = server_root(base_url)
@@ -147,7 +150,7 @@ class OpenAIModel:
             timeout=timeout,
             max_retries=retries,
             max_connections=max_concurrency,
-            options=http or HttpOptions(),
+            options=replace(http or HttpOptions(), debug=debug or bool(http and http.debug)),
             retry_budget=retry_budget,
             deadline=deadline,
         )
@@ -178,10 +181,7 @@ class OpenAIModel:
 
     @property
     def fingerprint(self) -> str:
-        """``openai:<base_url>#<model id as /v1/models reports it>``, plus ``;chat`` and ``;bos_text=...``.
-
-        The URL is without its credentials, so it is the same whoever runs it and safe to store.
-        """
+        """``openai:<base_url>#<model id of /v1/models>`` (+ ``;chat``, ``;bos_text=...``), URL without credentials."""
         with self._probe_lock, scrubbed_errors(self._client.scrub):
             if self._model_id is None:
                 self._model_id = self._client.scrub(self._served_model_id())

@@ -13,6 +13,7 @@ from pfungst.errors import ConfigError, RequestFailed, ResponseInvalid
 from pfungst.models.cache_rows import InvalidRow, read_logprob
 from pfungst.models.http import JsonClient
 from pfungst.models.protocol import Capability
+from pfungst.models.seconds import check_seconds
 from pfungst.models.secrets import without_credentials
 
 __all__ = [
@@ -315,11 +316,8 @@ def check_options(
         raise ConfigError(f"base_url {shown!r} must start with http:// or https://, e.g. http://127.0.0.1:8000.")
     if max_concurrency < 1:
         raise ConfigError(f"max_concurrency must be at least 1, got {max_concurrency}.")
-    if timeout <= 0:
-        raise ConfigError(f"timeout must be a positive number of seconds, got {timeout}.")
+    check_seconds("timeout", timeout)
     if retries < 0:
         raise ConfigError(f"retries must be 0 or more, got {retries}.")
-    if retry_budget < 0:
-        raise ConfigError(f"retry_budget must be 0 or more seconds, got {retry_budget}.")
-    if deadline is not None and not deadline > 0:
-        raise ConfigError(f"deadline must be a positive number of seconds, got {deadline}.")
+    check_seconds("retry_budget", retry_budget, zero=True)
+    check_seconds("deadline", deadline)

@@ -1,10 +1,14 @@
 """Redacting secrets (an API key, credentials in a server URL) from every text pfungst shows or stores.
 
-A server may echo what it was sent, so its answers can carry the API key: whole, upper-cased, split by spaces,
-or cut to a prefix as OpenAI masks it (``sk-CANARY123...``). A :class:`Scrubber` built from the secrets replaces
-with ``***`` each secret (case-insensitive) and every run of at least six consecutive characters of one, even with
-up to three characters of whitespace or punctuation between any two of them. Secrets shorter than four characters
-are left alone (they would blank ordinary words); those of four or five are replaced only whole.
+A server may echo what it was sent, so its answers can carry the API key: whole, upper-cased, split by spaces or
+zero-width characters, cut to a prefix as OpenAI masks it (``sk-CANARY123...``), reversed, or encoded (base64, the
+``Authorization: Basic`` token, hex, percent-encoding, full-width characters). A :class:`Scrubber` built from the
+secrets is the one scrubber of every text that came from a server, before it reaches stderr, a result file, the
+cache or a log: it replaces with ``***`` each secret in each of those forms (:mod:`pfungst.models.secret_forms`),
+and every run of six consecutive characters of one (twelve hex digits, eight base64 characters), even with up to
+three characters of whitespace or punctuation between any two of them; and the value of every credential header
+the text quotes. Secrets shorter than four characters are left alone (they would blank ordinary words); those of
+four or five are replaced only whole.
 
 Credentials in a URL are its user name and password (``http://user:KEY@host``) and the values of query fields that
 name a secret (``?api_key=``, ``?key=``, ``?token=``...). :func:`without_credentials` gives the URL to show and to
@@ -14,17 +18,21 @@ Example:
     >>> scrub = Scrubber(["sk-CANARY1234567890abcdef"])
     >>> scrub("key SK-CANARY1234567890ABCDEF, masked sk-CANARY123****, split sk-CANA RY12 3456")
     'key ***, masked *******, split ***'
+    >>> scrub("reversed fedcba0987654321YRANAC-ks, full-width ｓｋ－ＣＡＮＡＲＹ１２３, hex 736b2d43414e415259")
+    'reversed ***, full-width ***, hex ***'
     >>> without_credentials("http://u:sk-secret@127.0.0.1:8000/v1?api_key=abc&n=1")
     'http://127.0.0.1:8000/v1?api_key=***&n=1'
 """
 
 from __future__ import annotations
 
+import re
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 from pfungst.errors import PfungstError
+from pfungst.models.secret_forms import Folded, Form, encoded_forms, fold
 
 __all__ = [
     "REDACTED",
@@ -38,72 +46,99 @@ __all__ = [
 REDACTED = "***"
 """What a secret is replaced with."""
 
-_MIN_RUN = 6
 _MIN_WHOLE = 4
 _MAX_GAP = 3
+_MAX_SPACE_GAP = 16  # a line break and its indentation
+_CREDENTIAL = re.compile(  # a credential header's name, its separator, an auth scheme, then the value
+    r"""(?i)\b((?:proxy-)?authorization|(?:x-)?api[-_]?key)(\\?["']?\s*[:=]\s*\\?["']?)"""
+    r"""((?:bearer|basic|token)\s+)?[^\s"'\\,;}]+"""
+)
+_COOKIE = re.compile(r"""(?i)\b((?:set-)?cookie)(\\?["']?\s*[:=]\s*\\?["']?)[^"'\\\n}]+""")
 _SECRET_FIELDS = frozenset({"key", "token", "secret", "password", "passwd", "pwd", "auth", "sig", "signature"})
 _SECRET_SUFFIXES = ("key", "token", "secret", "password")
 
 
 class Scrubber:
-    """A callable that returns its text with every given secret, and every long piece of one, as ``***``.
+    """The one scrubber: a callable that returns its text with every secret given, in every form a server may echo
+    it (:mod:`pfungst.models.secret_forms`), and every long piece of one, as ``***``; and the value of every
+    credential header the text quotes (``Authorization``, ``api-key``, ``x-api-key``, cookies) as ``***``.
+
+    A piece is :data:`~pfungst.models.secret_forms.PLAIN_RUN` characters of a form in a row (each form says how
+    many), found in the folded view of the text (case, Unicode compatibility forms, zero-width characters and
+    percent-encoding undone), with at most three characters of punctuation or whitespace, or a line break and its
+    indentation, between any two of them.
 
     Args:
-        secrets: The texts to hide (an API key, a URL's password); empty ones and ``None`` are skipped.
+        secrets: The texts to hide (an API key, a URL's password, a Basic token); empty ones and ``None`` are skipped.
     """
 
     def __init__(self, secrets: Iterable[str | None]) -> None:
         kept = sorted({s for s in secrets if s and len(s) >= _MIN_WHOLE}, key=len, reverse=True)
-        self._whole = [s.lower() for s in kept]
-        self._alnum_grams = _grams(kept, str.isalnum)
-        self._visible_grams = _grams(kept, _visible)
+        forms = list(dict.fromkeys(form for secret in kept for form in encoded_forms(secret)))
+        self._count = len(kept)
+        self._whole = sorted({form.text for form in forms if len(form.text) >= _MIN_WHOLE}, key=len, reverse=True)
+        self._grams = {
+            run: (_grams(forms, run, str.isalnum), _grams(forms, run, _visible)) for run in {f.run for f in forms}
+        }
 
     def __bool__(self) -> bool:
-        return bool(self._whole)
+        return bool(self._count)
 
     def __repr__(self) -> str:
-        return f"Scrubber({len(self._whole)} secret(s))"
+        return f"Scrubber({self._count} secret(s))"
 
     def __call__(self, text: str) -> str:
-        if not self._whole or not text:
-            return text
-        lowered = text.lower()
-        marked = bytearray(len(text))
-        for secret in self._whole:
-            start = lowered.find(secret)
-            while start >= 0:
-                marked[start : start + len(secret)] = b"\x01" * len(secret)
-                start = lowered.find(secret, start + 1)
-        _mark_runs(lowered, str.isalnum, self._alnum_grams, marked)
-        _mark_runs(lowered, _visible, self._visible_grams, marked)
-        return _replace_marked(text, marked)
+        if self._count and text:
+            view = fold(text)
+            marked = bytearray(len(text))
+            for form in self._whole:
+                start = view.text.find(form)
+                while start >= 0:
+                    _mark(view, start, start + len(form) - 1, marked)
+                    start = view.text.find(form, start + 1)
+            for run, (alnum, visible) in self._grams.items():
+                _mark_runs(view, run, (str.isalnum, alnum, _MAX_GAP), marked)
+                _mark_runs(view, run, (_visible, visible, _MAX_SPACE_GAP), marked)
+            text = _replace_marked(text, marked)
+        return _scrub_credential_headers(text)
 
 
 def _visible(char: str) -> bool:
     return not char.isspace()
 
 
-def _grams(secrets: Iterable[str], keep: Callable[[str], bool]) -> frozenset[str]:
-    """Every run of ``_MIN_RUN`` kept characters of each secret, lower-cased."""
+def _grams(forms: Iterable[Form], run: int, keep: Callable[[str], bool]) -> frozenset[str]:
+    """Every ``run`` kept characters in a row of each form whose leak length is ``run``."""
     grams: set[str] = set()
-    for secret in secrets:
-        chars = "".join(c for c in secret.lower() if keep(c))
-        grams.update(chars[i : i + _MIN_RUN] for i in range(len(chars) - _MIN_RUN + 1))
+    for form in forms:
+        if form.run == run:
+            chars = "".join(c for c in form.text if keep(c))
+            grams.update(chars[i : i + run] for i in range(len(chars) - run + 1))
     return frozenset(grams)
 
 
-def _mark_runs(lowered: str, keep: Callable[[str], bool], grams: frozenset[str], marked: bytearray) -> None:
-    """Mark each run of ``_MIN_RUN`` kept characters spelling a gram, at most ``_MAX_GAP`` others between two."""
+def _mark(view: Folded, first: int, last: int, marked: bytearray) -> None:
+    """Mark the characters of the text that view characters ``first`` to ``last`` came from."""
+    start, end = view.starts[first], view.ends[last]
+    marked[start:end] = b"\x01" * (end - start)
+
+
+def _mark_runs(
+    view: Folded, run: int, rule: tuple[Callable[[str], bool], frozenset[str], int], marked: bytearray
+) -> None:
+    """Mark each ``run`` kept characters spelling a gram, at most ``gap`` others between two (``rule``: keep,
+    grams, gap)."""
+    keep, grams, gap = rule
     if not grams:
         return
-    positions = [i for i, char in enumerate(lowered) if keep(char)]
-    chars = "".join(lowered[i] for i in positions)
-    for i in range(len(positions) - _MIN_RUN + 1):
-        if chars[i : i + _MIN_RUN] not in grams:
+    positions = [i for i, char in enumerate(view.text) if keep(char)]
+    chars = "".join(view.text[i] for i in positions)
+    for i in range(len(positions) - run + 1):
+        if chars[i : i + run] not in grams:
             continue
-        window = positions[i : i + _MIN_RUN]
-        if all(b - a - 1 <= _MAX_GAP for a, b in zip(window, window[1:], strict=False)):
-            marked[window[0] : window[-1] + 1] = b"\x01" * (window[-1] + 1 - window[0])
+        window = positions[i : i + run]
+        if all(b - a - 1 <= gap for a, b in zip(window, window[1:], strict=False)):
+            _mark(view, window[0], window[-1], marked)
 
 
 def _replace_marked(text: str, marked: bytearray) -> str:
@@ -119,6 +154,17 @@ def _replace_marked(text: str, marked: bytearray) -> str:
             parts.append(char)
         inside = bool(flag)
     return "".join(parts)
+
+
+def _scrub_credential_headers(text: str) -> str:
+    """``text`` with the values of credential headers (``Authorization``, ``api-key``, cookies...) as ``***``.
+
+    Example:
+        >>> _scrub_credential_headers('{"authorization": "Bearer abc", "x-api-key": "k1", "cookie": "s=1; t=2"}')
+        '{"authorization": "Bearer ***", "x-api-key": "***", "cookie": "***"}'
+    """
+    text = _CREDENTIAL.sub(lambda m: f"{m[1]}{m[2]}{m[3] or ''}***", text)
+    return _COOKIE.sub(lambda m: f"{m[1]}{m[2]}***", text)
 
 
 def _is_secret_field(name: str) -> bool:

@@ -41,6 +41,7 @@ import pandas as pd
 from pfungst.data.item import FrozenMapping
 from pfungst.data.readers.sniffing import first_json_record, head_lines
 from pfungst.errors import ReaderError
+from pfungst.folder_walk import walk_files
 from pfungst.registry import Registry
 
 __all__ = ["OUTCOME_FORMATS", "ItemAnswer", "ModelOutcomes", "OutcomeRequest", "OutcomesBuilder", "read_outcomes"]
@@ -292,12 +293,9 @@ def _files(path: Path) -> Iterator[Path]:
     if stats.is_file():
         yield stats
         return
-    runs = {p.parent for p in path.rglob("per_instance_stats.json")}
-    files = sorted(
-        p
-        for p in path.rglob("*")
-        if p.is_file() and p.suffix.lower() in _SUFFIXES and not any(run in p.parents for run in runs)
-    )
+    walked = walk_files(path).files
+    runs = {p.parent for p in walked if p.name == "per_instance_stats.json"}
+    files = sorted(p for p in walked if p.suffix.lower() in _SUFFIXES and not any(run in p.parents for run in runs))
     files += sorted(run / "per_instance_stats.json" for run in runs)
     if not files:
         raise ReaderError(

@@ -11,13 +11,13 @@ other benchmark files audits all of them.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from pfungst.errors import DataError
+from pfungst.folder_walk import walk_files
 
 __all__ = ["Discovery", "IgnoredFile", "Source", "discover", "file_sha256", "survey"]
 
@@ -149,31 +149,14 @@ def _sources(path: Path) -> tuple[list[Source], list[IgnoredFile]]:
 
 
 def _walk(root: Path) -> tuple[list[Path], list[IgnoredFile]]:
-    """The regular files below ``root`` in sorted order, and the paths left out (hidden, not regular files).
+    """The regular files below ``root`` in sorted order, and the paths left out (hidden, links to folders, broken
+    links, not regular files) (:func:`~pfungst.folder_walk.walk_files`: no link to a folder is followed)."""
+    walked = walk_files(root, skip=_hidden)
+    return walked.files, [IgnoredFile(str(path), reason) for path, reason in walked.left_out]
 
-    Iterative, and it does not follow links to folders: any depth of nesting, and no loop, is safe.
-    """
-    files: list[Path] = []
-    ignored: list[IgnoredFile] = []
-    stack = [root]
-    while stack:
-        folder = stack.pop()
-        try:
-            entries = sorted(os.scandir(folder), key=lambda entry: entry.name, reverse=True)
-        except OSError as error:
-            ignored.append(IgnoredFile(str(folder), f"cannot be listed ({error.strerror or error})"))
-            continue
-        for entry in entries:  # reversed: the stack then visits them in sorted order
-            path = Path(entry.path)
-            if entry.name.startswith((".", "_")):
-                ignored.append(IgnoredFile(str(path), "hidden (the name starts with . or _)"))
-            elif entry.is_dir(follow_symlinks=False):
-                stack.append(path)
-            elif entry.is_file():
-                files.append(path)
-            else:
-                ignored.append(IgnoredFile(str(path), "not a regular file (a link to a folder, a broken link, ...)"))
-    return sorted(files, key=lambda p: p.relative_to(root).parts), sorted(ignored, key=lambda i: i.source)
+
+def _hidden(name: str) -> str | None:
+    return "hidden (the name starts with . or _)" if name.startswith((".", "_")) else None
 
 
 def _task_folder(file: Path, root: Path, task_folders: set[Path]) -> Path | None:

@@ -8,6 +8,7 @@ later date; the latest file of each task is read.
 
 from __future__ import annotations
 
+import fnmatch
 import math
 import re
 from collections.abc import Mapping
@@ -17,6 +18,7 @@ from typing import Any
 
 from pfungst.data.records import json_value
 from pfungst.errors import ConfigError, ReaderError
+from pfungst.folder_walk import walk_files
 
 __all__ = ["LoggedDoc", "find_sample_files", "read_samples"]
 
@@ -80,7 +82,7 @@ def find_sample_files(out: str | Path) -> tuple[Path, ...]:
     if not root.is_dir():
         raise ConfigError(f"{root}: no such folder; give the --output_path of lm_eval --log_samples")
     latest: dict[str, Path] = {}
-    for path in sorted(root.rglob("samples_*.jsonl")):
+    for path in sorted(p for p in walk_files(root).files if fnmatch.fnmatchcase(p.name, "samples_*.jsonl")):
         match = _FILE.match(path.name)
         task = match["task"] if match else path.stem
         if task in latest and latest[task].parent != path.parent:
