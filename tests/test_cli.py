@@ -129,10 +129,32 @@ def test_audit_writes_json_items_and_fixed_copies(tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / "fixed").iterdir()) == [
         "gp.counterbalanced.jsonl",
         "gp.filtered.jsonl",
+        "gp.fix.json",
         "gp.predictability.csv",
     ]
-    # The counterbalanced copy is audited again: its gold-position artifact is gone.
+    # The counterbalanced copy is audited again: its gold-position artifact is gone, and the residual verdict says so.
     assert "gp (counterbalanced)" in result.output
+    residual = json.loads((tmp_path / "fixed" / "gp.fix.json").read_text())["residual"]
+    assert residual["counterbalanced"]["label"] == "no evidence"
+    assert "counterbalanced copy (200 items): not predictable at the threshold 0.2" in " ".join(result.output.split())
+
+
+@pytest.mark.slow  # three audits
+def test_fail_on_applies_to_a_mitigated_copy_that_is_still_predictable(tmp_path: Path) -> None:
+    from pfungst.data.synthetic import make_synthetic
+
+    data = make_synthetic("longest-option", 400).save(tmp_path / "lo.jsonl")
+    card = tmp_path / "card.md"
+    options = ["--n-bootstrap", "200", "--n-permutations", "100", "--quiet", "--card", str(card)]
+    result = runner.invoke(
+        app, ["audit", str(data), *options, "--fix", str(tmp_path / "fixed"), "--fail-on", "content"]
+    )
+    assert result.exit_code == 3, result.output
+    output = " ".join(result.output.split())
+    # Rotating the options cannot remove a length cue: the copy is said to be still predictable, and fails the gate.
+    assert "counterbalanced copy (400 items): STILL PREDICTABLE" in output
+    assert "lo (counterbalanced): content predictable" in output
+    assert "STILL PREDICTABLE" in card.read_text()
 
 
 def test_audit_rejects_an_unknown_feature_set_before_any_work(tmp_path: Path) -> None:

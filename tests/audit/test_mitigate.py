@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from pfungst.audit.heuristics import HeuristicConfig, gold_position
+from pfungst.audit.heuristics import HeuristicConfig, gold_position, longest_option
 from pfungst.audit.mitigate import (
     ORIGINAL_POSITIONS_KEY,
     ROTATION_KEY,
@@ -96,8 +96,20 @@ def test_aflite_stops_at_the_target_size_and_is_seeded() -> None:
 def test_default_features_for_per_item_choices_are_one_block_per_position() -> None:
     bench = Benchmark("p", (Item("a", "q", ("red apple", "blue sky"), 1), Item("b", "q", ("red", "sky", "x y"), 2)))
     features, target = featurize_ngrams(bench)
-    assert features.shape == (2, 3 * 4)  # vocabulary {apple, blue, red, sky} per position ("x", "y" are dropped)
+    # vocabulary {apple, blue, red, sky} per position ("x", "y" are dropped), then longest, shortest, relative length
+    assert features.shape == (2, 3 * 4 + 3 * 3)
     assert list(target) == [1, 2]
+    dense = features.toarray()
+    assert dense[0, 12:18].tolist() == [1, 0, 0, 0, 1, 0]  # two words each: characters break the tie
+    assert dense[1, 12:18].tolist() == [0, 0, 1, 1, 1, 0]  # "x y" the longest; "red" and "sky" tie for shortest
+
+
+def test_aflite_removes_the_items_a_length_cue_answers() -> None:
+    source = make_synthetic("longest-option", 400)
+    before = longest_option(source).chance_corrected_accuracy.value
+    filtered = filter_predictable(source, config=AFLiteConfig(seed=0))
+    after = longest_option(filtered.benchmark).chance_corrected_accuracy.value
+    assert before > 0.3 and after < before - 0.1
 
 
 def test_aflite_accepts_any_featurizer_and_checks_its_shape() -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from pfungst.audit.folds import fold_ids, is_grouped
 from pfungst.data.benchmark import Benchmark
 from pfungst.schema import Fields, read_dataclass
 from pfungst.stats import ConfidenceInterval, Estimate, chance_corrected_accuracy, cohen_kappa, wilson_interval
@@ -207,8 +208,16 @@ class AuditControls:
         }
 
 
-def audit_controls(benchmark: Benchmark, *, n_splits: int = 5, seed: int = 0, level: float = 0.95) -> AuditControls:
-    """The label-only baseline and (per-item) the constant-answer check of ``benchmark``.
+def audit_controls(
+    benchmark: Benchmark,
+    *,
+    n_splits: int = 5,
+    seed: int = 0,
+    level: float = 0.95,
+    groups: np.ndarray | None = None,
+) -> AuditControls:
+    """The label-only baseline and (per-item) the constant-answer check of ``benchmark``; ``groups`` (a group id per
+    item) keeps siblings in one fold of the label-only baseline's cross-fitting.
 
     Example:
         >>> from pfungst.data.synthetic import make_synthetic
@@ -218,19 +227,22 @@ def audit_controls(benchmark: Benchmark, *, n_splits: int = 5, seed: int = 0, le
     """
     per_item = benchmark.option_kind == "per_item"
     return AuditControls(
-        label_only=label_only_baseline(benchmark, n_splits=n_splits, seed=seed, level=level),
+        label_only=label_only_baseline(benchmark, n_splits=n_splits, seed=seed, level=level, groups=groups),
         constant_answer=constant_answer_check(benchmark, level) if per_item else None,
     )
 
 
-def label_only_baseline(benchmark: Benchmark, *, n_splits: int, seed: int, level: float) -> LabelOnlyBaseline:
-    """The majority answer's share, and the accuracy and verdict statistic of a cross-fitted majority guess."""
+def label_only_baseline(
+    benchmark: Benchmark, *, n_splits: int, seed: int, level: float, groups: np.ndarray | None = None
+) -> LabelOnlyBaseline:
+    """The majority answer's share, and the accuracy and verdict statistic of a cross-fitted majority guess (folds
+    stratified and keeping each of ``groups`` whole when given)."""
     gold = np.array([item.gold for item in benchmark], dtype=int)
     n = len(gold)
     counts = np.bincount(gold) if n else np.zeros(1, dtype=int)
     top = int(np.argmax(counts))
     share = float(counts[top] / n) if n else math.nan
-    predicted = _crossfit_majority(gold, n_splits, seed)
+    predicted = _crossfit_majority(gold, n_splits, seed, groups)
     correct = int(np.sum(predicted == gold))
     prior_accuracy = Estimate(
         correct / n if n else math.nan,
@@ -253,10 +265,14 @@ def label_only_baseline(benchmark: Benchmark, *, n_splits: int, seed: int, level
     )
 
 
-def _crossfit_majority(gold: np.ndarray, n_splits: int, seed: int) -> np.ndarray:
-    """For each item, the majority gold of the other folds (seeded, shuffled folds; ties: the smallest answer)."""
+def _crossfit_majority(gold: np.ndarray, n_splits: int, seed: int, groups: np.ndarray | None) -> np.ndarray:
+    """For each item, the majority gold of the other folds (seeded, shuffled folds, or stratified group folds when
+    siblings are grouped; ties: the smallest answer)."""
     predicted = np.zeros(len(gold), dtype=int)
-    folds = np.random.default_rng([seed, 31337]).permutation(len(gold)) % max(2, n_splits)
+    if groups is not None and is_grouped(groups):
+        folds = fold_ids(gold, groups, max(2, min(n_splits, int(np.unique(groups).size))), [seed, 31337])
+    else:
+        folds = np.random.default_rng([seed, 31337]).permutation(len(gold)) % max(2, n_splits)
     for fold in np.unique(folds):
         train = gold[folds != fold]
         predicted[folds == fold] = int(np.argmax(np.bincount(train))) if train.size else 0

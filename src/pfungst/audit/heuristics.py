@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import KFold
 
+from pfungst.audit.folds import fold_ids, is_grouped
 from pfungst.audit.hans import HansCount, hans_heuristics, is_nli_shaped
 from pfungst.audit.heuristic_scoring import HeuristicConfig, HeuristicResult, score_predictions
 from pfungst.data.benchmark import Benchmark
@@ -163,13 +164,16 @@ def _length_heuristic(
     )
 
 
-def gold_position(benchmark: Benchmark, *, config: HeuristicConfig | None = None) -> GoldPositionResult:
-    """Predict the position where gold answers sit most often (learned on the other folds), and test uniformity."""
+def gold_position(
+    benchmark: Benchmark, *, config: HeuristicConfig | None = None, groups: np.ndarray | None = None
+) -> GoldPositionResult:
+    """Predict the position where gold answers sit most often (learned on the other folds, each of ``groups`` kept
+    whole), and test uniformity."""
     config = config or HeuristicConfig()
     _require_per_item(benchmark, "gold_position")
     gold = np.array([item.gold for item in benchmark])
     sizes = np.array([item.n_options for item in benchmark])
-    predictions = _cross_fitted_mode(gold, sizes, int(sizes.max()), config)
+    predictions = _cross_fitted_mode(gold, sizes, int(sizes.max()), config, groups)
     observed = np.bincount(gold, minlength=int(sizes.max()))
     expected = np.array([np.sum(1.0 / sizes[sizes > p]) for p in range(int(sizes.max()))])
     uniformity = chisquare_test(observed.tolist(), expected.tolist(), "uniform gold positions")
@@ -189,14 +193,17 @@ def gold_position(benchmark: Benchmark, *, config: HeuristicConfig | None = None
     )
 
 
-def majority_label(benchmark: Benchmark, *, config: HeuristicConfig | None = None) -> HeuristicResult:
-    """Predict the label most frequent in the other folds (cross-fitted): the baseline every probe must beat."""
+def majority_label(
+    benchmark: Benchmark, *, config: HeuristicConfig | None = None, groups: np.ndarray | None = None
+) -> HeuristicResult:
+    """Predict the label most frequent in the other folds (cross-fitted, each of ``groups`` kept whole): the baseline
+    every probe must beat."""
     config = config or HeuristicConfig()
     if benchmark.option_kind != "shared_labels":
         raise ConfigError("majority_label needs a shared label set; for per-item choices use gold_position")
     gold = np.array([item.gold for item in benchmark])
     sizes = np.full(len(gold), len(benchmark.labels))
-    predictions = _cross_fitted_mode(gold, sizes, len(benchmark.labels), config)
+    predictions = _cross_fitted_mode(gold, sizes, len(benchmark.labels), config, groups)
     return score_predictions(
         benchmark,
         "majority_label",
@@ -207,32 +214,44 @@ def majority_label(benchmark: Benchmark, *, config: HeuristicConfig | None = Non
     )
 
 
-def _cross_fitted_mode(gold: np.ndarray, sizes: np.ndarray, width: int, config: HeuristicConfig) -> np.ndarray:
-    """Per item, the most frequent gold index among the other folds' items that the item has."""
+def _cross_fitted_mode(
+    gold: np.ndarray, sizes: np.ndarray, width: int, config: HeuristicConfig, groups: np.ndarray | None
+) -> np.ndarray:
+    """Per item, the most frequent gold index among the other folds' items that the item has (seeded K-fold, or a
+    stratified group K-fold that keeps each group whole when ``groups`` join items)."""
     predictions = np.empty(len(gold), dtype=int)
-    n_splits = min(config.n_splits, len(gold))
+    grouped = groups is not None and is_grouped(groups)
+    n_splits = min(config.n_splits, len(gold) if groups is None else int(np.unique(groups).size))
     if n_splits < 2:
-        raise ConfigError(f"cross-fitting needs at least 2 items, found {len(gold)}")
-    for train, test in KFold(n_splits, shuffle=True, random_state=config.seed).split(gold):
+        raise ConfigError(f"cross-fitting needs at least 2 items (or groups of sibling items), found {len(gold)}")
+    if groups is not None and grouped:
+        folds = fold_ids(gold, groups, n_splits, [config.seed, 4051])
+        splits = [(np.flatnonzero(folds != k), np.flatnonzero(folds == k)) for k in range(n_splits)]
+    else:
+        splits = list(KFold(n_splits, shuffle=True, random_state=config.seed).split(gold))
+    for train, test in splits:
         order = np.argsort(-np.bincount(gold[train], minlength=width), kind="stable")  # ties: lowest index
         for index in test:
             predictions[index] = next(int(p) for p in order if p < sizes[index])
     return predictions
 
 
-def run_heuristics(benchmark: Benchmark, *, config: HeuristicConfig | None = None) -> HeuristicsReport:
+def run_heuristics(
+    benchmark: Benchmark, *, config: HeuristicConfig | None = None, groups: np.ndarray | None = None
+) -> HeuristicsReport:
     """Every zero-training baseline that applies: length and position for per-item choices; majority label and,
-    for NLI-shaped items, HANS heuristics for shared labels."""
+    for NLI-shaped items, HANS heuristics for shared labels (``groups``: a group id per item, kept whole by the
+    cross-fitted ones)."""
     config = config or HeuristicConfig()
     hans_counts: tuple[HansCount, ...] = ()
     if benchmark.option_kind == "per_item":
         results: tuple[HeuristicResult, ...] = (
             longest_option(benchmark, config=config),
             shortest_option(benchmark, config=config),
-            gold_position(benchmark, config=config),
+            gold_position(benchmark, config=config, groups=groups),
         )
     else:
-        results = (majority_label(benchmark, config=config),)
+        results = (majority_label(benchmark, config=config, groups=groups),)
         if is_nli_shaped(benchmark):
             hans_counts, predictors = hans_heuristics(benchmark, config=config)
             results += predictors

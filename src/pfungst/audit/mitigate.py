@@ -106,11 +106,15 @@ def _rotate(item: Item, target: int) -> Item:
 
 
 def featurize_ngrams(benchmark: Benchmark) -> tuple[sparse.csr_matrix, np.ndarray]:
-    """The default AFLite features: word 1-gram presence (``CountVectorizer(binary=True)``).
+    """The default AFLite features: word 1-gram presence (``CountVectorizer(binary=True)``), and per-item option
+    lengths.
 
     Shared labels: one row per item text, target = the gold label. Per-item choices: one block of columns per
-    option position (the position's option text; empty where an item has fewer options), target = the gold
-    position, so the filter removes items whose answer position can be read off the options.
+    option position (the position's option text; empty where an item has fewer options) and, per position, whether
+    its option is the longest or the shortest of the item (in words, then characters; ties count for each) and its
+    length in words relative to the item's mean; target = the gold position, so the filter removes items whose
+    answer position can be read off the options, a length cue included (which 1-grams alone cannot express: a
+    linear model on them cannot compare one option's length with another's).
 
     Raises:
         DataError: no word remains to build features from.
@@ -128,7 +132,20 @@ def featurize_ngrams(benchmark: Benchmark) -> tuple[sparse.csr_matrix, np.ndarra
         vectorizer.transform([item.options[p] if p < item.n_options else "" for item in benchmark])
         for p in range(width)
     ]
-    return sparse.hstack(blocks, format="csr"), gold
+    return sparse.hstack([*blocks, _length_columns(benchmark, width)], format="csr"), gold
+
+
+def _length_columns(benchmark: Benchmark, width: int) -> sparse.csr_matrix:
+    """Per item and position: is its option the longest, the shortest, and its word count minus the item's mean."""
+    rows = np.zeros((len(benchmark), 3 * width))
+    for index, item in enumerate(benchmark):
+        words = np.array([len(option.split()) + len(option) / 1e4 for option in item.options])
+        relative = words - words.mean()
+        scale = max(float(np.abs(relative).max()), 1e-9)
+        rows[index, : item.n_options] = words == words.max()
+        rows[index, width : width + item.n_options] = words == words.min()
+        rows[index, 2 * width : 2 * width + item.n_options] = relative / scale
+    return sparse.csr_matrix(rows)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,9 @@
 
 Two protocols (:class:`ProbeConfig`):
 
-- ``crossfit`` (default): seeded ``RepeatedStratifiedKFold`` (option level: stratified by gold position). In each
+- ``crossfit`` (default): seeded ``RepeatedStratifiedKFold`` (option level: stratified by gold position), or, given
+  ``groups`` (siblings: :mod:`~pfungst.audit.item_groups`), a seeded stratified group K-fold that keeps each group
+  in one fold (:func:`~pfungst.audit.folds.crossfit_splits`; the inner validation split keeps groups whole too). In each
   training fold the feature set is fitted on the training items only (and scaled: see
   :mod:`~pfungst.audit.probe_tasks`); the classifier grid (each penalty with every ``C`` of ``c_grid``) is compared
   on an inner stratified validation split of the training fold (the feature transformer, which never sees labels, is
@@ -27,7 +29,6 @@ the null distribution of kappa under "no signal" is centred on 0 without refitti
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
@@ -35,7 +36,6 @@ from typing import Any, Literal
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.model_selection import RepeatedStratifiedKFold
 
 from pfungst.audit.blas_threads import one_blas_thread
 from pfungst.audit.checked_inputs import check_parameters, checked_once
@@ -51,7 +51,7 @@ from pfungst.audit.classifiers import (
 )
 from pfungst.audit.encoder import EncoderSettings, accepted_overrides, make_encoder
 from pfungst.audit.feature_sets import FeatureSet
-from pfungst.audit.folds import feasible_splits
+from pfungst.audit.folds import crossfit_splits, feasible_splits
 from pfungst.audit.grid_path import choose_classifier, refit_chosen
 from pfungst.audit.inputs import ItemInputs, OptionTable
 from pfungst.audit.paper_protocol import PAPER_MAX_ITER, PAPER_SEED, paper_split
@@ -144,6 +144,7 @@ def run_probes(
     config: ProbeConfig | None = None,
     *,
     progress: Callable[[int, int], None] | None = None,
+    groups: np.ndarray | None = None,
 ) -> list[ProbeOutcome]:
     """:func:`run_probe` for several (feature set, inputs) pairs, fanned out as one batch of (probe, fold) jobs.
 
@@ -155,13 +156,16 @@ def run_probes(
         requests: The probes, each a feature set and the inputs of its level.
         config: Protocol and settings; ``ProbeConfig()`` if omitted.
         progress: Called as ``progress(done, total)`` as fold jobs finish (in job order).
+        groups: A group id per item, the same items in the same order in every request: items of one group fall
+            in the same fold (crossfit), in the outer and the inner split; None: every item on its own. The
+            pacchiardi2024 protocol keeps the paper's split and ignores them.
 
     Raises:
-        ConfigError: as :func:`run_probe`, before any job starts.
+        ConfigError: as :func:`run_probe`, or ``groups`` of another length than the items, before any job starts.
     """
     config = config or ProbeConfig()
     config.validate()
-    plans = [_plan(feature_set, make_task(inputs), config) for feature_set, inputs in requests]
+    plans = [_plan(feature_set, make_task(inputs), config, groups) for feature_set, inputs in requests]
     _check_components(plans, config)
     jobs = [(index, job) for index, plan in enumerate(plans) for job in plan.jobs]
     folds: list[list[FoldResult]] = [[] for _ in plans]
@@ -199,9 +203,13 @@ class _Plan:
     feature_set: FeatureSet
     settings: EncoderSettings
     jobs: tuple[tuple[int, int, np.ndarray, np.ndarray], ...]
+    groups: np.ndarray | None = None
+    """Group id per item (crossfit with siblings kept in one fold), or None."""
 
 
-def _plan(feature_set: FeatureSet, task: ItemTask | OptionTask, config: ProbeConfig) -> _Plan:
+def _plan(
+    feature_set: FeatureSet, task: ItemTask | OptionTask, config: ProbeConfig, groups: np.ndarray | None = None
+) -> _Plan:
     if feature_set.level != task.level:
         raise ConfigError(
             f"feature set '{feature_set.name}' is {feature_set.level}-level; these inputs are "
@@ -220,13 +228,13 @@ def _plan(feature_set: FeatureSet, task: ItemTask | OptionTask, config: ProbeCon
         train, _, test = paper_split(n)
         return _Plan(task, feature_set, settings, ((0, 0, train, test),))
     settings = EncoderSettings({}, scale_dense=config.scale_dense, scale_sparse=config.scale_sparse)
-    n_splits = feasible_splits(task.y, config.n_splits, f"feature set '{feature_set.name}'", warn_rare=False)
-    splitter = RepeatedStratifiedKFold(n_splits=n_splits, n_repeats=config.n_repeats, random_state=config.seed)
-    with warnings.catch_warnings():  # a class rarer than the folds: feasible_splits' own warning says so
-        warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
-        splits = list(splitter.split(np.zeros(len(task.y)), task.y))
+    if groups is not None and len(groups) != len(task.y):
+        raise ConfigError(f"groups name {len(groups)} items; the inputs of '{feature_set.name}' have {len(task.y)}")
+    what = f"feature set '{feature_set.name}'"
+    n_splits = feasible_splits(task.y, config.n_splits, what, warn_rare=False, groups=groups)
+    splits = crossfit_splits(task.y, groups, n_splits, config.n_repeats, config.seed)
     jobs = tuple((*divmod(index, n_splits), train, test) for index, (train, test) in enumerate(splits))
-    return _Plan(task, feature_set, settings, jobs)
+    return _Plan(task, feature_set, settings, jobs, groups)
 
 
 def _check_components(plans: Sequence[_Plan], config: ProbeConfig) -> None:
@@ -255,21 +263,17 @@ def _run_job(plan: _Plan, config: ProbeConfig, job: tuple[int, int, np.ndarray, 
         if config.protocol == "pacchiardi2024":
             result = _pacchiardi_split(plan.task, plan.feature_set, plan.settings, config)
         else:
-            result = _crossfit_fold(plan.task, plan.feature_set, plan.settings, config, *job)
+            result = _crossfit_fold(plan, config, *job)
     return replace(result, seconds=time.perf_counter() - started)
 
 
 def _crossfit_fold(
-    task: ItemTask | OptionTask,
-    feature_set: FeatureSet,
-    settings: EncoderSettings,
-    config: ProbeConfig,
-    repeat: int,
-    fold: int,
-    train: np.ndarray,
-    test: np.ndarray,
+    plan: _Plan, config: ProbeConfig, repeat: int, fold: int, train: np.ndarray, test: np.ndarray
 ) -> FoldResult:
     """Choose a classifier inside the training fold, refit it on the whole fold, predict the held-out fold."""
+    task, feature_set, settings = plan.task, plan.feature_set, plan.settings
+    train = np.sort(train)  # the order an option-level block takes; the groups below follow it
+    train_groups = None if plan.groups is None else plan.groups[train]
     warned = [0]
     with counting_convergence_warnings(lambda count: warned.__setitem__(0, count)):
         encoder = make_encoder(feature_set, settings)
@@ -278,7 +282,8 @@ def _crossfit_fold(
         inner_seed = int(np.random.SeedSequence([config.seed, repeat, fold]).generate_state(1)[0])
         selection = selection_items(train_block.y, config.selection_max_items, inner_seed)
         select_block = train_block if selection is None else train_block.take(selection)
-        inner_train, inner_val = inner_split(select_block.y, config.validation_fraction, inner_seed)
+        select_groups = train_groups if selection is None or train_groups is None else train_groups[selection]
+        inner_train, inner_val = inner_split(select_block.y, config.validation_fraction, inner_seed, select_groups)
         fit_block, val_block = select_block.take(inner_train), select_block.take(inner_val)
         chosen = choose_classifier(
             task,

@@ -26,6 +26,7 @@ from pfungst.audit.classifiers import (
 )
 from pfungst.audit.encoder import fit_encoder
 from pfungst.audit.features.corpus import TextCorpus
+from pfungst.audit.folds import fold_ids, is_grouped
 from pfungst.audit.inputs import ItemInputs, OptionTable
 from pfungst.audit.one_vs_rest import predict_classes
 
@@ -187,8 +188,19 @@ def fit_final_model(
     return weights, warned[0]
 
 
-def inner_split(y: np.ndarray, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """A validation split of a training fold, stratified when every class has at least two items."""
+def inner_split(
+    y: np.ndarray, fraction: float, seed: int, groups: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """A validation split of a training fold, stratified when every class has at least two items.
+
+    With ``groups`` that put items together, each group falls wholly on one side (one fold of a seeded stratified
+    group K-fold into about ``1 / fraction`` folds is the validation part), so that the classifier is not chosen
+    for how well it recalls a sibling.
+    """
+    folds = round(1 / fraction)
+    if groups is not None and is_grouped(groups) and np.unique(groups).size >= folds >= 2:
+        fold = fold_ids(y, groups, folds, seed)
+        return np.flatnonzero(fold != 0), np.flatnonzero(fold == 0)
     _, counts = np.unique(y, return_counts=True)
     stratified = counts.min() >= 2 and round(fraction * y.size) >= counts.size
     splitter = (StratifiedShuffleSplit if stratified else ShuffleSplit)(

@@ -108,14 +108,16 @@ def refit_check(
     n_feature_sets: int,
     config: ProbeConfig,
     n_refits: int,
+    groups: np.ndarray | None = None,
 ) -> Estimate:
     """Probe ``n_refits`` null copies of ``benchmark`` with the best feature set; :func:`refit_interval` of them.
 
     The copies are seeded by ``config.seed`` (and their index), and probed in one batch of fold jobs (parallel over
-    ``config.n_jobs``), each with a single resample and permutation, since only their statistic is read.
+    ``config.n_jobs``), each with a single resample and permutation, since only their statistic is read. ``groups``
+    (a group id per item) keeps siblings in one fold in every refit, as in the audit itself.
     """
     rng = np.random.default_rng([config.seed, 5407])
     requests = [inputs(null_copy(benchmark, rng)) for _ in range(n_refits)]
     light = replace(config, n_bootstrap=1, n_permutations=1)
-    null_values = [outcome_statistic(outcome, statistic) for outcome in run_probes(requests, light)]
+    null_values = [outcome_statistic(outcome, statistic) for outcome in run_probes(requests, light, groups=groups)]
     return refit_interval(value, null_values, n_feature_sets, config.level)

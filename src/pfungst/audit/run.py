@@ -17,6 +17,7 @@ from pfungst.audit.feature_sets import get_feature_set
 from pfungst.audit.headline_rules import headline_of
 from pfungst.audit.heuristics import HeuristicConfig, HeuristicsReport, run_heuristics
 from pfungst.audit.inputs import ItemInputs, OptionTable
+from pfungst.audit.item_groups import ItemGroups, default_rules, sibling_groups
 from pfungst.audit.label_set import audited_layout
 from pfungst.audit.paper_protocol import paper_rows
 from pfungst.audit.position_content import PositionContentSplit, position_artifact
@@ -94,6 +95,12 @@ class AuditConfig(ProbeSettings):
     max_items: int = 0
     """Audit a seeded sample of at most this many items, stratified by gold (0: every item). The sample is
     recorded in the result's provenance; for a first look at a very large benchmark, or a whole suite."""
+    group_siblings: bool = True
+    """Keep sibling items in one cross-fitting fold (probes, heuristics, controls, refits): items with the same
+    per-item option set, near-identical text or exact duplicates (:mod:`~pfungst.audit.item_groups`); the groups are
+    recorded in ``settings["item_groups"]``. False: every item on its own. pacchiardi2024 keeps the paper's split."""
+    sibling_similarity: float = 0.8
+    """Word (1- and 2-gram) set Jaccard similarity from which two items' texts and options count as near-identical."""
     cluster: str = ""
     """Run the (feature set, fold) jobs on a Dask cluster: ``local`` (a LocalCluster of ``n_jobs`` worker processes,
     2 when ``n_jobs`` is 1) or a scheduler address (``tcp://host:8786``); empty: joblib on this machine. The
@@ -121,6 +128,7 @@ class AuditConfig(ProbeSettings):
             )
         if self.max_items < 0:
             raise ConfigError(f"max_items must be 0 (every item) or a positive number of items, not {self.max_items}")
+        default_rules(self.sibling_similarity)  # raises for a similarity outside (0, 1]
         if not 0 <= self.threshold < 1:
             raise ConfigError(f"threshold must lie in [0, 1), not {self.threshold}")
 
@@ -154,9 +162,7 @@ def audit(
         benchmark = benchmark.sample(config.max_items, config.seed)
     if config.protocol == "pacchiardi2024":
         benchmark = paper_rows(benchmark)  # the paper's rows in its order; the probes split them in that order
-    if config.protocol == "crossfit":
-        n_splits = feasible_splits([item.gold for item in benchmark], config.n_splits, f"benchmark '{benchmark.name}'")
-        config = replace(config, n_splits=n_splits)
+    config, groups = _folds(benchmark, config)
     chosen = _chosen_sets(benchmark, config)
     config, names = replace(config, n_repeats=chosen.n_repeats), chosen.feature_sets
     report = progress or (lambda step, done, total: None)
@@ -166,14 +172,17 @@ def audit(
             [(get_feature_set(name), _inputs(benchmark, name, config)) for name in names],
             config.probe_config(),
             progress=lambda done, total: report(f"{len(names)} feature sets: fold {done} of {total}", done, total + 1),
+            groups=groups.ids,
         )
     report("heuristics and cues", 1, 1)
-    heuristics = _heuristics(benchmark, config) if config.heuristics else None
+    heuristics = _heuristics(benchmark, config, groups) if config.heuristics else None
     cues = find_cues(benchmark, config=CueConfig(fields=config.fields, top_k=config.cue_top_k)) if config.cues else None
-    verdict = _refit_checked(_verdict(probes, config, benchmark.option_kind), benchmark, config)
-    parts = _split(benchmark, probes, verdict, heuristics, config)
+    verdict = _refit_checked(_verdict(probes, config, benchmark.option_kind), benchmark, config, groups)
+    parts = _split(benchmark, probes, verdict, heuristics, config, groups)
     verdict = _position_evidence(verdict, parts)
-    controls = audit_controls(benchmark, n_splits=config.n_splits, seed=config.seed, level=config.level)
+    controls = audit_controls(
+        benchmark, n_splits=config.n_splits, seed=config.seed, level=config.level, groups=groups.ids
+    )
     cue = name_cue(heuristics, cues, len(benchmark), fields=config.fields, level=config.level)
     labels = benchmark.labels if benchmark.option_kind == "shared_labels" else ()
     declared = declaration(benchmark, config.lexical_task)
@@ -192,17 +201,27 @@ def audit(
             "feature_sets_reason": chosen.reason,
             "feature_set_specs": [get_feature_set(n).spec() for n in names],
             "label_set_detection": label_set.to_dict(),
+            "item_groups": groups.to_dict(),
         },
         environment=environment(),
     )
 
 
-def _heuristics(benchmark: Benchmark, config: AuditConfig) -> HeuristicsReport:
-    """The zero-training baselines with the audit's seed, resamples and level."""
+def _folds(benchmark: Benchmark, config: AuditConfig) -> tuple[AuditConfig, ItemGroups]:
+    """The folds ``benchmark`` can take and the sibling groups they keep whole (none under the paper's own split)."""
+    if config.protocol != "crossfit":
+        return config, ItemGroups.ungrouped(len(benchmark), "the pacchiardi2024 protocol keeps the paper's own split")
+    groups = sibling_groups(benchmark, config.group_siblings, config.sibling_similarity)
+    golds, what = [item.gold for item in benchmark], f"benchmark '{benchmark.name}'"
+    return replace(config, n_splits=feasible_splits(golds, config.n_splits, what, groups=groups.ids)), groups
+
+
+def _heuristics(benchmark: Benchmark, config: AuditConfig, groups: ItemGroups) -> HeuristicsReport:
+    """The zero-training baselines with the audit's seed, resamples and level, cross-fitted over the groups."""
     settings = HeuristicConfig(
         seed=config.seed, n_resamples=config.n_bootstrap, n_permutations=config.n_permutations, level=config.level
     )
-    return run_heuristics(benchmark, config=settings)
+    return run_heuristics(benchmark, config=settings, groups=groups.ids)
 
 
 def _split(
@@ -211,6 +230,7 @@ def _split(
     verdict: Verdict,
     heuristics: HeuristicsReport | None,
     config: AuditConfig,
+    groups: ItemGroups,
 ) -> PositionContentSplit | None:
     """The verdict apart into content (position-blind probes, their own Bonferroni) and the gold-position finding.
 
@@ -221,7 +241,7 @@ def _split(
     blind = [p for p in probes if get_feature_set(p.feature_set).position_blind]
     if not blind:
         return None
-    content = _refit_checked(_verdict(blind, config, benchmark.option_kind), benchmark, config)
+    content = _refit_checked(_verdict(blind, config, benchmark.option_kind), benchmark, config, groups)
     position = position_artifact(heuristics, config.threshold)
     return PositionContentSplit(benchmark.name, content, position, tuple(p.feature_set for p in blind))
 
@@ -236,7 +256,7 @@ def _position_evidence(verdict: Verdict, parts: PositionContentSplit | None) -> 
     return replace(verdict, evidence=replace(verdict.evidence, input="position", fields=()))
 
 
-def _refit_checked(verdict: Verdict, benchmark: Benchmark, config: AuditConfig) -> Verdict:
+def _refit_checked(verdict: Verdict, benchmark: Benchmark, config: AuditConfig, groups: ItemGroups) -> Verdict:
     """``verdict`` with its refit-aware interval where the bootstrap interval excludes 0 without the label being
     "predictable" and without being :attr:`~Verdict.clear` (the one case where the refits decide whether the
     verdict says "signal below threshold")."""
@@ -252,6 +272,7 @@ def _refit_checked(verdict: Verdict, benchmark: Benchmark, config: AuditConfig) 
         n_feature_sets=verdict.n_feature_sets,
         config=config.probe_config(),
         n_refits=config.n_refits,
+        groups=groups.ids,
     )
     return replace(verdict, refit=check)
 

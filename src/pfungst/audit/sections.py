@@ -237,7 +237,11 @@ def _feature_sets_note(settings: dict[str, Any]) -> Text:
     """Which feature sets ran and why (the size-aware default says when the benchmark's size cut them)."""
     names = list(settings.get("feature_sets") or [])
     reason = settings.get("feature_sets_reason") or "not recorded"
-    return Text(f"feature sets probed ({len(names)}): {', '.join(names)}; why: {reason}")
+    groups = (settings.get("item_groups") or {}).get("explanation", "sibling groups not recorded")
+    return Text(
+        f"feature sets probed ({len(names)}): {', '.join(names)}; why: {reason}. Folds: {settings.get('n_splits')} x "
+        f"{settings.get('n_repeats')} repeats, stratified; {groups}"
+    )
 
 
 def _probe_figure(result: AuditResult) -> Figure:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.markup import escape
 
+from pfungst.audit.gate import check_gates
 from pfungst.cli.common import (
     WRITE,
     WRITE_FOLDER,
@@ -30,6 +31,7 @@ from pfungst.serialization import write_csv
 if TYPE_CHECKING:  # the command imports what it runs when it runs: `--help` stays fast
     from rich.console import Console
 
+    from pfungst.audit.fixing import FixResult
     from pfungst.audit.result import AuditResult
     from pfungst.audit.run import AuditConfig
     from pfungst.data.benchmark import Benchmark
@@ -85,10 +87,12 @@ def audit_command(
         with progress_bar(quiet, "encoding surface features") as report:
             result = audit(benchmark, config, progress=report)
         out = results_console(json_path)
-        _report(result, out, command_line(context), json_path, items_path, card)
-        if fix_dir:
-            _fix_and_audit(benchmark, fix_dir, config, quiet, out)
+        fixed = _fix_and_audit(benchmark, fix_dir, config, quiet, out) if fix_dir else None
+        _report(result, out, command_line(context), json_path, items_path, card, fixed)
         gate = audit_gate(gate_options.rules, result)
+        if gate is not None and fixed is not None:  # each mitigated copy answers to the same gate
+            copies = [audit_gate(gate.rules, audited) for _, audited in fixed.audits]
+            gate = check_gates(gate.rules, [gate, *(copy for copy in copies if copy is not None)])
     end_with_gate(gate)
 
 
@@ -101,11 +105,17 @@ def _audit_config(config_type: type[AuditConfig], options: dict[str, Any]) -> Au
 
 
 def _report(
-    result: AuditResult, out: Console, command: str, json_path: Path | None, items_path: Path | None, card: Path | None
+    result: AuditResult,
+    out: Console,
+    command: str,
+    json_path: Path | None,
+    items_path: Path | None,
+    card: Path | None,
+    fixed: FixResult | None,
 ) -> None:
     """Print the audit (and, per-item, its position and content apart); write its JSON (with per-item predictions),
-    per-item CSV and card where asked for."""
-    from pfungst.report.card import render_card
+    per-item CSV and card (with the mitigated copies' residual verdicts) where asked for."""
+    from pfungst.report.card import render_card, render_fix_lines
     from pfungst.report.console_blocks import render_to_console
 
     render_to_console(result, out)
@@ -113,17 +123,20 @@ def _report(
     write_json(json_path, lambda path: result.save_json(path, items=True))
     if items_path:
         console.print(f"wrote {escape(str(write_csv(items_path, result.items_frame())))}")
-    write_card(card, render_card(result, command))
+    write_card(card, render_card(result, command) + render_fix_lines(fixed))
 
 
-def _fix_and_audit(benchmark: Benchmark, fix_dir: Path, config: AuditConfig, quiet: bool, out: Console) -> None:
-    """Write the counterbalanced and filtered copies to ``fix_dir``, audit them and print their audits."""
+def _fix_and_audit(benchmark: Benchmark, fix_dir: Path, config: AuditConfig, quiet: bool, out: Console) -> FixResult:
+    """Write the counterbalanced and filtered copies to ``fix_dir``, audit them, print their audits and each copy's
+    residual verdict (a copy still predictable is said to be so)."""
     from pfungst.audit.fixing import fix
     from pfungst.report.console_blocks import render_to_console
 
     with progress_bar(quiet, "writing mitigated copies") as report:
         fixed = fix(benchmark, fix_dir, config, progress=report)
-    for audited in (fixed.counterbalanced_audit, fixed.filtered_audit):
-        if audited is not None:
-            render_to_console(audited, out)
+    for _, audited in fixed.audits:
+        render_to_console(audited, out)
+    for line in fixed.residual_lines():
+        out.print(escape(line), style="bold red" if "STILL PREDICTABLE" in line else None, soft_wrap=True)
     console.print("wrote " + ", ".join(escape(p) for p in fixed.paths.values()))
+    return fixed

@@ -266,6 +266,17 @@ _DetectLabelSet = Annotated[
         "shared labels, gold mapped to its label; --no-detect-label-set audits them as per-item choices."
     ),
 ]
+_GroupSiblings = Annotated[
+    bool,
+    typer.Option(
+        help="Keep sibling items (the same per-item option set, near-identical text, exact duplicates) in one "
+        "cross-fitting fold; --no-group-siblings lets each item fall anywhere."
+    ),
+]
+_SiblingSimilarity = Annotated[
+    float,
+    typer.Option(help="Word 1- and 2-gram Jaccard similarity from which two items count as near-identical."),
+]
 _MaxItems = Annotated[
     int, typer.Option(help="Audit a seeded sample of at most N items, stratified by gold (0: every item).")
 ]
@@ -345,6 +356,10 @@ class AuditOptions(OptionGroup):
     """Repeats of the cross-fitting."""
     n_splits: Annotated[int, typer.Option(help="Folds of the cross-fitting.")] = 5
     """Folds of the cross-fitting."""
+    group_siblings: _GroupSiblings = True
+    """Whether sibling items are kept in one fold."""
+    sibling_similarity: _SiblingSimilarity = 0.8
+    """Similarity from which two items are near-identical siblings."""
     n_bootstrap: NBootstrapOption = 1000
     """Bootstrap resamples per interval."""
     n_permutations: Annotated[int, typer.Option(help="Permutations per p-value.")] = 1000

@@ -15,15 +15,25 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pfungst.audit.fixing import FixResult
 from pfungst.audit.position_content import POSITION_FIX
 from pfungst.audit.result import AuditResult
 from pfungst.audit.suite import SuiteEntry, SuiteResult
 from pfungst.blocks import format_estimate
 from pfungst.report.markdown import escape_markdown as _text
 
-__all__ = ["render_card", "render_suite_card"]
+__all__ = ["render_card", "render_fix_lines", "render_suite_card"]
 
 _HEADING = "## Surface-cue audit (pfungst)"
+
+
+def render_fix_lines(fixed: FixResult | None) -> str:
+    """The mitigated copies' residual verdicts as a Markdown section to append to a card ('' without ``--fix``)."""
+    if fixed is None:
+        return ""
+    lines = ["", "### Mitigated copies, audited again with the same settings", ""]
+    lines += [f"- {_text(line)}" for line in fixed.residual_lines()]
+    return "\n".join(lines) + "\n"
 
 
 def render_card(result: AuditResult, command: str = "") -> str:
@@ -102,6 +112,8 @@ def _reproduce_lines(result: AuditResult, settings: dict[str, Any], command: str
         f"Seed {_text(settings.get('seed', 0))}; {_text(settings.get('n_splits'))} folds x "
         f"{_text(settings.get('n_repeats'))} repeats; {len(feature_sets)} feature sets "
         f"({_text(', '.join(feature_sets))}): {_text(settings.get('feature_sets_reason') or 'reason not recorded')}.",
+        "",
+        f"Folds: {_text((settings.get('item_groups') or {}).get('explanation', 'sibling groups not recorded'))}.",
     ]
 
 
