@@ -113,12 +113,15 @@ def test_groups_are_recorded_in_the_audit_settings_and_described_with_the_folds(
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_a_sibling_leak_is_predictable_ungrouped_and_no_evidence_grouped(seed: int) -> None:
+def test_a_sibling_leak_is_predictable_ungrouped_and_not_grouped(seed: int) -> None:
+    """Grouped, the leak is gone: the point falls below the threshold and nothing is called predictable (240 items
+    may leave the interval spanning the threshold: "inconclusive" is then the honest answer, never "predictable")."""
     benchmark = sibling_leak(80, seed)
     config = AuditConfig(n_bootstrap=300, n_permutations=300, cues=False, seed=seed)
     assert audit(benchmark, config, group_siblings=False).verdict.label == "predictable"
     grouped = audit(benchmark, config)
-    assert grouped.verdict.label == "no evidence"
+    assert grouped.verdict.label in ("no evidence", "inconclusive")
+    assert grouped.headline.certainty == grouped.verdict.label
     assert grouped.verdict.estimate.value < 0.2
 
 
