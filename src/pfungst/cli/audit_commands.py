@@ -20,10 +20,10 @@ from pfungst.cli.common import (
     progress_bar,
     results_console,
     user_errors,
-    write_json,
 )
 from pfungst.cli.gate_options import GateOptions, audit_gate, command_line, end_with_gate, print_split, write_card
 from pfungst.cli.option_groups import AuditOptions, DataOptions, option_values, with_option_groups
+from pfungst.cli.result_output import VerboseOption, result_path, save_result, show_result
 from pfungst.path_checks import check_outputs
 from pfungst.serialization import write_csv
 
@@ -69,15 +69,19 @@ def audit_command(
     fix_dir: _Fix = None,
     gate_options: GateOptions,
     quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
-    """Can the benchmark be answered from surface features alone? Probes, heuristics, cues, and a verdict."""
+    """Can the benchmark be answered from surface features alone? Prints the verdict in a few sentences (every probe,
+    heuristic and cue word with --verbose) and saves the whole result as JSON (default: DATA's stem + .audit.json,
+    beside DATA)."""
     options = option_values(data_options, audit_options, **locals())  # AuditConfig's fields by name
     card, fail_on = gate_options.card, gate_options.fail_on
     with user_errors():
         from pfungst.audit.run import AuditConfig, audit
 
         gate_options.check()
-        check_outputs([data], {"--json": json_path, "--items": items_path, "--card": card}, folders={"--fix": fix_dir})
+        saved = result_path(json_path, data, "audit")
+        check_outputs([data], {"--json": saved, "--items": items_path, "--card": card}, folders={"--fix": fix_dir})
         config = _audit_config(AuditConfig, options)  # validated before reading data: a typo costs no load
         benchmark = data_options.load(data)
         if deduplicate and protocol != "pacchiardi2024":  # that protocol de-duplicates in the paper's order
@@ -85,9 +89,9 @@ def audit_command(
         with progress_bar(quiet, "encoding surface features") as report:
             result = audit(benchmark, config, progress=report)
         out = results_console(json_path)
-        _report(result, out, command_line(context), json_path, items_path, card)
+        _report(result, out, verbose, command_line(context), (saved, items_path, card))
         if fix_dir:
-            _fix_and_audit(benchmark, fix_dir, config, quiet, out)
+            _fix_and_audit(benchmark, fix_dir, config, (quiet, verbose), out)
         gate = audit_gate(fail_on, result)
     end_with_gate(gate)
 
@@ -101,29 +105,32 @@ def _audit_config(config_type: type[AuditConfig], options: dict[str, Any]) -> Au
 
 
 def _report(
-    result: AuditResult, out: Console, command: str, json_path: Path | None, items_path: Path | None, card: Path | None
+    result: AuditResult, out: Console, verbose: bool, command: str, paths: tuple[Path, Path | None, Path | None]
 ) -> None:
-    """Print the audit (and, per-item, its position and content apart); write its JSON (with per-item predictions),
-    per-item CSV and card where asked for."""
+    """Print the audit's short answer (every section too with ``verbose``); write its JSON (with per-item
+    predictions), and the per-item CSV and card where asked for (``paths``: JSON, items, card)."""
     from pfungst.report.card import render_card
-    from pfungst.report.console_blocks import render_to_console
 
-    render_to_console(result, out)
+    saved, items_path, card = paths
+    show_result(result, out, verbose)
     print_split(result)
-    write_json(json_path, lambda path: result.save_json(path, items=True))
+    save_result(saved, lambda path: result.save_json(path, items=True))
     if items_path:
         console.print(f"wrote {escape(str(write_csv(items_path, result.items_frame())))}")
     write_card(card, render_card(result, command))
 
 
-def _fix_and_audit(benchmark: Benchmark, fix_dir: Path, config: AuditConfig, quiet: bool, out: Console) -> None:
-    """Write the counterbalanced and filtered copies to ``fix_dir``, audit them and print their audits."""
+def _fix_and_audit(
+    benchmark: Benchmark, fix_dir: Path, config: AuditConfig, flags: tuple[bool, bool], out: Console
+) -> None:
+    """Write the counterbalanced and filtered copies to ``fix_dir``, audit them and print their audits (``flags``:
+    quiet, verbose)."""
     from pfungst.audit.fixing import fix
-    from pfungst.report.console_blocks import render_to_console
 
+    quiet, verbose = flags
     with progress_bar(quiet, "writing mitigated copies") as report:
         fixed = fix(benchmark, fix_dir, config, progress=report)
     for audited in (fixed.counterbalanced_audit, fixed.filtered_audit):
         if audited is not None:
-            render_to_console(audited, out)
+            show_result(audited, out, verbose)
     console.print("wrote " + ", ".join(escape(p) for p in fixed.paths.values()))
