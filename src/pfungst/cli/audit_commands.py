@@ -75,7 +75,7 @@ def audit_command(
     heuristic and cue word with --verbose) and saves the whole result as JSON (default: DATA's stem + .audit.json,
     beside DATA)."""
     options = option_values(data_options, audit_options, **locals())  # AuditConfig's fields by name
-    card, fail_on = gate_options.card, gate_options.fail_on
+    card = gate_options.card
     with user_errors():
         from pfungst.audit.run import AuditConfig, audit
 
@@ -92,7 +92,7 @@ def audit_command(
         _report(result, out, verbose, command_line(context), (saved, items_path, card))
         if fix_dir:
             _fix_and_audit(benchmark, fix_dir, config, (quiet, verbose), out)
-        gate = audit_gate(fail_on, result)
+        gate = audit_gate(gate_options.rules, result)
     end_with_gate(gate)
 
 
