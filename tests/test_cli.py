@@ -196,7 +196,10 @@ def _arc_easy(shared_data: Path) -> Path:
 
 
 def _score(data: Path, cache: Path, *options: str) -> Any:
-    return runner.invoke(app, ["score", str(data), "--cache", str(cache), "--threads", "1", "--quiet", *options])
+    saved = () if "--json" in options else ("--json", str(cache.with_suffix(".score.json")))  # not beside shared data
+    return runner.invoke(
+        app, ["score", str(data), "--cache", str(cache), "--threads", "1", "--quiet", *saved, *options]
+    )
 
 
 def test_score_writes_per_item_results_and_prints_accuracy_with_interval(shared_data: Path, tmp_path: Path) -> None:
