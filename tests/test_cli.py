@@ -123,7 +123,7 @@ def test_audit_writes_json_items_and_fixed_copies(tmp_path: Path) -> None:
         ],
     )
     assert result.exit_code == 0, result.output
-    assert "verdict: predictable" in " ".join(result.output.split())
+    assert "Position artifact: gold is the first option (A)" in " ".join(result.output.split())
     assert json.loads((tmp_path / "a.json").read_text())["verdict"]["label"] == "predictable"
     assert (tmp_path / "items.csv").read_text().startswith("item_id,")
     assert sorted(p.name for p in (tmp_path / "fixed").iterdir()) == [
