@@ -162,7 +162,9 @@ def test_audit_says_which_feature_sets_ran_and_all_feature_sets_is_an_option(tmp
 
     data = make_synthetic("cue-word", 200).save(tmp_path / "cue.jsonl")
     command = ["audit", str(data), "--feature-set", "1-grams_presence", "--fields", "hypothesis", "--quiet"]
-    result = runner.invoke(app, [*command, "--n-bootstrap", "50", "--n-permutations", "50", "--all-feature-sets"])
+    result = runner.invoke(
+        app, [*command, "--n-bootstrap", "50", "--n-permutations", "50", "--all-feature-sets", "--verbose"]
+    )
     assert result.exit_code == 0, result.output
     printed = " ".join(result.output.split())
     assert "all_feature_sets has no effect when feature sets are named" in printed
@@ -220,7 +222,7 @@ def test_score_writes_per_item_results_and_prints_accuracy_with_interval(shared_
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert re.search(
-        r"accuracy 0\.\d{3} \[0\.\d{3}, [01]\.\d{3}\] \(95% Wilson interval\), chance 0\.250, n = 20", text
+        r"[Aa]ccuracy 0\.\d{3} \[0\.\d{3}, [01]\.\d{3}\] \(95% Wilson interval\), chance 0\.250, n = 20", text
     ), text
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(records) == 20 and all(len(r["scores"]) == len(r["n_tokens"]) == 4 for r in records)
@@ -418,7 +420,7 @@ def test_stress_writes_json_and_items_then_resumes_from_its_cache(tmp_path: Path
     _need_smollm2()
     data = _tiny_benchmark(tmp_path)
     items = tmp_path / "outcomes.jsonl"
-    result, summary = _stress(data, tmp_path, "first", "--items", str(items))
+    result, summary = _stress(data, tmp_path, "first", "--items", str(items), "--verbose")
     assert summary["schema_version"] == "pfungst.stress/1" and summary["n_items"] == 4
     assert [p["name"] for p in summary["settings"]["perturbations"]] == ["identity", "cyclic", "rules"]
     lines = [json.loads(line) for line in items.read_text().splitlines()]
