@@ -123,7 +123,7 @@ def test_audit_writes_json_items_and_fixed_copies(tmp_path: Path) -> None:
         ],
     )
     assert result.exit_code == 0, result.output
-    assert "verdict: predictable" in " ".join(result.output.split())
+    assert "Position artifact: gold is the first option (A)" in " ".join(result.output.split())
     assert json.loads((tmp_path / "a.json").read_text())["verdict"]["label"] == "predictable"
     assert (tmp_path / "items.csv").read_text().startswith("item_id,")
     assert sorted(p.name for p in (tmp_path / "fixed").iterdir()) == [
@@ -184,7 +184,9 @@ def test_audit_says_which_feature_sets_ran_and_all_feature_sets_is_an_option(tmp
 
     data = make_synthetic("cue-word", 200).save(tmp_path / "cue.jsonl")
     command = ["audit", str(data), "--feature-set", "1-grams_presence", "--fields", "hypothesis", "--quiet"]
-    result = runner.invoke(app, [*command, "--n-bootstrap", "50", "--n-permutations", "50", "--all-feature-sets"])
+    result = runner.invoke(
+        app, [*command, "--n-bootstrap", "50", "--n-permutations", "50", "--all-feature-sets", "--verbose"]
+    )
     assert result.exit_code == 0, result.output
     printed = " ".join(result.output.split())
     assert "all_feature_sets has no effect when feature sets are named" in printed
@@ -218,7 +220,10 @@ def _arc_easy(shared_data: Path) -> Path:
 
 
 def _score(data: Path, cache: Path, *options: str) -> Any:
-    return runner.invoke(app, ["score", str(data), "--cache", str(cache), "--threads", "1", "--quiet", *options])
+    saved = () if "--json" in options else ("--json", str(cache.with_suffix(".score.json")))  # not beside shared data
+    return runner.invoke(
+        app, ["score", str(data), "--cache", str(cache), "--threads", "1", "--quiet", *saved, *options]
+    )
 
 
 def test_score_writes_per_item_results_and_prints_accuracy_with_interval(shared_data: Path, tmp_path: Path) -> None:
@@ -239,7 +244,7 @@ def test_score_writes_per_item_results_and_prints_accuracy_with_interval(shared_
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert re.search(
-        r"accuracy 0\.\d{3} \[0\.\d{3}, [01]\.\d{3}\] \(95% Wilson interval\), chance 0\.250, n = 20", text
+        r"[Aa]ccuracy 0\.\d{3} \[0\.\d{3}, [01]\.\d{3}\] \(95% Wilson interval\), chance 0\.250, n = 20", text
     ), text
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(records) == 20 and all(len(r["scores"]) == len(r["n_tokens"]) == 4 for r in records)
@@ -437,7 +442,7 @@ def test_stress_writes_json_and_items_then_resumes_from_its_cache(tmp_path: Path
     _need_smollm2()
     data = _tiny_benchmark(tmp_path)
     items = tmp_path / "outcomes.jsonl"
-    result, summary = _stress(data, tmp_path, "first", "--items", str(items))
+    result, summary = _stress(data, tmp_path, "first", "--items", str(items), "--verbose")
     assert summary["schema_version"] == "pfungst.stress/1" and summary["n_items"] == 4
     assert [p["name"] for p in summary["settings"]["perturbations"]] == ["identity", "cyclic", "rules"]
     lines = [json.loads(line) for line in items.read_text().splitlines()]

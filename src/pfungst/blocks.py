@@ -244,10 +244,11 @@ def _plain(value: Any) -> Any:
 
 
 def short_model(fingerprint: str) -> str:
-    """The model file's name for a llama.cpp fingerprint (``llamacpp:<path>:<size>:<sha256>``), else all of it.
+    """The model file's name for a llama.cpp fingerprint (``llamacpp:<name>:<size>:<sha256>``; a file written before
+    fingerprints dropped the path gives its last part), else all of it.
 
     Example:
-        >>> short_model("llamacpp:/models/smol.gguf:93:ab12"), short_model("openai:gpt-4o")
+        >>> short_model("llamacpp:smol.gguf:93:ab12"), short_model("openai:gpt-4o")
         ('smol.gguf', 'openai:gpt-4o')
     """
     parts = fingerprint.split(":")

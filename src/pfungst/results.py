@@ -22,7 +22,17 @@ from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 from pfungst.blocks import Section
 from pfungst.registry import Registry
 
-__all__ = ["DERIVED", "REPORT_PARTS", "RESULTS", "BoardRow", "Overview", "Result", "derive", "result_class"]
+__all__ = [
+    "DERIVED",
+    "REPORT_PARTS",
+    "RESULTS",
+    "BoardRow",
+    "Overview",
+    "Result",
+    "derive",
+    "overview_lines",
+    "result_class",
+]
 
 BoardRow = tuple[str, str, str, str, str]
 """One row of a report's board: benchmark, model, verdict in words, headline figure, status (``good``, ``warn``,
@@ -156,6 +166,27 @@ def result_class(kind: str) -> type[Any] | None:
     if not isinstance(kind, str) or kind not in RESULTS:
         return None
     return RESULTS.skip_if_broken(kind, "import", RESULTS.resolve, kind)
+
+
+def overview_lines(overview: Overview, most: int = 8) -> tuple[str, ...]:
+    """A result's short answer from its overview, for a result without ``summary_lines()`` of its own: the headline,
+    then one sentence per board row (at most ``most``, the rest counted).
+
+    Example:
+        >>> rows = (("mmlu", "smollm2", "position dependent", "gap 0.31 [0.22, 0.40]", "bad"),)
+        >>> overview_lines(Overview({}, "smollm2", "1 model", rows))
+        ('1 model', 'mmlu, smollm2: position dependent (problem); gap 0.31 [0.22, 0.40]')
+    """
+    from pfungst.blocks import STATUSES
+
+    lines = [overview.headline] if overview.headline else []
+    for benchmark, model, verdict, figure, status in overview.rows[:most]:
+        about = ", ".join(part for part in (benchmark, model) if part and part != "(data)")
+        words = STATUSES[status][1] if status in STATUSES else status
+        lines.append(f"{about}: {verdict} ({words}); {figure}" if figure else f"{about}: {verdict} ({words})")
+    if len(overview.rows) > most:
+        lines.append(f"... and {len(overview.rows) - most} more rows")
+    return tuple(lines)
 
 
 def is_top_level(cls: type[Any]) -> bool:

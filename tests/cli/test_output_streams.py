@@ -69,7 +69,8 @@ def test_json_dash_writes_the_json_to_stdout_and_the_tables_to_stderr(tmp_path: 
     audit = runner.invoke(app, ["audit", str(_gold_position(tmp_path)), *AUDIT_FAST, "--json", "-"])
     assert audit.exit_code == 0, audit.output
     assert json.loads(audit.stdout)["verdict"]["label"] == "predictable"
-    assert "verdict: predictable" in " ".join(audit.stderr.split())
+    assert "Predictable from" in " ".join(audit.stderr.split())  # the short answer, off stdout
+    assert not list(tmp_path.glob("*.audit.json"))  # '-' is where the result went: no default file besides
 
 
 def test_audit_table_on_stdout_and_a_terminal_progress_bar_on_stderr(tmp_path: Path) -> None:
@@ -80,7 +81,7 @@ def test_audit_table_on_stdout_and_a_terminal_progress_bar_on_stderr(tmp_path: P
     command = [sys.executable, "-m", "pfungst.cli", "audit", str(data), *quiet]
     done = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert "verdict" in done.stdout and "verdict" not in done.stderr
+    assert "Audit of" in done.stdout and "Audit of" not in done.stderr
     assert re.search(r"\d+/\d+", done.stderr) and "\x1b[2K" in done.stderr  # M/N, redrawn in place
     assert "\x1b[2K" not in done.stdout
 
@@ -91,10 +92,10 @@ def test_reliance_table_on_stdout_or_json_on_stdout(
 ) -> None:
     audit_path, solvable, rest = audited
     outcomes = _outcomes(tmp_path / "outcomes.csv", solvable, rest)
-    result = runner.invoke(app, ["reliance", str(audit_path), "--outcomes", str(outcomes)])
+    result = runner.invoke(app, ["reliance", str(audit_path), "--outcomes", str(outcomes), "--verbose"])
     assert result.exit_code == 0, result.output
     assert "cue: probe 1-grams_presence" in result.stdout and "cue: probe" not in result.stderr
-    as_json = runner.invoke(app, ["reliance", str(audit_path), "--outcomes", str(outcomes), "--json", "-"])
+    as_json = runner.invoke(app, ["reliance", str(audit_path), "--outcomes", str(outcomes), "--json", "-", "-v"])
     assert json.loads(as_json.stdout)["schema_version"] == "pfungst.reliance/1"
     assert "cue: probe 1-grams_presence" in as_json.stderr
 
@@ -139,6 +140,7 @@ NOT_CONFIG = {
     "items",
     "out",
     "quiet",
+    "verbose",
     "help",
     "model",
     "fail_on",
@@ -178,7 +180,7 @@ def test_score_and_stress_tables_on_stdout_or_json_on_stdout(shared_data: Path, 
     _need_smollm2()
     data, cache = shared_data / "llm_foundry" / "arc_easy.jsonl", str(tmp_path / "cache.sqlite")
     score = ["score", str(data), "--limit", "3", "--rule", "letter", "--cache", cache, "--threads", "1", "--quiet"]
-    table = runner.invoke(app, score)
+    table = runner.invoke(app, [*score, "--json", str(tmp_path / "score.json")])  # not beside the shared data
     assert table.exit_code == 0, table.output
     assert "accuracy" in table.stdout and "accuracy" not in table.stderr
     as_json = runner.invoke(app, [*score, "--json", "-"])
@@ -188,6 +190,23 @@ def test_score_and_stress_tables_on_stdout_or_json_on_stdout(shared_data: Path, 
     stress += ["--threads", "1", "--n-bootstrap", "50", "--quiet"]
     table = runner.invoke(app, stress)
     assert table.exit_code == 0, table.output
-    assert "Model stress: " in table.stdout and "Model stress: " not in table.stderr
+    assert "Stress of " in table.stdout and "Stress of " not in table.stderr
+    assert f"Model answers are cached in {cache}" in " ".join(table.stdout.split())  # a rerun is fast: say so
     as_json = runner.invoke(app, [*stress, "--json", "-"])
-    assert json.loads(as_json.stdout)["n_items"] == 2 and "Model stress: " in as_json.stderr
+    assert json.loads(as_json.stdout)["n_items"] == 2 and "Stress of " in as_json.stderr
+    _no_model_path_in_the_saved_result_or_its_report(tmp_path / "tiny.stress.json", tmp_path)
+
+
+def _no_model_path_in_the_saved_result_or_its_report(saved: Path, folder: Path) -> None:
+    """Issue 36, privacy: the stress result saved by default, and its report, name the model file by name, size and
+    hash, never by the folder it lies in."""
+    from pfungst.models.embedded import embedded_model_path
+
+    model_folder = str(embedded_model_path().resolve().parent)
+    text = saved.read_text()
+    assert json.loads(text)["model"].startswith(f"llamacpp:{embedded_model_path().name}:")
+    assert model_folder not in text
+    for name in ("report.html", "report.md"):
+        report = runner.invoke(app, ["report", str(saved), "-o", str(folder / name)])
+        assert report.exit_code == 0, report.output
+        assert model_folder not in (folder / name).read_text()

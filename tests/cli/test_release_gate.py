@@ -41,7 +41,7 @@ def test_the_gate_fails_on_the_layout_artifact_only_under_rules_that_count_it(
         assert "  position: " in result.stderr  # the benchmark, then the finding
     else:
         assert "passed" in result.stderr
-    assert "gold position: POSITION ARTIFACT" in " ".join(result.stdout.split())
+    assert "Position artifact: gold is the first option (A)" in " ".join(result.stdout.split())
 
 
 @pytest.fixture
@@ -117,7 +117,7 @@ def test_the_audit_command_prints_position_and_content_apart_once_and_writes_the
     position_data: Path, tmp_path: Path
 ) -> None:
     json_path = tmp_path / "audit.json"
-    result = runner.invoke(app, ["audit", str(position_data), *QUICK, *SETS, "--json", str(json_path)])
+    result = runner.invoke(app, ["audit", str(position_data), *QUICK, *SETS, "--json", str(json_path), "-v"])
     assert result.exit_code == 0, result.output
     stdout = " ".join(result.stdout.split())
     assert stdout.count("Position and content, apart") == 1

@@ -95,7 +95,8 @@ def test_fingerprint_follows_config_tokenizer_weights_and_dtype_but_not_other_fi
     (folder / "tokenizer.json").write_text("{}")
     with_tokenizer = folder_fingerprint(folder, "float32")
 
-    assert first.startswith(f"hf:{folder.resolve()}:float32:")
+    assert first.startswith(f"hf:{folder.name}:float32:")
+    assert str(folder.parent) not in first  # privacy: the name, never the path
     assert unchanged == first
     assert len({first, rewritten, with_tokenizer, folder_fingerprint(folder, "bfloat16")}) == 4
 

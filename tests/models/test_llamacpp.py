@@ -66,7 +66,7 @@ def test_without_llama_cpp_the_install_line_is_given(monkeypatch: pytest.MonkeyP
         LlamaCppModel(embedded_model_path())
 
 
-def test_fingerprint_holds_resolved_path_size_and_sha256_and_follows_content(tmp_path: Path) -> None:
+def test_fingerprint_holds_name_size_and_sha256_never_the_path_and_follows_content(tmp_path: Path) -> None:
     path = tmp_path / "m.gguf"
     old, new = b"GGUF" + b"\0" * 100, b"GGUF" + b"\1" * 101
     path.write_bytes(old)
@@ -75,8 +75,9 @@ def test_fingerprint_holds_resolved_path_size_and_sha256_and_follows_content(tmp
 
     second = file_fingerprint(tmp_path / "." / "m.gguf")
 
-    assert first == f"llamacpp:{path.resolve()}:104:{hashlib.sha256(old).hexdigest()}"
-    assert second == f"llamacpp:{path.resolve()}:105:{hashlib.sha256(new).hexdigest()}"
+    assert first == f"llamacpp:m.gguf:104:{hashlib.sha256(old).hexdigest()}"
+    assert second == f"llamacpp:m.gguf:105:{hashlib.sha256(new).hexdigest()}"
+    assert str(tmp_path) not in first  # privacy: the name, never the folder
 
 
 # -- log-likelihood -------------------------------------------------------------------------------------------------

@@ -98,7 +98,7 @@ def test_smollm2_loads_the_embedded_model_under_llama_cpp() -> None:
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
     model = load_model("smollm2", n_ctx=256)
     assert isinstance(model, LanguageModel)
-    assert model.fingerprint.startswith(f"llamacpp:{embedded_model_path().resolve()}:")
+    assert model.fingerprint.startswith(f"llamacpp:{embedded_model_path().name}:")
 
 
 def test_a_gguf_path_loads_that_file_under_llama_cpp() -> None:

@@ -78,6 +78,13 @@ class AuditResult(NotebookDisplay):
         """Its board row and headline: the verdict and the figure that decided it."""
         return audit_overview(self)
 
+    def summary_lines(self) -> tuple[str, ...]:
+        """Its short answer in sentences, what ``pfungst audit`` prints by default: the verdict, content and gold
+        position apart, the controls, what to do next."""
+        from pfungst.audit.summary_lines import audit_summary_lines
+
+        return audit_summary_lines(self)
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> AuditResult:
         """Read :meth:`to_dict` back, checking every value's type; per-item predictions only if it holds them.

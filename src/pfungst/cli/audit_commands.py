@@ -21,10 +21,10 @@ from pfungst.cli.common import (
     progress_bar,
     results_console,
     user_errors,
-    write_json,
 )
 from pfungst.cli.gate_options import GateOptions, audit_gate, command_line, end_with_gate, print_split, write_card
 from pfungst.cli.option_groups import AuditOptions, DataOptions, option_values, with_option_groups
+from pfungst.cli.result_output import VerboseOption, result_path, save_result, show_result
 from pfungst.path_checks import check_outputs
 from pfungst.serialization import write_csv
 
@@ -71,15 +71,20 @@ def audit_command(
     fix_dir: _Fix = None,
     gate_options: GateOptions,
     quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
-    """Can the benchmark be answered from surface features alone? Probes, heuristics, cues, and a verdict."""
+    """Can the benchmark be answered from surface features alone? Prints the verdict in a few sentences (every probe,
+    heuristic and cue word with --verbose) and saves the whole result as JSON (default: DATA's stem + .audit.json,
+    beside DATA)."""
     options = option_values(data_options, audit_options, **locals())  # AuditConfig's fields by name
     card = gate_options.card
     with user_errors():
         from pfungst.audit.run import AuditConfig, audit
+        from pfungst.report.card import render_card, render_fix_lines
 
         gate_options.check()
-        check_outputs([data], {"--json": json_path, "--items": items_path, "--card": card}, folders={"--fix": fix_dir})
+        saved = result_path(json_path, data, "audit")
+        check_outputs([data], {"--json": saved, "--items": items_path, "--card": card}, folders={"--fix": fix_dir})
         config = _audit_config(AuditConfig, options)  # validated before reading data: a typo costs no load
         benchmark = data_options.load(data)
         if deduplicate and protocol != "pacchiardi2024":  # that protocol de-duplicates in the paper's order
@@ -87,8 +92,9 @@ def audit_command(
         with progress_bar(quiet, "encoding surface features") as report:
             result = audit(benchmark, config, progress=report)
         out = results_console(json_path)
-        fixed = _fix_and_audit(benchmark, fix_dir, config, quiet, out) if fix_dir else None
-        _report(result, out, command_line(context), json_path, items_path, card, fixed)
+        _report(result, out, verbose, (saved, items_path))
+        fixed = _fix_and_audit(benchmark, fix_dir, config, (quiet, verbose), out) if fix_dir else None
+        write_card(card, render_card(result, command_line(context)) + render_fix_lines(fixed))
         gate = audit_gate(gate_options.rules, result)
         if gate is not None and fixed is not None:  # each mitigated copy answers to the same gate
             copies = [audit_gate(gate.rules, audited) for _, audited in fixed.audits]
@@ -104,38 +110,29 @@ def _audit_config(config_type: type[AuditConfig], options: dict[str, Any]) -> Au
     return config
 
 
-def _report(
-    result: AuditResult,
-    out: Console,
-    command: str,
-    json_path: Path | None,
-    items_path: Path | None,
-    card: Path | None,
-    fixed: FixResult | None,
-) -> None:
-    """Print the audit (and, per-item, its position and content apart); write its JSON (with per-item predictions),
-    per-item CSV and card (with the mitigated copies' residual verdicts) where asked for."""
-    from pfungst.report.card import render_card, render_fix_lines
-    from pfungst.report.console_blocks import render_to_console
-
-    render_to_console(result, out)
+def _report(result: AuditResult, out: Console, verbose: bool, paths: tuple[Path, Path | None]) -> None:
+    """Print the audit's short answer (every section too with ``verbose``); write its JSON (with per-item
+    predictions), and the per-item CSV where asked for (``paths``: JSON, items)."""
+    saved, items_path = paths
+    show_result(result, out, verbose)
     print_split(result)
-    write_json(json_path, lambda path: result.save_json(path, items=True))
+    save_result(saved, lambda path: result.save_json(path, items=True))
     if items_path:
         console.print(f"wrote {escape(str(write_csv(items_path, result.items_frame())))}")
-    write_card(card, render_card(result, command) + render_fix_lines(fixed))
 
 
-def _fix_and_audit(benchmark: Benchmark, fix_dir: Path, config: AuditConfig, quiet: bool, out: Console) -> FixResult:
+def _fix_and_audit(
+    benchmark: Benchmark, fix_dir: Path, config: AuditConfig, flags: tuple[bool, bool], out: Console
+) -> FixResult:
     """Write the counterbalanced and filtered copies to ``fix_dir``, audit them, print their audits and each copy's
-    residual verdict (a copy still predictable is said to be so)."""
+    residual verdict (a copy still predictable is said to be so; ``flags``: quiet, verbose)."""
     from pfungst.audit.fixing import fix
-    from pfungst.report.console_blocks import render_to_console
 
+    quiet, verbose = flags
     with progress_bar(quiet, "writing mitigated copies") as report:
         fixed = fix(benchmark, fix_dir, config, progress=report)
     for _, audited in fixed.audits:
-        render_to_console(audited, out)
+        show_result(audited, out, verbose)
     for line in fixed.residual_lines():
         out.print(escape(line), style="bold red" if "STILL PREDICTABLE" in line else None, soft_wrap=True)
     console.print("wrote " + ", ".join(escape(p) for p in fixed.paths.values()))

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 
 import pfungst
+from pfungst.cli.closed_pipe import PipeConsole, silence
 from pfungst.errors import ConfigError, PfungstError
 
 __all__ = [
@@ -54,10 +55,10 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,  # locals may hold API keys
     add_completion=False,
 )
-console = Console(stderr=True)
+console: Console = PipeConsole(stderr=True)
 """For people: progress, notices, warnings, errors."""
-stdout = Console()
-"""For results: tables and summaries (unless ``--json -`` claims stdout)."""
+stdout: Console = PipeConsole()
+"""For results: tables and summaries (unless ``--json -`` claims stdout); a closed pipe drops the rest quietly."""
 
 
 class PathRole(enum.Enum):
@@ -102,7 +103,8 @@ def config_from_options(cls: type[_Config], options: Mapping[str, Any], **conver
 
 @contextmanager
 def user_errors() -> Iterator[None]:
-    """Print a user error as one message and exit 2; Ctrl-C exits 130; warnings print as one line each.
+    """Print a user error as one message and exit 2; Ctrl-C exits 130; a closed standard output exits 0 quietly;
+    warnings print as one line each.
 
     An ``EOFError`` (a truncated compressed file read by a library, a closed standard input) is a user error too.
 
@@ -121,6 +123,9 @@ def user_errors() -> Iterator[None]:
     except KeyboardInterrupt:
         console.print("interrupted")
         raise typer.Exit(130) from None
+    except BrokenPipeError:  # a plain write to a closed standard output (``--json - | head``): nothing more to say
+        silence()
+        raise typer.Exit(0) from None
 
 
 def _ended_early(error: EOFError) -> str:
@@ -152,14 +157,15 @@ def results_console(json_path: Path | None) -> Console:
     return console if _is_stdout(json_path) else stdout
 
 
-def write_json(json_path: Path | None, save: Callable[[Path], object]) -> None:
-    """Write a result's JSON with ``save(path)`` (the result's own writer): to ``json_path`` with a notice on
-    stderr, or, for ``-``, to stdout, byte for byte what the file would hold."""
+def write_json(json_path: Path | None, save: Callable[[Path], object], notice: bool = True) -> None:
+    """Write a result's JSON with ``save(path)`` (the result's own writer): to ``json_path`` (with a notice on
+    stderr unless ``notice`` is False), or, for ``-``, to stdout, byte for byte what the file would hold."""
     if json_path is None:
         return
     if not _is_stdout(json_path):
         save(json_path)
-        console.print(f"wrote {escape(str(json_path))}")
+        if notice:
+            console.print(f"wrote {escape(str(json_path))}")
         return
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "result.json"

@@ -22,7 +22,6 @@ from pfungst.cli.common import (
     progress_bar,
     results_console,
     user_errors,
-    write_json,
 )
 from pfungst.cli.option_groups import (
     DataOptions,
@@ -32,6 +31,7 @@ from pfungst.cli.option_groups import (
     option_values,
     with_option_groups,
 )
+from pfungst.cli.result_output import VerboseOption, result_path, save_result, show_result
 from pfungst.errors import ConfigError
 from pfungst.path_checks import check_outputs
 
@@ -130,18 +130,20 @@ def score_command(
     ] = None,
     cluster_by: _ClusterBy = "auto",
     quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Score a benchmark with a language model: accuracy with its interval against chance, per-item results (a stress
-    run with the identity perturbation alone: the same accuracy and interval)."""
+    run with the identity perturbation alone: the same accuracy and interval). Saves the summary as JSON (default:
+    DATA's stem + .score.json, beside DATA)."""
     options = option_values(
         data_options, model_options, rule=rule, prompt=prompt, limit=limit, seed=seed, cluster_by=cluster_by
     )
     with user_errors():
         from pfungst.evaluate.run_config import RunConfig
-        from pfungst.report.console_blocks import render_to_console
         from pfungst.stress.score_run import score
 
-        outputs = {"--cache": model_options.cache, "--out": out, "--json": json_path}
+        saved = result_path(json_path, data, "score")
+        outputs = {"--cache": model_options.cache, "--out": out, "--json": saved}
         check_outputs([data, *model_options.inputs()], outputs)
         config = config_from_options(RunConfig, options, **model_options.run_settings(model))
         config.validate()  # before reading data: a typo should not cost a load
@@ -149,14 +151,14 @@ def score_command(
         benchmark = data_options.load(data)
         with progress_bar(quiet, "loading the model") as report:
             result = score(benchmark, model, config, progress=report)
-        render_to_console(result, results_console(json_path))
-        _write_score(result, out, json_path)
+        show_result(result, results_console(json_path), verbose)
+        _write_score(result, out, saved)
 
 
-def _write_score(result: ScoreResult, out: Path | None, json_path: Path | None) -> None:
+def _write_score(result: ScoreResult, out: Path | None, saved: Path) -> None:
     if out:
         console.print(f"wrote {escape(str(result.save_items(out)))}")
-    write_json(json_path, result.save_json)
+    save_result(saved, result.save_json)
 
 
 _StressJson = Annotated[Path | None, typer.Option("--json", help="Write the result(s) as JSON ('-': stdout)."), WRITE]
@@ -202,38 +204,43 @@ def stress_command(
     items_path: _StressItems = None,
     from_logs: _FromLogs = None,
     quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
-    """How much of a model's score is option order, option IDs, format and scoring rule?"""
+    """How much of a model's score is option order, option IDs, format and scoring rule? Prints the finding in a few
+    sentences (every table with --verbose) and saves the whole result as JSON (default: DATA's stem + .stress.json,
+    beside DATA)."""
     if from_logs is not None or data is None:
-        _stress_from_logs(data, from_logs, json_path, items_path, stress_options.cluster_by)
+        _stress_from_logs(data, from_logs, (json_path, items_path), stress_options.cluster_by, verbose)
         return
     with user_errors():
         items = _items_paths(items_path, len(model or ()))
         inputs = [data, *_perturbation_inputs(stress_options.perturbation), *model_options.inputs()]
-        check_outputs(inputs, {"--cache": model_options.cache, "--json": json_path, **items})
+        saved = result_path(json_path, data, "stress")
+        check_outputs(inputs, {"--cache": model_options.cache, "--json": saved, **items})
         config = _stress_config(model, model_options, stress_options, data_options, sampling)
         config.validate()
         check_suffix(items_path, "--items")
         benchmark = data_options.load(data)
-        results, ranks = _run_stress(benchmark, model, config, quiet, results_console(json_path))
-        _write_stress(results, ranks, json_path, items_path)
+        results, ranks = _run_stress(benchmark, model, config, quiet, (results_console(json_path), verbose))
+        _write_stress(results, ranks, saved, items_path)
 
 
 def _stress_from_logs(
-    data: Path | None, logs: Path | None, json_path: Path | None, items_path: Path | None, cluster_by: str
+    data: Path | None, logs: Path | None, paths: tuple[Path | None, Path | None], cluster_by: str, verbose: bool
 ) -> None:
-    """Analyse lm-eval's samples of an exported plan (the settings are the export's)."""
-    from pfungst.report.console_blocks import render_to_console
+    """Analyse lm-eval's samples of an exported plan (the settings are the export's); ``paths``: --json, --items."""
     from pfungst.stress.lm_eval import stress_from_logs
 
+    json_path, items_path = paths
     with user_errors():
         if data is not None or logs is None:
             raise ConfigError("give a benchmark (DATA) to run a model, or --from-logs OUT to analyse lm-eval's samples")
-        check_outputs([logs], {"--json": json_path, **_items_paths(items_path, 1)})
+        saved = result_path(json_path, logs, "stress")
+        check_outputs([logs], {"--json": saved, **_items_paths(items_path, 1)})
         check_suffix(items_path, "--items")
         result = stress_from_logs(logs, cluster_by=cluster_by)
-        render_to_console(result, results_console(json_path))
-        _write_stress([result], None, json_path, items_path)
+        show_result(result, results_console(json_path), verbose)
+        _write_stress([result], None, saved, items_path)
 
 
 def _stress_config(models: list[str] | None, model_options: ModelOptions, *groups: OptionGroup) -> StressConfig:
@@ -251,14 +258,16 @@ def _stress_config(models: list[str] | None, model_options: ModelOptions, *group
 
 
 def _run_stress(
-    benchmark: Benchmark, models: list[str] | None, config: StressConfig, quiet: bool, out: Console
+    benchmark: Benchmark, models: list[str] | None, config: StressConfig, quiet: bool, shown: tuple[Console, bool]
 ) -> tuple[list[StressResult], RankStability | None]:
-    """Stress each model in turn (printing each result), then compare their ranks when there are several."""
+    """Stress each model in turn (printing each result on ``shown``: the console, and whether verbose), then compare
+    their ranks when there are several (printing the comparison's short answer)."""
     from pfungst.models.registry import applicable_options
     from pfungst.models.secrets import spec_without_credentials
-    from pfungst.report.console_blocks import render_to_console
-    from pfungst.stress.comparison import compare
+    from pfungst.stress.comparison import StressComparison, compare
     from pfungst.stress.suite import stress
+
+    out, verbose = shown
 
     results = []
     for spec in models or ["smollm2"]:
@@ -266,14 +275,19 @@ def _run_stress(
             options = applicable_options(spec, config.run.model_options)
             run = replace(config.run, model_options=options)
             results.append(stress(benchmark, spec, replace(config, run=run), progress=report))
-        render_to_console(results[-1], out)
+        if verbose or not models or len(models) < 2:  # several: their comparison sums each one up
+            show_result(results[-1], out, verbose)
     if len(results) < 2:
         return results, None
     names = [spec_without_credentials(spec) for spec in models or ()]  # names are shown and stored
     if len(set(names)) < len(names):  # specs that differed only in their credentials
         names = [f"{name} ({number})" for number, name in enumerate(names, 1)]
     ranks = compare(results, names=names, seed=config.run.seed, n_bootstrap=config.n_bootstrap)
-    render_to_console(ranks, out)
+    if verbose:  # the rank tables, then the comparison's short answer
+        from pfungst.report.console_blocks import render_to_console
+
+        render_to_console(ranks, out)
+    show_result(StressComparison(tuple(results), ranks), out, verbose=False)
     return results, ranks
 
 
@@ -293,14 +307,13 @@ def _perturbation_inputs(specs: list[str] | None) -> list[Path]:
     return perturbation_inputs(specs or ())
 
 
-def _write_stress(results: list[StressResult], ranks: Any, json_path: Path | None, items_path: Path | None) -> None:
+def _write_stress(results: list[StressResult], ranks: Any, saved: Path, items_path: Path | None) -> None:
     from pfungst.stress.comparison import StressComparison
 
     if items_path:
         for result, path in zip(results, _items_paths(items_path, len(results)).values(), strict=True):
             console.print(f"wrote {escape(str(result.save_items(path)))}")
-    if json_path:
-        data: dict[str, Any] = (
-            results[0].to_dict() if len(results) == 1 else StressComparison(tuple(results), ranks).to_dict()
-        )
-        write_json(json_path, lambda path: serialization.write_json(path, data))
+    data: dict[str, Any] = (
+        results[0].to_dict() if len(results) == 1 else StressComparison(tuple(results), ranks).to_dict()
+    )
+    save_result(saved, lambda path: serialization.write_json(path, data))

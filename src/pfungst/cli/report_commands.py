@@ -18,8 +18,8 @@ from pfungst.cli.common import (
     results_console,
     stdout,
     user_errors,
-    write_json,
 )
+from pfungst.cli.result_output import VerboseOption, result_path, save_result, show_result
 from pfungst.errors import ConfigError, ReaderError
 from pfungst.path_checks import check_distinct_inputs, check_outputs
 
@@ -108,13 +108,16 @@ def reliance_command(
     alpha: Annotated[float, typer.Option(help="Level of the Benjamini-Hochberg procedure.")] = 0.05,
     seed: Annotated[int, typer.Option(help="Seed of the permutation test.")] = 0,
     json_path: JsonOption = None,
+    verbose: VerboseOption = False,
 ) -> None:
-    """Do models do better on the items a surface-feature shortcut solves? Per model, per family, with BH."""
+    """Do models do better on the items a surface-feature shortcut solves? Per model, per family, with BH. Prints the
+    answer in a few sentences (every table with --verbose) and saves the result as JSON (default: the first audit's
+    stem + .reliance.json, beside it)."""
     with user_errors():
         from pfungst.reliance import CHOICES_ONLY_VARIANT, RelianceConfig, read_outcomes, reliance
-        from pfungst.report.console_blocks import render_to_console
 
-        check_outputs([*audits, *outcomes, *(shortcut_stress or ()), families], {"--json": json_path})
+        saved = result_path(json_path, audits[0], "reliance")
+        check_outputs([*audits, *outcomes, *(shortcut_stress or ()), families], {"--json": saved})
         choices_only = [
             o
             for path in shortcut_stress or ()
@@ -135,8 +138,8 @@ def reliance_command(
             outcomes, format=outcome_format, model=model, dataset=dataset, metric=metric, variant=variant
         )
         result = reliance(list(audits), found, config, choices_only=choices_only)
-        render_to_console(result, results_console(json_path))
-        write_json(json_path, result.save_json)
+        show_result(result, results_console(json_path), verbose)
+        save_result(saved, result.save_json)
 
 
 @app.command("validity")
@@ -152,13 +155,18 @@ def validity_command(
     ] = 0.5,
     irt: Annotated[str, typer.Option(help="2PL IRT fit with girth: jml (fast), mml (slow) or none.")] = "jml",
     json_path: JsonOption = None,
+    verbose: VerboseOption = False,
 ) -> None:
-    """Rank items by how likely their key is wrong, from several models' outcomes (agreement, IRT, cleanlab)."""
+    """Rank items by how likely their key is wrong, from several models' outcomes (agreement, IRT, cleanlab). Prints
+    the answer in a few sentences (every table with --verbose) and saves the result as JSON (default: the first
+    --outcomes path's stem + .validity.json, beside it)."""
     with user_errors():
         from pfungst.reliance.validity import ValidityConfig, validity
-        from pfungst.report.console_blocks import render_to_console
 
-        check_outputs(list(outcomes), {"--json": json_path})
+        if not outcomes:
+            raise ConfigError("give at least one --outcomes file or folder")
+        saved = result_path(json_path, outcomes[0], "validity")
+        check_outputs(list(outcomes), {"--json": saved})
         if irt not in ("jml", "mml", "none"):
             raise ConfigError(f"--irt must be jml, mml or none, found {irt!r}")
         config = ValidityConfig(
@@ -169,8 +177,8 @@ def validity_command(
         )
         found = _read_outcomes(outcomes, format=outcome_format, dataset=dataset, metric=metric, variant=variant)
         result = validity(found, config)
-        render_to_console(result, results_console(json_path))
-        write_json(json_path, result.save_json)
+        show_result(result, results_console(json_path), verbose)
+        save_result(saved, result.save_json)
 
 
 def _read_outcomes(paths: list[Path], **options: Any) -> list[ModelOutcomes]:

@@ -48,7 +48,13 @@ _Out = Annotated[
     WRITE_FOLDER,
 ]
 _Verbose = Annotated[
-    bool, typer.Option("--verbose", "-v", help="List every path seen that is no benchmark, and why, on stderr.")
+    bool,
+    typer.Option(
+        "--verbose",
+        "-v",
+        help="Print the whole leaderboard and the skipped sources, then the answer; list every path seen that is no "
+        "benchmark, and why, on stderr.",
+    ),
 ]
 _SuiteJson = Annotated[Path | None, typer.Option("--json", help="Also write the suite JSON here ('-': stdout)."), WRITE]
 
@@ -111,11 +117,16 @@ def _config(options: dict[str, Any]) -> SuiteConfig:
 
 
 def _print(result: SuiteResult, out: Console, verbose: bool) -> None:
-    """The leaderboard and the skipped sources on ``out``; the paths that are no benchmark on stderr."""
+    """The suite's short answer on ``out`` (``verbose``: the leaderboard and the skipped sources first); the paths
+    that are no benchmark on stderr."""
     from pfungst.audit.suite.sections import suite_sections
     from pfungst.report.console_blocks import render_sections
+    from pfungst.report.summary_console import render_summary
 
-    render_sections([s for s in suite_sections(result) if s.level <= 2 or s.title == "Skipped sources"], out)
+    if verbose:
+        render_sections([s for s in suite_sections(result) if s.level <= 2 or s.title == "Skipped sources"], out)
+        out.rule("In short")
+    render_summary(result, out)
     _report_ignored(result, verbose)
 
 

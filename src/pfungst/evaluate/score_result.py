@@ -18,7 +18,7 @@ import pandas as pd
 from pfungst.blocks import Section
 from pfungst.display import NotebookDisplay
 from pfungst.evaluate.outcome import Outcome
-from pfungst.evaluate.score_sections import score_chapter, score_overview
+from pfungst.evaluate.score_sections import score_chapter, score_overview, score_sections
 from pfungst.results import Overview
 from pfungst.schema import SCHEMA_VERSIONS, Fields, read_dataclass
 from pfungst.serialization import write_json, write_records
@@ -122,6 +122,28 @@ class ScoreResult(NotebookDisplay):
     def overview(self) -> Overview:
         """Its board row and headline: accuracy against chance."""
         return score_overview(self)
+
+    def summary_lines(self) -> tuple[str, ...]:
+        """Its short answer, what ``pfungst score`` prints by default: what was scored, the accuracy with its interval
+        against chance, what went unanswered, and the model cache a rerun reads."""
+        from pfungst.blocks import short_model
+
+        settings = self.settings
+        accuracy = score_sections(self)[0].blocks[0]
+        title = (
+            f"Score of {short_model(self.model)} on {self.benchmark.get('name', '?')} ({self.n_items} items, rule "
+            f"{settings.get('rule', '?')}, format {settings.get('format', '?')})"
+        )
+        text = str(getattr(accuracy, "text", ""))
+        lines = [title, f"{text[:1].upper()}{text[1:]}."]
+        if self.n_refused or self.n_unparseable or self.n_skipped:
+            lines.append(
+                f"Unanswered: {self.n_refused} refused, {self.n_unparseable} unparseable, {self.n_skipped} skipped."
+            )
+        cache = str(settings.get("cache") or "")
+        if cache and cache != ":memory:":
+            lines.append(f"Model answers are cached in {cache}: a rerun asks the model only what is not there yet.")
+        return tuple(lines)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> ScoreResult:

@@ -16,8 +16,9 @@ custom mask, which differs from its own only for sequences longer than its windo
 Token boundary, scoring calls and generation loop as the llama.cpp backend (:mod:`pfungst.models.local`).
 Special-token markers in the text (``<|im_start|>``) become special tokens.
 
-Fingerprint: ``hf:<resolved folder>:<dtype>:<sha256>``, the hash over the full contents of ``config.json``, the
-generation config and the tokenizer files, and over the name, size and modification time of each weight file
+Fingerprint: ``hf:<folder name>:<dtype>:<sha256>`` (the name, never the path), the hash over the full contents of
+``config.json``, the generation config and the tokenizer files, and over the name, size and modification time of each
+weight file
 (weights are gigabytes; a checkpoint overwritten in place has the same size, so the time is part of the key).
 """
 
@@ -68,7 +69,8 @@ class HFEvaluationStats(EvaluationStats):
 
 
 def folder_fingerprint(path: str | Path, dtype: str) -> str:
-    """Identify a model folder and precision: ``hf:<resolved folder>:<dtype>:<sha256>`` (see the module docstring).
+    """Identify a model folder and precision: ``hf:<folder name>:<dtype>:<sha256>`` (see the module docstring); the
+    folder's name, never its path, which results and reports would carry.
 
     Raises:
         BackendUnavailable: A file of the folder cannot be read.
@@ -84,7 +86,7 @@ def folder_fingerprint(path: str | Path, dtype: str) -> str:
                 digest.update(f"{file.name}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
     except OSError as exc:
         raise BackendUnavailable(f"Cannot read the model folder {folder}: {exc}") from exc
-    return f"hf:{folder}:{dtype}:{digest.hexdigest()}"
+    return f"hf:{folder.name}:{dtype}:{digest.hexdigest()}"
 
 
 def _import_backend() -> tuple[Any, Any]:
@@ -183,7 +185,7 @@ class HFModel(LocalModel):
 
     @property
     def fingerprint(self) -> str:
-        """``hf:<resolved folder>:<dtype>:<sha256>`` (see :func:`folder_fingerprint`)."""
+        """``hf:<folder name>:<dtype>:<sha256>`` (see :func:`folder_fingerprint`)."""
         if self._fingerprint is None:
             self._fingerprint = folder_fingerprint(self.path, self.dtype)
         return self._fingerprint

@@ -48,9 +48,11 @@ _HASHES_LOCK = threading.Lock()
 
 
 def file_fingerprint(path: str | Path) -> str:
-    """Identify a model file by resolved path, size and SHA-256: ``llamacpp:<path>:<size>:<sha256>``.
+    """Identify a model file by name, size and the SHA-256 of the whole file: ``llamacpp:<name>:<size>:<sha256>``.
 
-    The hash is computed once per (path, modification time, size) in a process.
+    Never by its path: the fingerprint is the cache key's model part and is recorded in every result and report, which
+    must not carry a local folder (a user name, a home directory). The same file anywhere is the same model. The hash
+    is computed once per (resolved path, modification time, size) in a process (about 1 s per GB).
 
     Raises:
         BackendUnavailable: The file cannot be read.
@@ -66,7 +68,7 @@ def file_fingerprint(path: str | Path) -> str:
                 _HASHES[key] = digest
     except OSError as exc:
         raise BackendUnavailable(f"Cannot read the model file {resolved}: {exc}") from exc
-    return f"llamacpp:{resolved}:{stat.st_size}:{digest}"
+    return f"llamacpp:{resolved.name}:{stat.st_size}:{digest}"
 
 
 def _sha256(path: Path) -> str:

@@ -115,6 +115,12 @@ class StressComparison(NotebookDisplay):
         """One board row per model; the headline is how far the rankings agree (Kendall's W)."""
         return comparison_overview(self)
 
+    def summary_lines(self) -> tuple[str, ...]:
+        """Its short answer: each model's verdict and plain accuracy, and how far the rankings agree."""
+        from pfungst.stress.summary_lines import comparison_summary_lines
+
+        return comparison_summary_lines(self)
+
     def to_dict(self, items: bool = False) -> dict[str, Any]:
         """A JSON-safe dict with stable keys; ``items=True`` adds every result's outcomes."""
         return {

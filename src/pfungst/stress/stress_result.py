@@ -112,6 +112,13 @@ class StressResult(NotebookDisplay):
         """Its board row (the verdict it wrote) and headline (the plain accuracy)."""
         return stress_overview(self)
 
+    def summary_lines(self) -> tuple[str, ...]:
+        """Its short answer in sentences, what ``pfungst stress`` prints by default: the finding, the plain accuracy,
+        each measured check, and where the model's answers are cached."""
+        from pfungst.stress.summary_lines import stress_summary_lines
+
+        return stress_summary_lines(self)
+
     def __post_init__(self) -> None:
         if self.verdict is None:
             object.__setattr__(

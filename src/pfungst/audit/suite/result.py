@@ -78,6 +78,17 @@ class SuiteResult(NotebookDisplay):
         """One board row per benchmark and the headline: how many carry content cues or position artifacts."""
         return suite_overview(self)
 
+    def summary_lines(self) -> tuple[str, ...]:
+        """Its short answer, what ``pfungst suite`` prints by default: the count of findings, then each benchmark's
+        headline in rank order (the console cuts the list to one screen), then what was skipped."""
+        lines = [suite_overview(self).headline]
+        lines += [
+            f"{rank}. {e.name} ({e.n_items} items): {e.headline.sentence}" for rank, e in enumerate(self.entries, 1)
+        ]
+        if self.skipped:
+            lines.append(f"{len(self.skipped)} source(s) skipped, with why: suite.json 'skipped', and --verbose.")
+        return tuple(lines)
+
     @classmethod
     def build(
         cls,

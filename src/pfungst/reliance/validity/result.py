@@ -168,6 +168,24 @@ class ValidityResult:
         """One board row per dataset and the headline: how many keys are suspected wrong."""
         return validity_overview(self)
 
+    def summary_lines(self) -> tuple[str, ...]:
+        """Its short answer, what ``pfungst validity`` prints by default: per dataset the count of suspected wrong
+        keys, then each suspected item (the console cuts the list to one screen) with the answer the models agree on.
+        """
+        lines = [validity_overview(self).headline]
+        for screen in self.datasets:
+            lines.append(
+                f"{screen.dataset or 'dataset'}: {screen.n_suspected} of {screen.n_items} keys suspected wrong by "
+                f"{len(screen.models)} models (BH at {self.settings.get('alpha', 0.05)})."
+            )
+            lines += [
+                f"#{item.rank} {item.item_id}: key {item.key!r}, {item.n_agreed} of {item.n_models} models answer "
+                f"{item.agreed_answer!r} (q = {item.qvalue:.3g}): {item.text}"
+                for item in screen.items
+                if item.suspected
+            ]
+        return tuple(lines)
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> ValidityResult:
         """Read :meth:`to_dict` back, checking every value's type.

@@ -1,0 +1,58 @@
+"""An audit's short answer (:meth:`AuditResult.summary_lines`): what ``pfungst audit`` prints by default.
+
+The headline (:mod:`pfungst.audit.headline`: what explains the score, its cue, how sure, what else was found, what to
+do next), the gold position and the label-only control; every table behind them is in the result file and prints
+with ``--verbose``. Nothing is computed here: each sentence is read from the result.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pfungst.blocks import format_estimate
+
+if TYPE_CHECKING:
+    from pfungst.audit.position_content import PositionArtifact
+    from pfungst.audit.result import AuditResult
+
+__all__ = ["audit_summary_lines"]
+
+
+def audit_summary_lines(result: AuditResult) -> tuple[str, ...]:
+    """What it audited, the headline (what explains the score, from which input, how sure, besides, what to do), the
+    gold position where the headline does not lead with it, and the label-only control.
+
+    Example:
+        >>> from pfungst.audit import AuditConfig, audit
+        >>> from pfungst.data.synthetic import make_synthetic
+        >>> quick = AuditConfig(feature_sets=("options",), n_splits=2, n_repeats=1, n_bootstrap=50, n_refits=0)
+        >>> lines = audit_summary_lines(audit(make_synthetic("gold-position", 60), quick))
+        >>> lines[0]
+        'Audit of gold-position (60 items, options per item)'
+    """
+    headline = result.headline
+    lines = [_title(result), headline.sentence]
+    parts = result.position_content
+    if parts is not None and parts.position is not None and headline.explains != "position":
+        position = parts.position
+        lines.append(f"Gold position: {position.explanation if position.flagged else _slots(position)}.")
+    controls = result.controls
+    if controls is not None and headline.explains != "label prior":
+        flagged = controls.constant_answer is not None and controls.constant_answer.flagged
+        lines.append(f"Controls: {controls.explanation if flagged else controls.label_only.explanation}.")
+    return tuple(lines)
+
+
+def _title(result: AuditResult) -> str:
+    benchmark = result.benchmark
+    kind = "shared labels" if benchmark.get("option_kind") == "shared_labels" else "options per item"
+    return f"Audit of {benchmark.get('name', '?')} ({benchmark.get('n_items', '?')} items, {kind})"
+
+
+def _slots(position: PositionArtifact) -> str:
+    """An unflagged gold position: no pattern is named for noise, only the test of uniformity and the guess."""
+    counts = ", ".join(str(count) for count in position.position_counts)
+    return (
+        f"gold per slot {counts} (uniformity p = {position.uniformity.pvalue:.3g}); guessing the usual slot scores "
+        f"{format_estimate(position.position_only)}, not above the threshold {position.threshold:g}"
+    )
