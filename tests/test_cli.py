@@ -136,7 +136,7 @@ def test_audit_writes_json_items_and_fixed_copies(tmp_path: Path) -> None:
     assert "gp (counterbalanced)" in result.output
     residual = json.loads((tmp_path / "fixed" / "gp.fix.json").read_text())["residual"]
     assert residual["counterbalanced"]["label"] == "no evidence"
-    assert "counterbalanced copy (200 items): not predictable at the threshold 0.2" in " ".join(result.output.split())
+    assert "counterbalanced copy (200 items): no evidence of a cue left" in " ".join(result.output.split())
 
 
 @pytest.mark.slow  # three audits
@@ -153,7 +153,7 @@ def test_fail_on_applies_to_a_mitigated_copy_that_is_still_predictable(tmp_path:
     output = " ".join(result.output.split())
     # Rotating the options cannot remove a length cue: the copy is said to be still predictable, and fails the gate.
     assert "counterbalanced copy (400 items): STILL PREDICTABLE" in output
-    assert "lo (counterbalanced): content predictable" in output
+    assert "lo (counterbalanced): [content] Predictable" in output
     assert "STILL PREDICTABLE" in card.read_text()
 
 

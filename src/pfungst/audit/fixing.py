@@ -50,15 +50,15 @@ class FixResult:
 
     def residual_lines(self) -> tuple[str, ...]:
         """One sentence per copy: its residual verdict, and whether the mitigation removed the cue."""
+        said = {
+            "predictable": "STILL PREDICTABLE, the mitigation did not remove the cue",
+            "inconclusive": "INCONCLUSIVE, the cue may remain (too few items to rule it out)",
+            "no evidence": "no evidence of a cue left",
+        }
         lines = []
         for kind, result in self.audits:
-            verdict, size = result.verdict, result.verdict.estimate.n
-            said = (
-                "STILL PREDICTABLE, the mitigation did not remove the cue"
-                if verdict.label == "predictable"
-                else f"not predictable at the threshold {verdict.threshold:g}"
-            )
-            lines.append(f"{kind} copy ({size} items): {said}: {verdict.explanation}")
+            headline = result.headline
+            lines.append(f"{kind} copy ({headline.estimate.n} items): {said[headline.certainty]}: {headline.sentence}")
         return tuple(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -66,7 +66,7 @@ class FixResult:
             "paths": self.paths,
             "residual": {
                 kind: {"label": result.verdict.label, "still_predictable": result.verdict.label == "predictable"}
-                | {"explanation": result.verdict.explanation, "estimate": result.verdict.estimate.to_dict()}
+                | {"headline": result.headline.sentence, "estimate": result.verdict.estimate.to_dict()}
                 for kind, result in self.audits
             },
             "counterbalanced": self.counterbalanced_audit.to_dict() if self.counterbalanced_audit else None,
