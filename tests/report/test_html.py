@@ -162,7 +162,7 @@ def test_unknown_schema_names_the_file_and_the_versions_known(tmp_path: Path) ->
     with pytest.raises(
         ConfigError,
         match=r"future\.json: unknown schema_version 'pfungst\.audit/9'\. Known: "
-        r"pfungst\.audit/1, .*pfungst\.stress/1",
+        r"pfungst\.audit/2, .*pfungst\.stress/1",
     ):
         load_result(path)
 

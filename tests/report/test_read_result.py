@@ -267,7 +267,7 @@ def test_board_opens_the_report_with_one_row_per_benchmark_and_model(demo_result
     assert board["kind"] == "board" and board["columns"][0] == "status"
     rows = {(row[2], row[3]): row for row in board["rows"]}
     audit_row = rows[("gold-position", "(data)")]  # the summary's row comes first, the audit's replaces it here
-    assert any(row[1] == "\u2716 problem" and "predictable" in row[4] for row in board["rows"])
+    assert any(row[1] == "\u2716 problem" and row[4].startswith("Position artifact: ") for row in board["rows"])
     assert audit_row[0] in ("info", "bad")
     assert {("gold-position", "prefers-A"), ("gold-position", "prefers-C"), ("gold-position", "scripted")} <= set(rows)
     assert all(row[1].split()[0] in "\u2716\u25b2\u2714\u25cf" for row in board["rows"])  # a symbol with each colour

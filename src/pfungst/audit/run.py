@@ -34,7 +34,7 @@ from pfungst.audit.size_defaults import (
     size_default,
 )
 from pfungst.audit.task_declaration import declaration
-from pfungst.audit.verdict import Evidence, Label
+from pfungst.audit.verdict import Evidence, verdict_label
 from pfungst.data.benchmark import Benchmark
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, override_settings
@@ -315,7 +315,8 @@ def verdict_of(probes: Sequence[ProbeOutcome], config: AuditConfig, option_kind:
 
 
 def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: str) -> Verdict:
-    """Best probe by point estimate; its interval widened (Bonferroni) for having picked the best of several.
+    """Best probe by point estimate (ties: the one that sees the least input); its interval widened (Bonferroni)
+    for having picked the best of several.
 
     The point and the interval come from one statistic: the repeat-averaged score (the mean over the cross-fitting
     repeats of kappa, or of the chance-corrected accuracy), computed on all items for the point and on bootstrap
@@ -324,7 +325,7 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: str) 
     instead (as before) measured another statistic, whose interval could exclude the point on degenerate data.
     """
     statistic = _statistic(option_kind)
-    best = max(probes, key=lambda p: _value(getattr(p, statistic)))
+    best = max(probes, key=lambda p: (_value(getattr(p, statistic)), -_breadth(p.feature_set, config.fields)))
     level = bonferroni_level(config.level, len(probes))
     mask = best.predicted
     predictions = best.predictions if best.predictions is not None else best.prediction[np.newaxis, :]
@@ -350,7 +351,7 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: str) 
         pvalue=pvalue,
         baseline=source.baseline,
     )
-    label = _label(interval, config.threshold)
+    label = verdict_label(interval, config.threshold)
     return Verdict(
         label=label,
         feature_set=best.feature_set,
@@ -361,13 +362,6 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: str) 
         note=_PAPER_NOTE if config.protocol == "pacchiardi2024" and statistic == "kappa" else "",
         evidence=Evidence.of(get_feature_set(best.feature_set), config.fields, option_kind),
     )
-
-
-def _label(interval: ConfidenceInterval, threshold: float) -> Label:
-    """The three states: lower bound above ``threshold``; upper bound below it; else (spanning it) inconclusive."""
-    if interval.low > threshold:
-        return "predictable"
-    return "no evidence" if interval.high < threshold else "inconclusive"
 
 
 def _verdict_interval(
@@ -392,6 +386,11 @@ _PAPER_NOTE = (
 def _effective_classes(outcome: ProbeOutcome) -> float:
     """K of the probe's chance-corrected accuracy: 1 / (mean over items of 1 / number of options)."""
     return 1.0 / float(outcome.settings["chance"])
+
+
+def _breadth(name: str, fields: tuple[str, ...]) -> int:
+    """How much input a set sees (options alone before the full input): what the evidence needed, among ties."""
+    return ("options", "partial", "position", "full").index(get_feature_set(name).evidence_input(fields))
 
 
 def _value(estimate: Estimate) -> float:
