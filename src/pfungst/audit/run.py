@@ -6,6 +6,7 @@ import math
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -82,9 +83,8 @@ class AuditConfig(ProbeSettings):
     """The verdict is "predictable" when the simultaneous lower bound of the best statistic exceeds this, "no
     evidence" when the upper bound is below it, and "inconclusive" when the interval spans it."""
     lexical_task: bool = False
-    """Declare that the task is answered from the words of its input by design (sentiment, emotion, intent or
-    topic classification): a full-input finding on shared labels then reads as expected, not as a content shortcut
-    (:mod:`~pfungst.audit.task_declaration`; BIG-bench keywords can declare it too)."""
+    """The task is answered from its words by design (sentiment, topic): a full-input finding on shared labels is
+    then expected, not a shortcut (:mod:`~pfungst.audit.task_declaration`; BIG-bench keywords can say so too)."""
     heuristics: bool = True
     """Run the zero-training heuristics (longest option, gold position, ...)."""
     cues: bool = True
@@ -175,13 +175,11 @@ def audit(
     verdict = _position_evidence(verdict, parts)
     controls = audit_controls(benchmark, n_splits=config.n_splits, seed=config.seed, level=config.level)
     cue = name_cue(heuristics, cues, len(benchmark), fields=config.fields, level=config.level)
-    labels = benchmark.labels if benchmark.option_kind == "shared_labels" else ()
-    declared = declaration(benchmark, config.lexical_task)
     return AuditResult(
         benchmark=benchmark.to_dict(),
         probes=tuple(probes),
         verdict=verdict,
-        headline=headline_of(verdict, parts, controls, cue, declared=declared, labels=labels),
+        headline=headline_of(verdict, parts, controls, cue, **_task_facts(benchmark, config)),
         position_content=parts,
         controls=controls,
         heuristics=heuristics,
@@ -195,6 +193,12 @@ def audit(
         },
         environment=environment(),
     )
+
+
+def _task_facts(benchmark: Benchmark, config: AuditConfig) -> dict[str, Any]:
+    """What the headline needs of the task: where it was declared answered from its words, its shared labels."""
+    labels = benchmark.labels if benchmark.option_kind == "shared_labels" else ()
+    return {"declared": declaration(benchmark, config.lexical_task), "labels": labels}
 
 
 def _heuristics(benchmark: Benchmark, config: AuditConfig) -> HeuristicsReport:
@@ -388,8 +392,7 @@ def _effective_classes(outcome: ProbeOutcome) -> float:
     return 1.0 / float(outcome.settings["chance"])
 
 
-def _breadth(name: str, fields: tuple[str, ...]) -> int:
-    """How much input a set sees (options alone before the full input): what the evidence needed, among ties."""
+def _breadth(name: str, fields: tuple[str, ...]) -> int:  # among ties, the set that sees the least input
     return ("options", "partial", "position", "full").index(get_feature_set(name).evidence_input(fields))
 
 
