@@ -55,7 +55,7 @@ class NullAudit:
     task: str
     predictable: bool
     bootstrap_excludes_zero: bool
-    """The bootstrap interval (fixed predictions) excludes 0 while the verdict is "no evidence"."""
+    """The bootstrap interval (fixed predictions) excludes 0 while the verdict is not "predictable"."""
     signal_below_threshold: bool
     refits: int
     """Refits the audit ran for the flag (0 where the bootstrap interval already included 0)."""
@@ -85,7 +85,7 @@ def audit_null(task: str, benchmark: Benchmark, config: AuditConfig) -> NullAudi
     return NullAudit(
         task=task,
         predictable=verdict.label == "predictable",
-        bootstrap_excludes_zero=verdict.label == "no evidence" and ci is not None and ci.low > 0,
+        bootstrap_excludes_zero=verdict.label != "predictable" and ci is not None and ci.low > 0,
         signal_below_threshold=verdict.signal_below_threshold,
         refits=verdict.refit.n if verdict.refit is not None else 0,
         seconds=time.perf_counter() - started,

@@ -106,6 +106,21 @@ def test_an_undeclared_full_input_finding_on_shared_labels_ranks_by_size_with_th
     assert frame.loc["nli.jsonl", "headline"] == nli.headline.sentence
 
 
+def test_a_declared_full_input_finding_ranks_apart_after_the_others(suite: SuiteResult) -> None:
+    from dataclasses import replace
+
+    from pfungst.report.card import render_suite_card
+
+    nli = next(entry for entry in suite.entries if entry.name == "nli.jsonl")
+    declared = replace(nli.headline, explains="expected", findings=("expected",), declared="--lexical-task")
+    entries = [replace(e, headline=declared) if e is nli else e for e in suite.entries]
+    rebuilt = SuiteResult.build(entries, suite.skipped, suite.settings, suite.environment, n_reused=0, seconds=0.0)
+    assert rebuilt.entries[-1].name == "nli.jsonl" and rebuilt.entries[-1].expected
+    assert rebuilt.leaderboard().set_index("benchmark").loc["nli.jsonl", "ranking"] == "expected"
+    declared_table = render_suite_card(rebuilt).split("Declared to be answered from the words", 1)[1]
+    assert "nli.jsonl" in declared_table and "longest.jsonl" not in declared_table
+
+
 def test_each_entry_carries_its_controls_into_the_suite_json_and_card(suite: SuiteResult) -> None:
     from pfungst.report.card import render_suite_card
 

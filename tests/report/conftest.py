@@ -44,6 +44,9 @@ _STRUCTURAL = {
     "schema_version",
     "kind",
     "status",
+    "certainty",
+    "explains",
+    "findings",
     "perturbation",
     "label",
     "statistic",
@@ -54,9 +57,6 @@ _STRUCTURAL = {
     "length_unit",
     "rank_by",
     "input",
-    "certainty",
-    "explains",
-    "findings",
 }
 """Keys whose values the report matches on (left clean so that each dedicated renderer is exercised), and settings
 with a fixed set of values, which reading a result file checks (``length_unit``, ``rank_by``, a verdict's

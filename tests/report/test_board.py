@@ -73,24 +73,19 @@ def test_a_file_without_a_verdict_still_has_a_board_row(always_a: StressResult) 
     assert row[4] == "bad" and row[2].startswith("position dependent")
 
 
-def test_an_audit_row_is_its_headline_a_declared_lexical_task_a_warning_and_a_shortcut_bad() -> None:
+def test_a_full_input_audit_is_a_bad_row_unless_declared_and_a_partial_input_one_names_its_fields() -> None:
     from pfungst.data.synthetic import make_synthetic
 
     quick = {"n_bootstrap": 100, "n_permutations": 20, "n_repeats": 1, "cues": False}
-    declared = pfungst.audit.audit(
-        make_synthetic("cue-word", 300), feature_sets=("1-grams_presence",), lexical_task=True, **quick
-    )
-    partial = pfungst.audit.audit(
-        make_synthetic("cue-word", 300), feature_sets=("1-grams_presence",), fields=("hypothesis",), **quick
-    )
+    benchmark = make_synthetic("cue-word", 300)
+    full = pfungst.audit.audit(benchmark, feature_sets=("1-grams_presence",), **quick)
+    declared = pfungst.audit.audit(benchmark, feature_sets=("1-grams_presence",), lexical_task=True, **quick)
+    partial = pfungst.audit.audit(benchmark, feature_sets=("1-grams_presence",), fields=("hypothesis",), **quick)
+    (full_row,) = _board(full).rows
     (declared_row,) = _board(declared).rows
     (partial_row,) = _board(partial).rows
-    for result, row in ((declared, declared_row), (partial, partial_row)):  # the sentence and status, as stored
-        assert row[2] == result.headline.sentence and row[4] == result.headline.status
-    assert (
-        declared_row[2].startswith("Predictable from the full input, as this task expects")
-        and declared_row[4] == "warn"
-    )
-    assert declared_row[3] == ""  # its figure is in the sentence: the summary's majority share goes there in a report
-    assert partial_row[2].startswith("Predictable from the partial input: hypothesis") and "Next: " in partial_row[2]
+    assert full_row[2].startswith("Predictable from the full input: ") and full_row[4] == "bad"
+    assert declared_row[2].startswith("Predictable from the full input, as this task expects (declared with")
+    assert declared_row[4] == "warn"
+    assert partial_row[2].startswith("Predictable from the partial input (hypothesis): ")
     assert partial_row[4] == "bad"

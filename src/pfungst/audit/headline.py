@@ -154,13 +154,14 @@ class Headline:
             return "Position artifact"
         if self.explains == "label prior":
             return "Label prior"
+        where = _input_words(self.input)
         if self.certainty == "inconclusive":
-            return f"Inconclusive ({self.input})"
+            return f"Inconclusive ({where})"
         if self.certainty == "no evidence":
             return "No evidence of a surface cue"
         if self.explains == "expected":
-            return f"Predictable from the {self.input}, as this task expects ({self.declared})"
-        return f"Predictable from the {self.input}"
+            return f"Predictable from the {where}, as this task expects ({self.declared})"
+        return f"Predictable from the {where}"
 
     def _body(self) -> str:
         figure = f"{self._figure_words()} {_format(self.estimate)}"
@@ -227,6 +228,12 @@ class Headline:
 
     def __repr__(self) -> str:
         return f"Headline({self.sentence!r})"
+
+
+def _input_words(text: str) -> str:
+    """``partial input: hypothesis`` as ``partial input (hypothesis)``, so that the lead holds one colon."""
+    head, _, fields = text.partition(": ")
+    return f"{head} ({fields})" if fields else text
 
 
 def _format(estimate: Estimate) -> str:

@@ -42,8 +42,6 @@ __all__ = ["POWER", "detectable", "headline_of", "items_needed", "label_prior"]
 POWER = 0.8
 """The power at which :func:`detectable` and :func:`items_needed` are computed."""
 _Z_POWER = 0.8416212335729143  # the standard normal quantile at POWER
-_SMALLEST_GAP = 0.01
-""":func:`items_needed` reads a point within this of the threshold as this far from it (else it needs infinity)."""
 
 _LABEL_PRIOR_FIX = (
     "balance the answer key (or report accuracy beside the majority baseline and a chance-corrected statistic such "
@@ -76,22 +74,23 @@ def detectable(estimate: Estimate) -> float:
 
 
 def items_needed(estimate: Estimate, threshold: float) -> int | None:
-    """About how many items would settle an inconclusive verdict: ``ceil(n * ((z_L + z_b) * se / gap) ** 2)``.
+    """About how many items would settle an inconclusive verdict: ``ceil(n * ((z_L + z_b) * se / threshold) ** 2)``.
 
-    ``gap`` is the distance from the point to the threshold (at least 0.01): taking the point as the true value,
-    with that many items the interval would clear the threshold (on the side the point lies) with 80% probability.
-    None without a finite interval or a count.
+    That is the size at which the smallest effect detectable at 80% power (:func:`detectable`) equals the threshold:
+    with that many items a cue of the threshold's size would be detected (its interval excludes 0) 80% of the time,
+    and where there is no cue the upper bound would fall below the threshold 80% of the time. It reads the spread of
+    the interval, not its point, so the best of several probes (biased upward on small samples) does not sway it.
+    None without a finite interval, a count or a positive threshold.
 
     Example:
         >>> from pfungst.stats import ConfidenceInterval, Estimate
         >>> items_needed(Estimate(0.144, "m", 60, ConfidenceInterval(-0.042, 0.322, 0.95)), 0.2)
-        1295
+        102
     """
-    ci, se = estimate.ci, _standard_error(estimate)
-    if ci is None or math.isnan(se) or estimate.n <= 0 or math.isnan(estimate.value):
+    smallest = detectable(estimate)
+    if math.isnan(smallest) or estimate.n <= 0 or not threshold > 0:
         return None
-    gap = max(abs(estimate.value - threshold), _SMALLEST_GAP)
-    return math.ceil(estimate.n * ((normal_critical_value(ci.level) + _Z_POWER) * se / gap) ** 2)
+    return math.ceil(estimate.n * (smallest / threshold) ** 2)
 
 
 def label_prior(controls: AuditControls | None, labels: tuple[str, ...]) -> tuple[NamedCue, Estimate] | None:
@@ -221,15 +220,17 @@ def _resolution(certainty: Certainty, estimate: Estimate, threshold: float) -> s
         smallest = detectable(estimate)
         return f"rules out a cue of {threshold:g} or more (smallest detectable at 80% power: {smallest:.3f})"
     needed = items_needed(estimate, threshold)
-    more = f": about {needed} items would settle it" if needed is not None else ""
+    more = f"; about {needed} would resolve one (80% power)" if needed is not None else ""
     if not estimate.value >= threshold:
         return f"{estimate.n} items are too few to rule out a cue of {threshold:g}{more}"
-    return f"{estimate.n} items are too few to tell whether the cue reaches {threshold:g}{more}"
+    return f"{estimate.n} items are too few to tell whether a cue reaches {threshold:g}{more}"
 
 
 def _action(certainty: Certainty, explains: Explains, cue: NamedCue | None, verdict: Verdict) -> str:
     if certainty == "inconclusive":
-        return "audit more items (or a larger sample of the task) before reading the result as clean"
+        needed = items_needed(verdict.estimate, verdict.threshold)
+        more = f" (about {needed})" if needed is not None else ""
+        return f"audit more items{more} before reading the result as clean or as a finding"
     if certainty == "no evidence" or explains == "expected":
         return ""
     if explains == "position":
@@ -287,8 +288,8 @@ def _content_clause(verdict: Verdict, cue: NamedCue | None) -> str:
     """The content verdict beside a position or label-prior headline, in one clause."""
     figure = f"{_statistic_words(verdict.statistic)} {_figure(verdict.estimate)}"
     if verdict.label == "predictable":
-        named = f" ({cue.sentence})" if cue is not None else ""
-        return f"besides, the {verdict.evidence.description} predicts {figure}{named}"
+        named = f"; {cue.sentence}" if cue is not None else ""
+        return f"besides, the content is predictable from the {verdict.evidence.description}: {figure}{named}"
     if verdict.label == "inconclusive":
         return f"besides, the content is inconclusive: {figure} spans the threshold {verdict.threshold:g}"
     return f"besides, no evidence of a content cue: {figure}"

@@ -6,6 +6,7 @@ import math
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -35,7 +36,7 @@ from pfungst.audit.size_defaults import (
     size_default,
 )
 from pfungst.audit.task_declaration import declaration
-from pfungst.audit.verdict import Evidence, Label
+from pfungst.audit.verdict import Evidence, verdict_label
 from pfungst.data.benchmark import Benchmark
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, override_settings
@@ -83,9 +84,8 @@ class AuditConfig(ProbeSettings):
     """The verdict is "predictable" when the simultaneous lower bound of the best statistic exceeds this, "no
     evidence" when the upper bound is below it, and "inconclusive" when the interval spans it."""
     lexical_task: bool = False
-    """Declare that the task is answered from the words of its input by design (sentiment, emotion, intent or
-    topic classification): a full-input finding on shared labels then reads as expected, not as a content shortcut
-    (:mod:`~pfungst.audit.task_declaration`; BIG-bench keywords can declare it too)."""
+    """The task is answered from its words by design (sentiment, topic): a full-input finding on shared labels is
+    then expected, not a shortcut (:mod:`~pfungst.audit.task_declaration`; BIG-bench keywords can say so too)."""
     heuristics: bool = True
     """Run the zero-training heuristics (longest option, gold position, ...)."""
     cues: bool = True
@@ -184,13 +184,11 @@ def audit(
         benchmark, n_splits=config.n_splits, seed=config.seed, level=config.level, groups=groups.ids
     )
     cue = name_cue(heuristics, cues, len(benchmark), fields=config.fields, level=config.level)
-    labels = benchmark.labels if benchmark.option_kind == "shared_labels" else ()
-    declared = declaration(benchmark, config.lexical_task)
     return AuditResult(
         benchmark=benchmark.to_dict(),
         probes=tuple(probes),
         verdict=verdict,
-        headline=headline_of(verdict, parts, controls, cue, declared=declared, labels=labels),
+        headline=headline_of(verdict, parts, controls, cue, **_task_facts(benchmark, config)),
         position_content=parts,
         controls=controls,
         heuristics=heuristics,
@@ -214,6 +212,12 @@ def _folds(benchmark: Benchmark, config: AuditConfig) -> tuple[AuditConfig, Item
     groups = sibling_groups(benchmark, config.group_siblings, config.sibling_similarity)
     golds, what = [item.gold for item in benchmark], f"benchmark '{benchmark.name}'"
     return replace(config, n_splits=feasible_splits(golds, config.n_splits, what, groups=groups.ids)), groups
+
+
+def _task_facts(benchmark: Benchmark, config: AuditConfig) -> dict[str, Any]:
+    """What the headline needs of the task: where it was declared answered from its words, its shared labels."""
+    labels = benchmark.labels if benchmark.option_kind == "shared_labels" else ()
+    return {"declared": declaration(benchmark, config.lexical_task), "labels": labels}
 
 
 def _heuristics(benchmark: Benchmark, config: AuditConfig, groups: ItemGroups) -> HeuristicsReport:
@@ -336,7 +340,8 @@ def verdict_of(probes: Sequence[ProbeOutcome], config: AuditConfig, option_kind:
 
 
 def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: str) -> Verdict:
-    """Best probe by point estimate; its interval widened (Bonferroni) for having picked the best of several.
+    """Best probe by point estimate (ties: the one that sees the least input); its interval widened (Bonferroni)
+    for having picked the best of several.
 
     The point and the interval come from one statistic: the repeat-averaged score (the mean over the cross-fitting
     repeats of kappa, or of the chance-corrected accuracy), computed on all items for the point and on bootstrap
@@ -345,7 +350,7 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: str) 
     instead (as before) measured another statistic, whose interval could exclude the point on degenerate data.
     """
     statistic = _statistic(option_kind)
-    best = max(probes, key=lambda p: _value(getattr(p, statistic)))
+    best = max(probes, key=lambda p: (_value(getattr(p, statistic)), -_breadth(p.feature_set, config.fields)))
     level = bonferroni_level(config.level, len(probes))
     mask = best.predicted
     predictions = best.predictions if best.predictions is not None else best.prediction[np.newaxis, :]
@@ -371,7 +376,7 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: str) 
         pvalue=pvalue,
         baseline=source.baseline,
     )
-    label = _label(interval, config.threshold)
+    label = verdict_label(interval, config.threshold)
     return Verdict(
         label=label,
         feature_set=best.feature_set,
@@ -382,13 +387,6 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: str) 
         note=_PAPER_NOTE if config.protocol == "pacchiardi2024" and statistic == "kappa" else "",
         evidence=Evidence.of(get_feature_set(best.feature_set), config.fields, option_kind),
     )
-
-
-def _label(interval: ConfidenceInterval, threshold: float) -> Label:
-    """The three states: lower bound above ``threshold``; upper bound below it; else (spanning it) inconclusive."""
-    if interval.low > threshold:
-        return "predictable"
-    return "no evidence" if interval.high < threshold else "inconclusive"
 
 
 def _verdict_interval(
@@ -413,6 +411,10 @@ _PAPER_NOTE = (
 def _effective_classes(outcome: ProbeOutcome) -> float:
     """K of the probe's chance-corrected accuracy: 1 / (mean over items of 1 / number of options)."""
     return 1.0 / float(outcome.settings["chance"])
+
+
+def _breadth(name: str, fields: tuple[str, ...]) -> int:  # among ties, the set that sees the least input
+    return ("options", "partial", "position", "full").index(get_feature_set(name).evidence_input(fields))
 
 
 def _value(estimate: Estimate) -> float:

@@ -9,13 +9,27 @@ from typing import Any, Literal, cast, get_args
 
 from pfungst.audit.feature_sets import EvidenceInput, FeatureSet
 from pfungst.schema import Fields
-from pfungst.stats import Estimate
+from pfungst.stats import ConfidenceInterval, Estimate
 
-__all__ = ["LABELS", "Evidence", "Label", "Verdict"]
+__all__ = ["LABELS", "Evidence", "Label", "Verdict", "verdict_label"]
 
 Label = Literal["predictable", "inconclusive", "no evidence"]
 """The three states: the lower bound is above the threshold, the interval spans it, or the upper bound is below it."""
 LABELS: tuple[str, ...] = get_args(Label)
+
+
+def verdict_label(interval: ConfidenceInterval, threshold: float) -> Label:
+    """The three states: the lower bound above ``threshold``, the upper bound below it, or (spanning it) neither.
+
+    Example:
+        >>> from pfungst.stats import ConfidenceInterval
+        >>> [verdict_label(ConfidenceInterval(low, high), 0.2) for low, high in ((0.3, 0.5), (-0.1, 0.1), (0.1, 0.3))]
+        ['predictable', 'no evidence', 'inconclusive']
+    """
+    if interval.low > threshold:
+        return "predictable"
+    return "no evidence" if interval.high < threshold else "inconclusive"
+
 
 _INPUTS: tuple[str, ...] = get_args(EvidenceInput)
 
