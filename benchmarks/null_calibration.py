@@ -1,6 +1,6 @@
 """How often each verdict state and flag fires where there is nothing to find, and how often a planted cue is found.
 
-Run: python benchmarks/null_calibration.py [--nulls 25] [--power-copies 5] [--max-items 250] [--jobs 2] [--seed 0]
+Run: python benchmarks/null_calibration.py [--nulls 20] [--power-copies 4] [--max-items 200] [--jobs 2] [--seed 0]
      [--no-record]
 Needs ../shared/data. Two tables:
 
@@ -273,9 +273,9 @@ def jobs_for(tasks: dict[str, Benchmark], nulls: int, power_copies: int, seed: i
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--nulls", type=int, default=25, help="Null copies of each task (default 25: 250 audits).")
-    parser.add_argument("--power-copies", type=int, default=5, help="Planted copies per task and share (default 5).")
-    parser.add_argument("--max-items", type=int, default=250, help="Subsample larger tasks to this many (0: all).")
+    parser.add_argument("--nulls", type=int, default=20, help="Null copies of each task (default 20: 200 audits).")
+    parser.add_argument("--power-copies", type=int, default=4, help="Planted copies per task and share (default 4).")
+    parser.add_argument("--max-items", type=int, default=200, help="Subsample larger tasks to this many (0: all).")
     parser.add_argument("--jobs", type=int, default=2, help="Worker processes (default 2).")
     parser.add_argument("--seed", type=int, default=0)
     add_record_option(parser)

@@ -24,7 +24,7 @@ from pfungst.stats import ConfidenceInterval, Estimate
 __all__ = ["MAX_DEPTH", "SCHEMA_VERSIONS", "Fields", "check_depth", "kind_of", "read_dataclass", "read_estimate"]
 
 SCHEMA_VERSIONS: dict[str, str] = {
-    "audit": "pfungst.audit/1",
+    "audit": "pfungst.audit/2",
     "summary": "pfungst.summary/1",
     "stress": "pfungst.stress/1",
     "stress-comparison": "pfungst.stress-comparison/1",
@@ -33,7 +33,7 @@ SCHEMA_VERSIONS: dict[str, str] = {
     "reliance": "pfungst.reliance/1",
     "validity": "pfungst.validity/2",
     "report": "pfungst.report/1",
-    "suite": "pfungst.suite/1",
+    "suite": "pfungst.suite/2",
 }
 """Kind of result -> the ``schema_version`` its JSON carries. A changed field meaning bumps the number here."""
 
@@ -65,10 +65,10 @@ T = TypeVar("T")
 
 
 def kind_of(version: str) -> str | None:
-    """The kind whose schema is ``version`` (``pfungst.audit/1`` -> ``audit``); None for a version no kind has.
+    """The kind whose schema is ``version`` (``pfungst.audit/2`` -> ``audit``); None for a version no kind has.
 
     Example:
-        >>> kind_of("pfungst.audit/1"), kind_of("pfungst.audit/9")
+        >>> kind_of("pfungst.audit/2"), kind_of("pfungst.audit/9")
         ('audit', None)
     """
     return next((kind for kind, known in SCHEMA_VERSIONS.items() if known == version), None)

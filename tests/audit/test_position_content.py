@@ -80,7 +80,8 @@ def test_the_html_report_markdown_card_and_board_show_the_position_finding(plant
     assert f"**Gold position:** POSITION ARTIFACT: {sentence}" in card
     assert "**Content** (probes that cannot see positions" in card
     (row,) = planted.overview().rows
-    assert f"content: no evidence; gold-position artifact: {sentence}" in row[2]
+    assert row[2].startswith(f"Position artifact: {sentence}; guessing that slot scores") and row[4] == "bad"
+    assert "Besides, no evidence of a content cue" in row[2] and f"**Headline:** Position artifact: {sentence}" in card
 
 
 def test_a_content_cue_gives_the_content_verdict_and_no_position_artifact(longest: AuditResult) -> None:
@@ -90,7 +91,8 @@ def test_a_content_cue_gives_the_content_verdict_and_no_position_artifact(longes
     assert not parts.position.flagged
     assert "POSITION ARTIFACT" not in render_card(longest)
     (row,) = longest.overview().rows
-    assert "content: predictable" in row[2] and "gold-position artifact" not in row[2]
+    assert row[2].startswith("Predictable from the") and "the longest option is gold in" in row[2]
+    assert "Position artifact" not in row[2] and row[4] == "bad"
 
 
 def test_shared_labels_have_the_verdict_as_content_and_no_position_finding() -> None:

@@ -88,20 +88,22 @@ def test_a_content_cue_ranks_first_and_a_layout_artifact_is_flagged_not_ranked(s
     ranks = [entry.name for entry in suite.entries]
     assert ranks.index("longest.jsonl") < ranks.index("position.jsonl")
     assert ranks.index("longest.jsonl") < ranks.index("control.jsonl")
-    risks = [entry.risk for entry in suite.entries if not entry.lexical]
+    risks = [entry.risk for entry in suite.entries if not entry.expected]
     assert risks == sorted(risks, reverse=True)
 
 
-def test_a_full_input_finding_on_shared_labels_ranks_apart_after_the_shortcuts(suite: SuiteResult) -> None:
+def test_an_undeclared_full_input_finding_on_shared_labels_ranks_by_size_with_the_others(suite: SuiteResult) -> None:
     by_name = {entry.name: entry for entry in suite.entries}
     nli, longest = by_name["nli.jsonl"], by_name["longest.jsonl"]
-    assert nli.lexical and nli.content.kind == "lexical" and nli.content.evidence.input == "full"
+    assert not nli.expected and nli.content.kind == "shortcut" and nli.content.evidence.input == "full"
+    assert nli.headline.explains == "content" and nli.headline.findings == ("content",)
     assert longest.content.kind == "shortcut" and longest.content.evidence.input == "options"
-    assert nli.risk > by_name["control.jsonl"].risk  # a higher risk, yet ranked after every shortcut finding
-    assert suite.entries[-1].name == "nli.jsonl"
+    ranks = [entry.name for entry in suite.entries]
+    assert nli.risk > by_name["control.jsonl"].risk and ranks.index("nli.jsonl") < ranks.index("control.jsonl")
     frame = suite.leaderboard().set_index("benchmark")
-    assert frame.loc["nli.jsonl", "ranking"] == "lexical" and frame.loc["longest.jsonl", "ranking"] == "shortcut"
+    assert frame.loc["nli.jsonl", "ranking"] == "by size" and frame.loc["longest.jsonl", "ranking"] == "by size"
     assert frame.loc["longest.jsonl", "evidence_input"] == "options"
+    assert frame.loc["nli.jsonl", "headline"] == nli.headline.sentence
 
 
 def test_each_entry_carries_its_controls_into_the_suite_json_and_card(suite: SuiteResult) -> None:
@@ -113,8 +115,8 @@ def test_each_entry_carries_its_controls_into_the_suite_json_and_card(suite: Sui
     assert [e.controls for e in again.entries] == [e.controls for e in suite.entries]
     card = render_suite_card(suite)
     assert f"label prior {longest.controls.label_only.prior_score.value:.3f}" in card
-    lexical_table = card.split("Answerable from words in the input", 1)[1]
-    assert "nli.jsonl" in lexical_table and "longest.jsonl" not in lexical_table
+    assert "Declared to be answered from the words" not in card  # nothing was declared
+    assert "nli.jsonl | 300 | **finding**: Predictable from the full input" in card
 
 
 def test_shared_labels_have_no_position_finding_and_keep_only_item_level_sets(suite: SuiteResult) -> None:

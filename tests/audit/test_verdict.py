@@ -1,5 +1,6 @@
 """Every verdict names the input its evidence needed (options alone, partial input, full input, file position);
-a full-input finding on a shared-label task reads as lexical solvability, not as a shortcut."""
+a full-input finding on a shared-label task is a content finding unless the task is declared to be answered from
+its words."""
 
 from __future__ import annotations
 
@@ -68,11 +69,21 @@ def test_an_always_unknown_answer_is_a_shortcut_from_the_options_alone(bbq_resul
     assert content.explanation.startswith("predictable (options alone, no question): ")
 
 
-def test_a_sentiment_task_is_lexical_and_says_the_words_give_the_label(sentiment_result: AuditResult) -> None:
+def test_an_undeclared_sentiment_task_is_a_content_finding_without_an_excuse(sentiment_result: AuditResult) -> None:
     verdict = sentiment_result.verdict
-    assert verdict.label == "predictable" and verdict.kind == "lexical"
+    assert verdict.label == "predictable" and verdict.kind == "shortcut" and verdict.lexical
     assert verdict.evidence == Evidence("full", (), shared_labels=True)
-    assert "answerable from words in the input: expected for sentiment, intent or topic tasks" in verdict.explanation
+    assert "expected" not in verdict.explanation
+    assert sentiment_result.headline.explains == "content" and sentiment_result.headline.declared == ""
+
+
+def test_a_declared_sentiment_task_reads_as_expected_and_records_the_declaration() -> None:
+    result = audit(_sentiment(200, 0), feature_sets=("1-grams_presence",), lexical_task=True, **QUICK)
+    assert result.settings["lexical_task"] is True
+    headline = result.headline
+    assert headline.explains == "expected" and headline.declared == "declared with --lexical-task"
+    assert headline.status == "warn" and headline.findings == ("expected",)
+    assert headline.sentence.startswith("Predictable from the full input, as this task expects (declared with")
 
 
 def test_a_partial_input_finding_names_its_fields_and_is_a_shortcut() -> None:
@@ -106,4 +117,6 @@ def test_real_truthfulqa_is_answerable_from_its_options_and_real_navigate_from_i
     navigate = audit(load(shared_data / "bigbench" / "navigate" / "task.json"), feature_sets=("1-grams_presence",),
                      heuristics=False, **QUICK)  # fmt: skip
     assert truthful.verdict.kind == "shortcut" and truthful.verdict.evidence.input == "options"
-    assert navigate.verdict.kind == "lexical" and navigate.verdict.evidence.input == "full"
+    assert navigate.verdict.kind == "shortcut" and navigate.verdict.evidence.input == "full"
+    # navigate's keywords (logical reasoning, mathematics, arithmetic) do not declare it answered from its words
+    assert navigate.headline.explains == "content" and navigate.headline.declared == ""

@@ -46,19 +46,27 @@ def test_the_gate_fails_on_the_layout_artifact_only_under_rules_that_count_it(
 
 @pytest.fixture
 def lexical_data(tmp_path: Path, seed: int) -> Path:
-    """A shared-label task whose words give the label ('never' marks contradictions): lexical, not a shortcut."""
+    """A shared-label task whose words give the label ('never' marks contradictions): a content finding."""
     items = make_synthetic("cue-word", 200, seed=seed)
     return write_jsonl(tmp_path / "nli.jsonl", [{**item.fields, "label": item.answer} for item in items])
 
 
-@pytest.mark.parametrize(("rule", "code"), [("content", 0), ("lexical", 3), ("predictable", 3)])
-def test_a_full_input_finding_on_shared_labels_fails_only_the_lexical_and_overall_rules(
-    lexical_data: Path, rule: str, code: int
+@pytest.mark.parametrize(
+    ("rule", "declared", "code"),
+    [("content", False, 3), ("predictable", False, 3), ("content", True, 0), ("predictable", True, 3)],
+)
+def test_a_full_input_finding_on_shared_labels_fails_content_unless_the_task_is_declared_lexical(
+    lexical_data: Path, rule: str, declared: bool, code: int
 ) -> None:
     args = ["audit", str(lexical_data), *QUICK, "--feature-set", "1-grams_presence", "--fail-on", rule]
-    result = runner.invoke(app, args)
+    result = runner.invoke(app, [*args, "--lexical-task"] if declared else args)
     assert result.exit_code == code, result.output
-    assert "answerable from words in the input" in " ".join(result.stdout.split())
+    stdout = " ".join(result.stdout.split())
+    assert "answerable from words in the input" not in stdout  # no excuse unless declared
+    if declared:
+        assert "as this task expects (declared with --lexical-task)" in stdout
+    else:
+        assert "Predictable from the full input: 'never' in the text" in stdout
     if code == 3:
         assert f"gate --fail-on {rule}: FAILED" in result.stderr
     else:
@@ -97,7 +105,7 @@ def test_the_suite_command_ranks_writes_a_card_and_gates(tmp_path: Path, seed: i
     args = ["suite", str(folder), "--out", str(out), *QUICK, *SETS, "--card", str(card), "--fail-on", "content"]
     result = runner.invoke(app, args)
     assert result.exit_code == 3, result.output
-    assert "longest.jsonl: content predictable" in " ".join(result.stderr.split())
+    assert "longest.jsonl: [content] Predictable from the" in " ".join(result.stderr.split())
     assert "control.jsonl" not in result.stderr.split("FAILED", 1)[1]
     assert (out / "suite.json").is_file() and (out / "benchmarks" / "longest.jsonl.audit.json").is_file()
     assert "| 1 | longest.jsonl |" in card.read_text()

@@ -46,7 +46,7 @@ def _audit(name: str, shares: dict[str, float | None], gold: dict[str, str] | No
         "settings": {"chance": chance},
     }
     return {
-        "schema_version": "pfungst.audit/1",
+        "schema_version": "pfungst.audit/2",
         "benchmark": {"name": name},
         "verdict": {"feature_set": "1-grams_presence"},
         "probes": [probe],

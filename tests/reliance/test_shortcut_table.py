@@ -63,7 +63,7 @@ def _heuristic(name: str, solved: set[str], abstain: tuple[str, ...] = ()) -> di
 def _audit() -> dict:
     """An audit dict as ``pfungst audit --json`` writes it (with items), reduced to what the table reads."""
     return {
-        "schema_version": "pfungst.audit/1",
+        "schema_version": "pfungst.audit/2",
         "benchmark": {"name": "d"},
         "verdict": {"feature_set": "options"},
         "probes": [_probe("options", PROBE), _probe("options_1-grams_presence", CLASSIFIER)],

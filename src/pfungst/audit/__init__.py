@@ -1,7 +1,8 @@
 """Audit a benchmark: can its answers be predicted from surface features alone?
 
 ``audit(benchmark)`` probes it with every feature set (scikit-learn pipelines fitted on training folds only),
-adds zero-training heuristics and a cue table, and returns an :class:`AuditResult` with a verdict and its evidence.
+adds zero-training heuristics and a cue table, and returns an :class:`AuditResult` with a verdict and its evidence
+and a :class:`Headline`: one sentence naming what explains the score, from which input, how sure, and what to do.
 ``fix`` writes counterbalanced and AFLite-filtered copies and audits them again.
 
 The entry point is :func:`audit` (``pfungst.audit.audit(benchmark, ...)``, or ``from pfungst.audit import audit``).
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from pfungst.audit.cues import CueConfig, CueTable, find_cues
     from pfungst.audit.feature_sets import FEATURE_SETS, PAPER_FEATURE_SETS, FeatureSet, get_feature_set
     from pfungst.audit.fixing import FixResult, fix
+    from pfungst.audit.headline import Headline, NamedCue
     from pfungst.audit.heuristics import HeuristicConfig, HeuristicsReport, run_heuristics
     from pfungst.audit.inputs import ItemInputs, OptionTable
     from pfungst.audit.mitigate import AFLiteConfig, FilterResult, counterbalance, filter_predictable
@@ -43,9 +45,11 @@ __all__ = [
     "FeatureSet",
     "FilterResult",
     "FixResult",
+    "Headline",
     "HeuristicConfig",
     "HeuristicsReport",
     "ItemInputs",
+    "NamedCue",
     "OptionTable",
     "ProbeConfig",
     "ProbeOutcome",
@@ -79,6 +83,8 @@ __getattr__, __dir__ = lazy_exports(
         "get_feature_set": "pfungst.audit.feature_sets",
         "FixResult": "pfungst.audit.fixing",
         "fix": "pfungst.audit.fixing",
+        "Headline": "pfungst.audit.headline",
+        "NamedCue": "pfungst.audit.headline",
         "HeuristicConfig": "pfungst.audit.heuristics",
         "HeuristicsReport": "pfungst.audit.heuristics",
         "run_heuristics": "pfungst.audit.heuristics",

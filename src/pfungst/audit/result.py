@@ -1,4 +1,5 @@
-"""What an audit found: one probe outcome per feature set, heuristics, cues, a verdict with its evidence.
+"""What an audit found: one probe outcome per feature set, heuristics, cues, a verdict with its evidence, and the
+headline that says in one sentence what explains the score.
 
 Schema changes that alter a field's meaning bump :data:`SCHEMA_VERSION`.
 """
@@ -16,6 +17,7 @@ import pandas as pd
 
 from pfungst.audit.controls import AuditControls
 from pfungst.audit.cues import CueTable
+from pfungst.audit.headline import Headline
 from pfungst.audit.heuristics import HeuristicsReport
 from pfungst.audit.position_content import PositionContentSplit
 from pfungst.audit.probe_outcome import ProbeOutcome
@@ -43,6 +45,9 @@ class AuditResult(NotebookDisplay):
     probes: tuple[ProbeOutcome, ...]
     """One outcome per feature set, in the order tried."""
     verdict: Verdict
+    headline: Headline
+    """What explains the score, in one sentence with its parts (:mod:`~pfungst.audit.headline`), computed once by
+    :func:`pfungst.audit.audit`; every report, the suite and the release gate read it."""
     heuristics: HeuristicsReport | None
     """Zero-training baselines; None when disabled."""
     cues: CueTable | None
@@ -91,6 +96,7 @@ class AuditResult(NotebookDisplay):
             benchmark=fields.benchmark(),
             probes=probes,
             verdict=verdict,
+            headline=Headline.from_fields(fields.sub("headline")),
             heuristics=read_heuristics(fields.sub("heuristics")) if fields.has("heuristics") else None,
             cues=read_cues(fields.sub("cues")) if fields.has("cues") else None,
             settings=fields.mapping("settings"),
@@ -156,6 +162,7 @@ class AuditResult(NotebookDisplay):
             "kind": self.KIND,
             "benchmark": self.benchmark,
             "verdict": self.verdict.to_dict(),
+            "headline": self.headline.to_dict(),
             "probes": [outcome.to_dict(items=items) for outcome in self.probes],
             "heuristics": self.heuristics.to_dict(items) if self.heuristics else None,
             "cues": self.cues.to_dict() if self.cues else None,
@@ -170,7 +177,7 @@ class AuditResult(NotebookDisplay):
         return write_json(path, self.to_dict(items=items))
 
     def __repr__(self) -> str:
-        return f"AuditResult({self.benchmark['name']!r}, {self.verdict.explanation})"
+        return f"AuditResult({self.benchmark['name']!r}, {self.headline.sentence})"
 
 
 def _read_split(fields: Fields) -> PositionContentSplit | None:

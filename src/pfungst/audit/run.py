@@ -6,14 +6,15 @@ import math
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Literal
 
 import numpy as np
 
 from pfungst.audit.cluster import check_cluster_address, cluster_backend
 from pfungst.audit.controls import audit_controls
+from pfungst.audit.cue_naming import name_cue
 from pfungst.audit.cues import CueConfig, find_cues
 from pfungst.audit.feature_sets import get_feature_set
+from pfungst.audit.headline_rules import headline_of
 from pfungst.audit.heuristics import HeuristicConfig, HeuristicsReport, run_heuristics
 from pfungst.audit.inputs import ItemInputs, OptionTable
 from pfungst.audit.label_set import audited_layout
@@ -31,12 +32,14 @@ from pfungst.audit.size_defaults import (
     check_size_limits,
     size_default,
 )
-from pfungst.audit.verdict import Evidence
+from pfungst.audit.task_declaration import declaration
+from pfungst.audit.verdict import Evidence, Label
 from pfungst.audit.verdict_interval import verdict_interval
 from pfungst.data.benchmark import Benchmark
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, override_settings
 from pfungst.stats import (
+    ConfidenceInterval,
     Estimate,
     binomial_pvalue,
     bonferroni_level,
@@ -75,7 +78,12 @@ class AuditConfig(ProbeSettings):
     :attr:`Verdict.clear`), without the verdict being "predictable"; 0 skips them (only clear signals are then
     flagged); at most 200."""
     threshold: float = 0.2
-    """The verdict is "predictable" when the simultaneous lower bound of the best statistic exceeds this."""
+    """The verdict is "predictable" when the simultaneous lower bound of the best statistic exceeds this, "no
+    evidence" when the upper bound is below it, and "inconclusive" when the interval spans it."""
+    lexical_task: bool = False
+    """Declare that the task is answered from the words of its input by design (sentiment, emotion, intent or
+    topic classification): a full-input finding on shared labels then reads as expected, not as a content shortcut
+    (:mod:`~pfungst.audit.task_declaration`; BIG-bench keywords can declare it too)."""
     heuristics: bool = True
     """Run the zero-training heuristics (longest option, gold position, ...)."""
     cues: bool = True
@@ -163,12 +171,18 @@ def audit(
     cues = find_cues(benchmark, config=CueConfig(fields=config.fields, top_k=config.cue_top_k)) if config.cues else None
     verdict = _refit_checked(_verdict(probes, config, benchmark.option_kind), benchmark, config)
     parts = _split(benchmark, probes, verdict, heuristics, config)
+    verdict = _position_evidence(verdict, parts)
+    controls = audit_controls(benchmark, n_splits=config.n_splits, seed=config.seed, level=config.level)
+    cue = name_cue(heuristics, cues, len(benchmark), fields=config.fields, level=config.level)
+    labels = benchmark.labels if benchmark.option_kind == "shared_labels" else ()
+    declared = declaration(benchmark, config.lexical_task)
     return AuditResult(
         benchmark=benchmark.to_dict(),
         probes=tuple(probes),
-        verdict=_position_evidence(verdict, parts),
+        verdict=verdict,
+        headline=headline_of(verdict, parts, controls, cue, declared=declared, labels=labels),
         position_content=parts,
-        controls=audit_controls(benchmark, n_splits=config.n_splits, seed=config.seed, level=config.level),
+        controls=controls,
         heuristics=heuristics,
         cues=cues,
         settings={
@@ -226,7 +240,7 @@ def _refit_checked(verdict: Verdict, benchmark: Benchmark, config: AuditConfig) 
     "predictable" and without being :attr:`~Verdict.clear` (the one case where the refits decide whether the
     verdict says "signal below threshold")."""
     ci = verdict.estimate.ci
-    if not config.n_refits or verdict.label != "no evidence" or ci is None or not ci.low > 0 or verdict.clear:
+    if not config.n_refits or verdict.label == "predictable" or ci is None or not ci.low > 0 or verdict.clear:
         return verdict
     name = verdict.feature_set
     check = refit_check(
@@ -339,7 +353,7 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: str) 
         pvalue=pvalue,
         baseline=source.baseline,
     )
-    label: Literal["predictable", "no evidence"] = "predictable" if interval.low > config.threshold else "no evidence"
+    label = _label(interval, config.threshold)
     return Verdict(
         label=label,
         feature_set=best.feature_set,
@@ -351,6 +365,13 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: str) 
         evidence=Evidence.of(get_feature_set(best.feature_set), config.fields, option_kind),
         widening=widening,
     )
+
+
+def _label(interval: ConfidenceInterval, threshold: float) -> Label:
+    """The three states: lower bound above ``threshold``; upper bound below it; else (spanning it) inconclusive."""
+    if interval.low > threshold:
+        return "predictable"
+    return "no evidence" if interval.high < threshold else "inconclusive"
 
 
 _PAPER_NOTE = (

@@ -16,6 +16,7 @@ from pfungst.audit.position_content import PositionContentSplit
 from pfungst.blocks import (
     ESTIMATE_COLUMNS,
     Block,
+    Facts,
     Figure,
     Section,
     Table,
@@ -49,45 +50,22 @@ def audit_chapter(result: AuditResult) -> tuple[Section, ...]:
 
 
 def audit_overview(result: AuditResult) -> Overview:
-    """The audit's board row and headline: its verdict, the deciding feature set and statistic."""
-    verdict = result.verdict
-    headline = (
-        f"{verdict.label}: {verdict.feature_set}, {statistic_name(verdict.statistic)} "
-        f"{format_estimate(verdict.estimate)}"
-    )
-    return Overview(result.benchmark, "", headline, (_audit_row(result, headline),))
-
-
-def _audit_row(data: Any, figure: str) -> BoardRow:
-    """An audit's board row: its verdict, with a signal below the threshold as a warning; per-item, its content
-    verdict and gold-position finding apart (the slot pattern in words when it is an artifact)."""
-    verdict = data.verdict
-    status = "bad" if verdict.label == "predictable" else "warn" if verdict.signal_below_threshold else "good"
-    if verdict.lexical:  # the words give the label: expected for sentiment, intent or topic tasks
-        status = "warn"
-    words = finding_words(verdict) + (" (signal below threshold)" if verdict.signal_below_threshold else "")
-    parts = data.position_content
-    if parts is not None and parts.position is not None:
-        words += f"; content: {parts.content.label}"
-        if parts.position.flagged:
-            words += f"; gold-position artifact: {parts.position.slot_pattern}"
-    return (str(data.benchmark.get("name", "?")), "(data)", f"surface cues: {words}", figure, status)
-
-
-def finding_words(verdict: Any) -> str:
-    """A verdict's label, with its kind and the input it needed when it found something."""
-    if verdict.kind == "none":
-        return str(verdict.label)
-    return f"{verdict.label}: {verdict.kind} ({verdict.evidence.description})"
+    """The audit's board row and headline: the headline's sentence, its deciding figure and its status."""
+    headline = result.headline
+    figure = f"{statistic_name(headline.statistic)} {format_estimate(headline.estimate)}"
+    row: BoardRow = (str(result.benchmark.get("name", "?")), "(data)", headline.sentence, figure, headline.status)
+    return Overview(result.benchmark, "", headline.sentence, (row,))
 
 
 def audit_sections(result: AuditResult) -> tuple[Section, ...]:
-    """The verdict, kappa per feature set with intervals, heuristic baselines, cues and the best probe's features."""
-    verdict = result.verdict
-    tone = "bad" if verdict.label == "predictable" else "good"
+    """The headline and verdict, kappa per feature set with intervals, heuristic baselines, cues and the best probe's
+    features."""
+    verdict, headline = result.verdict, result.headline
     statistic = _STATISTIC_NAMES.get(verdict.statistic, verdict.statistic)
     verdict_blocks: list[Block] = [
-        Text(f"verdict: {verdict.explanation}", tone=tone),
+        Text(headline.sentence, tone=headline.status),
+        Facts(_headline_facts(result)),
+        Text(f"verdict: {verdict.explanation}", tone=_verdict_status(verdict.label)),
         Table(
             "Verdict statistic",
             ESTIMATE_COLUMNS,
@@ -105,7 +83,8 @@ def audit_sections(result: AuditResult) -> tuple[Section, ...]:
     if result.heuristics is not None:
         sections.append(Section("Heuristic baselines", _heuristic_blocks(result.heuristics), level=3))
     if result.cues is not None:
-        sections.append(Section("Cue words", _cue_blocks(result.cues), level=3))
+        fdr = 1 - float(result.settings.get("level", 0.95))
+        sections.append(Section("Cue words", _cue_blocks(result.cues, fdr), level=3))
     best = result.best
     if best.top_features:
         rows = tuple(
@@ -123,6 +102,27 @@ def audit_sections(result: AuditResult) -> tuple[Section, ...]:
             )
         )
     return tuple(sections)
+
+
+def _verdict_status(label: str) -> str:
+    return {"predictable": "bad", "inconclusive": "warn"}.get(label, "good")
+
+
+def _headline_facts(result: AuditResult) -> tuple[tuple[str, str], ...]:
+    """The headline's parts, one line each: what explains the score, the input, the cue, how sure, what to do."""
+    headline = result.headline
+    pairs = [
+        ("explains the score", headline.explains if headline.certainty == "predictable" else headline.certainty),
+        ("input the evidence needed", headline.input),
+        ("cue", headline.cue.sentence if headline.cue is not None else "none named (no cue survives correction)"),
+        ("how sure", headline.resolution),
+    ]
+    if headline.declared:
+        pairs.append(("declared answered from its words", headline.declared))
+    pairs += [("besides", clause.removeprefix("besides, ")) for clause in headline.besides]
+    if headline.action:
+        pairs.append(("next", headline.action))
+    return tuple(pairs)
 
 
 def _split_blocks(parts: PositionContentSplit) -> tuple[Block, ...]:
@@ -278,7 +278,7 @@ def _heuristic_blocks(heuristics: HeuristicsReport) -> tuple[Block, ...]:
     return tuple(blocks)
 
 
-def _cue_blocks(cues: CueTable) -> tuple[Block, ...]:
+def _cue_blocks(cues: CueTable, fdr: float) -> tuple[Block, ...]:
     rows = tuple(
         (
             c.cue,
@@ -290,6 +290,7 @@ def _cue_blocks(cues: CueTable) -> tuple[Block, ...]:
             format_number(c.base_rate),
             format_pvalue(c.pvalue),
             format_pvalue(c.qvalue),
+            "yes" if c.qvalue <= fdr else "no (not a finding)",
         )
         for c in cues.cues
     )
@@ -297,5 +298,6 @@ def _cue_blocks(cues: CueTable) -> tuple[Block, ...]:
         f"Top {len(cues.cues)} of {format_number(cues.n_tested)} cues tested "
         f"(productivity: share of the items with the cue whose answer it points to)"
     )
-    columns = ("cue", "label", "items", "hits", "productivity", "coverage", "base rate", "p", "q (BH)")
-    return (Table(caption, columns, rows, text_columns=2, note=cues.method),)
+    columns = ("cue", "label", "items", "hits", "productivity", "coverage", "base rate", "p", "q (BH)", "survives")
+    note = f"{cues.method}; survives: q <= {fdr:.3g} (Benjamini-Hochberg); only such a cue is named in the headline"
+    return (Table(caption, columns, rows, text_columns=2, note=note),)

@@ -1,5 +1,6 @@
-"""An audit's verdict: "predictable" or "no evidence", with the statistic, its interval, the threshold, and the
-input its evidence needed (:class:`Evidence`: options alone, partial input, full input, or file position)."""
+"""An audit's verdict: "predictable", "inconclusive" or "no evidence", with the statistic, its interval, the
+threshold, and the input its evidence needed (:class:`Evidence`: options alone, partial input, full input, or file
+position)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,11 @@ from pfungst.audit.verdict_interval import IntervalWidening
 from pfungst.schema import Fields
 from pfungst.stats import Estimate
 
-__all__ = ["LEXICAL_NOTE", "Evidence", "Verdict"]
+__all__ = ["LABELS", "Evidence", "Label", "Verdict"]
 
-LEXICAL_NOTE = (
-    "answerable from words in the input: expected for sentiment, intent or topic tasks; a shortcut only if the task "
-    "claims more"
-)
-"""How a full-input finding on a shared-label task reads: lexical solvability, not necessarily a shortcut."""
+Label = Literal["predictable", "inconclusive", "no evidence"]
+"""The three states: the lower bound is above the threshold, the interval spans it, or the upper bound is below it."""
+LABELS: tuple[str, ...] = get_args(Label)
 
 _INPUTS: tuple[str, ...] = get_args(EvidenceInput)
 
@@ -49,7 +48,8 @@ class Evidence:
 
     @property
     def lexical(self) -> bool:
-        """Full input on a shared-label task: the words of the input give the label, which may be the task itself."""
+        """Full input on a shared-label task: the words of the input give the label (a content finding unless the
+        task is declared to be answered from its words: :mod:`pfungst.audit.task_declaration`)."""
         return self.input == "full" and self.shared_labels
 
     @property
@@ -91,9 +91,12 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Verdict:
-    """ "predictable" or "no evidence", never a bare yes or no: the statistic, its interval and the threshold."""
+    """ "predictable", "inconclusive" or "no evidence", never a bare yes or no: the statistic, its interval and the
+    threshold."""
 
-    label: Literal["predictable", "no evidence"]
+    label: Label
+    """``predictable`` (the lower bound exceeds :attr:`threshold`), ``no evidence`` (the upper bound is below it) or
+    ``inconclusive`` (the interval spans it: too few items to tell)."""
     feature_set: str
     """The feature set with the highest point estimate."""
     statistic: str
@@ -102,14 +105,14 @@ class Verdict:
     """The statistic with a simultaneous interval: Bonferroni over the feature sets tried, so that picking the best
     of several does not inflate the evidence."""
     threshold: float
-    """The lower bound must exceed this for "predictable"."""
+    """The lower bound must exceed this for "predictable"; the upper bound must be below it for "no evidence"."""
     n_feature_sets: int
     note: str = ""
     """Why this statistic, where the protocol's own headline differs (pacchiardi2024); appended to the explanation."""
     refit: Estimate | None = None
     """The refit-aware interval of the best feature set's statistic (label permutations, the probe refitted each
     time; see :mod:`~pfungst.audit.refit_check`), at the same simultaneous level. Computed only where
-    :attr:`estimate`'s interval excludes 0 but is not :attr:`clear` and the label is "no evidence"; else None."""
+    :attr:`estimate`'s interval excludes 0 but is not :attr:`clear` and the label is not "predictable"; else None."""
     evidence: Evidence = field(default_factory=Evidence)
     """The input the evidence needed (from the best feature set's declarations), named in the explanation."""
     widening: IntervalWidening | None = None
@@ -119,17 +122,16 @@ class Verdict:
 
     @property
     def lexical(self) -> bool:
-        """A "predictable" finding from the full input of a shared-label task (see :data:`LEXICAL_NOTE`)."""
+        """A "predictable" finding from the full input of a shared-label task (a content finding unless declared)."""
         return self.label == "predictable" and self.evidence.lexical
 
     @property
-    def kind(self) -> Literal["none", "lexical", "shortcut", "position"]:
-        """What the finding is: ``none`` (no evidence), ``lexical`` (:attr:`lexical`), ``position`` (the gold slot),
-        or ``shortcut`` (options alone, partial input, or full input of per-item choices)."""
+    def kind(self) -> Literal["none", "shortcut", "position"]:
+        """What the finding is: ``none`` (not "predictable"), ``position`` (the gold slot), or ``shortcut`` (options
+        alone, partial input, or the full input: a full-input finding on a shared-label task is one too, unless the
+        task is declared to be answered from its words, which the audit's headline records)."""
         if self.label != "predictable":
             return "none"
-        if self.lexical:
-            return "lexical"
         return "position" if self.evidence.input == "position" else "shortcut"
 
     @property
@@ -137,17 +139,21 @@ class Verdict:
         ci = self.estimate.ci
         bound = f"[{ci.low:.3f}, {ci.high:.3f}]" if ci else "(no interval)"
         level = f"{ci.level:.4g}" if ci else ""
-        comparison = "above" if self.label == "predictable" else "not above"
+        comparison = {
+            "predictable": "the lower bound is above",
+            "inconclusive": "the interval spans",
+            "no evidence": "the upper bound is below",
+        }[self.label]
         text = (
             f"{self.label} ({self.evidence.description}): best feature set {self.feature_set}, "
             f"{self.statistic} {self.estimate.value:.3f} "
-            f"{bound} ({level} simultaneous interval over {self.n_feature_sets} feature sets); the lower bound "
-            f"is {comparison} the threshold {self.threshold:g}"
+            f"{bound} ({level} simultaneous interval over {self.n_feature_sets} feature sets); {comparison} "
+            f"the threshold {self.threshold:g}"
         )
-        if self.label == "no evidence" and self.signal_below_threshold and self.refit is None:
+        if self.label != "predictable" and self.signal_below_threshold and self.refit is None:
             text += " (a signal is present, since the interval excludes 0 even when widened twofold, but it is smaller "
             text += "than the threshold)"
-        elif self.label == "no evidence" and self.refit is not None and self.refit.ci is not None:
+        elif self.label != "predictable" and self.refit is not None and self.refit.ci is not None:
             refit = self.refit.ci
             span = f"[{refit.low:.3f}, {refit.high:.3f}] over {self.refit.n} refits"
             if self.signal_below_threshold:
@@ -155,8 +161,6 @@ class Verdict:
                 text += "but it is smaller than the threshold)"
             else:
                 text += f" (no signal is claimed: the refit-aware interval {span} does not exclude 0)"
-        if self.lexical:
-            text += f"; {LEXICAL_NOTE}"
         return f"{text}; {self.note}" if self.note else text
 
     @property
@@ -166,7 +170,7 @@ class Verdict:
         threshold; at most 2.5% of audits of benchmarks without signal raise it."""
         ci, refit = self.estimate.ci, self.refit.ci if self.refit is not None else None
         confirmed = self.clear or (refit is not None and refit.low > 0)
-        return ci is not None and ci.low > 0 and confirmed and self.label == "no evidence"
+        return ci is not None and ci.low > 0 and confirmed and self.label != "predictable"
 
     @property
     def clear(self) -> bool:
@@ -186,11 +190,8 @@ class Verdict:
         Raises:
             ReaderError: a value of the wrong type, a missing key, or a label that is no verdict.
         """
-        label = fields.string("label")
-        if label not in ("predictable", "no evidence"):
-            raise fields.error("label", f"expected 'predictable' or 'no evidence', found {label!r}")
         return cls(
-            label=cast(Literal["predictable", "no evidence"], label),
+            label=fields.typed("label", Label),
             feature_set=fields.string("feature_set"),
             statistic=fields.string("statistic"),
             estimate=fields.estimate("estimate"),

@@ -72,7 +72,7 @@ def audit_command(
 ) -> None:
     """Can the benchmark be answered from surface features alone? Probes, heuristics, cues, and a verdict."""
     options = option_values(data_options, audit_options, **locals())  # AuditConfig's fields by name
-    card, fail_on = gate_options.card, gate_options.fail_on
+    card = gate_options.card
     with user_errors():
         from pfungst.audit.run import AuditConfig, audit
 
@@ -88,7 +88,7 @@ def audit_command(
         _report(result, out, command_line(context), json_path, items_path, card)
         if fix_dir:
             _fix_and_audit(benchmark, fix_dir, config, quiet, out)
-        gate = audit_gate(fail_on, result)
+        gate = audit_gate(gate_options.rules, result)
     end_with_gate(gate)
 
 

@@ -11,10 +11,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from pfungst.audit.gate import FAIL_ON, GATE_EXIT_CODE, GateResult, check_gate
+from pfungst.audit.gate import FAIL_ON, GATE_EXIT_CODE, GateResult, check_gate, check_rules
 from pfungst.cli.common import WRITE, console
 from pfungst.cli.option_groups import OptionGroup
-from pfungst.errors import ConfigError
 from pfungst.serialization import atomic_write
 
 if TYPE_CHECKING:  # imported when a command runs, not when the command line starts
@@ -30,13 +29,14 @@ __all__ = [
 ]
 
 _FailOn = Annotated[
-    str | None,
+    list[str] | None,
     typer.Option(
         "--fail-on",
-        help=f"Release gate: exit {GATE_EXIT_CODE} when breached ({', '.join(FAIL_ON)}). predictable: the verdict; "
-        "content: a shortcut in the content verdict (position-blind probes; options alone, partial input, or "
-        "per-item full input); lexical: the content answerable from the words of a shared-label task's full "
-        "input (expected for sentiment, intent or topic tasks); position: a gold-position artifact; signal: "
+        help=f"Release gate, repeatable (every rule given applies): exit {GATE_EXIT_CODE} when breached "
+        f"({', '.join(FAIL_ON)}). predictable: any finding (content, position, label prior, declared content); "
+        "content: content predictable from options alone, partial or full input, unless the task is declared to "
+        "be answered from its words (--lexical-task); position: a gold-position artifact; label-prior: always "
+        "giving the majority answer clears the threshold; inconclusive: too few items to rule out a cue; signal: "
         "predictable, or a signal below the threshold.",
     ),
 ]
@@ -50,7 +50,7 @@ class GateOptions(OptionGroup):
     """The release gate and the benchmark card: ``--fail-on`` and ``--card``."""
 
     fail_on: _FailOn = None
-    """The gate's rule (:data:`~pfungst.audit.gate.FAIL_ON`); None for no gate."""
+    """The gate's rules (:data:`~pfungst.audit.gate.FAIL_ON`), all of which apply; None or empty for no gate."""
     card: _Card = None
     """Where to write the Markdown card; None for none."""
 
@@ -58,10 +58,14 @@ class GateOptions(OptionGroup):
         """Refuse an unknown ``--fail-on`` rule before any work.
 
         Raises:
-            ConfigError: the rule is none of :data:`~pfungst.audit.gate.FAIL_ON`.
+            ConfigError: a rule is none of :data:`~pfungst.audit.gate.FAIL_ON`.
         """
-        if self.fail_on is not None and self.fail_on not in FAIL_ON:
-            raise ConfigError(f"Unknown --fail-on rule {self.fail_on!r}. Available: {', '.join(FAIL_ON)}")
+        check_rules(self.fail_on or ())
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """The rules given with ``--fail-on``, de-duplicated in order (empty: no gate)."""
+        return check_rules(self.fail_on or ())
 
 
 def command_line(context: typer.Context) -> str:
@@ -109,12 +113,8 @@ def end_with_gate(gate: GateResult | None) -> None:
         raise typer.Exit(GATE_EXIT_CODE)
 
 
-def audit_gate(rule: str | None, result: AuditResult) -> GateResult | None:
-    """One audit against ``--fail-on`` (None: no gate asked for), with the result's content / position split (none:
-    the verdict as the content)."""
-    if rule is None:
+def audit_gate(rules: tuple[str, ...], result: AuditResult) -> GateResult | None:
+    """One audit against every ``--fail-on`` rule (None: no gate asked for), read from its headline and verdict."""
+    if not rules:
         return None
-    parts = result.position_content
-    content = parts.content if parts else result.verdict
-    name = str(result.benchmark.get("name", "?"))
-    return check_gate(rule, name, result.verdict, content, parts.position if parts else None)
+    return check_gate(rules, str(result.benchmark.get("name", "?")), result.verdict, result.headline)

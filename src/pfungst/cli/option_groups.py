@@ -331,8 +331,24 @@ class AuditOptions(OptionGroup):
     """Bootstrap resamples per interval."""
     n_permutations: Annotated[int, typer.Option(help="Permutations per p-value.")] = 1000
     """Permutations per p-value."""
-    threshold: Annotated[float, typer.Option(help="Verdict threshold on the interval's lower bound.")] = 0.2
-    """Verdict threshold on the interval's lower bound."""
+    threshold: Annotated[
+        float,
+        typer.Option(
+            help="Verdict threshold: 'predictable' when the interval's lower bound is above it, 'no evidence' when "
+            "its upper bound is below it, 'inconclusive' in between."
+        ),
+    ] = 0.2
+    """Verdict threshold on the interval's bounds."""
+    lexical_task: Annotated[
+        bool,
+        typer.Option(
+            "--lexical-task",
+            help="Declare that the task is answered from the words of its input by design (sentiment, emotion, "
+            "intent, topic): a full-input finding on shared labels then reads as expected, not as a content "
+            "shortcut (recorded in the result; BIG-bench keywords can declare it too).",
+        ),
+    ] = False
+    """Whether the task is declared to be answered from its words."""
     max_items: _MaxItems = 0
     """A stratified sample of at most this many items; 0 for every item."""
     selection_max_items: _SelectionMaxItems = 20_000

@@ -74,7 +74,7 @@ def suite_command(
 ) -> None:
     """Audit every benchmark of a suite; rank them by risk (content), flag gold-position artifacts; resumable."""
     options = option_values(audit_options, **locals())
-    card, fail_on = gate_options.card, gate_options.fail_on
+    card = gate_options.card
     with user_errors():
         from pfungst.audit.suite import audit_suite, check_suite_outputs
         from pfungst.report.card import render_suite_card
@@ -88,7 +88,7 @@ def suite_command(
         typer.echo(f"wrote {out / 'suite.json'} ({result.n_reused} reused from the cache)", err=True)
         write_json(json_path, result.save_json)
         write_card(card, render_suite_card(result, command_line(context)))
-        gate = _gate(result, fail_on) if fail_on else None
+        gate = _gate(result, gate_options.rules) if gate_options.rules else None
     end_with_gate(gate)
 
 
@@ -146,6 +146,7 @@ def _reason_kind(reason: str) -> str:
     return reason.split(" (")[0]
 
 
-def _gate(result: SuiteResult, rule: str) -> GateResult:
-    """Every audited benchmark against ``rule``; the suite fails when any one does."""
-    return check_gates(rule, (check_gate(rule, e.name, e.verdict, e.content, e.position) for e in result.entries))
+def _gate(result: SuiteResult, rules: tuple[str, ...]) -> GateResult:
+    """Every audited benchmark against every rule of ``rules``, read from its headline; the suite fails when any one
+    benchmark does."""
+    return check_gates(rules, (check_gate(rules, e.name, e.verdict, e.headline) for e in result.entries))

@@ -198,7 +198,7 @@ def _from_dict(audit: Mapping[str, Any], feature_set: str | None, min_share: flo
         audit.get("probes"), list
     ):
         raise DataError(
-            f"{source}: expected an audit dict (schema_version pfungst.audit/1 with probes), found keys "
+            f"{source}: expected an audit dict (schema_version pfungst.audit/2 with probes), found keys "
             f"{sorted(map(str, audit))[:8]}. Pass what pfungst audit --json wrote."
         )
     probes = fields.records("probes")

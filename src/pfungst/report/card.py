@@ -1,9 +1,10 @@
 """A benchmark card: a Markdown section summarising an audit for a dataset README (Hugging Face style).
 
-What was audited (file, hash, items), the verdict with its interval and the input its evidence needed, the content
-verdict and the gold-position test apart (per-item benchmarks), the controls (label-only baseline, constant-answer
-check), the top cues, and how to reproduce the run (command, pfungst version, seed). For a suite, a table of every
-benchmark instead, with full-input findings on shared-label tasks in a table of their own. Everything is read from
+What was audited (file, hash, items), the headline (what explains the score, from which input, how sure, what to
+do), the verdict with its interval and the input its evidence needed, the content verdict and the gold-position test
+apart (per-item benchmarks), the controls (label-only baseline, constant-answer check), the top cues, and how to
+reproduce the run (command, pfungst version, seed). For a suite, a table of every benchmark instead, each with its
+headline, the findings a task declares it is answered from in a table of their own. Everything is read from
 the results; nothing is computed. Text from the data (file and benchmark names, cues, labels) is escaped as in the
 Markdown report (:func:`~pfungst.report.markdown.escape_markdown`): a name like ``<img src=x onerror=...>`` shows as
 text, and the reproduce command sits in a code fence longer than any run of backticks in it.
@@ -17,7 +18,6 @@ from typing import Any
 from pfungst.audit.position_content import POSITION_FIX
 from pfungst.audit.result import AuditResult
 from pfungst.audit.suite import SuiteEntry, SuiteResult
-from pfungst.audit.verdict import LEXICAL_NOTE
 from pfungst.blocks import format_estimate
 from pfungst.report.markdown import escape_markdown as _text
 
@@ -35,7 +35,7 @@ def render_card(result: AuditResult, command: str = "") -> str:
         >>> result = audit(make_synthetic("cue-word", 200), feature_sets=("1-grams_presence",),
         ...                n_bootstrap=50, n_permutations=20, heuristics=False)
         >>> card = render_card(result, command="pfungst audit cue.jsonl")
-        >>> card.splitlines()[0], "**Verdict:** predictable" in card
+        >>> card.splitlines()[0], "**Headline:** Predictable from the full input" in card
         ('## Surface-cue audit (pfungst)', True)
     """
     benchmark, settings = result.benchmark, result.settings
@@ -50,6 +50,7 @@ def render_card(result: AuditResult, command: str = "") -> str:
         f"- **Data:** {_text(benchmark.get('name', '?'))} ({_text(provenance.get('source', '?'))}), "
         f"{_text(benchmark.get('n_items', '?'))} items, {_text(kind)}; "
         f"SHA-256 {_hex(provenance.get('sha256', '?'))}",
+        f"- **Headline:** {_text(result.headline.sentence)}",
         f"- **Verdict:** {_text(result.verdict.explanation)}",
     ]
     parts = result.position_content
@@ -105,9 +106,9 @@ def _reproduce_lines(result: AuditResult, settings: dict[str, Any], command: str
 
 
 _SUITE_COLUMNS = (
-    "| rank | benchmark | items | content verdict | input needed | statistic [CI] | q (BH) | gold position "
-    "| controls |",
-    "|---:|---|---:|---|---|---|---:|---|---|",
+    "| rank | benchmark | items | headline | content verdict | input needed | statistic [CI] | q (BH) "
+    "| gold position | controls |",
+    "|---:|---|---:|---|---|---|---|---:|---|---|",
 )
 
 
@@ -121,11 +122,21 @@ def _suite_table(rows: list[tuple[SuiteEntry, float]]) -> list[str]:
             position = f"**artifact**: {pattern}" if entry.position_flagged else pattern
         needed = "-" if entry.content.kind == "none" else _text(entry.content.evidence.description)
         lines.append(
-            f"| {rank} | {_text(entry.name)} | {entry.n_items} | {_text(entry.content.label)} | {needed} | "
+            f"| {rank} | {_text(entry.name)} | {entry.n_items} | {_headline_cell(entry)} | "
+            f"{_text(entry.content.label)} | {needed} | "
             f"{_text(entry.content.statistic)} {_text(format_estimate(entry.content.estimate))} | {q:.2g} | "
             f"{position} | {_controls(entry)} |"
         )
     return lines
+
+
+def _headline_cell(entry: SuiteEntry) -> str:
+    """The headline in a table cell: its status in words (inconclusive is never clean), then its sentence."""
+    headline = entry.headline
+    mark = {"bad": "**finding**", "warn": f"**{headline.certainty}**", "good": "no evidence"}[headline.status]
+    if headline.explains == "expected" and headline.certainty == "predictable":
+        mark = "expected (declared)"
+    return f"{mark}: {_text(headline.sentence)}"
 
 
 def _controls(entry: SuiteEntry) -> str:
@@ -159,8 +170,9 @@ def _version(environment: dict[str, Any]) -> str:
 
 
 def render_suite_card(result: SuiteResult, command: str = "") -> str:
-    """The card of a suite: one row per benchmark, ranked by content risk, with the position flag beside it; the
-    full-input findings on shared-label tasks (answerable from the words of the input) in a table of their own."""
+    """The card of a suite: one row per benchmark with its headline, ranked by content risk, with the position flag
+    beside it; the findings a task declares it is answered from (``--lexical-task``, BIG-bench keywords) in a table
+    of their own."""
     lines = [
         _HEADING,
         "",
@@ -169,11 +181,11 @@ def render_suite_card(result: SuiteResult, command: str = "") -> str:
         f"Benjamini-Hochberg across the benchmarks (FDR {result.settings.get('alpha', 0.05)}).",
     ]
     rows = list(zip(result.entries, result.content_tests.qvalues, strict=True))
-    lines += _suite_table([row for row in rows if not row[0].lexical])
-    lexical = [row for row in rows if row[0].lexical]
-    if lexical:
-        lines += ["", f"Answerable from words in the input ({_text(LEXICAL_NOTE.split(': ', 1)[1])}):"]
-        lines += _suite_table(lexical)
+    lines += _suite_table([row for row in rows if not row[0].expected])
+    declared = [row for row in rows if row[0].expected]
+    if declared:
+        lines += ["", "Declared to be answered from the words of the input (expected, ranked apart):"]
+        lines += _suite_table(declared)
     seed = result.settings.get("seed", 0)
     lines += ["", "Reproduce:", "", *_fenced("bash", command or f"pfungst suite ... --seed {seed}")]
     lines += ["", f"pfungst {_text(result.settings.get('pfungst', ''))}, seed {_text(seed)}."]

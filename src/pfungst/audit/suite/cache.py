@@ -23,7 +23,7 @@ from pfungst.serialization import to_jsonable, write_json
 
 __all__ = ["ENTRY_SCHEMA", "SuiteCache", "cache_key"]
 
-ENTRY_SCHEMA = "pfungst.suite-entry/1"
+ENTRY_SCHEMA = "pfungst.suite-entry/2"
 """The ``schema_version`` of a cached entry file; another value is a cache miss."""
 
 _NOT_IN_KEY = ("n_jobs", "cluster", "parallel")

@@ -1,5 +1,5 @@
-"""One benchmark's line in a suite: what its audit found (content verdict with the input its evidence needed,
-position finding, controls, cues) or why it was skipped, with the cache key that produced it."""
+"""One benchmark's line in a suite: what its audit found (its headline; the content verdict with the input its
+evidence needed, position finding, controls, cues) or why it was skipped, with the cache key that produced it."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from pfungst.audit.controls import AuditControls
+from pfungst.audit.headline import Headline
 from pfungst.audit.position_content import PositionArtifact
 from pfungst.audit.result import AuditResult, Verdict
 from pfungst.schema import Fields
@@ -55,6 +56,8 @@ class SuiteEntry:
     """The verdict over the probes that cannot see positions (shared labels: the verdict)."""
     position: PositionArtifact | None
     """The gold-position finding; None for shared-label benchmarks (no positions)."""
+    headline: Headline
+    """The audit's headline: what explains its score, how sure, what to do (the board row's words)."""
     top_cues: tuple[TopCue, ...]
     seconds: float
     """Wall time of its audit when it ran (a reused entry keeps the time of the run that made it)."""
@@ -62,9 +65,10 @@ class SuiteEntry:
     """The label-only baseline and (per-item) the constant-answer check of its audit; None when the audit had none."""
 
     @property
-    def lexical(self) -> bool:
-        """The content verdict is a full-input finding on a shared-label task (ranked apart from shortcuts)."""
-        return self.content.lexical
+    def expected(self) -> bool:
+        """The content finding is one the task declares it is answered from (``--lexical-task`` or BIG-bench
+        keywords): ranked apart, after the others. An undeclared full-input finding is ranked with the others."""
+        return "expected" in self.headline.findings
 
     @property
     def risk(self) -> float:
@@ -89,6 +93,7 @@ class SuiteEntry:
             verdict=result.verdict,
             content=content,
             position=position,
+            headline=result.headline,
             top_cues=tuple(TopCue(c.cue, c.label, c.productivity, c.coverage, c.qvalue) for c in cues),
             controls=result.controls,
             **where,
@@ -108,6 +113,7 @@ class SuiteEntry:
             "verdict": self.verdict.to_dict(),
             "content": self.content.to_dict(),
             "position": self.position.to_dict() if self.position else None,
+            "headline": self.headline.to_dict(),
             "top_cues": [to_jsonable(asdict(cue)) for cue in self.top_cues],
             "seconds": self.seconds,
             "controls": self.controls.to_dict() if self.controls else None,
@@ -148,6 +154,7 @@ def read_entry(fields: Fields) -> SuiteEntry | SkippedSource:
         verdict=Verdict.from_fields(fields.sub("verdict")),
         content=Verdict.from_fields(fields.sub("content")),
         position=PositionArtifact.from_fields(fields.sub("position")) if position is not None else None,
+        headline=Headline.from_fields(fields.sub("headline")),
         top_cues=tuple(
             TopCue(
                 cue=cue.string("cue"),

@@ -7,10 +7,10 @@ content statistic's simultaneous interval: a benchmark ranks high only when even
 position-blind probe beats chance. The statistic is Cohen's kappa for shared labels and chance-corrected accuracy
 for per-item choices (see :func:`pfungst.audit.run.verdict_statistic`); each row names it.
 
-Full-input findings on shared-label tasks (the words of the input give the label: expected for sentiment, intent or
-topic tasks) are ranked apart, after every other benchmark: they say the task is lexically solvable, not that it
-has a shortcut (options alone, partial input, per-item content). Each row names its finding and the input its
-evidence needed.
+Every content finding is ranked by its size with the others, a full-input finding on a shared-label task included;
+only a finding the task declares it is answered from (``--lexical-task``, or BIG-bench keywords such as sentiment:
+the headline's ``expected``) is ranked apart, after the others. Each row shows its headline: what explains the
+score, from which input, how sure (an inconclusive audit says so, and is never shown as clean).
 
 Two Benjamini-Hochberg families, each across the audited benchmarks: the content verdicts' p-values (is any
 content cue there at all?) and the gold-position uniformity tests (per-item benchmarks only).
@@ -46,8 +46,8 @@ class SuiteResult(NotebookDisplay):
     """Every benchmark of a suite: audited ones ranked by risk, skipped ones with their reason."""
 
     entries: tuple[SuiteEntry, ...]
-    """Audited benchmarks, highest risk first (ties and NaN risks last, then by name); lexical findings
-    (:attr:`SuiteEntry.lexical`) ranked apart after the others."""
+    """Audited benchmarks, highest risk first (ties and NaN risks last, then by name); declared findings
+    (:attr:`SuiteEntry.expected`) ranked apart after the others."""
     skipped: tuple[SkippedSource, ...]
     content_tests: BHResult
     """Benjamini-Hochberg over the content verdicts' p-values, in the order of :attr:`entries`."""
@@ -91,7 +91,7 @@ class SuiteResult(NotebookDisplay):
         ``ignored``."""
         alpha = float(settings.get("alpha", 0.05))
         ranked = tuple(
-            sorted(entries, key=lambda e: (e.lexical, -_finite(e.risk), -_finite(e.content.estimate.value), e.name))
+            sorted(entries, key=lambda e: (e.expected, -_finite(e.risk), -_finite(e.content.estimate.value), e.name))
         )
         content = benjamini_hochberg([e.content.estimate.pvalue for e in ranked], alpha, nan_policy="omit")
         position = benjamini_hochberg(
@@ -104,8 +104,9 @@ class SuiteResult(NotebookDisplay):
         return sum(entry.n_items for entry in self.entries)
 
     def leaderboard(self) -> pd.DataFrame:
-        """One row per audited benchmark, ranked: risk, content figure and interval, q-value, the finding (``ranking``:
-        ``shortcut`` or ``lexical``, ranked apart) and the input it needed, position flag, controls, cues."""
+        """One row per audited benchmark, ranked: risk, content figure and interval, q-value, the headline (what
+        explains the score, its certainty and sentence; ``ranking``: ``expected`` when declared, ranked apart, else
+        ``by size``) and the input it needed, position flag, controls, cues."""
         rows = []
         for rank, (entry, q, p_q) in enumerate(
             zip(self.entries, self.content_tests.qvalues, self.position_tests.qvalues, strict=True), start=1
@@ -125,8 +126,11 @@ class SuiteResult(NotebookDisplay):
                     "content_qvalue": q,
                     "content_label": entry.content.label,
                     "content_feature_set": entry.content.feature_set,
-                    "ranking": "lexical" if entry.lexical else "shortcut",
+                    "ranking": "expected" if entry.expected else "by size",
                     "finding": entry.content.kind,
+                    "explains": entry.headline.explains,
+                    "certainty": entry.headline.certainty,
+                    "headline": entry.headline.sentence,
                     "evidence_input": entry.content.evidence.input,
                     "evidence_fields": ", ".join(entry.content.evidence.fields),
                     "label_prior": entry.controls.label_only.prior_score.value if entry.controls else math.nan,

@@ -1,5 +1,5 @@
 """Blocks of a suite audit: the leaderboard (one row per benchmark, linking to its section), skipped sources, and
-one section per benchmark with its content verdict, gold-position finding and top cues.
+one section per benchmark with its headline, content verdict, gold-position finding and top cues.
 
 Nothing is computed: the ranking, the Benjamini-Hochberg q-values and the flags are read from the
 :class:`~pfungst.audit.suite.SuiteResult`.
@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from pfungst.audit.sections import finding_words, statistic_name
+from pfungst.audit.sections import statistic_name
 from pfungst.blocks import Block, Facts, Section, Table, Text, format_estimate, format_number, format_pvalue
 from pfungst.results import BoardRow, Overview
 
@@ -23,7 +23,7 @@ __all__ = ["benchmark_section_title", "suite_overview", "suite_sections"]
 _SHORT = {"kappa": "kappa", "chance_corrected_accuracy": "cc-acc"}
 LEADERBOARD_COLUMNS = (
     "benchmark",
-    "verdict (content)",
+    "headline",
     "position",
     "best content probe",
     "top cues",
@@ -74,19 +74,13 @@ def suite_overview(result: SuiteResult) -> Overview:
 
 
 def _suite_row(entry: SuiteEntry) -> BoardRow:
-    """A suite benchmark's board row: its content verdict, with a gold-position artifact flagged beside it."""
-    content = entry.content
-    status = "bad" if (content.label == "predictable" and not content.lexical) or entry.position_flagged else "good"
-    if status == "good" and (content.signal_below_threshold or content.lexical):
+    """A suite benchmark's board row: its headline's sentence and status (inconclusive is a warning, never clean)."""
+    headline = entry.headline
+    status = headline.status
+    if status == "good" and entry.content.signal_below_threshold:
         status = "warn"
-    words = f"content: {finding_words(content)}" + ("; gold-position artifact" if entry.position_flagged else "")
-    return (
-        entry.name,
-        "(data)",
-        words,
-        f"{content.feature_set}, {statistic_name(content.statistic)} {format_estimate(content.estimate)}",
-        status,
-    )
+    figure = f"{statistic_name(headline.statistic)} {format_estimate(headline.estimate)}"
+    return (entry.name, "(data)", headline.sentence, figure, status)
 
 
 def _facts(result: SuiteResult) -> Facts:
@@ -100,7 +94,8 @@ def _facts(result: SuiteResult) -> Facts:
             ("wall time", f"{result.seconds:.1f} s"),
             ("content predictable (BH)", f"{result.content_tests.n_rejected} at FDR {alpha}"),
             ("position artifacts flagged", str(sum(e.position_flagged for e in result.entries))),
-            ("answerable from the words (full input, shared labels)", str(sum(e.lexical for e in result.entries))),
+            ("inconclusive (too few items to rule out a cue)", str(sum(_inconclusive(e) for e in result.entries))),
+            ("declared answered from its words (ranked apart)", str(sum(e.expected for e in result.entries))),
         )
     )
 
@@ -135,8 +130,8 @@ def _leaderboard(result: SuiteResult) -> Table:
         "positions; Bonferroni over them); kappa for shared labels, chance-corrected accuracy (cc-acc) for per-item "
         "choices. q: Benjamini-Hochberg across the suite's benchmarks on the content p-values. position: the slot "
         "most often gold and its share; ARTIFACT when guessing that slot (cross-fitted) clears the threshold. "
-        "Lexical findings (full input of a shared-label task: answerable from the words, expected for sentiment, "
-        "intent or topic tasks) rank apart, after the others.",
+        "A full-input finding of a shared-label task ranks with the others unless the task is declared to be "
+        "answered from its words (--lexical-task, BIG-bench keywords); declared ones rank apart, after the others.",
         links=tuple(benchmark_section_title(entry) for entry in result.entries),
     )
 
@@ -155,12 +150,17 @@ def _flags(result: SuiteResult) -> tuple[Block, ...]:
     )
 
 
+def _inconclusive(entry: SuiteEntry) -> bool:
+    return entry.headline.certainty == "inconclusive"
+
+
 def _finding(entry: SuiteEntry) -> str:
-    """The content verdict's label, with its kind and the input it needed when it found something."""
-    content = entry.content
-    if content.kind == "none":
-        return content.label
-    return f"{content.label}: {content.kind} ({content.evidence.description})"
+    """The headline in a few words: what explains the score (or how sure), and the input it needed."""
+    headline = entry.headline
+    if headline.certainty != "predictable":
+        return headline.certainty
+    cue = f": {headline.cue.text}" if headline.cue is not None else ""
+    return f"{headline.explains} ({headline.input}){cue}"
 
 
 def _entry_section(entry: SuiteEntry) -> Section:
@@ -169,6 +169,7 @@ def _entry_section(entry: SuiteEntry) -> Section:
         ("data sha256", entry.sha256),
         ("items", format_number(entry.n_items)),
         ("options", entry.option_kind.replace("_", " ")),
+        ("headline", entry.headline.sentence),
         ("content verdict", entry.content.explanation),
         ("input the evidence needed", entry.content.evidence.description),
         ("verdict (all probes)", entry.verdict.explanation),
@@ -185,8 +186,5 @@ def _entry_section(entry: SuiteEntry) -> Section:
         ("full audit", entry.audit_json),
         ("audit time", f"{entry.seconds:.1f} s"),
     ]
-    tone = "bad" if entry.content.label == "predictable" or entry.position_flagged else ""
-    headline = Text(
-        f"content: {entry.content.label}" + ("; gold-position ARTIFACT" if entry.position_flagged else ""), tone
-    )
-    return Section(benchmark_section_title(entry), (headline, Facts(tuple(pairs))), 3)
+    tone = {"bad": "bad", "warn": "warn"}.get(entry.headline.status, "good")
+    return Section(benchmark_section_title(entry), (Text(entry.headline.sentence, tone), Facts(tuple(pairs))), 3)

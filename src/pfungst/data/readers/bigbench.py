@@ -8,7 +8,9 @@ Each example's options are the keys of ``target_scores`` in file order; the gold
 score, which must be unique. When every example offers the same set of options (Yes / No, True / False, (a) / (b))
 the task is a shared-label task whose labels are the first example's options in order; otherwise each item keeps its
 own choices. ``text`` is ``example_input_prefix`` (when the task sets one) followed by ``input``; the task's
-``task_prefix``, shown once before all examples, goes into ``metadata["task_prefix"]``; other scalar keys of an
+``task_prefix``, shown once before all examples, goes into ``metadata["task_prefix"]`` and its ``keywords`` (joined
+by ", ") into ``metadata["keywords"]``, where the audit reads whether the task declares it is answered from its words
+(:mod:`pfungst.audit.task_declaration`); other scalar keys of an
 example (``comment``, ``target``, ...) go into metadata. The benchmark takes the task's ``name``. Examples have no
 ids; an item's id is ``<task name>:<0-based example index>`` (``three_objects:0``).
 
@@ -64,7 +66,7 @@ class BigBenchReader:
         # A single task is read from its file, so messages and the hash name task.json, not the folder.
         builder = BenchmarkBuilder(path if subtasks else files[0], self.name, options, labels=labels)
         for task in tasks:
-            meta = {"task_prefix": task.settings.get("task_prefix", "")}
+            meta = {"task_prefix": task.settings.get("task_prefix", ""), "keywords": _keywords(task.settings)}
             if task.subtask:
                 meta["subtask"] = task.subtask
             input_prefix = str(task.settings.get("example_input_prefix") or "")
@@ -74,6 +76,13 @@ class BigBenchReader:
                     _add(builder, record, f"{name}:{index}", input_prefix, meta)
         name = path.name if subtasks else str(tasks[0].settings.get("name") or _task_name(path))
         return builder.build(name)
+
+
+def _keywords(settings: dict[str, Any]) -> str:
+    """The task's ``keywords`` joined by ", " (what the task says it tests; the audit reads them, see
+    :mod:`pfungst.audit.task_declaration`); empty where the task lists none."""
+    found = settings.get("keywords")
+    return ", ".join(str(word) for word in found) if isinstance(found, list) else ""
 
 
 def _task_files(path: Path) -> list[Path]:
