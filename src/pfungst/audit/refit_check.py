@@ -1,9 +1,10 @@
 """The refit-aware interval behind "signal below threshold": label permutations with the probe refitted each time.
 
 The verdict's bootstrap resamples items with the cross-fitted predictions held fixed, so it leaves out how much the
-statistic moves when the probes are refitted on other labels; on benchmarks with no signal its interval is about
-1.2-1.3 times too narrow, which is harmless for the verdict (its threshold is far above 0) but not for a claim that
-the statistic exceeds 0. That claim rests instead on ``n_refits`` copies of the benchmark with the gold answers
+statistic moves when the probes are refitted on other labels (on benchmarks with no signal it is about 1.2-1.3
+times too narrow); the verdict's interval adds the spread across cross-fitting repeats
+(:mod:`~pfungst.audit.verdict_interval`), an estimate from two repeats. A claim that the statistic exceeds 0,
+where not clear, is confirmed as well by ``n_refits`` copies of the benchmark with the gold answers
 permuted (shared labels: permuted across items; per-item choices: each item's gold redrawn among its options),
 each probed afresh with the best feature set (whole cross-fitting, classifier choice included). Under no signal
 these copies are draws of the very statistic, so their spread is its null spread with every refit in it. The

@@ -26,7 +26,6 @@ from pfungst.audit.probe import ProbeConfig, feasible_splits, run_probes
 from pfungst.audit.probe_outcome import ProbeOutcome
 from pfungst.audit.probe_settings import ProbeSettings, Protocol
 from pfungst.audit.refit_check import check_refits, refit_check, repeat_averaged
-from pfungst.audit.resampled_kappa import bootstrap_draws_kappa, interval_from_draws
 from pfungst.audit.result import AuditResult, Verdict
 from pfungst.audit.size_defaults import (
     LARGE_ITEMS,
@@ -37,16 +36,15 @@ from pfungst.audit.size_defaults import (
 )
 from pfungst.audit.task_declaration import declaration
 from pfungst.audit.verdict import Evidence, verdict_label
+from pfungst.audit.verdict_interval import verdict_interval
 from pfungst.data.benchmark import Benchmark
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, override_settings
 from pfungst.stats import (
-    ConfidenceInterval,
     Estimate,
     binomial_pvalue,
     bonferroni_level,
     bonferroni_pvalue,
-    chance_corrected_accuracy,
 )
 
 __all__ = ["AuditConfig", "audit", "verdict_of", "verdict_statistic"]
@@ -347,7 +345,9 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: str) 
     repeats of kappa, or of the chance-corrected accuracy), computed on all items for the point and on bootstrap
     resamples of the items for the percentile interval (the same resampled items in every repeat). Averaging over
     repeats removes the noise of one fold assignment, which is why it is the point; bootstrapping a single repeat
-    instead (as before) measured another statistic, whose interval could exclude the point on degenerate data.
+    instead (as before) measured another statistic, whose interval could exclude the point on degenerate data. The
+    bootstrap holds the predictions fixed; the interval is widened by the spread across repeats, so that it covers
+    the refit too (:func:`~pfungst.audit.verdict_interval.verdict_interval`).
     """
     statistic = _statistic(option_kind)
     best = max(probes, key=lambda p: (_value(getattr(p, statistic)), -_breadth(p.feature_set, config.fields)))
@@ -357,7 +357,9 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: str) 
     gold, prediction = best.gold[mask], predictions[:, mask]
     n_classes = _effective_classes(best)
 
-    interval = _verdict_interval(gold, prediction, statistic, n_classes, config, level)
+    interval, widening = verdict_interval(
+        gold, prediction, statistic, n_classes, n_resamples=config.n_bootstrap, seed=config.seed, level=level
+    )
     source: Estimate = getattr(best, statistic)
     pvalue, method = source.pvalue, source.method
     if statistic == "chance_corrected_accuracy":
@@ -369,8 +371,8 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: str) 
     pvalue = bonferroni_pvalue(pvalue, len(probes))
     estimate = Estimate(
         value=repeat_averaged(gold, prediction, statistic, n_classes),
-        method=f"{method}; percentile bootstrap over items of the repeat-averaged statistic, Bonferroni over "
-        f"{len(probes)} feature sets",
+        method=f"{method}; repeat-averaged statistic, {widening.description}; Bonferroni over {len(probes)} "
+        "feature sets",
         n=source.n,
         ci=interval,
         pvalue=pvalue,
@@ -386,20 +388,8 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: str) 
         n_feature_sets=len(probes),
         note=_PAPER_NOTE if config.protocol == "pacchiardi2024" and statistic == "kappa" else "",
         evidence=Evidence.of(get_feature_set(best.feature_set), config.fields, option_kind),
+        widening=widening,
     )
-
-
-def _verdict_interval(
-    gold: np.ndarray, prediction: np.ndarray, statistic: str, n_classes: float, config: AuditConfig, level: float
-) -> ConfidenceInterval:
-    """The percentile bootstrap interval over items of :func:`repeat_averaged` (vectorised over resamples)."""
-    if not gold.size:
-        return ConfidenceInterval(math.nan, math.nan, level)
-    accuracy, kappa = bootstrap_draws_kappa(gold, prediction, n_resamples=config.n_bootstrap, seed=[config.seed, 7])
-    if statistic == "kappa":
-        return interval_from_draws(kappa, level)
-    corrected = np.array([chance_corrected_accuracy(float(value), n_classes) for value in accuracy])
-    return interval_from_draws(corrected, level)
 
 
 _PAPER_NOTE = (

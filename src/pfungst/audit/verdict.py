@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast, get_args
 
 from pfungst.audit.feature_sets import EvidenceInput, FeatureSet
+from pfungst.audit.verdict_interval import IntervalWidening
 from pfungst.schema import Fields
 from pfungst.stats import ConfidenceInterval, Estimate
 
@@ -128,6 +129,10 @@ class Verdict:
     :attr:`estimate`'s interval excludes 0 but is not :attr:`clear` and the label is not "predictable"; else None."""
     evidence: Evidence = field(default_factory=Evidence)
     """The input the evidence needed (from the best feature set's declarations), named in the explanation."""
+    widening: IntervalWidening | None = None
+    """How :attr:`estimate`'s interval covers the refit: the fixed-prediction bootstrap interval and the spread across
+    cross-fitting repeats added to it, with the method's name (:mod:`~pfungst.audit.verdict_interval`); None for a
+    verdict built without it."""
 
     @property
     def lexical(self) -> bool:
@@ -183,10 +188,14 @@ class Verdict:
 
     @property
     def clear(self) -> bool:
-        """True when the interval's lower bound is more than halfway from 0 to the point: the interval widened
-        twofold about the point still excludes 0, far beyond what refits widen it by, so no refits are needed."""
+        """True when the interval excludes 0 and the fixed-prediction bootstrap interval (before the between-repeat
+        widening, :attr:`widening`) has its lower bound more than halfway from 0 to the point: widened twofold about
+        the point it still excludes 0, far beyond what refits widen it by, so no refits are needed."""
         ci = self.estimate.ci
-        return ci is not None and ci.low > 0 and ci.low > self.estimate.value / 2
+        if ci is None or not ci.low > 0:
+            return False
+        low = self.widening.bootstrap_low if self.widening is not None else ci.low
+        return low > self.estimate.value / 2
 
     @classmethod
     def from_fields(cls, fields: Fields) -> Verdict:
@@ -205,6 +214,7 @@ class Verdict:
             note=fields.string("note") if fields.has("note") else "",
             evidence=Evidence.from_fields(fields.sub("evidence")),
             refit=fields.estimate("refit") if fields.has("refit") else None,
+            widening=IntervalWidening.from_fields(fields.sub("widening")) if fields.has("widening") else None,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -217,6 +227,7 @@ class Verdict:
             "n_feature_sets": self.n_feature_sets,
             "note": self.note,
             "refit": self.refit.to_dict() if self.refit is not None else None,
+            "widening": self.widening.to_dict() if self.widening is not None else None,
             "signal_below_threshold": self.signal_below_threshold,
             "evidence": self.evidence.to_dict(),
             "kind": self.kind,
