@@ -21,7 +21,16 @@ from typing import Any, TypeVar
 from pfungst.errors import PfungstError, ReaderError
 from pfungst.stats import ConfidenceInterval, Estimate
 
-__all__ = ["MAX_DEPTH", "SCHEMA_VERSIONS", "Fields", "check_depth", "kind_of", "read_dataclass", "read_estimate"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_INTEGER",
+    "SCHEMA_VERSIONS",
+    "Fields",
+    "check_depth",
+    "kind_of",
+    "read_dataclass",
+    "read_estimate",
+]
 
 SCHEMA_VERSIONS: dict[str, str] = {
     "audit": "pfungst.audit/1",
@@ -39,6 +48,10 @@ SCHEMA_VERSIONS: dict[str, str] = {
 
 MAX_DEPTH = 64
 """The deepest nesting a result file may have (pfungst writes at most about ten levels)."""
+
+MAX_INTEGER = 2**53
+"""The largest whole number (in size) a result file may hold: counts, seeds, indices. Past it a number no longer
+converts to a float exactly (and past 10^308 not at all), and no benchmark has that many items."""
 
 _HINT = "Pass a result file that a pfungst command wrote with --json, unchanged."
 
@@ -121,17 +134,19 @@ class Fields:
 point five'. Pass a result file that a pfungst command wrote with --json, unchanged.
     """
 
-    def __init__(self, data: Any, source: str, path: str = "") -> None:
+    def __init__(self, data: Any, source: str, path: str = "", line: int = 0) -> None:
         self.source = source
         """The file the data came from (or ``<dict>``)."""
         self.path = path
         """Where this object sits in the file (``probes[3].kappa``); empty at the top."""
+        self.line = line
+        """The line of a JSON Lines file the object is on; 0 for a JSON document."""
         if not isinstance(data, Mapping):
             raise self._error("", f"expected an object, found {_describe(data)}")
         self.data: Mapping[str, Any] = data
 
     def _error(self, key: str, reason: str) -> ReaderError:
-        return ReaderError(self.source, 0, _join(self.path, key) if key else self.path, reason, _HINT)
+        return ReaderError(self.source, self.line, _join(self.path, key) if key else self.path, reason, _HINT)
 
     def error(self, key: str, reason: str) -> ReaderError:
         """A :class:`ReaderError` at ``key`` of this object (for checks beyond types)."""
@@ -160,10 +175,14 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
         return value
 
     def integer(self, key: str) -> int:
-        """An integer (not a boolean); a count (``n``, ``n_*``) is not negative."""
+        """An integer (not a boolean) of at most :data:`MAX_INTEGER` in size; a count (``n``, ``n_*``) is not
+        negative."""
         value = self.raw(key)
         if isinstance(value, bool) or not isinstance(value, int):
             raise self._error(key, f"expected a whole number, found {_describe(value)}")
+        if abs(value) > MAX_INTEGER:
+            digits = int(value.bit_length() * math.log10(2)) + 1
+            raise self._error(key, f"a whole number of about {digits} digits is out of range (at most 2^53 in size)")
         if value < 0 and _is_count(key):
             raise self._error(key, f"a count cannot be negative, found {value}")
         return value
@@ -203,7 +222,7 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
 
     def sub(self, key: str) -> Fields:
         """The object at ``key``, for checked access."""
-        return Fields(self.mapping(key), self.source, _join(self.path, key))
+        return Fields(self.mapping(key), self.source, _join(self.path, key), self.line)
 
     def items(self, key: str) -> list[Any]:
         """A list (its entries unchecked)."""
@@ -215,7 +234,7 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
     def records(self, key: str) -> list[Fields]:
         """A list of objects, each for checked access."""
         return [
-            Fields(entry, self.source, f"{_join(self.path, key)}[{index}]")
+            Fields(entry, self.source, f"{_join(self.path, key)}[{index}]", self.line)
             for index, entry in enumerate(self.items(key))
         ]
 
@@ -319,12 +338,14 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
 def _entry(fields: Fields, name: str, index: Any, value: Any, hint: Any) -> Any:
     """One entry of a list or dict at ``name``, read as ``hint``, with errors at ``name[index]``."""
     where = f"{name}[{index}]" if isinstance(index, int) else _join(name, str(index))
-    holder = Fields({"_": value}, fields.source, "")
+    holder = Fields({"_": value}, fields.source, "", fields.line)
     try:
         return holder.typed("_", hint)
     except ReaderError as error:
         inner = error.field[1:].lstrip(".")
-        raise ReaderError(fields.source, 0, where + ("." + inner if inner else ""), error.reason, _HINT) from None
+        raise ReaderError(
+            fields.source, fields.line, where + ("." + inner if inner else ""), error.reason, _HINT
+        ) from None
 
 
 def read_estimate(fields: Fields, proportion: bool = False) -> Estimate:

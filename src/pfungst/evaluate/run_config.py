@@ -13,7 +13,14 @@ from typing import Any, TypeVar
 
 from pfungst.data.builder import OnError
 from pfungst.data.clusters import check_cluster_by
-from pfungst.errors import ConfigError, check_run_settings, override_settings, unknown_name_message
+from pfungst.errors import (
+    JOBS_PER_CPU,
+    ConfigError,
+    check_run_settings,
+    max_jobs,
+    override_settings,
+    unknown_name_message,
+)
 from pfungst.evaluate.formats import PromptFormat, get_format
 from pfungst.evaluate.scoring import ScoringRule, get_scoring_rule
 
@@ -78,6 +85,14 @@ class RunConfig:
                 or rule parameter.
         """
         check_count("chunk_size", self.chunk_size, minimum=1)
+        if self.model_options.get("n_threads") is not None:
+            check_count(
+                f"n_threads (--threads; {JOBS_PER_CPU} per CPU core at most)",
+                self.model_options["n_threads"],
+                minimum=1,
+                maximum=max_jobs(),
+                none="or leave it out for the model's choice",
+            )
         if self.limit is not None:
             check_count("limit", self.limit, minimum=1, none="or None for every item")
         check_run_settings(seed=self.seed)
@@ -155,20 +170,23 @@ def override_run_settings(config: _Holder, settings: Mapping[str, Any], what: st
     return dataclasses.replace(config, run=run, **own)  # type: ignore[type-var]
 
 
-def check_count(name: str, value: Any, minimum: int, none: str = "") -> None:
-    """Raise :class:`ConfigError` unless ``value`` is an integer (not a bool) of at least ``minimum``.
+def check_count(name: str, value: Any, minimum: int, none: str = "", maximum: int | None = None) -> None:
+    """Raise :class:`ConfigError` unless ``value`` is an integer (not a bool) from ``minimum`` to ``maximum``.
 
     Args:
         name: The setting, for the message.
         value: Its value.
         minimum: The smallest value allowed.
         none: What else the setting may be, added to the message (``"or None for every item"``).
+        maximum: The largest value allowed; None for no bound.
     """
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError(f"{name} must be an integer, got {value!r}")
+    alternative = f" ({none})" if none else ""
     if value < minimum:
-        alternative = f" ({none})" if none else ""
         raise ConfigError(f"{name} must be at least {minimum}{alternative}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ConfigError(f"{name} must be at most {maximum}{alternative}, got {value}")
 
 
 def cache_location(cache: str | Path | bool) -> str:

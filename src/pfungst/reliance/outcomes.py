@@ -43,7 +43,15 @@ from pfungst.data.readers.sniffing import first_json_record, head_lines
 from pfungst.errors import ReaderError
 from pfungst.registry import Registry
 
-__all__ = ["OUTCOME_FORMATS", "ItemAnswer", "ModelOutcomes", "OutcomeRequest", "OutcomesBuilder", "read_outcomes"]
+__all__ = [
+    "OUTCOME_FORMATS",
+    "ItemAnswer",
+    "ModelOutcomes",
+    "OutcomeRequest",
+    "OutcomesBuilder",
+    "item_id",
+    "read_outcomes",
+]
 
 OUTCOME_FORMATS: Registry[ModuleType] = Registry(
     "outcome format",
@@ -196,6 +204,8 @@ class OutcomesBuilder:
     ) -> None:
         """Record one outcome (and what was chosen, if known); a repeated id must agree with the first, else
         :class:`ReaderError`."""
+        if answer is not None:
+            self._check_answer(answer, line)
         if item_id in self._correct:
             if self._correct[item_id] != correct:
                 raise ReaderError(
@@ -213,6 +223,24 @@ class OutcomesBuilder:
         if answer is not None:
             self._answers[item_id] = answer
 
+    def _check_answer(self, answer: ItemAnswer, line: int) -> None:
+        """The contract of a chosen answer: option probabilities finite shares in [0, 1], the gold and the chosen
+        label (unless none was chosen) among the options they are given for."""
+        probabilities = answer.probabilities
+        for label, value in probabilities.items():
+            if not (isinstance(value, float | int) and math.isfinite(value) and 0 <= value <= 1):
+                raise ReaderError(
+                    self.path, line, "scores", f"option {label}'s probability is {value!r}, not a share in [0, 1]"
+                )
+        if probabilities and (answer.gold not in probabilities or answer.chosen not in ("", *probabilities)):
+            raise ReaderError(
+                self.path,
+                line,
+                "chosen",
+                f"chosen {answer.chosen!r} or gold {answer.gold!r} is not among the {len(probabilities)} options "
+                f"{', '.join(probabilities)}",
+            )
+
     def build(self) -> ModelOutcomes:
         """The outcomes collected so far."""
         return ModelOutcomes(
@@ -228,6 +256,20 @@ class OutcomesBuilder:
             metadata=FrozenMapping(self.metadata),
             answers=FrozenMapping(self._answers),
         )
+
+
+def item_id(value: Any, path: Path, line: int, field: str) -> str:
+    """An item id read from an outcome file: a string, or a whole number written as its digits.
+
+    Raises:
+        ReaderError: anything else (an object, a list, a boolean, a fraction), naming the file, line and field.
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    found = "null" if value is None else type(value).__name__
+    raise ReaderError(path, line, field, f"expected an item id (a string or a whole number), found {found}")
 
 
 def read_outcomes(
