@@ -28,7 +28,7 @@ from typing import Any
 
 from pfungst.data.item import FrozenMapping
 from pfungst.data.records import json_value
-from pfungst.errors import DataError, ReaderError
+from pfungst.errors import ConfigError, DataError, ReaderError, unknown_name_message
 from pfungst.evaluate.outcome import Outcome
 from pfungst.integrations.inspect_archive import MAX_MEMBER_BYTES, MAX_TOTAL_BYTES, InflateTotal, read_member
 from pfungst.integrations.inspect_figures import ArrangementFigures, arrangement_figures
@@ -148,7 +148,9 @@ def read_inspect_log(
         max_total_bytes: The most bytes all the members of an ``.eval`` archive may inflate to together.
 
     Raises:
-        ReaderError: the file is not an inspect log, a member is corrupt or inflates past its limit (or all the
+        ConfigError: ``scorer`` names no scorer of the log (close matches and every scorer listed).
+        ReaderError: the log holds no samples, or none scored by the scorer in the epoch; the file is not an
+            inspect log, a member is corrupt or inflates past its limit (or all the
             members past theirs), JSON is nested
             too deep, a sample is malformed, or a score is neither right nor wrong (the message names the file and
             the sample or member).
@@ -166,8 +168,26 @@ def read_inspect_log(
     dataset = _object(path, evaluation.get("dataset"), "eval.dataset")
     samples = _in_dataset_order(dataset, samples)
     scores = _scores(path, header)
+    if not samples:
+        status = header.get("status")
+        raise ReaderError(
+            path,
+            0,
+            "samples",
+            f"the log holds no samples (its status is {status!r}): there is nothing to read",
+            "Pass the log of a run that scored its samples",
+        )
     chosen = scorer or _default_scorer(path, scores, samples)
+    _check_scorer(path, chosen, scores, samples)
     correct, outcomes, skipped, duplicates = _scored(path, samples, chosen, epoch)
+    if not correct:
+        raise ReaderError(
+            path,
+            0,
+            "scores",
+            f"none of the {len(samples)} samples has a score of scorer {chosen!r} in epoch {epoch}",
+            "Pass the scorer and epoch the log holds",
+        )
     packages = _object(path, evaluation.get("packages"), "eval.packages")
     return InspectLog(
         path=str(path),
@@ -242,6 +262,17 @@ def _default_scorer(path: Path, scores: list[Mapping[str, Any]], samples: list[d
     names = [str(entry.get("name")) for entry in scores]
     names += [name for sample in samples[:1] for name in _object(path, sample.get("scores"), "scores")]
     return _PREFERRED_SCORER if _PREFERRED_SCORER in names else (names[0] if names else _PREFERRED_SCORER)
+
+
+def _check_scorer(path: Path, scorer: str, scores: list[Mapping[str, Any]], samples: list[dict[str, Any]]) -> None:
+    """Raise :class:`ConfigError` (close matches, every scorer) unless some sample or the results name ``scorer``."""
+    names = {str(entry.get("name")) for entry in scores}
+    for sample in samples:
+        found = sample.get("scores")
+        if isinstance(found, Mapping):
+            names.update(str(name) for name in found)
+    if scorer not in names:
+        raise ConfigError(f"{path}: " + unknown_name_message("scorer of this log", scorer, names or ["(none)"]))
 
 
 def _metrics(scores: list[Mapping[str, Any]], scorer: str) -> dict[str, float]:
