@@ -50,8 +50,7 @@ MAX_DEPTH = 64
 """The deepest nesting a result file may have (pfungst writes at most about ten levels)."""
 
 MAX_INTEGER = 2**53
-"""The largest whole number (in size) a result file may hold: counts, seeds, indices. Past it a number no longer
-converts to a float exactly (and past 10^308 not at all), and no benchmark has that many items."""
+"""The largest whole number (in size) a result file may hold: past it a count no longer converts to a float."""
 
 _HINT = "Pass a result file that a pfungst command wrote with --json, unchanged."
 
@@ -73,6 +72,17 @@ def _is_proportion_estimate(key: str) -> bool:
 def _is_count(key: str) -> bool:
     return key == "n" or key.startswith("n_")
 
+
+_BENCHMARK_KEYS: dict[str, Any] = {"name": str, "n_items": int, "option_kind": str, "labels": tuple[str, ...]}
+_BENCHMARK_KEYS |= {"option_counts": dict[str, int], "provenance": dict[str, Any]}
+_PROVENANCE_KEYS: dict[str, Any] = (
+    dict.fromkeys(("source", "sha256", "format"), str)
+    | dict.fromkeys(
+        ("rows_read", "rows_kept", "rows_rejected", "duplicate_texts", "conflicting_duplicates", "duplicate_ids"), int
+    )
+    | dict.fromkeys(("steps", "warnings"), tuple[str, ...])
+)
+"""The keys of a benchmark's ``to_dict()`` (and its provenance) that reports read, with their types."""
 
 T = TypeVar("T")
 
@@ -106,6 +116,10 @@ def check_depth(data: Any, source: str, limit: int = MAX_DEPTH) -> None:
 
 def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
+
+
+def _digits(value: int) -> str:
+    return f"about {int(value.bit_length() * math.log10(2)) + 1} digits"
 
 
 def _describe(value: Any) -> str:
@@ -181,8 +195,7 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
         if isinstance(value, bool) or not isinstance(value, int):
             raise self._error(key, f"expected a whole number, found {_describe(value)}")
         if abs(value) > MAX_INTEGER:
-            digits = int(value.bit_length() * math.log10(2)) + 1
-            raise self._error(key, f"a whole number of about {digits} digits is out of range (at most 2^53 in size)")
+            raise self._error(key, f"a whole number of {_digits(value)} is out of range (at most 2^53 in size)")
         if value < 0 and _is_count(key):
             raise self._error(key, f"a count cannot be negative, found {value}")
         return value
@@ -199,7 +212,10 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
             return math.nan
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self._error(key, f"expected a number, found {_describe(value)}")
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # a whole number past 1.8e308
+            raise self._error(key, f"expected a finite number, found one of {_digits(value)}") from None
         if not math.isfinite(number):
             raise self._error(key, f"expected a finite number or null, found {value}")
         if _is_proportion(key) and not 0 <= number <= 1:
@@ -245,38 +261,15 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
     def benchmark(self, key: str = "benchmark") -> dict[str, Any]:
         """A ``Benchmark.to_dict()``: the keys reports read are checked (name, counts, labels, provenance)."""
         fields = self.sub(key)
-        checks: dict[str, Any] = {
-            "name": str,
-            "n_items": int,
-            "option_kind": str,
-            "labels": tuple[str, ...],
-            "option_counts": dict[str, int],
-            "provenance": dict[str, Any],
-        }
-        for name, hint in checks.items():
+        for name, hint in _BENCHMARK_KEYS.items():
             if fields.has(name):
                 fields.typed(name, hint)
-        if fields.has("provenance"):
-            provenance = fields.sub("provenance")
-            for name in ("source", "sha256", "format"):
-                if provenance.has(name):
-                    provenance.string(name)
-            for name in (
-                "rows_read",
-                "rows_kept",
-                "rows_rejected",
-                "duplicate_texts",
-                "conflicting_duplicates",
-                "duplicate_ids",
-            ):
-                if provenance.has(name):
-                    provenance.integer(name)
-            for name in ("steps", "warnings"):
-                if provenance.has(name):
-                    provenance.typed(name, tuple[str, ...])
-            if provenance.has("rejected"):
-                for record in provenance.records("rejected"):
-                    record.string("reason")
+        provenance = fields.sub("provenance") if fields.has("provenance") else Fields({}, self.source)
+        for name, hint in _PROVENANCE_KEYS.items():
+            if provenance.has(name):
+                provenance.typed(name, hint)
+        for record in provenance.records("rejected") if provenance.has("rejected") else ():
+            record.string("reason")
         return dict(fields.data)
 
     def typed(self, key: str, hint: Any) -> Any:

@@ -215,13 +215,15 @@ class ModelOptions(OptionGroup):
         when one model is known).
 
         Raises:
-            ConfigError: ``model`` names no model or provider.
+            ConfigError: ``model`` names no model or provider; ``--threads`` or ``--retries`` out of range.
         """
+        from pfungst.evaluate.run_config import check_model_options
         from pfungst.models.registry import applicable_options
 
         backend: dict[str, Any] = {"n_threads": self.threads} if self.threads is not None else {}
         given = {"timeout": self.timeout, "retries": self.retries, "deadline": self.deadline}
         backend.update({name: value for name, value in given.items() if value is not None})
+        check_model_options(backend)  # before the settings the model's backend does not take are dropped
         return {
             "cache": self.cache or True,
             "model_options": applicable_options(model, backend) if model is not None else backend,

@@ -134,17 +134,23 @@ def check_outcome_record(fields: Fields) -> None:
     """Check one outcome record (a line of ``score --out`` or ``stress --items``, an entry of a result's
     ``items`` or ``outcomes``) on the keys it holds: the contract every reader of outcomes applies.
 
-    ``item_id`` is a string; ``order`` is a permutation of the option indices; ``labels`` and ``scores`` have one
-    entry per option (``scores`` may be empty: generation scores none), each score finite or null (-inf);
-    ``gold`` is an option index, ``chosen`` and ``chosen_position`` are option indices or -1 (nothing chosen),
-    ``chosen`` is the option shown at ``chosen_position``; ``correct`` is whether ``status`` is ``ok`` and
+    ``item_id`` and the names (``perturbation``, ``variant``, ``rule``, ``format``) are strings, ``status`` one of
+    :data:`~pfungst.evaluate.scoring.base.Status`; ``order`` is a permutation of the option indices; ``labels`` and
+    ``scores`` have one entry per option (``scores`` may be empty: generation scores none), each score finite or
+    null (-inf); ``gold`` is an option index, ``chosen`` and ``chosen_position`` are option indices or -1 (nothing
+    chosen), ``chosen`` is the option shown at ``chosen_position``; ``correct`` is whether ``status`` is ``ok`` and
     ``chosen`` is ``gold``. The number of options comes from ``order``, else ``labels``, else ``scores``.
 
     Raises:
         ReaderError: the first key that breaks the contract, named by file, line and field path.
     """
-    if "item_id" in fields.data:
-        fields.string("item_id")
+    for key in ("item_id", "perturbation", "variant", "rule", "format", "text"):
+        if key in fields.data:
+            fields.string(key)
+    if "status" in fields.data:
+        fields.typed("status", Status)
+    if "n_tokens" in fields.data:
+        fields.typed("n_tokens", tuple[int, ...])
     lists = {key: fields.items(key) for key in ("order", "labels", "scores") if key in fields.data}
     known = [len(lists[key]) for key in ("order", "labels") if key in lists] + [len(lists.get("scores") or [])]
     n_options = next((count for count in known if count), 0)

@@ -24,8 +24,21 @@ from pfungst.errors import (
 from pfungst.evaluate.formats import PromptFormat, get_format
 from pfungst.evaluate.scoring import ScoringRule, get_scoring_rule
 
-__all__ = ["RunConfig", "cache_location", "check_count", "default_cache_path", "override_run_settings"]
+__all__ = [
+    "MAX_CHUNK_SIZE",
+    "MAX_RETRIES",
+    "RunConfig",
+    "check_model_options",
+    "cache_location",
+    "check_count",
+    "default_cache_path",
+    "override_run_settings",
+]
 
+MAX_CHUNK_SIZE = 1_000_000
+"""The most items per batch (a batch's requests are held in memory and committed to the cache together)."""
+MAX_RETRIES = 100
+"""The most retries of a failed request to a model server (each waits longer than the last)."""
 _CACHE_ENV = "PFUNGST_CACHE"
 _MEMORY = ":memory:"
 
@@ -84,15 +97,10 @@ class RunConfig:
             ConfigError: a count, seed or level out of range, an empty ``cluster_by``, an unknown ``on_error``, rule
                 or rule parameter.
         """
-        check_count("chunk_size", self.chunk_size, minimum=1)
-        if self.model_options.get("n_threads") is not None:
-            check_count(
-                f"n_threads (--threads; {JOBS_PER_CPU} per CPU core at most)",
-                self.model_options["n_threads"],
-                minimum=1,
-                maximum=max_jobs(),
-                none="or leave it out for the model's choice",
-            )
+        check_count("chunk_size", self.chunk_size, minimum=1, maximum=MAX_CHUNK_SIZE)
+        if self.model_options.get("retries") is not None:
+            check_count("retries (--retries)", self.model_options["retries"], minimum=0, maximum=MAX_RETRIES)
+        check_model_options(self.model_options)
         if self.limit is not None:
             check_count("limit", self.limit, minimum=1, none="or None for every item")
         check_run_settings(seed=self.seed)
@@ -168,6 +176,23 @@ def override_run_settings(config: _Holder, settings: Mapping[str, Any], what: st
     run_settings = {name: value for name, value in settings.items() if name in run_names}
     run = override_settings(own.pop("run", config.run), run_settings, what)  # type: ignore[attr-defined]
     return dataclasses.replace(config, run=run, **own)  # type: ignore[type-var]
+
+
+def check_model_options(options: Mapping[str, Any]) -> None:
+    """Raise :class:`ConfigError` for a backend setting out of its range: ``n_threads`` 1 to
+    :data:`~pfungst.errors.JOBS_PER_CPU` per core, ``retries`` 0 to :data:`MAX_RETRIES` (timeouts are checked by the
+    HTTP backend). Checked whether or not the model's backend takes the setting, so a value is refused the same way
+    for every model."""
+    if options.get("n_threads") is not None:
+        check_count(
+            f"n_threads (--threads; {JOBS_PER_CPU} per CPU core at most)",
+            options["n_threads"],
+            minimum=1,
+            maximum=max_jobs(),
+            none="or leave it out for the model's choice",
+        )
+    if options.get("retries") is not None:
+        check_count("retries (--retries)", options["retries"], minimum=0, maximum=MAX_RETRIES)
 
 
 def check_count(name: str, value: Any, minimum: int, none: str = "", maximum: int | None = None) -> None:

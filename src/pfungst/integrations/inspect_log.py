@@ -169,25 +169,11 @@ def read_inspect_log(
     samples = _in_dataset_order(dataset, samples)
     scores = _scores(path, header)
     if not samples:
-        status = header.get("status")
-        raise ReaderError(
-            path,
-            0,
-            "samples",
-            f"the log holds no samples (its status is {status!r}): there is nothing to read",
-            "Pass the log of a run that scored its samples",
-        )
+        reason = f"the log holds no samples (its status is {header.get('status')!r}): there is nothing to read"
+        raise ReaderError(path, 0, "samples", reason, "Pass the log of a run that scored its samples")
     chosen = scorer or _default_scorer(path, scores, samples)
     _check_scorer(path, chosen, scores, samples)
     correct, outcomes, skipped, duplicates = _scored(path, samples, chosen, epoch)
-    if not correct:
-        raise ReaderError(
-            path,
-            0,
-            "scores",
-            f"none of the {len(samples)} samples has a score of scorer {chosen!r} in epoch {epoch}",
-            "Pass the scorer and epoch the log holds",
-        )
     packages = _object(path, evaluation.get("packages"), "eval.packages")
     return InspectLog(
         path=str(path),
@@ -209,7 +195,7 @@ def _scored(
     path: Path, samples: list[dict[str, Any]], scorer: str, epoch: int
 ) -> tuple[dict[str, bool], list[Outcome], int, int]:
     """Sample id -> right or wrong, the arranged samples' outcomes, and how many samples were skipped and repeated
-    an earlier sample's id (the first kept; a warning names them)."""
+    an earlier sample's id (the first kept; a warning names them); a ReaderError when none was scored."""
     correct: dict[str, bool] = {}
     outcomes: list[Outcome] = []
     skipped, repeated = 0, []
@@ -226,6 +212,9 @@ def _scored(
         metadata = _object(path, sample.get("metadata"), f"sample {sample.get('id')!r}: metadata")
         if isinstance(metadata.get(METADATA_KEY), Mapping) and isinstance(score, Mapping):
             outcomes.append(_outcome(path, sample, score))
+    if not correct:
+        reason = f"none of the {len(samples)} samples has a score of scorer {scorer!r} in epoch {epoch}"
+        raise ReaderError(path, 0, "scores", reason, "Pass the scorer and epoch the log holds")
     if repeated:
         shown = ", ".join(repr(sample_id) for sample_id in list(dict.fromkeys(repeated))[:5])
         warnings.warn(

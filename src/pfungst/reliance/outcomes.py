@@ -224,22 +224,14 @@ class OutcomesBuilder:
             self._answers[item_id] = answer
 
     def _check_answer(self, answer: ItemAnswer, line: int) -> None:
-        """The contract of a chosen answer: option probabilities finite shares in [0, 1], the gold and the chosen
-        label (unless none was chosen) among the options they are given for."""
-        probabilities = answer.probabilities
-        for label, value in probabilities.items():
-            if not (isinstance(value, float | int) and math.isfinite(value) and 0 <= value <= 1):
-                raise ReaderError(
-                    self.path, line, "scores", f"option {label}'s probability is {value!r}, not a share in [0, 1]"
-                )
-        if probabilities and (answer.gold not in probabilities or answer.chosen not in ("", *probabilities)):
-            raise ReaderError(
-                self.path,
-                line,
-                "chosen",
-                f"chosen {answer.chosen!r} or gold {answer.gold!r} is not among the {len(probabilities)} options "
-                f"{', '.join(probabilities)}",
-            )
+        """Option probabilities are finite shares; the gold and the chosen label (if any) are among their options."""
+        shares = answer.probabilities
+        bad = [f"{k}: {v!r}" for k, v in shares.items() if not (isinstance(v, float | int) and 0 <= v <= 1)]
+        if bad:
+            raise ReaderError(self.path, line, "scores", f"option probabilities must be shares in [0, 1], found {bad}")
+        if shares and (answer.gold not in shares or answer.chosen not in ("", *shares)):
+            found = f"chosen {answer.chosen!r} or gold {answer.gold!r}"
+            raise ReaderError(self.path, line, "chosen", f"{found} is not among the options {', '.join(shares)}")
 
     def build(self) -> ModelOutcomes:
         """The outcomes collected so far."""

@@ -62,6 +62,8 @@ def parse_spec(text: str) -> tuple[str, dict[str, str]]:
             "-p instructions:file=paraphrases.txt)"
         )
     name, _, rest = (part.strip() for part in text.partition(":"))
+    if not name:
+        raise ConfigError(f"perturbation {text!r}: no name; write name or name:key=value,key=value (-p pride)")
     if any(char.isspace() for char in name):
         raise ConfigError(f"perturbation {text!r}: the name {name!r} holds a space; write name:key=value")
     params: dict[str, str] = {}
