@@ -212,7 +212,7 @@ class Registry(Mapping[str, Any], Generic[T]):
             yield
         except PluginError:
             raise
-        except (Exception, *_ENDINGS) as error:
+        except (Exception, SystemExit, KeyboardInterrupt) as error:
             if plugin is None or (isinstance(error, PfungstError) and not everything):
                 raise
             raise plugin.failure(self.kind, name, step, error) from error
@@ -235,7 +235,7 @@ class Registry(Mapping[str, Any], Generic[T]):
         plugin = self._plugin(name)
         try:
             return use(*args)
-        except (Exception, *_ENDINGS) as error:
+        except (Exception, SystemExit, KeyboardInterrupt) as error:
             if plugin is None:
                 raise
             failure = error if isinstance(error, PluginError) else plugin.failure(self.kind, name, step, error)

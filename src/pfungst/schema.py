@@ -215,7 +215,7 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
         try:
             number = float(value)
         except OverflowError:  # a whole number past 1.8e308
-            raise self._error(key, f"expected a finite number, found one of {_digits(value)}") from None
+            raise self._error(key, f"expected a finite number, found one of {_digits(int(value))}") from None
         if not math.isfinite(number):
             raise self._error(key, f"expected a finite number or null, found {value}")
         if _is_proportion(key) and not 0 <= number <= 1:
