@@ -271,11 +271,9 @@ def test_log_likelihoods_of_zero_for_every_choice_are_refused_not_read_as_ties(t
         stress_from_logs(tmp_path / "out")
 
 
-def test_exporting_again_replaces_the_earlier_tasks_of_that_name(tmp_path: Path) -> None:
+def test_exporting_other_perturbations_over_an_earlier_export_is_refused_and_deletes_nothing(tmp_path: Path) -> None:
     export_lm_eval(_benchmark(), tmp_path, StressConfig(perturbations=("cyclic",), rules=("letter",)))
-    export_lm_eval(_benchmark(), tmp_path, StressConfig(perturbations=("answer-moved",), rules=("letter",)))
-    assert sorted(path.name for path in tmp_path.glob("*.yaml")) == [
-        "pfungst_toy.yaml",
-        "pfungst_toy_answer_moved.yaml",
-        "pfungst_toy_identity.yaml",
-    ]
+    before = sorted(path.name for path in tmp_path.iterdir())
+    with pytest.raises(ConfigError, match=r"holds 2 file\(s\) this export would not write \(pfungst_toy_cyclic"):
+        export_lm_eval(_benchmark(), tmp_path, StressConfig(perturbations=("answer-moved",), rules=("letter",)))
+    assert sorted(path.name for path in tmp_path.iterdir()) == before
