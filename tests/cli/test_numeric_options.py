@@ -188,3 +188,17 @@ def test_each_bad_option_exits_2_with_one_message_naming_it(
     assert result.exit_code == 2, result.output
     assert "Traceback" not in text
     assert re.search(message, text), text
+
+
+@RUNS
+@given(seed=st.integers(-(10**20), 10**20))
+@example(seed=-1)
+@example(seed=2**32)
+def test_the_reliance_seed_is_one_numpy_takes(seed: int) -> None:
+    from pfungst.reliance import RelianceConfig
+
+    if 0 <= seed <= 2**32 - 1:
+        assert RelianceConfig(seed=seed).seed == seed
+    else:
+        with pytest.raises(ConfigError, match=rf"seed must be an integer from 0 to 4294967295, not {seed}"):
+            RelianceConfig(seed=seed)
