@@ -99,7 +99,9 @@ def test_a_rerun_takes_every_answer_from_the_cache_in_the_output_folder(tmp_path
 
 @pytest.mark.parametrize("count", [0, -3])
 def test_stress_items_must_be_positive_and_is_checked_before_any_work(tmp_path: Path, count: int) -> None:
-    with pytest.raises(ConfigError, match=rf"stress_items must be a positive number .* got {count}"):
+    with pytest.raises(
+        ConfigError, match=rf"stress_items \(--stress-items\) must be a number of .* from 1 .* got {count}"
+    ):
         run_demo(tmp_path / "demo", stress_items=count, model=_always_a())
     assert not (tmp_path / "demo").exists()
 

@@ -32,11 +32,13 @@ from pfungst.stress.stress_config import StressConfig
 from pfungst.stress.stress_result import StressResult
 from pfungst.stress.suite import stress
 
-__all__ = ["DEMO_FIELDS", "DEMO_STRESS", "DemoResult", "run_demo"]
+__all__ = ["DEMO_FIELDS", "DEMO_STRESS", "MAX_DEMO_ITEMS", "DemoResult", "run_demo"]
 
 DEMO_FIELDS: dict[str, tuple[str, ...]] = {"cue-word": ("hypothesis",)}
 """Partial-input settings per demo benchmark: the cue-word artifact sits in the hypothesis."""
 
+MAX_DEMO_ITEMS = 100_000
+"""The most items per synthetic benchmark of the demo (each is audited; 100,000 take minutes)."""
 DEMO_STRESSED = "gold-position"
 """The demo benchmark the model is stressed on."""
 
@@ -117,7 +119,8 @@ def run_demo(
         progress: Optional callback ``progress(step, done, total)``.
 
     Raises:
-        ConfigError: ``stress_items`` is not a positive integer, or another setting is invalid.
+        ConfigError: ``n_items`` is not from 1 to :data:`MAX_DEMO_ITEMS`, ``stress_items`` not from 1 to ``n_items``,
+            or another setting is invalid.
 
     Example:
         >>> import tempfile
@@ -137,10 +140,16 @@ def run_demo(
         With the answer moved to each slot it is right on A 1.00, B 0.00, C 0.00, D 0.00 (gap 1.000 [1.000, 1.000]);
         PriDe debiased: ... Clever Hans: the score rides on where the answer sits, not on what it says.
     """
-    if isinstance(stress_items, bool) or not isinstance(stress_items, int) or stress_items < 1:
+    if isinstance(n_items, bool) or not isinstance(n_items, int) or not 1 <= n_items <= MAX_DEMO_ITEMS:
         raise ConfigError(
-            f"stress_items must be a positive number of gold-position items to stress the model on, "
-            f"got {stress_items!r}; for a fast run pass a small number or a scripted model"
+            f"n_items (--items) must be a number of items from 1 to {MAX_DEMO_ITEMS}, got {n_items!r}; 400 is the "
+            "default"
+        )
+    if isinstance(stress_items, bool) or not isinstance(stress_items, int) or not 1 <= stress_items <= n_items:
+        raise ConfigError(
+            f"stress_items (--stress-items) must be a number of gold-position items from 1 to the {n_items} items "
+            f"(--items) to stress the model on, got {stress_items!r}; for a fast run pass a small number or a "
+            "scripted model"
         )
     out = Path(out_dir)
     stress_config = _stress_config(out, seed, stress_items)

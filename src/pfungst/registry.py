@@ -10,7 +10,9 @@ is imported before a name is resolved (STYLE rule 16), and an unknown name lists
 
 A plugin whose code fails (its import, its constructor, its ``sniff``) raises :class:`~pfungst.errors.PluginError`
 naming the package, the entry point and the error when its name is asked for; where every entry is visited
-(``pfungst formats``, format detection) :meth:`Registry.skip_if_broken` warns once and leaves that entry out.
+(``pfungst formats``, format detection) :meth:`Registry.skip_if_broken` warns once and leaves that entry out. A plugin
+that tries to end the process (``SystemExit``, ``KeyboardInterrupt`` raised on import, construction or ``sniff``) is
+a :class:`~pfungst.errors.PluginError` everywhere, never skipped: the command stops with exit 2 naming it.
 
 Example:
     >>> rules = Registry("scoring rule", {"letter": "pfungst.evaluate.scoring.letter:LetterRule"}, group=None)
@@ -79,6 +81,12 @@ def resolve_target(target: str) -> Any:
     return value
 
 
+_ENDINGS: tuple[type[BaseException], ...] = (SystemExit, KeyboardInterrupt)
+"""What a plugin may raise to end the process (``sys.exit(0)``, a stray ``KeyboardInterrupt``): caught like any
+error of its code and reported as a :class:`PluginError` naming it, so that a plugin cannot make a command (a release
+gate) exit 0 without doing its work. ``os._exit`` ends the process without raising and cannot be caught."""
+
+
 class _Plugin(NamedTuple):
     """One entry point read from an installed package."""
 
@@ -91,8 +99,10 @@ class _Plugin(NamedTuple):
     def failure(self, kind: str, name: str, step: str, error: BaseException) -> PluginError:
         """The error for this plugin's ``step`` (``import``, ``construction``, ``sniff``) having raised ``error``."""
         package = " ".join(part for part in (self.distribution or "an unknown package", self.version) if part)
-        cause = " ".join(f"{type(error).__name__}: {error}".split())
+        cause = " ".join(f"{type(error).__name__}{f': {error}' if str(error) else ''}".split())
         cause = cause if len(cause) <= 300 else cause[:297] + "..."
+        if isinstance(error, _ENDINGS):
+            cause += " (a plugin may not end the run)"
         return PluginError(
             f"{kind} '{name}' from the plugin {package} (entry point {self.entry_point}) failed on {step}: {cause}. "
             f"Fix or uninstall {self.distribution or 'that package'}."
@@ -202,7 +212,7 @@ class Registry(Mapping[str, Any], Generic[T]):
             yield
         except PluginError:
             raise
-        except Exception as error:
+        except (Exception, SystemExit, KeyboardInterrupt) as error:
             if plugin is None or (isinstance(error, PfungstError) and not everything):
                 raise
             raise plugin.failure(self.kind, name, step, error) from error
@@ -225,10 +235,12 @@ class Registry(Mapping[str, Any], Generic[T]):
         plugin = self._plugin(name)
         try:
             return use(*args)
-        except Exception as error:
+        except (Exception, SystemExit, KeyboardInterrupt) as error:
             if plugin is None:
                 raise
             failure = error if isinstance(error, PluginError) else plugin.failure(self.kind, name, step, error)
+            if isinstance(error, _ENDINGS) or isinstance(error.__cause__, _ENDINGS):
+                raise failure from error  # it tried to end the run: stop, never go on as if it were not there
         self._broken[name] = failure
         warnings.warn(f"{failure} It is skipped.", PluginWarning, stacklevel=2)
         return None

@@ -21,7 +21,16 @@ from typing import Any, TypeVar
 from pfungst.errors import PfungstError, ReaderError
 from pfungst.stats import ConfidenceInterval, Estimate
 
-__all__ = ["MAX_DEPTH", "SCHEMA_VERSIONS", "Fields", "check_depth", "kind_of", "read_dataclass", "read_estimate"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_INTEGER",
+    "SCHEMA_VERSIONS",
+    "Fields",
+    "check_depth",
+    "kind_of",
+    "read_dataclass",
+    "read_estimate",
+]
 
 SCHEMA_VERSIONS: dict[str, str] = {
     "audit": "pfungst.audit/2",
@@ -39,6 +48,9 @@ SCHEMA_VERSIONS: dict[str, str] = {
 
 MAX_DEPTH = 64
 """The deepest nesting a result file may have (pfungst writes at most about ten levels)."""
+
+MAX_INTEGER = 2**53
+"""The largest whole number (in size) a result file may hold: past it a count no longer converts to a float."""
 
 _HINT = "Pass a result file that a pfungst command wrote with --json, unchanged."
 
@@ -60,6 +72,17 @@ def _is_proportion_estimate(key: str) -> bool:
 def _is_count(key: str) -> bool:
     return key == "n" or key.startswith("n_")
 
+
+_BENCHMARK_KEYS: dict[str, Any] = {"name": str, "n_items": int, "option_kind": str, "labels": tuple[str, ...]}
+_BENCHMARK_KEYS |= {"option_counts": dict[str, int], "provenance": dict[str, Any]}
+_PROVENANCE_KEYS: dict[str, Any] = (
+    dict.fromkeys(("source", "sha256", "format", "layout"), str)
+    | dict.fromkeys(
+        ("rows_read", "rows_kept", "rows_rejected", "duplicate_texts", "conflicting_duplicates", "duplicate_ids"), int
+    )
+    | dict.fromkeys(("steps", "warnings"), tuple[str, ...])
+)
+"""The keys of a benchmark's ``to_dict()`` (and its provenance) that reports read, with their types."""
 
 T = TypeVar("T")
 
@@ -95,6 +118,10 @@ def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
+def _digits(value: int) -> str:
+    return f"about {int(value.bit_length() * math.log10(2)) + 1} digits"
+
+
 def _describe(value: Any) -> str:
     """What was found, for a message: a short repr of a scalar, the JSON type of a container."""
     if value is None:
@@ -121,17 +148,19 @@ class Fields:
 point five'. Pass a result file that a pfungst command wrote with --json, unchanged.
     """
 
-    def __init__(self, data: Any, source: str, path: str = "") -> None:
+    def __init__(self, data: Any, source: str, path: str = "", line: int = 0) -> None:
         self.source = source
         """The file the data came from (or ``<dict>``)."""
         self.path = path
         """Where this object sits in the file (``probes[3].kappa``); empty at the top."""
+        self.line = line
+        """The line of a JSON Lines file the object is on; 0 for a JSON document."""
         if not isinstance(data, Mapping):
             raise self._error("", f"expected an object, found {_describe(data)}")
         self.data: Mapping[str, Any] = data
 
     def _error(self, key: str, reason: str) -> ReaderError:
-        return ReaderError(self.source, 0, _join(self.path, key) if key else self.path, reason, _HINT)
+        return ReaderError(self.source, self.line, _join(self.path, key) if key else self.path, reason, _HINT)
 
     def error(self, key: str, reason: str) -> ReaderError:
         """A :class:`ReaderError` at ``key`` of this object (for checks beyond types)."""
@@ -160,10 +189,13 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
         return value
 
     def integer(self, key: str) -> int:
-        """An integer (not a boolean); a count (``n``, ``n_*``) is not negative."""
+        """An integer (not a boolean) of at most :data:`MAX_INTEGER` in size; a count (``n``, ``n_*``) is not
+        negative."""
         value = self.raw(key)
         if isinstance(value, bool) or not isinstance(value, int):
             raise self._error(key, f"expected a whole number, found {_describe(value)}")
+        if abs(value) > MAX_INTEGER:
+            raise self._error(key, f"a whole number of {_digits(value)} is out of range (at most 2^53 in size)")
         if value < 0 and _is_count(key):
             raise self._error(key, f"a count cannot be negative, found {value}")
         return value
@@ -180,7 +212,10 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
             return math.nan
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self._error(key, f"expected a number, found {_describe(value)}")
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # a whole number past 1.8e308
+            raise self._error(key, f"expected a finite number, found one of {_digits(int(value))}") from None
         if not math.isfinite(number):
             raise self._error(key, f"expected a finite number or null, found {value}")
         if _is_proportion(key) and not 0 <= number <= 1:
@@ -203,7 +238,7 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
 
     def sub(self, key: str) -> Fields:
         """The object at ``key``, for checked access."""
-        return Fields(self.mapping(key), self.source, _join(self.path, key))
+        return Fields(self.mapping(key), self.source, _join(self.path, key), self.line)
 
     def items(self, key: str) -> list[Any]:
         """A list (its entries unchecked)."""
@@ -215,7 +250,7 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
     def records(self, key: str) -> list[Fields]:
         """A list of objects, each for checked access."""
         return [
-            Fields(entry, self.source, f"{_join(self.path, key)}[{index}]")
+            Fields(entry, self.source, f"{_join(self.path, key)}[{index}]", self.line)
             for index, entry in enumerate(self.items(key))
         ]
 
@@ -226,38 +261,15 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
     def benchmark(self, key: str = "benchmark") -> dict[str, Any]:
         """A ``Benchmark.to_dict()``: the keys reports read are checked (name, counts, labels, provenance)."""
         fields = self.sub(key)
-        checks: dict[str, Any] = {
-            "name": str,
-            "n_items": int,
-            "option_kind": str,
-            "labels": tuple[str, ...],
-            "option_counts": dict[str, int],
-            "provenance": dict[str, Any],
-        }
-        for name, hint in checks.items():
+        for name, hint in _BENCHMARK_KEYS.items():
             if fields.has(name):
                 fields.typed(name, hint)
-        if fields.has("provenance"):
-            provenance = fields.sub("provenance")
-            for name in ("source", "sha256", "format", "layout"):
-                if provenance.has(name):
-                    provenance.string(name)
-            for name in (
-                "rows_read",
-                "rows_kept",
-                "rows_rejected",
-                "duplicate_texts",
-                "conflicting_duplicates",
-                "duplicate_ids",
-            ):
-                if provenance.has(name):
-                    provenance.integer(name)
-            for name in ("steps", "warnings"):
-                if provenance.has(name):
-                    provenance.typed(name, tuple[str, ...])
-            if provenance.has("rejected"):
-                for record in provenance.records("rejected"):
-                    record.string("reason")
+        provenance = fields.sub("provenance") if fields.has("provenance") else Fields({}, self.source)
+        for name, hint in _PROVENANCE_KEYS.items():
+            if provenance.has(name):
+                provenance.typed(name, hint)
+        for record in provenance.records("rejected") if provenance.has("rejected") else ():
+            record.string("reason")
         return dict(fields.data)
 
     def typed(self, key: str, hint: Any) -> Any:
@@ -319,12 +331,14 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
 def _entry(fields: Fields, name: str, index: Any, value: Any, hint: Any) -> Any:
     """One entry of a list or dict at ``name``, read as ``hint``, with errors at ``name[index]``."""
     where = f"{name}[{index}]" if isinstance(index, int) else _join(name, str(index))
-    holder = Fields({"_": value}, fields.source, "")
+    holder = Fields({"_": value}, fields.source, "", fields.line)
     try:
         return holder.typed("_", hint)
     except ReaderError as error:
         inner = error.field[1:].lstrip(".")
-        raise ReaderError(fields.source, 0, where + ("." + inner if inner else ""), error.reason, _HINT) from None
+        raise ReaderError(
+            fields.source, fields.line, where + ("." + inner if inner else ""), error.reason, _HINT
+        ) from None
 
 
 def read_estimate(fields: Fields, proportion: bool = False) -> Estimate:

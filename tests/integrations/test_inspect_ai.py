@@ -32,6 +32,7 @@ from inspect_ai.solver import multiple_choice  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from pfungst.cli import app  # noqa: E402
+from pfungst.errors import ConfigError  # noqa: E402
 from pfungst.integrations.inspect_ai import arranged_task, arrangements  # noqa: E402
 from pfungst.integrations.inspect_log import read_inspect_log  # noqa: E402
 from pfungst.reliance import read_outcomes  # noqa: E402
@@ -150,9 +151,9 @@ def test_reliance_reads_any_inspect_tasks_log_per_sample(logs: dict[str, Path]) 
     assert outcomes.selection == "scorer choice"
 
 
-def test_a_scorer_the_log_lacks_leaves_nothing_to_read(logs: dict[str, Path]) -> None:
-    log = read_inspect_log(logs["plain"], scorer="nonexistent")
-    assert (len(log.correct), log.n_skipped) == (0, 3)
+def test_a_scorer_the_log_lacks_is_refused_naming_the_scorers_it_has(logs: dict[str, Path]) -> None:
+    with pytest.raises(ConfigError, match=r"Unknown scorer of this log 'nonexistent'\. Available: choice"):
+        read_inspect_log(logs["plain"], scorer="nonexistent")
 
 
 def test_inspect_finds_the_task_through_pfungsts_entry_point(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ tests need ``zstandard`` but not inspect_ai.
 from __future__ import annotations
 
 import json
+import re
 import struct
 import zipfile
 from pathlib import Path
@@ -148,3 +149,28 @@ def test_the_command_line_sets_the_inflate_limits_and_the_refusal_names_the_opti
     assert member.exit_code == 2, member.output
     assert "inflates past 1,048,576 bytes" in " ".join(member.output.split())
     assert "--max-member-mib" in member.output
+
+
+def _json_log(path: Path, samples: list[dict]) -> Path:
+    path.write_text(json.dumps({**HEADER, "samples": samples}))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("samples", "args", "message"),
+    [
+        ([SAMPLE], ["--scorer", "nope"], r"log\.json: Unknown scorer of this log 'nope'\. Available: choice"),
+        ([SAMPLE], ["--scorer", "choise"], r"Unknown scorer of this log 'choise'\. Did you mean: choice\?"),
+        ([], [], r"log\.json: field 'samples': the log holds no samples \(its status is 'success'\)"),
+        ([{**SAMPLE, "epoch": 2}], [], r"field 'scores': none of the 1 samples has a score of scorer 'choice' in ep"),
+    ],
+)
+def test_a_scorer_or_a_log_with_nothing_to_read_exits_2_naming_it(
+    tmp_path: Path, samples: list[dict], args: list[str], message: str
+) -> None:
+    path = _json_log(tmp_path / "log.json", samples)
+    result = CliRunner().invoke(app, ["inspect-log", str(path), *args])
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2, result.output
+    assert re.search(message, text), text
+    assert "0 samples" not in text and "Traceback" not in text

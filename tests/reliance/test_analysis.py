@@ -22,35 +22,25 @@ from pfungst.reliance import (
     shortcut_items,
 )
 from pfungst.stats import benjamini_hochberg
+from tests.reliance.audit_files import audit_file
 
 
 def _audit(name: str, shares: dict[str, float | None], gold: dict[str, str] | None = None, chance: float = 0.5) -> dict:
-    """An audit dict as ``pfungst audit --json`` writes it, reduced to what reliance reads."""
+    """An audit dict as ``pfungst audit --json`` writes it, its probe planted: each item's gold class and share of
+    repeats predicting it right (None: never predicted)."""
     gold = gold or {item: ("yes" if i % 2 else "no") for i, item in enumerate(shares)}
     items = [
-        {
-            "item_id": item,
-            "gold_class": gold[item],
-            "predicted": share is not None,
-            "prediction": None if share is None else int(share > 0.5),
-            "share_correct": share,
-        }
+        {"item_id": item, "gold_class": gold[item], "prediction": None if share is None else int(share > 0.5)}
+        | {"share_correct": share}
         for item, share in shares.items()
     ]
     probe = {
         "feature_set": "1-grams_presence",
-        "protocol": "crossfit",
         "items": items,
         "kappa": {"value": 0.5, "pvalue": 0.001},
-        "per_repeat": [{}, {}],
-        "settings": {"chance": chance},
+        "chance": chance,
     }
-    return {
-        "schema_version": "pfungst.audit/2",
-        "benchmark": {"name": name},
-        "verdict": {"feature_set": "1-grams_presence"},
-        "probes": [probe],
-    }
+    return audit_file(name, [probe], "1-grams_presence")
 
 
 def _outcomes(model: str, dataset: str, correct: dict[str, bool]) -> ModelOutcomes:

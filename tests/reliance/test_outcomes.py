@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -12,6 +13,9 @@ from pfungst.data.readers.openai_evals import read_model_answers
 from pfungst.errors import ConfigError, ReaderError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.reliance import read_outcomes
+
+GOLDEN_STRESS = Path(__file__).parents[1] / "golden" / "demo" / "gold-position.stress.json.gz"
+"""A stress result with its outcomes (24 items), as the demo wrote it."""
 
 
 def _write_jsonl(path: Path, records: list[dict]) -> Path:
@@ -79,18 +83,20 @@ def test_score_lines_take_the_model_from_the_stem_or_the_argument(tmp_path: Path
 
 
 def test_score_json_needs_its_items(tmp_path: Path) -> None:
-    document = {
-        "schema_version": "pfungst.score/2",
-        "model": "fp",
-        "benchmark": {"name": "arc"},
-        "items": [_score_line("a", True)],
-    }
-    path = tmp_path / "score.json"
-    path.write_text(json.dumps(document))
-    (outcomes,) = read_outcomes(path)
-    assert (outcomes.model, outcomes.dataset, dict(outcomes.correct)) == ("fp", "arc", {"a": True})
-    del document["items"]
-    path.write_text(json.dumps(document))
+    from pfungst import Benchmark, Item, score
+    from tests.evaluate.fakes import ScriptedModel
+
+    benchmark = Benchmark("arc", [Item(f"q{i}", f"Which is {i}?", ("x", "y"), i % 2) for i in range(4)])
+    model = ScriptedModel(next_token_script=lambda context, candidate: -0.1 if candidate.strip() == "A" else -2.0)
+    scored = score(benchmark, model, cache=False)
+    path = scored.save_json(tmp_path / "score.json", items=True)
+    (outcomes,) = read_outcomes(path, model="fp")
+    assert (outcomes.model, outcomes.dataset, dict(outcomes.correct)) == (
+        "fp",
+        "arc",
+        {"q0": True, "q1": False, "q2": True, "q3": False},
+    )
+    scored.save_json(path)
     with pytest.raises(ReaderError, match=r"score\.json: field 'items': the score JSON holds no per-item items"):
         read_outcomes(path)
 
@@ -133,19 +139,20 @@ def test_stress_lines_take_identity_unless_a_variant_is_named(tmp_path: Path) ->
 
 
 def test_stress_json_reads_outcomes_and_comparisons_and_refuses_without(tmp_path: Path) -> None:
-    result = {"schema_version": "pfungst.stress/1", "model": "fp", "benchmark": {"name": "arc"}, "outcomes": STRESS}
+    from pfungst import read_result
+    from pfungst.serialization import write_json
+    from pfungst.stress.comparison import StressComparison, compare
+
+    result = read_result(GOLDEN_STRESS)
     path = tmp_path / "stress.json"
-    path.write_text(json.dumps(result))
-    (outcomes,) = read_outcomes(path)
-    assert (outcomes.model, outcomes.dataset, len(outcomes)) == ("fp", "arc", 2)
-    comparison = {
-        "schema_version": "pfungst.stress-comparison/1",
-        "results": [result, {**result, "model": "fp2"}],
-        "rank_stability": {},
-    }
-    path.write_text(json.dumps(comparison))
-    assert [o.model for o in read_outcomes(path)] == ["fp", "fp2"]
-    path.write_text(json.dumps({k: v for k, v in result.items() if k != "outcomes"}))
+    result.save_json(path, items=True)
+    (outcomes,) = read_outcomes(path, model="fp")
+    assert (outcomes.model, outcomes.dataset, len(outcomes)) == ("fp", "gold-position", 24)
+    other = dataclasses.replace(result, model="fp2")
+    ranks = compare([result, other], names=["fp", "fp2"], n_bootstrap=20)
+    write_json(path, StressComparison((result, other), ranks).to_dict(items=True))
+    assert [o.model for o in read_outcomes(path)] == [result.model, "fp2"]
+    result.save_json(path)
     with pytest.raises(ReaderError, match="holds no per-item outcomes"):
         read_outcomes(path)
 
@@ -285,7 +292,7 @@ def test_frame_has_one_row_per_item(tmp_path: Path) -> None:
 
 def test_stress_lines_of_log_probability_rules_carry_option_probabilities(tmp_path: Path) -> None:
     shown = {**_outcome("a", "identity", "identity", 1), "order": [1, 0], "scores": [math.log(0.8), math.log(0.2)]}
-    shown["chosen"] = 1
+    shown["chosen"], shown["chosen_position"] = 1, 0  # original option B, shown first
     rows = [
         shown,
         {**_outcome("b", "identity", "identity", 0), "rule": "cloze-byte"},

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from pfungst.cli import app
 from pfungst.errors import ConfigError
 from pfungst.reliance import ModelOutcomes, RelianceResult, reliance, shortcut_table
+from tests.reliance.audit_files import audit_file
 
 IDS = [f"q{i}" for i in range(40)]
 PROBE = set(IDS[:10])
@@ -28,53 +29,29 @@ ANY = PROBE | LONGEST | MODEL
 
 def _probe(name: str, solved: set[str]) -> dict:
     items = [
-        {
-            "item_id": item,
-            "gold_class": "AB"[i % 2],
-            "predicted": True,
-            "prediction": 0,
-            "share_correct": float(item in solved),
-        }
+        {"item_id": item, "gold_class": "AB"[i % 2], "prediction": 0, "share_correct": float(item in solved)}
         for i, item in enumerate(IDS)
     ]
-    return {
-        "feature_set": name,
-        "protocol": "crossfit",
-        "items": items,
-        "kappa": {"value": 0.5, "pvalue": 0.001},
-        "per_repeat": [{}, {}],
-        "settings": {"chance": 0.25},
-    }
+    return {"feature_set": name, "items": items, "kappa": {"value": 0.5, "pvalue": 0.001}, "chance": 0.25}
 
 
 def _heuristic(name: str, solved: set[str], abstain: tuple[str, ...] = ()) -> dict:
-    rows = [
-        {
-            "item_id": item,
-            "prediction": -1 if item in abstain else 0,
-            "gold": 0,
-            "correct": None if item in abstain else item in solved,
-        }
-        for item in IDS
-    ]
+    rows = [{"item_id": item, "gold": 0, "correct": None if item in abstain else item in solved} for item in IDS]
     return {"name": name, "items": rows}
 
 
 def _audit() -> dict:
-    """An audit dict as ``pfungst audit --json`` writes it (with items), reduced to what the table reads."""
-    return {
-        "schema_version": "pfungst.audit/2",
-        "benchmark": {"name": "d"},
-        "verdict": {"feature_set": "options"},
-        "probes": [_probe("options", PROBE), _probe("options_1-grams_presence", CLASSIFIER)],
-        "heuristics": {
-            "results": [
-                _heuristic("longest_option", LONGEST, abstain=("q39",)),
-                _heuristic("gold_position", set()),
-                _heuristic("shortest_option", set(IDS)),  # not a joined heuristic
-            ]
-        },
-    }
+    """An audit dict as ``pfungst audit --json`` writes it (with items), its probes and heuristics planted."""
+    return audit_file(
+        "d",
+        [_probe("options", PROBE), _probe("options_1-grams_presence", CLASSIFIER)],
+        "options",
+        [
+            _heuristic("longest_option", LONGEST, abstain=("q39",)),
+            _heuristic("gold_position", set()),
+            _heuristic("shortest_option", set(IDS)),  # not a joined heuristic
+        ],
+    )
 
 
 def _outcomes(model: str, right: set[str]) -> ModelOutcomes:

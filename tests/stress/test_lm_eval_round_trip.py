@@ -220,8 +220,19 @@ def test_what_needs_answers_to_plan_cannot_be_exported(tmp_path: Path) -> None:
 
 def test_a_folder_with_other_files_is_refused(tmp_path: Path) -> None:
     (tmp_path / "arc.yaml").write_text("task: arc\n")
-    with pytest.raises(ConfigError, match="holds other files"):
+    with pytest.raises(ConfigError, match=r"holds 1 file\(s\) this export would not write \(arc\.yaml\)"):
         export_lm_eval(_benchmark(), tmp_path, StressConfig(perturbations=()))
+
+
+def test_a_rerun_replaces_its_files_and_a_smaller_export_never_deletes_the_earlier_ones(tmp_path: Path) -> None:
+    folder = tmp_path / "tasks"
+    first = export_lm_eval(_benchmark(), folder, StressConfig(perturbations=("cyclic",), rules=("letter",)))
+    before = sorted(path.name for path in folder.iterdir())
+    again = export_lm_eval(_benchmark(), folder, StressConfig(perturbations=("cyclic",), rules=("letter",)))
+    assert again.tasks == first.tasks and sorted(path.name for path in folder.iterdir()) == before
+    with pytest.raises(ConfigError, match=r"this export would not write \(pfungst_toy_cyclic\.jsonl, .*never deletes"):
+        export_lm_eval(_benchmark(), folder, StressConfig(perturbations=(), rules=("letter",)))
+    assert sorted(path.name for path in folder.iterdir()) == before
 
 
 def test_the_command_line_exports_and_analyses_the_logs(tmp_path: Path) -> None:
@@ -260,11 +271,9 @@ def test_log_likelihoods_of_zero_for_every_choice_are_refused_not_read_as_ties(t
         stress_from_logs(tmp_path / "out")
 
 
-def test_exporting_again_replaces_the_earlier_tasks_of_that_name(tmp_path: Path) -> None:
+def test_exporting_other_perturbations_over_an_earlier_export_is_refused_and_deletes_nothing(tmp_path: Path) -> None:
     export_lm_eval(_benchmark(), tmp_path, StressConfig(perturbations=("cyclic",), rules=("letter",)))
-    export_lm_eval(_benchmark(), tmp_path, StressConfig(perturbations=("answer-moved",), rules=("letter",)))
-    assert sorted(path.name for path in tmp_path.glob("*.yaml")) == [
-        "pfungst_toy.yaml",
-        "pfungst_toy_answer_moved.yaml",
-        "pfungst_toy_identity.yaml",
-    ]
+    before = sorted(path.name for path in tmp_path.iterdir())
+    with pytest.raises(ConfigError, match=r"holds 2 file\(s\) this export would not write \(pfungst_toy_cyclic"):
+        export_lm_eval(_benchmark(), tmp_path, StressConfig(perturbations=("answer-moved",), rules=("letter",)))
+    assert sorted(path.name for path in tmp_path.iterdir()) == before

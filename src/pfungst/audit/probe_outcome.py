@@ -257,16 +257,21 @@ class ProbeOutcome:
         """
         records = fields.records("items") if fields.has("items") else []
         item_ids = tuple(record.string("item_id") for record in records)
-        gold = np.array([record.integer("gold") for record in records], dtype=int)
+        classes = fields.typed("classes", tuple[str, ...])
+        gold = np.array([_class_index(record, "gold", len(classes), 0) for record in records], dtype=int)
         prediction = np.array(
-            [record.integer("prediction") if record.has("prediction") else -1 for record in records], dtype=int
+            [
+                _class_index(record, "prediction", len(classes), -1) if record.has("prediction") else -1
+                for record in records
+            ],
+            dtype=int,
         )
         share = np.array([record.number("share_correct") for record in records], dtype=float)
         return cls(
             feature_set=fields.string("feature_set"),
             level=fields.string("level"),
             protocol=fields.string("protocol"),
-            classes=fields.typed("classes", tuple[str, ...]),
+            classes=classes,
             accuracy=fields.estimate("accuracy"),
             kappa=fields.estimate("kappa"),
             chance_corrected_accuracy=fields.estimate("chance_corrected_accuracy"),
@@ -282,7 +287,7 @@ class ProbeOutcome:
             gold=gold,
             prediction=prediction,
             share_correct=share,
-            settings=fields.mapping("settings"),
+            settings=_settings(fields),
             convergence_warnings=fields.integer("convergence_warnings"),
             seconds=fields.number("seconds"),
             file_counts=(-1, -1) if records else (fields.integer("n_items"), fields.integer("n_predicted")),
@@ -343,3 +348,19 @@ class ProbeOutcome:
             f"ProbeOutcome({self.feature_set!r}, {self.protocol}, kappa={k.value:.3f}{interval}, "
             f"p={k.pvalue:.3g}, accuracy={self.accuracy.value:.3f}, n={k.n})"
         )
+
+
+def _class_index(record: Fields, key: str, n_classes: int, lowest: int) -> int:
+    """A class index of a per-item row (``gold``; ``prediction``, -1 where not predicted) within ``classes``."""
+    value = record.integer(key)
+    if not lowest <= value < n_classes:
+        raise record.error(key, f"{value} is not a class index ({lowest}..{n_classes - 1}) of the {n_classes} classes")
+    return value
+
+
+def _settings(fields: Fields) -> dict[str, Any]:
+    """The probe's settings; the chance accuracy, which reports and the reliance analysis read, is a share."""
+    settings = fields.sub("settings")
+    if "chance" in settings.data:
+        settings.number("chance")
+    return dict(settings.data)

@@ -6,12 +6,26 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
-from pfungst.audit.classifiers import DEFAULT_C_GRID, Solvers
+from pfungst.audit.classifiers import DEFAULT_C_GRID, Solvers, check_c_grid
 from pfungst.errors import ConfigError, check_resamples, check_run_settings
 
-__all__ = ["Protocol", "ProbeSettings"]
+__all__ = ["MAX_GRID_PATIENCE", "MAX_SPLITS", "Protocol", "ProbeSettings"]
 
 Protocol = Literal["crossfit", "pacchiardi2024"]
+
+MAX_SPLITS = 1_000
+"""The most cross-fitting folds (each fits every feature set once more); past the items of a class the folds are
+cut to what the data allows, with a warning."""
+MAX_GRID_PATIENCE = 1_000
+"""The largest ``grid_patience``: more than any grid has C values (0 is the way to fit the whole grid)."""
+
+
+def _check_bounds(**counts: int) -> None:
+    """Raise :class:`ConfigError` for a count above its bound (``n_splits``, ``grid_patience``), naming its option."""
+    for name, value in counts.items():
+        bound = {"n_splits": MAX_SPLITS, "grid_patience": MAX_GRID_PATIENCE}[name]
+        if isinstance(value, int) and not isinstance(value, bool) and value > bound:
+            raise ConfigError(f"{name} (--{name.replace('_', '-')}) must be at most {bound}, not {value}")
 
 
 @dataclass(frozen=True)
@@ -48,7 +62,8 @@ class ProbeSettings:
     on 20,000 items is as good; smaller folds use every item, so their results do not change."""
     c_grid: tuple[float, ...] = DEFAULT_C_GRID
     """Inverse regularisation strengths tried per penalty under crossfit (default 0.01, 0.1, 1, 10, 100; empty: the
-    classifiers' own ``C``); pacchiardi2024 always uses the paper's fixed entries."""
+    classifiers' own ``C``), each from :data:`~pfungst.audit.classifiers.MIN_C` (1e-6) to
+    :data:`~pfungst.audit.classifiers.MAX_C` (1e6); pacchiardi2024 always uses the paper's fixed entries."""
     solvers: Solvers = "liblinear"
     """How crossfit fits the grid's item-level classifiers: ``liblinear`` (default) fits both penalties with
     liblinear (at 0.01, L1 up to C = 1 at 0.001; one-vs-rest for K > 2), about a quarter of the time of ``sklearn``,
@@ -77,6 +92,8 @@ class ProbeSettings:
     def __post_init__(self) -> None:
         check_run_settings(seed=self.seed, n_jobs=self.n_jobs)
         check_resamples(n_bootstrap=self.n_bootstrap, n_permutations=self.n_permutations, n_repeats=self.n_repeats)
+        check_c_grid(self.c_grid)
+        _check_bounds(n_splits=self.n_splits, grid_patience=self.grid_patience)
 
     def shared(self) -> dict[str, Any]:
         """These settings by field name, to build another config that shares them (``ProbeConfig(**s.shared())``)."""

@@ -29,6 +29,8 @@ def read_heuristics(fields: Fields) -> HeuristicsReport:
 
 def _heuristic(fields: Fields) -> HeuristicResult:
     rows = fields.records("items") if fields.has("items") else []  # written with items=True
+    for row in rows:
+        _check_row(row)
     common = HeuristicResult(
         name=fields.string("name"),
         description=fields.string("description"),
@@ -50,6 +52,18 @@ def _heuristic(fields: Fields) -> HeuristicResult:
         position_counts=fields.typed("position_counts", tuple[int, ...]),
         expected_counts=fields.typed("expected_counts", tuple[float, ...]),
     )
+
+
+def _check_row(row: Fields) -> None:
+    """A heuristic's per-item row: ``gold`` an option index, ``prediction`` one or -1 (abstained), ``correct``
+    (null when abstained) whether they agree."""
+    gold, prediction = row.integer("gold"), row.integer("prediction")
+    if gold < 0:
+        raise row.error("gold", f"{gold} is not an option index")
+    if prediction < -1:
+        raise row.error("prediction", f"{prediction} is neither an option index nor -1 (abstained)")
+    if row.has("correct") and (prediction < 0 or row.boolean("correct") != (prediction == gold)):
+        raise row.error("correct", f"disagrees with prediction {prediction} and gold {gold}")
 
 
 def read_cues(fields: Fields) -> CueTable:

@@ -153,6 +153,11 @@ def _parse_mapping(pairs: list[str] | None) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise ConfigError(f"--map {pair!r}: expected KEY=VALUE, e.g. --map question=stem")
+        if not value.strip():
+            raise ConfigError(
+                f"--map {pair!r}: the value of {key.strip()!r} is empty; give a column or setting, e.g. --map "
+                f"{key.strip()}=stem, or leave --map {key.strip()} out for the reader's default"
+            )
         mapping[key.strip()] = value
     return mapping
 
@@ -219,15 +224,17 @@ class ModelOptions(OptionGroup):
         when one model is known).
 
         Raises:
-            ConfigError: ``model`` names no model or provider; ``--timeout`` or ``--deadline`` is not a number of
-                seconds within :func:`~pfungst.models.seconds.check_seconds`'s bounds.
+            ConfigError: ``model`` names no model or provider; ``--threads`` or ``--retries`` out of range;
+                ``--timeout`` or ``--deadline`` is not a number of seconds within
+                :func:`~pfungst.models.seconds.check_seconds`'s bounds.
         """
+        from pfungst.evaluate.run_config import check_model_options
         from pfungst.models.registry import applicable_options
         from pfungst.models.seconds import check_seconds
 
         check_seconds("--timeout", self.timeout)
         check_seconds("--deadline", self.deadline)
-        backend: dict[str, Any] = {"n_threads": self.threads} if self.threads else {}
+        backend: dict[str, Any] = {"n_threads": self.threads} if self.threads is not None else {}
         given = {
             "timeout": self.timeout,
             "retries": self.retries,
@@ -235,6 +242,7 @@ class ModelOptions(OptionGroup):
             "debug": self.debug or None,
         }
         backend.update({name: value for name, value in given.items() if value is not None})
+        check_model_options(backend)  # before the settings the model's backend does not take are dropped
         return {
             "cache": self.cache or True,
             "model_options": applicable_options(model, backend) if model is not None else backend,
@@ -293,13 +301,25 @@ _Parallel = Annotated[
 
 
 def c_values(text: str) -> tuple[float, ...]:
-    """The C values of ``--c-grid`` (numbers separated by commas); a part that is not a number is a usage error."""
+    """The C values of ``--c-grid`` (numbers separated by commas, each in the range of
+    :func:`~pfungst.audit.classifiers.check_c_grid`); an empty list, an empty part or a part that is not a number is
+    a usage error."""
+    from pfungst.audit.classifiers import check_c_grid
+
+    parts = text.split(",")
     try:
-        return tuple(float(part) for part in text.split(",") if part.strip())
+        if any(not part.strip() for part in parts):
+            raise ValueError
+        values = tuple(float(part) for part in parts)
     except ValueError:
         raise typer.BadParameter(
             f"{text!r} is not a list of numbers: give C values separated by commas, e.g. 0.01,1,100"
         ) from None
+    try:
+        check_c_grid(values, "")
+    except ConfigError as error:
+        raise typer.BadParameter(str(error).removeprefix(": ")) from None
+    return values
 
 
 def _check_c_values(text: str) -> str:

@@ -25,6 +25,7 @@ from pfungst.errors import ReaderError
 
 __all__ = [
     "MAX_CSV_FIELD",
+    "MAX_INFLATED_TEXT",
     "MAX_JSON_DEPTH",
     "Record",
     "gunzip",
@@ -45,6 +46,11 @@ _PARSER_FIELD_LIMIT = 2**31 - 1  # what the csv parser is allowed while we read,
 MAX_JSON_DEPTH = 200
 """JSON nested deeper than this is refused: no benchmark or result needs it, and Python's parser (and every
 recursive walk after it) would otherwise fail with a RecursionError."""
+
+MAX_INFLATED_TEXT = 512 * 1024 * 1024
+"""The most bytes a gzip-compressed benchmark or outcome file (``.jsonl.gz``, ``.csv.gz``) may inflate to: 512 MiB,
+as one member of an inspect archive. The largest real benchmark files are tens of MB; past this a small file that
+inflates to gigabytes (a decompression bomb) would exhaust memory before its first line is read."""
 
 
 def parse_json(text: str) -> Any:
@@ -132,14 +138,15 @@ def read_text(path: Path) -> str:
     """The file's text, gunzipped when it ends in ``.gz``, with bad bytes kept as surrogates for later reporting.
 
     Raises:
-        ReaderError: the file cannot be read, or a ``.gz`` file is truncated or not gzip data.
+        ReaderError: the file cannot be read, or a ``.gz`` file is truncated, not gzip data, or inflates past
+            :data:`MAX_INFLATED_TEXT` bytes.
     """
     try:
         raw = path.read_bytes()
     except OSError as error:
         raise ReaderError(path, 0, "", f"cannot read the file ({error.strerror or error})") from error
     if path.suffix == ".gz":
-        raw = gunzip(path, raw)
+        raw = gunzip(path, raw, max_bytes=MAX_INFLATED_TEXT)
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     return raw.decode("utf-8", errors="surrogateescape")

@@ -16,7 +16,7 @@ from pfungst.evaluate.scoring.base import Status
 from pfungst.schema import Fields, read_dataclass
 from pfungst.serialization import to_jsonable
 
-__all__ = ["Outcome"]
+__all__ = ["Outcome", "check_outcome_record"]
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,77 @@ class Outcome:
 
     @classmethod
     def from_fields(cls, fields: Fields) -> Outcome:
-        """The outcome at ``fields``, every value's type checked (a wrong one named by its field path)."""
+        """The outcome at ``fields``, every value's type checked (a wrong one named by its field path) and its
+        indices and scores by :func:`check_outcome_record`."""
         read = read_dataclass(cls, fields)
+        check_outcome_record(fields)
         scores = tuple(-math.inf if math.isnan(score) else score for score in read.scores)  # null: -inf written
         return replace(read, scores=scores)
+
+
+_NOTHING_CHOSEN = -1
+
+
+def check_outcome_record(fields: Fields) -> None:
+    """Check one outcome record (a line of ``score --out`` or ``stress --items``, an entry of a result's
+    ``items`` or ``outcomes``) on the keys it holds: the contract every reader of outcomes applies.
+
+    ``item_id`` and the names (``perturbation``, ``variant``, ``rule``, ``format``) are strings, ``status`` one of
+    :data:`~pfungst.evaluate.scoring.base.Status`; ``order`` is a permutation of the option indices; ``labels`` and
+    ``scores`` have one entry per option (``scores`` may be empty: generation scores none), each score finite or
+    null (-inf); ``gold`` is an option index, ``chosen`` and ``chosen_position`` are option indices or -1 (nothing
+    chosen), ``chosen`` is the option shown at ``chosen_position``; ``correct`` is whether ``status`` is ``ok`` and
+    ``chosen`` is ``gold``. The number of options comes from ``order``, else ``labels``, else ``scores``.
+
+    Raises:
+        ReaderError: the first key that breaks the contract, named by file, line and field path.
+    """
+    for key in ("item_id", "perturbation", "variant", "rule", "format", "text"):
+        if key in fields.data:
+            fields.string(key)
+    if "status" in fields.data:
+        fields.typed("status", Status)
+    if "n_tokens" in fields.data:
+        fields.typed("n_tokens", tuple[int, ...])
+    lists = {key: fields.items(key) for key in ("order", "labels", "scores") if key in fields.data}
+    known = [len(lists[key]) for key in ("order", "labels") if key in lists] + [len(lists.get("scores") or [])]
+    n_options = next((count for count in known if count), 0)
+    if "order" in lists:
+        order = fields.typed("order", tuple[int, ...])
+        if sorted(order) != list(range(n_options)):
+            raise fields.error("order", f"expected a permutation of 0..{n_options - 1}, found {list(order)}")
+    for key in ("labels", "scores"):
+        if lists.get(key) and len(lists[key]) != n_options:
+            raise fields.error(key, f"expected one entry per option ({n_options}), found {len(lists[key])}")
+    if "labels" in lists:
+        fields.typed("labels", tuple[str, ...])
+    if "scores" in lists:
+        fields.typed("scores", tuple[float, ...])  # finite numbers or null; NaN and Infinity refused
+    _check_indices(fields, n_options)
+
+
+def _check_indices(fields: Fields, n_options: int) -> None:
+    """``gold``, ``chosen``, ``chosen_position`` in range and consistent with ``order`` and ``correct``."""
+    indices: dict[str, int] = {}
+    for key, lowest in (("gold", 0), ("chosen", _NOTHING_CHOSEN), ("chosen_position", _NOTHING_CHOSEN)):
+        if key not in fields.data:
+            continue
+        value = fields.integer(key)
+        if value < lowest or (n_options and value >= n_options):
+            top = f"{n_options - 1}" if n_options else "its count"
+            raise fields.error(key, f"{value} is not an option index ({lowest}..{top}) of the {n_options} options")
+        indices[key] = value
+    if {"order", "chosen", "chosen_position"} <= fields.data.keys():
+        position, order = indices["chosen_position"], fields.typed("order", tuple[int, ...])
+        shown = order[position] if position >= 0 else _NOTHING_CHOSEN
+        if shown != indices["chosen"]:
+            raise fields.error("chosen", f"{indices['chosen']} is not the option shown at chosen_position {position}")
+    if {"correct", "gold", "chosen"} <= fields.data.keys():
+        status = fields.string("status") if "status" in fields.data else "ok"
+        expected = status == "ok" and indices["chosen"] == indices["gold"]
+        if fields.boolean("correct") != expected:
+            raise fields.error(
+                "correct",
+                f"{str(not expected).lower()} disagrees with status {status!r}, chosen {indices['chosen']} and gold "
+                f"{indices['gold']}",
+            )

@@ -13,12 +13,32 @@ from typing import Any, TypeVar
 
 from pfungst.data.builder import OnError
 from pfungst.data.clusters import check_cluster_by
-from pfungst.errors import ConfigError, check_run_settings, override_settings, unknown_name_message
+from pfungst.errors import (
+    JOBS_PER_CPU,
+    ConfigError,
+    check_run_settings,
+    max_jobs,
+    override_settings,
+    unknown_name_message,
+)
 from pfungst.evaluate.formats import PromptFormat, get_format
 from pfungst.evaluate.scoring import ScoringRule, get_scoring_rule
 
-__all__ = ["RunConfig", "cache_location", "check_count", "default_cache_path", "override_run_settings"]
+__all__ = [
+    "MAX_CHUNK_SIZE",
+    "MAX_RETRIES",
+    "RunConfig",
+    "check_model_options",
+    "cache_location",
+    "check_count",
+    "default_cache_path",
+    "override_run_settings",
+]
 
+MAX_CHUNK_SIZE = 1_000_000
+"""The most items per batch (a batch's requests are held in memory and committed to the cache together)."""
+MAX_RETRIES = 100
+"""The most retries of a failed request to a model server (each waits longer than the last)."""
 _CACHE_ENV = "PFUNGST_CACHE"
 _MEMORY = ":memory:"
 
@@ -77,7 +97,10 @@ class RunConfig:
             ConfigError: a count, seed or level out of range, an empty ``cluster_by``, an unknown ``on_error``, rule
                 or rule parameter.
         """
-        check_count("chunk_size", self.chunk_size, minimum=1)
+        check_count("chunk_size", self.chunk_size, minimum=1, maximum=MAX_CHUNK_SIZE)
+        if self.model_options.get("retries") is not None:
+            check_count("retries (--retries)", self.model_options["retries"], minimum=0, maximum=MAX_RETRIES)
+        check_model_options(self.model_options)
         if self.limit is not None:
             check_count("limit", self.limit, minimum=1, none="or None for every item")
         check_run_settings(seed=self.seed)
@@ -155,20 +178,40 @@ def override_run_settings(config: _Holder, settings: Mapping[str, Any], what: st
     return dataclasses.replace(config, run=run, **own)  # type: ignore[type-var]
 
 
-def check_count(name: str, value: Any, minimum: int, none: str = "") -> None:
-    """Raise :class:`ConfigError` unless ``value`` is an integer (not a bool) of at least ``minimum``.
+def check_model_options(options: Mapping[str, Any]) -> None:
+    """Raise :class:`ConfigError` for a backend setting out of its range: ``n_threads`` 1 to
+    :data:`~pfungst.errors.JOBS_PER_CPU` per core, ``retries`` 0 to :data:`MAX_RETRIES` (timeouts are checked by the
+    HTTP backend). Checked whether or not the model's backend takes the setting, so a value is refused the same way
+    for every model."""
+    if options.get("n_threads") is not None:
+        check_count(
+            f"n_threads (--threads; {JOBS_PER_CPU} per CPU core at most)",
+            options["n_threads"],
+            minimum=1,
+            maximum=max_jobs(),
+            none="or leave it out for the model's choice",
+        )
+    if options.get("retries") is not None:
+        check_count("retries (--retries)", options["retries"], minimum=0, maximum=MAX_RETRIES)
+
+
+def check_count(name: str, value: Any, minimum: int, none: str = "", maximum: int | None = None) -> None:
+    """Raise :class:`ConfigError` unless ``value`` is an integer (not a bool) from ``minimum`` to ``maximum``.
 
     Args:
         name: The setting, for the message.
         value: Its value.
         minimum: The smallest value allowed.
         none: What else the setting may be, added to the message (``"or None for every item"``).
+        maximum: The largest value allowed; None for no bound.
     """
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError(f"{name} must be an integer, got {value!r}")
+    alternative = f" ({none})" if none else ""
     if value < minimum:
-        alternative = f" ({none})" if none else ""
         raise ConfigError(f"{name} must be at least {minimum}{alternative}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ConfigError(f"{name} must be at most {maximum}{alternative}, got {value}")
 
 
 def cache_location(cache: str | Path | bool) -> str:

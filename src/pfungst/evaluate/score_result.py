@@ -61,6 +61,20 @@ class ScoreTotals:
     n_skipped: int = 0
 
 
+def _check_totals(fields: Fields, totals: ScoreTotals, n_records: int) -> None:
+    """A score covers at least one item, its per-item records (if held) number ``n_items``, and no more items were
+    refused, unparseable or skipped than were scored."""
+    if totals.n_items < 1:
+        raise fields.error("n_items", f"a score covers at least one item, found {totals.n_items}")
+    if n_records and n_records != totals.n_items:
+        raise fields.error("items", f"expected n_items = {totals.n_items} records, found {n_records}")
+    failed = totals.n_refused + totals.n_unparseable + totals.n_skipped
+    if failed > totals.n_items:
+        raise fields.error(
+            "n_items", f"{failed} items refused, unparseable or skipped, more than the {totals.n_items} scored"
+        )
+
+
 def accuracy_estimate(correct: int, n_options: list[int], level: float = 0.95) -> Estimate:
     """Accuracy with a Wilson interval; the baseline is chance, the mean of ``1 / K`` over the items.
 
@@ -163,6 +177,7 @@ class ScoreResult(NotebookDisplay):
             fields.integer("n_unparseable"),
             fields.integer("n_skipped") if fields.has("n_skipped") else 0,
         )
+        _check_totals(fields, totals, len(records))
         return cls(
             outcomes=outcomes,
             accuracy=fields.estimate("accuracy"),

@@ -28,7 +28,7 @@ from typing import Any
 
 from pfungst.data.item import FrozenMapping
 from pfungst.data.records import json_value
-from pfungst.errors import DataError, ReaderError
+from pfungst.errors import ConfigError, DataError, ReaderError, unknown_name_message
 from pfungst.evaluate.outcome import Outcome
 from pfungst.integrations.inspect_archive import MAX_MEMBER_BYTES, MAX_TOTAL_BYTES, InflateTotal, read_member
 from pfungst.integrations.inspect_figures import ArrangementFigures, arrangement_figures
@@ -148,7 +148,9 @@ def read_inspect_log(
         max_total_bytes: The most bytes all the members of an ``.eval`` archive may inflate to together.
 
     Raises:
-        ReaderError: the file is not an inspect log, a member is corrupt or inflates past its limit (or all the
+        ConfigError: ``scorer`` names no scorer of the log (close matches and every scorer listed).
+        ReaderError: the log holds no samples, or none scored by the scorer in the epoch; the file is not an
+            inspect log, a member is corrupt or inflates past its limit (or all the
             members past theirs), JSON is nested
             too deep, a sample is malformed, or a score is neither right nor wrong (the message names the file and
             the sample or member).
@@ -166,7 +168,11 @@ def read_inspect_log(
     dataset = _object(path, evaluation.get("dataset"), "eval.dataset")
     samples = _in_dataset_order(dataset, samples)
     scores = _scores(path, header)
+    if not samples:
+        reason = f"the log holds no samples (its status is {header.get('status')!r}): there is nothing to read"
+        raise ReaderError(path, 0, "samples", reason, "Pass the log of a run that scored its samples")
     chosen = scorer or _default_scorer(path, scores, samples)
+    _check_scorer(path, chosen, scores, samples)
     correct, outcomes, skipped, duplicates = _scored(path, samples, chosen, epoch)
     packages = _object(path, evaluation.get("packages"), "eval.packages")
     return InspectLog(
@@ -189,7 +195,7 @@ def _scored(
     path: Path, samples: list[dict[str, Any]], scorer: str, epoch: int
 ) -> tuple[dict[str, bool], list[Outcome], int, int]:
     """Sample id -> right or wrong, the arranged samples' outcomes, and how many samples were skipped and repeated
-    an earlier sample's id (the first kept; a warning names them)."""
+    an earlier sample's id (the first kept; a warning names them); a ReaderError when none was scored."""
     correct: dict[str, bool] = {}
     outcomes: list[Outcome] = []
     skipped, repeated = 0, []
@@ -206,6 +212,9 @@ def _scored(
         metadata = _object(path, sample.get("metadata"), f"sample {sample.get('id')!r}: metadata")
         if isinstance(metadata.get(METADATA_KEY), Mapping) and isinstance(score, Mapping):
             outcomes.append(_outcome(path, sample, score))
+    if not correct:
+        reason = f"none of the {len(samples)} samples has a score of scorer {scorer!r} in epoch {epoch}"
+        raise ReaderError(path, 0, "scores", reason, "Pass the scorer and epoch the log holds")
     if repeated:
         shown = ", ".join(repr(sample_id) for sample_id in list(dict.fromkeys(repeated))[:5])
         warnings.warn(
@@ -242,6 +251,17 @@ def _default_scorer(path: Path, scores: list[Mapping[str, Any]], samples: list[d
     names = [str(entry.get("name")) for entry in scores]
     names += [name for sample in samples[:1] for name in _object(path, sample.get("scores"), "scores")]
     return _PREFERRED_SCORER if _PREFERRED_SCORER in names else (names[0] if names else _PREFERRED_SCORER)
+
+
+def _check_scorer(path: Path, scorer: str, scores: list[Mapping[str, Any]], samples: list[dict[str, Any]]) -> None:
+    """Raise :class:`ConfigError` (close matches, every scorer) unless some sample or the results name ``scorer``."""
+    names = {str(entry.get("name")) for entry in scores}
+    for sample in samples:
+        found = sample.get("scores")
+        if isinstance(found, Mapping):
+            names.update(str(name) for name in found)
+    if scorer not in names:
+        raise ConfigError(f"{path}: " + unknown_name_message("scorer of this log", scorer, names or ["(none)"]))
 
 
 def _metrics(scores: list[Mapping[str, Any]], scorer: str) -> dict[str, float]:

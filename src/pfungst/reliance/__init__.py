@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from pfungst.reliance.outcomes import OUTCOME_FORMATS, ModelOutcomes, OutcomeRequest, OutcomesBuilder, read_outcomes
     from pfungst.reliance.paper import PaperDataset, PaperKappaTests, paper_kappa_tests
     from pfungst.reliance.result import SCHEMA_VERSION, FamilyTest, ModelReliance, RelianceResult, ShortcutBreakdown
-    from pfungst.reliance.shortcut import AuditInput, ShortcutItems, shortcut_items
+    from pfungst.reliance.shortcut import AuditInput, ShortcutItems, read_audit, shortcut_items
     from pfungst.reliance.shortcut_score import CHOICES_ONLY_VARIANT, ShortcutSummary, ShortcutTable, shortcut_table
     from pfungst.stats import detectable_difference
 
@@ -58,6 +58,7 @@ __all__ = [
     "family_of",
     "family_tests",
     "paper_kappa_tests",
+    "read_audit",
     "read_outcomes",
     "reliance",
     "shortcut_items",
@@ -90,6 +91,7 @@ __getattr__, __dir__ = lazy_exports(
         "RelianceResult": "pfungst.reliance.result",
         "AuditInput": "pfungst.reliance.shortcut",
         "ShortcutItems": "pfungst.reliance.shortcut",
+        "read_audit": "pfungst.reliance.shortcut",
         "shortcut_items": "pfungst.reliance.shortcut",
         "ShortcutBreakdown": "pfungst.reliance.result",
         "CHOICES_ONLY_VARIANT": "pfungst.reliance.shortcut_score",

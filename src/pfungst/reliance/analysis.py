@@ -30,7 +30,7 @@ from typing import Any, Literal
 import numpy as np
 
 from pfungst.environment import environment
-from pfungst.errors import ConfigError, DataError, check_resamples, override_settings
+from pfungst.errors import ConfigError, DataError, check_resamples, check_run_settings, override_settings
 from pfungst.reliance.families import family_of, family_tests
 from pfungst.reliance.outcomes import ModelOutcomes
 from pfungst.reliance.result import ModelReliance, RelianceResult, ShortcutBreakdown
@@ -79,6 +79,7 @@ class RelianceConfig:
 
     def __post_init__(self) -> None:
         check_resamples(n_permutations=self.n_permutations)
+        check_run_settings(seed=self.seed)
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` for an invalid setting."""

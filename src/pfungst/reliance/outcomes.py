@@ -44,7 +44,15 @@ from pfungst.errors import ReaderError
 from pfungst.folder_walk import walk_files
 from pfungst.registry import Registry
 
-__all__ = ["OUTCOME_FORMATS", "ItemAnswer", "ModelOutcomes", "OutcomeRequest", "OutcomesBuilder", "read_outcomes"]
+__all__ = [
+    "OUTCOME_FORMATS",
+    "ItemAnswer",
+    "ModelOutcomes",
+    "OutcomeRequest",
+    "OutcomesBuilder",
+    "item_id",
+    "read_outcomes",
+]
 
 OUTCOME_FORMATS: Registry[ModuleType] = Registry(
     "outcome format",
@@ -197,6 +205,8 @@ class OutcomesBuilder:
     ) -> None:
         """Record one outcome (and what was chosen, if known); a repeated id must agree with the first, else
         :class:`ReaderError`."""
+        if answer is not None:
+            self._check_answer(answer, line)
         if item_id in self._correct:
             if self._correct[item_id] != correct:
                 raise ReaderError(
@@ -214,6 +224,16 @@ class OutcomesBuilder:
         if answer is not None:
             self._answers[item_id] = answer
 
+    def _check_answer(self, answer: ItemAnswer, line: int) -> None:
+        """Option probabilities are finite shares; the gold and the chosen label (if any) are among their options."""
+        shares = answer.probabilities
+        bad = [f"{k}: {v!r}" for k, v in shares.items() if not (isinstance(v, float | int) and 0 <= v <= 1)]
+        if bad:
+            raise ReaderError(self.path, line, "scores", f"option probabilities must be shares in [0, 1], found {bad}")
+        if shares and (answer.gold not in shares or answer.chosen not in ("", *shares)):
+            found = f"chosen {answer.chosen!r} or gold {answer.gold!r}"
+            raise ReaderError(self.path, line, "chosen", f"{found} is not among the options {', '.join(shares)}")
+
     def build(self) -> ModelOutcomes:
         """The outcomes collected so far."""
         return ModelOutcomes(
@@ -229,6 +249,20 @@ class OutcomesBuilder:
             metadata=FrozenMapping(self.metadata),
             answers=FrozenMapping(self._answers),
         )
+
+
+def item_id(value: Any, path: Path, line: int, field: str) -> str:
+    """An item id read from an outcome file: a string, or a whole number written as its digits.
+
+    Raises:
+        ReaderError: anything else (an object, a list, a boolean, a fraction), naming the file, line and field.
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    found = "null" if value is None else type(value).__name__
+    raise ReaderError(path, line, field, f"expected an item id (a string or a whole number), found {found}")
 
 
 def read_outcomes(

@@ -26,9 +26,9 @@ from pfungst.audit.result import AuditResult
 from pfungst.data.item import FrozenMapping
 from pfungst.data.records import json_value
 from pfungst.errors import ConfigError, DataError, ReaderError, unknown_name_message
-from pfungst.schema import Fields
+from pfungst.schema import Fields, check_depth
 
-__all__ = ["AuditInput", "ShortcutItems", "load_audit", "shortcut_items"]
+__all__ = ["AuditInput", "ShortcutItems", "load_audit", "read_audit", "shortcut_items"]
 
 AuditInput = AuditResult | Mapping[str, Any] | str | Path
 """What :func:`shortcut_items` and :func:`pfungst.reliance.reliance` accept as an audit."""
@@ -149,11 +149,7 @@ def shortcut_items(audit: AuditInput, feature_set: str | None = None, min_share:
     """
     if not 0 <= min_share < 1:
         raise ConfigError(f"min_share must lie in [0, 1), found {min_share}. Use 0.5 for a majority of repeats.")
-    if isinstance(audit, AuditResult):
-        return _from_result(audit, feature_set, min_share)
-    if isinstance(audit, str | Path):
-        return _from_dict(load_audit(Path(audit)), feature_set, min_share, str(audit))
-    return _from_dict(audit, feature_set, min_share, "<dict>")
+    return _from_result(read_audit(audit), feature_set, min_share)
 
 
 def _from_result(audit: AuditResult, feature_set: str | None, min_share: float) -> ShortcutItems:
@@ -161,6 +157,13 @@ def _from_result(audit: AuditResult, feature_set: str | None, min_share: float) 
     if feature_set is not None and feature_set not in names:
         raise ConfigError(unknown_name_message("feature set of this audit", feature_set, names))
     probe = audit.probe(feature_set) if feature_set else audit.best
+    if not probe.item_ids:
+        raise DataError(
+            f"the audit of {audit.benchmark['name']!r} holds no per-item predictions for {probe.feature_set}. Write "
+            "it with AuditResult.save_json(path, items=True) (pfungst audit --json does)."
+        )
+    if "chance" not in probe.settings:
+        raise DataError(f"the audit of {audit.benchmark['name']!r}: probe {probe.feature_set} records no chance rate")
     shares = {item: float(share) for item, share in zip(probe.item_ids, probe.share_correct, strict=True)}
     predictions = probe.prediction[probe.predicted]
     return ShortcutItems(
@@ -179,60 +182,39 @@ def _from_result(audit: AuditResult, feature_set: str | None, min_share: float) 
     )
 
 
-def load_audit(path: Path) -> Mapping[str, Any]:
-    """The dict of an audit JSON file (DataError if it cannot be read, ReaderError if it is not a JSON object)."""
+def read_audit(audit: AuditInput) -> AuditResult:
+    """An audit as an :class:`AuditResult`: a dict or a file read by ``AuditResult.from_dict``, the reader
+    ``pfungst report`` uses, so that an audit file one command refuses no other accepts.
+
+    Raises:
+        DataError: the file cannot be read; ReaderError: not JSON, another ``schema_version``, or a value out of
+            its range (a negative count, an interval whose low is above its high), naming the file and the field.
+    """
+    if isinstance(audit, AuditResult):
+        return audit
+    if isinstance(audit, Mapping):
+        return _checked(audit, "<dict>")
+    return load_audit(Path(audit))
+
+
+def load_audit(path: Path) -> AuditResult:
+    """The audit in a JSON file, read and checked as :func:`read_audit` does.
+
+    Raises:
+        DataError: the file cannot be read; ReaderError: as :func:`read_audit`.
+    """
     try:
         text = path.read_bytes()
     except OSError as exc:
         raise DataError(f"{path}: cannot read an audit JSON ({exc}). Write one with pfungst audit --json.") from exc
-    data = json_value(text, path, hint="Pass what pfungst audit --json wrote")
-    if not isinstance(data, dict):
-        raise ReaderError(path, 0, "", f"expected an audit JSON object, found {type(data).__name__}")
-    return data
+    return _checked(json_value(text, path, hint="Pass what pfungst audit --json wrote"), str(path))
 
 
-def _from_dict(audit: Mapping[str, Any], feature_set: str | None, min_share: float, source: str) -> ShortcutItems:
-    """The split read from an audit dict, each value it needs checked (errors name ``source`` and the field)."""
-    fields = Fields(audit, source)
-    if not str(audit.get("schema_version", "")).startswith("pfungst.audit/") or not isinstance(
-        audit.get("probes"), list
-    ):
-        raise DataError(
-            f"{source}: expected an audit dict (schema_version pfungst.audit/2 with probes), found keys "
-            f"{sorted(map(str, audit))[:8]}. Pass what pfungst audit --json wrote."
-        )
-    probes = fields.records("probes")
-    name = feature_set or fields.sub("verdict").string("feature_set")
-    found = [p for p in probes if p.data.get("feature_set") == name]
-    if not found:
-        names = [str(p.data.get("feature_set")) for p in probes]
-        raise ConfigError(unknown_name_message("feature set of this audit", name, names))
-    probe = found[0]
-    dataset = fields.sub("benchmark").string("name")
-    if not isinstance(probe.data.get("items"), list):
-        raise DataError(
-            f"the audit of {dataset!r} holds no per-item predictions for {name}. Write it with "
-            "AuditResult.save_json(path, items=True) (pfungst audit --json does)."
-        )
-    items = probe.records("items")
-    shares = {
-        row.string("item_id"): row.number("share_correct") if "share_correct" in row.data else math.nan for row in items
-    }
-    kappa = probe.sub("kappa")
-    return ShortcutItems(
-        dataset=dataset,
-        feature_set=name,
-        protocol=str(probe.data.get("protocol", "")),
-        item_ids=tuple(shares),
-        solvable=_solvable(shares, min_share),
-        gold=FrozenMapping({row.string("item_id"): str(row.data.get("gold_class")) for row in items}),
-        chance=probe.sub("settings").number("chance"),
-        kappa=kappa.number("value") if "value" in kappa.data else math.nan,
-        kappa_pvalue=kappa.number("pvalue") if "pvalue" in kappa.data else math.nan,
-        n_repeats=len(probe.data.get("per_repeat") or [None]),
-        min_share=min_share,
-        constant=len({row.data.get("prediction") for row in items if row.data.get("predicted")}) <= 1,
-    )
+def _checked(data: Any, source: str) -> AuditResult:
+    if not isinstance(data, Mapping):
+        raise ReaderError(source, 0, "", f"expected an audit JSON object, found {type(data).__name__}")
+    check_depth(data, source)
+    return AuditResult.from_dict(data, source)
 
 
 def _solvable(shares: Mapping[str, float], min_share: float) -> FrozenMapping:

@@ -26,7 +26,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -35,8 +34,7 @@ from pfungst.audit.result import AuditResult
 from pfungst.data.item import FrozenMapping
 from pfungst.errors import DataError
 from pfungst.reliance.outcomes import ModelOutcomes
-from pfungst.reliance.shortcut import AuditInput, ShortcutItems, load_audit, shortcut_items
-from pfungst.schema import Fields
+from pfungst.reliance.shortcut import AuditInput, ShortcutItems, read_audit, shortcut_items
 
 __all__ = [
     "ANY_SHORTCUT",
@@ -227,13 +225,12 @@ def shortcut_table(
         >>> shortcut_table(result).shortcuts
         ('probe:options', 'heuristic:longest_option', 'heuristic:gold_position')
     """
-    base = shortcut_items(audit, feature_set, min_share)
+    loaded = read_audit(audit)
+    base = shortcut_items(loaded, feature_set, min_share)
     solved: dict[str, Mapping[str, bool]] = {f"probe:{base.feature_set}": base.solvable}
-    loaded = audit if isinstance(audit, AuditResult | Mapping) else load_audit(Path(audit))
-    source = "<dict>" if loaded is audit else str(audit)
     if base.feature_set != CHOICES_ONLY_PROBE and CHOICES_ONLY_PROBE in _probe_names(loaded):
         solved[f"probe:{CHOICES_ONLY_PROBE}"] = shortcut_items(loaded, CHOICES_ONLY_PROBE, min_share).solvable
-    for name, column in _heuristics(loaded, source).items():
+    for name, column in _heuristics(loaded).items():
         solved[f"heuristic:{name}"] = column
     for outcomes in choices_only:
         if outcomes.dataset in ("", base.dataset):
@@ -241,31 +238,20 @@ def shortcut_table(
     return ShortcutTable(base=base, solved=solved)
 
 
-def _probe_names(audit: AuditResult | Mapping[str, Any]) -> list[str]:
-    if isinstance(audit, AuditResult):
-        return [probe.feature_set for probe in audit.probes]
-    return [str(probe.get("feature_set")) for probe in audit.get("probes") or [] if isinstance(probe, Mapping)]
+def _probe_names(audit: AuditResult) -> list[str]:
+    return [probe.feature_set for probe in audit.probes]
 
 
-def _heuristics(audit: AuditResult | Mapping[str, Any], source: str) -> dict[str, Mapping[str, bool]]:
+def _heuristics(audit: AuditResult) -> dict[str, Mapping[str, bool]]:
     """Per joined heuristic, the items it has a verdict on and whether it is right (abstentions left out)."""
     found: dict[str, Mapping[str, bool]] = {}
-    if isinstance(audit, AuditResult):
-        for result in audit.heuristics.results if audit.heuristics else ():
-            if result.name in HEURISTICS and result.item_ids:
-                found[result.name] = FrozenMapping(
-                    {
-                        item: p == g
-                        for item, p, g in zip(result.item_ids, result.predictions, result.gold, strict=True)
-                        if p >= 0
-                    }
-                )
-        return found
-    fields = Fields(audit, source)
-    heuristics = fields.sub("heuristics") if fields.has("heuristics") else None
-    for entry in heuristics.records("results") if heuristics and heuristics.has("results") else ():
-        if entry.data.get("name") in HEURISTICS and entry.has("items"):
-            found[entry.string("name")] = FrozenMapping(
-                {row.string("item_id"): row.boolean("correct") for row in entry.records("items") if row.has("correct")}
+    for result in audit.heuristics.results if audit.heuristics else ():
+        if result.name in HEURISTICS and result.item_ids:
+            found[result.name] = FrozenMapping(
+                {
+                    item: p == g
+                    for item, p, g in zip(result.item_ids, result.predictions, result.gold, strict=True)
+                    if p >= 0
+                }
             )
     return found

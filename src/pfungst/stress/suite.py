@@ -160,6 +160,12 @@ def prepare_run(benchmark: Benchmark, config: StressConfig) -> StressRun:
     config.compared_rules()
     if config.run.limit is not None:
         benchmark = benchmark[: config.run.limit]
+    if config.sample is not None and config.sample > len(benchmark):
+        raise ConfigError(
+            f"sample (--sample) {config.sample} is more than the {len(benchmark)} items of '{benchmark.name}'"
+            f"{' left by --limit' if config.run.limit is not None else ''}: give at most {len(benchmark)}, or leave "
+            "it out to use every item"
+        )
     if config.sample is not None and config.sample < len(benchmark):
         chosen = random.Random(config.run.seed).sample([item.id for item in benchmark], config.sample)
         benchmark = benchmark.select(chosen)

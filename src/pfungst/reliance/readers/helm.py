@@ -22,7 +22,7 @@ from typing import Any
 from pfungst.data.readers.sniffing import first_array_element
 from pfungst.data.records import iter_json_array, json_value
 from pfungst.errors import ReaderError
-from pfungst.reliance.outcomes import ModelOutcomes, OutcomeRequest, OutcomesBuilder
+from pfungst.reliance.outcomes import ModelOutcomes, OutcomeRequest, OutcomesBuilder, item_id
 
 __all__ = ["read", "run_names", "sniff"]
 
@@ -80,7 +80,10 @@ def read(path: Path, request: OutcomeRequest, name: str) -> tuple[ModelOutcomes,
         if "instance_id" not in entry:
             raise ReaderError(path, record.line, "instance_id", "missing", "Expected HELM per-instance stats")
         builder.add(
-            str(entry["instance_id"]), _correct(path, record.line, entry, metric), record.line, field="instance_id"
+            item_id(entry["instance_id"], path, record.line, "instance_id"),
+            _correct(path, record.line, entry, metric),
+            record.line,
+            field="instance_id",
         )
     return (builder.build(),)
 

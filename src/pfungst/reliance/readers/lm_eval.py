@@ -27,7 +27,7 @@ from typing import Any
 from pfungst.data.readers.sniffing import first_json_record
 from pfungst.data.records import iter_jsonl
 from pfungst.errors import ReaderError
-from pfungst.reliance.outcomes import ItemAnswer, ModelOutcomes, OutcomeRequest, OutcomesBuilder
+from pfungst.reliance.outcomes import ItemAnswer, ModelOutcomes, OutcomeRequest, OutcomesBuilder, item_id
 
 __all__ = ["read", "sniff", "task_name"]
 
@@ -79,10 +79,10 @@ def read(path: Path, request: OutcomeRequest, name: str) -> tuple[ModelOutcomes,
 def _item_id(path: Path, line: int, data: dict[str, Any]) -> str:
     doc = data.get("doc")
     if isinstance(doc, dict) and doc.get("id") not in (None, ""):
-        return str(doc["id"])
+        return item_id(doc["id"], path, line, "doc.id")
     if "doc_id" not in data:
         raise ReaderError(path, line, "doc_id", "missing", "Expected a line written by lm-eval --log_samples")
-    return str(data["doc_id"])
+    return item_id(data["doc_id"], path, line, "doc_id")
 
 
 def _correct(path: Path, line: int, data: dict[str, Any], metric: str) -> bool:

@@ -24,14 +24,17 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from pfungst.data.readers.sniffing import first_json_record, head_text
-from pfungst.data.records import Record, iter_jsonl, json_value
+from pfungst.data.records import iter_jsonl, json_value
 from pfungst.errors import ReaderError
+from pfungst.evaluate.outcome import check_outcome_record
 from pfungst.reliance.outcomes import ItemAnswer, ModelOutcomes, OutcomeRequest, OutcomesBuilder
+from pfungst.results import result_class
+from pfungst.schema import SCHEMA_VERSIONS, Fields, check_depth, kind_of
 
 __all__ = ["PROBABILITY_RULES", "read", "sniff"]
 
@@ -40,6 +43,8 @@ PROBABILITY_RULES = ("letter", "cloze-raw")
 model's probability of each option given that one of them is the answer."""
 
 _SCHEMA = re.compile(r'"schema_version"\s*:\s*"pfungst\.(score|stress|stress-comparison)/')
+_KINDS = ("score", "stress", "stress-comparison")
+"""The result kinds whose JSON holds per-item outcomes."""
 _STRESS_FIELDS = {"item_id", "perturbation", "variant", "rule", "format", "correct"}
 _SCORE_FIELDS = {"item_id", "correct", "chosen", "status"}
 
@@ -59,44 +64,44 @@ def sniff(path: Path, name: str) -> bool:
 
 
 def read(path: Path, request: OutcomeRequest, name: str) -> tuple[ModelOutcomes, ...]:
-    """The outcomes of a score or stress file."""
+    """The outcomes of a score or stress file, each record checked by the outcome contract
+    (:func:`~pfungst.evaluate.outcome.check_outcome_record`) and a JSON file by its result class, as a report reads it.
+
+    Raises:
+        ReaderError: a record or value that breaks the contract, an unknown ``schema_version``, or a JSON file
+            written without its per-item outcomes; named by file, line and field.
+    """
     stress = name == "pfungst-stress"
     request.warn_unused(name, *(() if stress else ("metric", "variant")))
     if path.suffix.lower() != ".json":
-        records = iter_jsonl(path)
+        records = ((record.line, Fields(record.data(), str(path), "", record.line)) for record in iter_jsonl(path))
         return (_collect(path, name, request, records, request.name_model(path.stem), request.name_dataset("")),)
-    document = _document(path)
-    results = document.get("results") if stress and "results" in document else [document]
-    if not isinstance(results, list):
-        raise ReaderError(path, 0, "results", f"expected a list of stress results, found {type(results).__name__}")
+    document = Fields(_document(path), str(path))
+    results = document.records("results") if stress and "results" in document.data else [document]
     found = []
     for index, result in enumerate(results):
         key = "outcomes" if stress else "items"
-        entries = result.get(key) if isinstance(result, dict) else None
-        if not isinstance(entries, list):
+        if not isinstance(result.data.get(key), list):
             raise ReaderError(
                 path,
                 0,
-                key,
+                _join(result.path, key),
                 f"the {name[8:]} JSON holds no per-item {key} (result {index + 1})",
                 "Write it with save_json(path, items=True), or read the --items / --out JSONL",
             )
-        records = (Record(number, entry) for number, entry in enumerate(entries, start=1))
-        benchmark = result.get("benchmark") or {}
-        found.append(
-            _collect(
-                path,
-                name,
-                request,
-                records,
-                request.name_model(str(result.get("model", ""))),
-                request.name_dataset(str(benchmark.get("name", ""))),
-            )
-        )
+        records = ((0, entry) for entry in result.records(key))
+        benchmark = result.sub("benchmark").string("name") if result.has("benchmark") else ""
+        model = result.string("model") if result.has("model") else ""
+        found.append(_collect(path, name, request, records, request.name_model(model), request.name_dataset(benchmark)))
     return tuple(found)
 
 
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
 def _document(path: Path) -> dict[str, Any]:
+    """The JSON object of a score or stress result file, read by its result class as ``report`` reads it."""
     try:
         text = path.read_bytes()
     except OSError as exc:
@@ -104,6 +109,19 @@ def _document(path: Path) -> dict[str, Any]:
     document = json_value(text, path)
     if not isinstance(document, dict):
         raise ReaderError(path, 1, "(json)", f"expected a JSON object, found {type(document).__name__}")
+    version = document.get("schema_version")
+    cls = result_class(kind_of(version) or "") if isinstance(version, str) else None
+    if cls is None or cls.KIND not in _KINDS:
+        known = ", ".join(SCHEMA_VERSIONS[kind] for kind in _KINDS)
+        raise ReaderError(
+            path,
+            0,
+            "schema_version",
+            f"expected one of {known}, found {version!r}",
+            "Read it with the pfungst version that wrote it, or upgrade pfungst",
+        )
+    check_depth(document, str(path))
+    cls.from_dict(document, str(path))
     return document
 
 
@@ -113,7 +131,7 @@ def _selection(request: OutcomeRequest) -> tuple[str, str | None]:
 
 
 def _collect(
-    path: Path, name: str, request: OutcomeRequest, records: Iterable[Record], model: str, dataset: str
+    path: Path, name: str, request: OutcomeRequest, records: Iterable[tuple[int, Fields]], model: str, dataset: str
 ) -> ModelOutcomes:
     stress = name == "pfungst-stress"
     perturbation, variant = _selection(request)
@@ -124,22 +142,18 @@ def _collect(
         + (f", rule {rule}" if rule else "")
     )
     builder = OutcomesBuilder(path, name, model, dataset, chosen if stress else "scored items")
-    for record in records:
-        data = record.data()
-        if not isinstance(data, dict):
-            raise ReaderError(path, record.line, "(record)", f"expected an object, found {type(data).__name__}")
+    for line, fields in records:
+        check_outcome_record(fields)
         if stress and (
-            _field(path, record.line, data, "perturbation") != perturbation
-            or variant not in (None, _field(path, record.line, data, "variant"))
-            or rule not in (None, _field(path, record.line, data, "rule"))
+            _string(fields, "perturbation") != perturbation
+            or variant not in (None, _string(fields, "variant"))
+            or rule not in (None, _string(fields, "rule"))
         ):
             builder.n_skipped += 1
             continue
-        correct = _field(path, record.line, data, "correct")
-        if not isinstance(correct, bool):
-            raise ReaderError(path, record.line, "correct", f"expected true or false, found {correct!r}")
-        builder.n_unparsed += data.get("status", "ok") != "ok"
-        builder.add(str(_field(path, record.line, data, "item_id")), correct, record.line, answer=_answer(data))
+        correct = fields.boolean("correct")
+        builder.n_unparsed += fields.data.get("status", "ok") != "ok"
+        builder.add(fields.string("item_id"), correct, line, answer=_answer(fields.data))
     if stress and not builder.build().correct:
         raise ReaderError(
             path,
@@ -151,15 +165,13 @@ def _collect(
     return builder.build()
 
 
-def _field(path: Path, line: int, data: dict[str, Any], key: str) -> Any:
-    if key not in data:
-        raise ReaderError(
-            path, line, key, "missing", "Expected a line written by pfungst score --out or stress --items"
-        )
-    return data[key]
+def _string(fields: Fields, key: str) -> str:
+    if key not in fields.data:
+        raise fields.error(key, "missing. Expected a line written by pfungst score --out or stress --items")
+    return fields.string(key)
 
 
-def _answer(data: dict[str, Any]) -> ItemAnswer | None:
+def _answer(data: Mapping[str, Any]) -> ItemAnswer | None:
     """The chosen and gold option as letters of their original index; None without integer indices."""
     gold, chosen = data.get("gold"), data.get("chosen")
     if not isinstance(gold, int) or not isinstance(chosen, int) or isinstance(gold, bool) or not 0 <= gold < 26:
@@ -168,7 +180,7 @@ def _answer(data: dict[str, Any]) -> ItemAnswer | None:
     return ItemAnswer(chosen=letter, gold=chr(ord("A") + gold), probabilities=_probabilities(data))
 
 
-def _probabilities(data: dict[str, Any]) -> dict[str, float]:
+def _probabilities(data: Mapping[str, Any]) -> dict[str, float]:
     """Original option letter -> softmax of the scores, for a rule of :data:`PROBABILITY_RULES` with a finite score
     per shown option (scores are per shown position; ``order`` maps each to its original index); else empty."""
     scores, order = data.get("scores"), data.get("order")

@@ -81,8 +81,8 @@ def write_tasks(plan: HarnessPlan, folder: str | Path, name: str | None = None) 
     """Write ``plan`` into ``folder`` as lm-eval tasks and a group named after ``name`` (default: the benchmark).
 
     Raises:
-        ConfigError: ``folder`` exists and is a file, holds files other than an earlier export of this name, cannot
-            be written, or a file written (or an earlier one removed) there is the benchmark itself.
+        ConfigError: ``folder`` exists and is a file, holds files other than those this export writes, cannot
+            be written, or a file written there is the benchmark itself.
     """
     root = Path(folder).expanduser().resolve()
     group = task_name(name or plan.run.benchmark.name)
@@ -120,34 +120,29 @@ def _write_text(path: Path, text: str) -> None:
 
 
 def _prepare_folder(plan: HarnessPlan, root: Path, group: str, name: str | None) -> None:
-    """Check ``root`` takes the export (no file it writes or removes is the benchmark), then remove an earlier one."""
-    _check_folder(root, group)
-    stale = (
-        [p for p in root.glob(f"{group}*") if p.suffix in (".yaml", ".jsonl") and p.is_file()] if root.is_dir() else []
-    )
+    """Check ``root`` takes the export: new, empty, or holding only the files this export writes (a rerun of the
+    same export, replaced file by file); no file it writes is the benchmark. Nothing is ever removed."""
     tasks = [task_name(name or plan.run.benchmark.name, suffix) for suffix in plan.tasks]
     written = [root / f"{group}.yaml", *(root / f"{task}{ext}" for task in tasks for ext in (".jsonl", ".yaml"))]
+    _check_folder(root, written)
     check_outputs(
         [plan.run.benchmark.provenance.source],
-        {f"folder ({path.name})": path for path in [*stale, *written]},
+        {f"folder ({path.name})": path for path in written},
         folders={"folder": root},
     )
-    try:
-        for path in stale:  # an earlier export of this name: its tasks would run beside the new ones
-            path.unlink()
-    except OSError as exc:
-        raise ConfigError(f"cannot remove {exc.filename} of an earlier export: {exc.strerror}") from exc
 
 
-def _check_folder(root: Path, group: str) -> None:
+def _check_folder(root: Path, written: Sequence[Path]) -> None:
     if root.exists() and not root.is_dir():
         raise ConfigError(f"{root} is a file; give a folder for the lm-eval tasks")
     if root.is_dir():
-        foreign = [p.name for p in root.iterdir() if not p.name.startswith(group)]
+        names = {path.name for path in written}
+        foreign = sorted(p.name for p in root.iterdir() if p.name not in names)
         if foreign:
+            shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
             raise ConfigError(
-                f"{root} holds other files ({', '.join(sorted(foreign)[:3])}); lm-eval reads every YAML under "
-                "--include_path, so give an empty or new folder"
+                f"{root} holds {len(foreign)} file(s) this export would not write ({shown}): lm-eval reads every YAML "
+                "under --include_path, and pfungst never deletes them. Give an empty or new folder, or remove them"
             )
 
 

@@ -33,7 +33,7 @@ class InstructionsPerturbation:
     """Every item under every instruction paraphrase (the variant is ``paraphrase N``): multi-prompt statistics.
 
     Raises:
-        ConfigError: a paraphrase that is empty or not text, or a ``file`` that cannot be read.
+        ConfigError: a paraphrase that is empty or not text, or a ``file`` that cannot be read or holds no line.
     """
 
     name: ClassVar[str] = "instructions"
@@ -43,8 +43,9 @@ class InstructionsPerturbation:
     texts: tuple[str, ...] = ()
     """Paraphrases of your own, tried after :data:`BUILTIN_INSTRUCTIONS`."""
     file: Path | None = None
-    """A UTF-8 file of more paraphrases, one a line (blank lines skipped). It is read when the perturbation is
-    built: its lines join ``texts`` and ``file`` becomes None, so the result records the texts themselves."""
+    """A UTF-8 file of more paraphrases, one a line (blank lines skipped; a file with none is refused). It is read
+    when the perturbation is built: its lines join ``texts`` and ``file`` becomes None, so the result records the
+    texts themselves."""
 
     def __post_init__(self) -> None:
         texts = tuple(self.texts) if isinstance(self.texts, tuple | list) else (self.texts,)
@@ -55,7 +56,13 @@ class InstructionsPerturbation:
                 raise ConfigError(
                     f"perturbation 'instructions': parameter 'file': cannot read {self.file} ({exc})"
                 ) from exc
-            texts += tuple(line.strip() for line in lines if line.strip())
+            found = tuple(line.strip() for line in lines if line.strip())
+            if not found:
+                raise ConfigError(
+                    f"perturbation 'instructions': parameter 'file': {self.file} holds no paraphrase (it is empty or "
+                    "blank). Write one paraphrase a line, or leave file out for the built-in paraphrases alone"
+                )
+            texts += found
         for text in texts:
             check_param(self.name, "texts", text, isinstance(text, str) and bool(text.strip()), "non-empty texts")
         object.__setattr__(self, "texts", texts)

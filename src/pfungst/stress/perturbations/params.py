@@ -22,6 +22,7 @@ import inspect
 import shlex
 import types
 import typing
+import unicodedata
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -49,9 +50,22 @@ def parse_spec(text: str) -> tuple[str, dict[str, str]]:
     A value holding commas is written in double quotes (``instructions:texts="Answer, briefly."``).
 
     Raises:
-        ConfigError: a parameter without ``=``, an empty key or name, a key given twice, or an unclosed quote.
+        ConfigError: a parameter without ``=``, an empty key or name, a key given twice, an unclosed quote, a
+            control character (a line break, a tab) anywhere, or a name or key holding a space: the spec is read
+            whole or not at all.
     """
+    control = next((char for char in text if unicodedata.category(char) in ("Cc", "Cf")), None)
+    if control is not None:
+        raise ConfigError(
+            f"perturbation {text!r}: holds the control character {control!r} at position {text.index(control)}; "
+            "write the spec on one line, name:key=value,key=value (a paraphrase with line breaks goes in a file: "
+            "-p instructions:file=paraphrases.txt)"
+        )
     name, _, rest = (part.strip() for part in text.partition(":"))
+    if not name:
+        raise ConfigError(f"perturbation {text!r}: no name; write name or name:key=value,key=value (-p pride)")
+    if any(char.isspace() for char in name):
+        raise ConfigError(f"perturbation {text!r}: the name {name!r} holds a space; write name:key=value")
     params: dict[str, str] = {}
     for entry in _entries(text, rest):
         key, equals, value = (part.strip() for part in entry.partition("="))
@@ -61,6 +75,8 @@ def parse_spec(text: str) -> tuple[str, dict[str, str]]:
                 f"perturbation {text!r}: {problem if name else 'no name'}; write name or name:key=value,key=value "
                 "(-p pride:fraction=0.1)"
             )
+        if any(char.isspace() for char in key):
+            raise ConfigError(f"perturbation {text!r}: the parameter name {key!r} holds a space; write key=value")
         params[key] = value
     return name, params
 
