@@ -20,7 +20,8 @@ from typer.testing import CliRunner
 from pfungst.audit.classifiers import MAX_C, MIN_C, check_c_grid
 from pfungst.audit.probe_settings import MAX_GRID_PATIENCE, MAX_SPLITS, ProbeSettings
 from pfungst.cli import app
-from pfungst.cli.option_groups import _parse_mapping, c_values
+from pfungst.cli.audit_options import c_values
+from pfungst.cli.option_groups import _parse_mapping
 from pfungst.data import Benchmark, Item
 from pfungst.errors import ConfigError, max_jobs
 from pfungst.evaluate.run_config import RunConfig

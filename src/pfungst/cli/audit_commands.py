@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from pfungst.audit.gate import check_gates
+from pfungst.cli.audit_options import AuditOptions
 from pfungst.cli.common import (
     WRITE,
     WRITE_FOLDER,
@@ -23,7 +24,7 @@ from pfungst.cli.common import (
     user_errors,
 )
 from pfungst.cli.gate_options import GateOptions, audit_gate, command_line, end_with_gate, print_split, write_card
-from pfungst.cli.option_groups import AuditOptions, DataOptions, option_values, with_option_groups
+from pfungst.cli.option_groups import DataOptions, option_values, with_option_groups
 from pfungst.cli.result_output import VerboseOption, result_path, save_result, show_result
 from pfungst.path_checks import check_outputs
 from pfungst.serialization import write_csv

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from pfungst.audit.gate import GateResult, check_gate, check_gates
+from pfungst.cli.audit_options import AuditOptions
 from pfungst.cli.common import (
     READ,
     WRITE,
@@ -22,7 +23,7 @@ from pfungst.cli.common import (
     write_json,
 )
 from pfungst.cli.gate_options import GateOptions, command_line, end_with_gate, write_card
-from pfungst.cli.option_groups import AuditOptions, option_values, with_option_groups
+from pfungst.cli.option_groups import option_values, with_option_groups
 from pfungst.errors import ConfigError
 
 if TYPE_CHECKING:  # the command imports what it runs when it runs: `--help` stays fast
