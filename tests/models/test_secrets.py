@@ -135,3 +135,18 @@ def test_the_basic_token_of_a_url_is_scrubbed_in_any_encoding(user: str, passwor
 @given(secret=st.text(alphabet=SECRET_CHARS, min_size=8, max_size=40), text=AROUND)
 def test_text_that_holds_no_secret_is_returned_unchanged(secret: str, text: str) -> None:
     assert Scrubber([secret])(text) == text
+
+
+def test_a_malformed_answer_is_described_by_shape_never_quoted() -> None:
+    """A 200 answer without choices may echo the key: the error names its type, size and hash, not its text."""
+    from pfungst.errors import ResponseInvalid
+    from pfungst.models.openai_wire import first_choice
+
+    with pytest.raises(
+        ResponseInvalid, match=r"got a dict of 1 entries \(\d+ characters as text, sha256 [0-9a-f]{12}\)"
+    ):
+        first_choice({"error": "your key sk-canary-1234567890 is wrong"})
+    try:
+        first_choice({"error": "your key sk-canary-1234567890 is wrong"})
+    except ResponseInvalid as error:
+        assert "canary" not in str(error) and "error" not in str(error).split("got", 1)[1]

@@ -5,6 +5,7 @@ Every malformed answer becomes :class:`~pfungst.errors.ResponseInvalid` naming w
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, ParamSpec, TypeVar
@@ -114,7 +115,7 @@ def first_choice(body: dict[str, Any]) -> dict[str, Any]:
     """The first element of ``choices``."""
     choices = body.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise ResponseInvalid(f"expected a non-empty 'choices' list in the server's answer, got {str(body)[:200]!r}")
+        raise ResponseInvalid(f"expected a non-empty 'choices' list in the server's answer, got {_shape(body)}")
     return choices[0]
 
 
@@ -177,7 +178,7 @@ def generated_top(body: dict[str, Any], *, chat: bool) -> dict[str, float]:
     tops, tokens, values = logprobs.get("top_logprobs"), logprobs.get("tokens"), logprobs.get("token_logprobs")
     if not isinstance(tops, list) or not tops or not isinstance(tops[0], dict):
         raise ResponseInvalid(
-            f"no top log-probabilities for the generated token, got {str(logprobs)[:200]!r} (llama.cpp returns none "
+            f"no top log-probabilities for the generated token, got {_shape(logprobs)} (llama.cpp returns none "
             "when the most likely next token is end-of-sequence)"
         )
     top = {str(key): _number(value, f"field 'logprobs.top_logprobs[0][{key!r}]'") for key, value in tops[0].items()}
@@ -235,7 +236,7 @@ def _echo_lists(logprobs: dict[str, Any]) -> tuple[list[Any], list[Any], list[An
     lists = [logprobs.get(key) for key in ("tokens", "text_offset", "token_logprobs", "top_logprobs")]
     checked = [part for part in lists if isinstance(part, list)]
     if len(checked) != len(lists) or len({len(part) for part in checked}) != 1:
-        raise ResponseInvalid(f"echo log-probabilities are incomplete or of unequal lengths: {str(logprobs)[:200]!r}")
+        raise ResponseInvalid(f"echo log-probabilities are incomplete or of unequal lengths: {_shape(logprobs)}")
     return checked[0], checked[1], checked[2], checked[3]
 
 
@@ -321,3 +322,12 @@ def check_options(
         raise ConfigError(f"retries must be 0 or more, got {retries}.")
     check_seconds("retry_budget", retry_budget, zero=True)
     check_seconds("deadline", deadline)
+
+
+def _shape(value: object) -> str:
+    """A part of a server's answer described without quoting it (server text may echo a secret): its type, size and
+    hash; ``--debug`` shows the body itself, scrubbed."""
+    text = str(value)
+    digest = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:12]
+    size = f" of {len(value)} entries" if isinstance(value, (dict, list)) else ""
+    return f"a {type(value).__name__}{size} ({len(text)} characters as text, sha256 {digest})"
