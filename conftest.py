@@ -9,3 +9,5 @@ from __future__ import annotations
 import importlib.util
 
 collect_ignore = [] if importlib.util.find_spec("inspect_ai") else ["src/pfungst/integrations/inspect_ai.py"]
+# Plugin fixtures are installed and loaded by the tests that need them; some exit the process at import on purpose.
+collect_ignore_glob = ["tests/fixtures/*"]
