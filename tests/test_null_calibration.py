@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
-import numpy as np
 import pytest
 
-from pfungst.audit import AuditConfig
 from pfungst.data.synthetic import make_synthetic
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
@@ -31,40 +28,34 @@ def script() -> ModuleType:
     return module
 
 
-def test_a_per_item_null_copy_shuffles_each_items_options_and_redraws_its_gold(script: ModuleType) -> None:
-    original = make_synthetic("gold-position", 400)
-    copy = script.null_benchmark(original, np.random.default_rng(0))
-
-    assert [sorted(item.options) for item in copy] == [sorted(item.options) for item in original]
-    assert sum(a.options != b.options for a, b in zip(copy, original, strict=True)) > 300
-    first_slot = Counter(item.gold for item in copy)[0]
-    assert 60 < first_slot < 140  # a quarter of 400, not the planted two thirds
-
-
-def test_a_shared_label_null_copy_permutes_the_labels(script: ModuleType) -> None:
-    original = make_synthetic("cue-word", 200)
-    copy = script.null_benchmark(original, np.random.default_rng(1))
-    assert Counter(item.gold for item in copy) == Counter(item.gold for item in original)
-    assert [item.gold for item in copy] != [item.gold for item in original]
+def test_a_planted_cue_sits_with_the_gold_in_the_share_of_items_asked_for(script: ModuleType) -> None:
+    original = make_synthetic("gold-position", 200)
+    copy = script.planted(original, 0.25, seed=0)
+    carriers = [item for item in copy if any(script.CUE in option for option in item.options)]
+    assert len(carriers) == 50
+    assert all(script.CUE in item.options[item.gold] for item in carriers)  # always in the gold option
+    assert [item.gold for item in copy] == [item.gold for item in original]
 
 
-def test_three_null_audits_of_a_tiny_task_are_read_and_tabled(script: ModuleType) -> None:
-    config = AuditConfig(
-        feature_sets=("1-grams_presence",), n_splits=3, n_repeats=1, n_bootstrap=200, n_permutations=200,
-        n_refits=4, cues=False, heuristics=False,
-    )  # fmt: skip
-    audits = script.calibrate([("control", make_synthetic("control", 90))], 3, config)
+def test_a_shared_label_plant_gives_its_items_one_label(script: ModuleType) -> None:
+    copy = script.planted(make_synthetic("cue-word", 200), 0.1, seed=1)
+    carriers = [item for item in copy if script.CUE in item.text]
+    assert len(carriers) == 20 and len({item.gold for item in carriers}) == 1
 
-    assert [audit.task for audit in audits] == ["control"] * 3
-    assert not any(audit.predictable for audit in audits)
-    assert all(audit.refits in (0, 4) for audit in audits)
-    table = script.table(audits)
-    assert "| verdict 'predictable' | 0 of 3 | 0.0% | [0.0%, 70.8%] | 0.0% |" in table
+
+def test_null_audits_of_a_tiny_task_are_read_and_tabled(script: ModuleType) -> None:
+    task = make_synthetic("gold-position", 60)
+    jobs = [script.Job("tiny", task, seed) for seed in range(2)]
+    outcomes = [script.run_job(job) for job in jobs]
+    assert {o.label for o in outcomes} <= {"predictable", "inconclusive", "no evidence"}
+    assert all(o.low <= o.high for o in outcomes)
+    table = script.null_table(outcomes)
+    assert '| verdict "predictable" | ' in table and " of 2 | " in table
 
 
 def test_the_table_gives_each_rate_with_its_exact_interval_and_nominal_bound(script: ModuleType) -> None:
-    audits = [script.NullAudit("t", False, i < 3, i < 1, 20 if i < 3 else 0, 1.0) for i in range(40)]
-    table = script.table(audits)
-    assert "| signal below threshold (the flag) | 1 of 40 | 2.5% | [0.1%, 13.2%] | 2.5% |" in table
-    assert "| 3 of 40 | 7.5% | [1.6%, 20.4%] | 2.5% |" in table
-    assert "1 flagged" in script.summary(audits)
+    assert script.exact(0, 200) == "0 of 200 | 0.0% | [0.0%, 1.8%]"
+    outcome = script.Outcome("t", -1.0, "no evidence", False, -0.1, 0.1, -0.05, 0.05, 0, 1.0)
+    table = script.null_table([outcome] * 4)
+    assert "| verdict interval covers 0 (the true null value) | 4 of 4 | 100.0% |" in table
+    assert "at most 2.5%" in table and "at least 95%" in table

@@ -158,8 +158,12 @@ def test_an_audit_with_the_plugin_feature_set_finds_the_planted_length_cue(insta
         "--n-permutations",
         "100",
         "--quiet",
+        "--json",
+        str(animals.with_suffix(".audit.json")),
     )
-    assert "verdict: predictable (full input): best feature set text-length" in " ".join(output.split())
+    assert "Predictable from the full input" in " ".join(output.split())  # the headline, first
+    saved = json.loads(animals.with_suffix(".audit.json").read_text())
+    assert saved["verdict"]["feature_set"] == "text-length" and saved["verdict"]["label"] == "predictable"
 
 
 def test_a_feature_set_entry_point_may_name_a_class_or_a_feature_set(installed: Path) -> None:

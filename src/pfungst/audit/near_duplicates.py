@@ -10,7 +10,8 @@ against the first text of its bucket by its exact Jaccard similarity, and the pa
 components. Work grows linearly with the number of texts (a million short texts in about a minute on one core).
 
 Example:
-    >>> near_duplicate_components(["the doctor said he left", "the doctor said she left", "a cat"], 0.6).tolist()
+    >>> said = "the chief told the counselor that he took the day off and went home early"
+    >>> near_duplicate_components([said, said.replace(" he ", " she "), "a cat sat on the mat"], 0.6).tolist()
     [0, 0, 1]
 """
 
