@@ -68,6 +68,16 @@ def _commands(spec: str, folder: Path, *more: str) -> list[list[str]]:
     ]
 
 
+def _credentials(where: str, url: str, monkeypatch: pytest.MonkeyPatch) -> tuple[str, tuple[str, ...]]:
+    """The model spec for the echo server at ``url`` with the secret in the ``environment`` (the API key) or in the
+    ``url`` (user and password), and the secrets the outputs must not hold."""
+    if where == "environment":
+        monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+        return f"openai:{url}#m", (CANARY,)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    return f"openai:{url.replace('://', f'://{URL_USER}:{URL_PASSWORD}@')}#m", (URL_USER, URL_PASSWORD)
+
+
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("where", ["environment", "url"])
 def test_a_key_echoed_back_in_any_shape_appears_in_no_output_and_not_in_the_cache(
@@ -75,13 +85,7 @@ def test_a_key_echoed_back_in_any_shape_appears_in_no_output_and_not_in_the_cach
 ) -> None:
     monkeypatch.setenv("PFUNGST_CACHE", str(tmp_path / "default-cache.sqlite"))
     with EchoServer(mode) as server:
-        if where == "environment":
-            monkeypatch.setenv("OPENAI_API_KEY", CANARY)
-            spec, secrets = f"openai:{server.url}#m", (CANARY,)
-        else:
-            monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-            spec = f"openai:{server.url.replace('://', f'://{URL_USER}:{URL_PASSWORD}@')}#m"
-            secrets = (URL_USER, URL_PASSWORD)
+        spec, secrets = _credentials(where, server.url, monkeypatch)
         texts: dict[str, str] = {}
         codes = [_run(command, texts) for command in _commands(spec, tmp_path)]
         assert 0 < server.requests <= 200
@@ -135,13 +139,7 @@ def test_a_key_echoed_encoded_in_a_200_401_or_500_body_appears_in_no_output_even
 ) -> None:
     monkeypatch.setenv("PFUNGST_CACHE", str(tmp_path / "default-cache.sqlite"))
     with EchoServer(mode) as server:
-        if where == "environment":
-            monkeypatch.setenv("OPENAI_API_KEY", CANARY)
-            spec, secrets = f"openai:{server.url}#m", (CANARY,)
-        else:
-            monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-            spec = f"openai:{server.url.replace('://', f'://{URL_USER}:{URL_PASSWORD}@')}#m"
-            secrets = (URL_USER, URL_PASSWORD)
+        spec, secrets = _credentials(where, server.url, monkeypatch)
         texts: dict[str, str] = {}
         codes = [_run(command, texts) for command in _commands(spec, tmp_path, "--debug")]
         assert 0 < server.requests <= 200
