@@ -23,7 +23,7 @@ from pfungst.errors import ConfigError, RequestFailed, ResponseInvalid  # noqa: 
 from pfungst.models.cache import CachedModel  # noqa: E402
 from pfungst.models.http import HttpOptions, JsonClient  # noqa: E402
 from pfungst.models.openai import OpenAIModel  # noqa: E402
-from pfungst.models.registry import applicable_options, load_model  # noqa: E402
+from pfungst.models.registry import ModelSpec, load_model  # noqa: E402
 from pfungst.models.requests import GenerateRequest, NextTokenRequest  # noqa: E402
 from tests.models.test_openai_transport import LETTERS, SECRET, FakeServer  # noqa: E402
 
@@ -209,12 +209,13 @@ def test_options_a_backend_does_not_take_are_refused_naming_it_or_dropped_with_a
     with pytest.raises(ConfigError, match=r"n_threads do not apply to the 'openai' backend.*It takes: .*retries"):
         load_model("openai:http://127.0.0.1:9#m", n_threads=1)
     with pytest.warns(UserWarning, match=r"n_threads does not apply to the 'openai' backend; ignored"):
-        assert applicable_options("openai:http://127.0.0.1:9#m", {"n_threads": 1, "retries": 2}) == {"retries": 2}
+        openai = ModelSpec.parse("openai:http://127.0.0.1:9#m")
+        assert openai.applicable_options({"n_threads": 1, "retries": 2}) == {"retries": 2}
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert applicable_options("smollm2", {"n_threads": 1}) == {"n_threads": 1}
+        assert ModelSpec.parse("smollm2").applicable_options({"n_threads": 1}) == {"n_threads": 1}
     with pytest.warns(UserWarning, match=r"timeout does not apply to the 'smollm2' backend"):
-        assert applicable_options("smollm2", {"timeout": 3.0}) == {}
+        assert ModelSpec.parse("smollm2").applicable_options({"timeout": 3.0}) == {}
 
 
 def test_a_fully_cached_run_is_served_with_the_server_stopped(tmp_path: Path) -> None:

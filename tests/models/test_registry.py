@@ -17,7 +17,7 @@ from pfungst.models import embedded
 from pfungst.models.embedded import embedded_model_path
 from pfungst.models.protocol import LanguageModel
 from pfungst.models.providers import PROVIDERS
-from pfungst.models.registry import MODELS, load_model
+from pfungst.models.registry import MODELS, ModelSpec, load_model
 
 
 class RecordingFactory:
@@ -132,3 +132,47 @@ def test_an_openai_spec_passes_base_url_and_model_to_the_openai_backend() -> Non
 def test_an_openai_spec_without_url_or_model_says_how_to_write_it(spec: str) -> None:
     with pytest.raises(ConfigError, match=r"write 'openai:<base_url>#<model>'"):
         load_model(spec)
+
+
+@pytest.mark.parametrize(
+    ("written", "backend", "target"),
+    [
+        ("smollm2", "smollm2", ""),
+        ("openai:http://127.0.0.1:8080/v1#m", "openai", "http://127.0.0.1:8080/v1#m"),
+        ("llamacpp:/models/any.gguf", "llamacpp", "/models/any.gguf"),
+        ("/models/any.gguf", "llamacpp", "/models/any.gguf"),
+    ],
+)
+def test_a_spec_is_told_apart_once_into_its_backend_and_target(written: str, backend: str, target: str) -> None:
+    spec = ModelSpec.parse(written)
+    assert (spec.backend, spec.target, spec.options) == (backend, target, {})
+    assert (spec.provider is None) == (backend == "smollm2")
+    assert ModelSpec.parse(spec) is spec  # a parsed spec is not parsed again
+
+
+def test_a_model_folder_is_the_hf_provider(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text("{}")
+    spec = ModelSpec.parse(str(tmp_path))
+    assert (spec.backend, spec.target) == ("hf", str(tmp_path))
+
+
+def test_a_spec_shows_neither_the_credentials_of_its_url_nor_the_values_of_its_options() -> None:
+    spec = ModelSpec.parse("openai:http://user:sk-secret-1@127.0.0.1:8080/v1#m").with_options({"timeout": 7.5})
+    shown = f"{spec!r} {spec} {spec.shown}"
+    assert "sk-secret-1" not in shown and "user" not in shown and "7.5" not in shown
+    assert repr(spec) == "ModelSpec('openai:http://127.0.0.1:8080/v1#m', options=['timeout'])"
+
+
+def test_load_model_builds_a_parsed_spec_with_its_options_and_the_keyword_ones() -> None:
+    openai = replace(PROVIDERS.resolve("openai"), factory=RecordingFactory)
+    spec = ModelSpec("openai", openai, "http://127.0.0.1:8080/v1#m", {"timeout": 5})
+
+    load_model(spec, retries=2)
+
+    assert RecordingFactory.seen == {"base_url": "http://127.0.0.1:8080/v1", "model": "m", "timeout": 5, "retries": 2}
+
+
+def test_an_option_the_backend_does_not_take_is_refused_when_added_to_a_spec() -> None:
+    spec = ModelSpec.parse("openai:http://127.0.0.1:8080/v1#m")
+    with pytest.raises(ConfigError, match=r"n_ctx do not apply to the 'openai' backend of model 'openai:http"):
+        spec.with_options({"n_ctx": 256})

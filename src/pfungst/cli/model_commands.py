@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # each command imports what it runs when it runs: `--help` st
 
     from pfungst.data.benchmark import Benchmark
     from pfungst.evaluate.score_result import ScoreResult
+    from pfungst.models.registry import ModelSpec
     from pfungst.stress.rank_result import RankStability
     from pfungst.stress.stress_config import StressConfig
     from pfungst.stress.stress_result import StressResult
@@ -140,17 +141,19 @@ def score_command(
     )
     with user_errors():
         from pfungst.evaluate.run_config import RunConfig
+        from pfungst.models.registry import ModelSpec
         from pfungst.stress.score_run import score
 
         saved = result_path(json_path, data, "score")
         outputs = {"--cache": model_options.cache, "--out": out, "--json": saved}
         check_outputs([data, *model_options.inputs()], outputs)
-        config = config_from_options(RunConfig, options, **model_options.run_settings(model))
+        spec = ModelSpec.parse(model)  # the one parse of --model: a typo costs no data load
+        config = config_from_options(RunConfig, options, **model_options.run_settings(spec))
         config.validate()  # before reading data: a typo should not cost a load
         check_suffix(out)
         benchmark = data_options.load(data)
         with progress_bar(quiet, "loading the model") as report:
-            result = score(benchmark, model, config, progress=report)
+            result = score(benchmark, spec, config, progress=report)
         show_result(result, results_console(json_path), verbose)
         _write_score(result, out, saved)
 
@@ -217,11 +220,12 @@ def stress_command(
         inputs = [data, *_perturbation_inputs(stress_options.perturbation), *model_options.inputs()]
         saved = result_path(json_path, data, "stress")
         check_outputs(inputs, {"--cache": model_options.cache, "--json": saved, **items})
-        config = _stress_config(model, model_options, stress_options, data_options, sampling)
+        specs = _model_specs(model)
+        config = _stress_config(model_options, stress_options, data_options, sampling)
         config.validate()
         check_suffix(items_path, "--items")
         benchmark = data_options.load(data)
-        results, ranks = _run_stress(benchmark, model, config, quiet, (results_console(json_path), verbose))
+        results, ranks = _run_stress(benchmark, specs, config, quiet, (results_console(json_path), verbose))
         _write_stress(results, ranks, saved, items_path)
 
 
@@ -243,43 +247,48 @@ def _stress_from_logs(
         _write_stress([result], None, saved, items_path)
 
 
-def _stress_config(models: list[str] | None, model_options: ModelOptions, *groups: OptionGroup) -> StressConfig:
-    """The run's settings from the options of ``groups`` and ``model_options``; each ``--model`` spec is checked too,
-    so a typo costs no data load."""
+def _model_specs(models: list[str] | None) -> list[ModelSpec]:
+    """Each ``--model`` parsed once (the embedded default when none is given), before any data is read.
+
+    Raises:
+        ConfigError: a spec names no model or provider (close matches listed).
+    """
+    from pfungst.models.registry import ModelSpec
+
+    return [ModelSpec.parse(spec) for spec in models or ["smollm2"]]
+
+
+def _stress_config(model_options: ModelOptions, *groups: OptionGroup) -> StressConfig:
+    """The run's settings from the options of ``groups`` and ``model_options`` (every backend setting given: each
+    model keeps those its backend takes)."""
     from pfungst.evaluate.run_config import RunConfig
-    from pfungst.models.registry import applicable_options
     from pfungst.stress.stress_config import StressConfig
 
-    for spec in models or ():
-        applicable_options(spec, {})  # raises for an unknown name or provider
     options = option_values(model_options, *groups)
     run = config_from_options(RunConfig, options, **model_options.run_settings())
     return config_from_options(StressConfig, options, run=run)
 
 
 def _run_stress(
-    benchmark: Benchmark, models: list[str] | None, config: StressConfig, quiet: bool, shown: tuple[Console, bool]
+    benchmark: Benchmark, specs: list[ModelSpec], config: StressConfig, quiet: bool, shown: tuple[Console, bool]
 ) -> tuple[list[StressResult], RankStability | None]:
     """Stress each model in turn (printing each result on ``shown``: the console, and whether verbose), then compare
     their ranks when there are several (printing the comparison's short answer)."""
-    from pfungst.models.registry import applicable_options
-    from pfungst.models.secrets import spec_without_credentials
     from pfungst.stress.comparison import StressComparison, compare
     from pfungst.stress.suite import stress
 
     out, verbose = shown
 
     results = []
-    for spec in models or ["smollm2"]:
+    for spec in specs:
         with progress_bar(quiet, "planning") as report:
-            options = applicable_options(spec, config.run.model_options)
-            run = replace(config.run, model_options=options)
+            run = replace(config.run, model_options=spec.applicable_options(config.run.model_options))
             results.append(stress(benchmark, spec, replace(config, run=run), progress=report))
-        if verbose or not models or len(models) < 2:  # several: their comparison sums each one up
+        if verbose or len(specs) < 2:  # several: their comparison sums each one up
             show_result(results[-1], out, verbose)
     if len(results) < 2:
         return results, None
-    names = [spec_without_credentials(spec) for spec in models or ()]  # names are shown and stored
+    names = [spec.shown for spec in specs]  # names are shown and stored: never with a URL's credentials
     if len(set(names)) < len(names):  # specs that differed only in their credentials
         names = [f"{name} ({number})" for number, name in enumerate(names, 1)]
     ranks = compare(results, names=names, seed=config.run.seed, n_bootstrap=config.n_bootstrap)

@@ -27,6 +27,7 @@ from pfungst.errors import ConfigError
 
 if TYPE_CHECKING:
     from pfungst.data.builder import OnError
+    from pfungst.models.registry import ModelSpec
 
 __all__ = [
     "DataOptions",
@@ -217,18 +218,17 @@ class ModelOptions(OptionGroup):
 
         return [] if self.cache is not None else [default_cache_path()]
 
-    def run_settings(self, model: str | None = None) -> dict[str, Any]:
+    def run_settings(self, model: ModelSpec | None = None) -> dict[str, Any]:
         """The run's settings whose command-line form differs from the config field: ``cache`` (``True``: the
         default file) and ``model_options``, the backend's settings (only those the backend of ``model`` takes,
         when one model is known).
 
         Raises:
-            ConfigError: ``model`` names no model or provider; ``--threads`` or ``--retries`` out of range;
+            ConfigError: ``--threads`` or ``--retries`` out of range;
                 ``--timeout`` or ``--deadline`` is not a number of seconds within
                 :func:`~pfungst.models.seconds.check_seconds`'s bounds.
         """
         from pfungst.evaluate.run_config import check_model_options
-        from pfungst.models.registry import applicable_options
         from pfungst.models.seconds import check_seconds
 
         check_seconds("--timeout", self.timeout)
@@ -244,7 +244,7 @@ class ModelOptions(OptionGroup):
         check_model_options(backend)  # before the settings the model's backend does not take are dropped
         return {
             "cache": self.cache or True,
-            "model_options": applicable_options(model, backend) if model is not None else backend,
+            "model_options": model.applicable_options(backend) if model is not None else backend,
         }
 
 

@@ -28,7 +28,7 @@ from pfungst.evaluate.scoring.base import Decision
 from pfungst.evaluate.variants import Presentation
 from pfungst.models.cache import CachedModel, CacheStats
 from pfungst.models.protocol import LanguageModel
-from pfungst.models.registry import load_model
+from pfungst.models.registry import ModelSpec, load_model
 from pfungst.models.requests import Loglikelihood, Request, Result
 
 __all__ = ["Cell", "Plan", "Progress", "answer_plans", "ask", "ask_plans", "count_requests", "open_cached", "plan_cell"]
@@ -236,17 +236,18 @@ def count_requests(plans: Sequence[Plan], before: CacheStats, after: CacheStats,
 
 @contextmanager
 def open_cached(
-    model: str | LanguageModel, cache_path: str | Path, options: Mapping[str, Any]
+    model: ModelSpec | str | LanguageModel, cache_path: str | Path, options: Mapping[str, Any]
 ) -> Iterator[CachedModel]:
     """The model behind a persistent cache; a model loaded here, and the cache opened here, are closed after.
 
     Raises:
-        ConfigError: ``model`` is neither a spec nor a LanguageModel, or ``options`` are given with a built model.
+        ConfigError: ``model`` is neither a spec (a :class:`~pfungst.models.registry.ModelSpec` or a string) nor a
+            LanguageModel, or ``options`` are given with a built model.
     """
     if isinstance(model, CachedModel):
         yield model
         return
-    if isinstance(model, str):
+    if isinstance(model, ModelSpec | str):
         loaded: Any = load_model(model, **dict(options))
     elif hasattr(model, "fingerprint") and hasattr(model, "capabilities"):
         if options:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from pfungst.models.openai import OpenAIModel
     from pfungst.models.protocol import Capability, LanguageModel
     from pfungst.models.providers import PROVIDERS, Provider
-    from pfungst.models.registry import MODELS, load_model
+    from pfungst.models.registry import MODELS, ModelSpec, load_model
     from pfungst.models.requests import (
         GenerateRequest,
         Generation,
@@ -41,6 +41,7 @@ __all__ = [
     "LlamaCppModel",
     "Loglikelihood",
     "LoglikelihoodRequest",
+    "ModelSpec",
     "NextTokenLogprobs",
     "NextTokenRequest",
     "OpenAIModel",
@@ -62,6 +63,7 @@ __getattr__, __dir__ = lazy_exports(
         "Capability": "pfungst.models.protocol",
         "LanguageModel": "pfungst.models.protocol",
         "MODELS": "pfungst.models.registry",
+        "ModelSpec": "pfungst.models.registry",
         "PROVIDERS": "pfungst.models.providers",
         "Provider": "pfungst.models.providers",
         "load_model": "pfungst.models.registry",

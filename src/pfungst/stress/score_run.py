@@ -25,6 +25,7 @@ from pfungst.evaluate.engine import Progress
 from pfungst.evaluate.run_config import RunConfig
 from pfungst.evaluate.score_result import ScoreResult
 from pfungst.models.protocol import LanguageModel
+from pfungst.models.registry import ModelSpec
 from pfungst.serialization import to_jsonable
 from pfungst.stress.metrics import variant_accuracies
 from pfungst.stress.perturbations.base import StressRun
@@ -38,7 +39,7 @@ _IDENTITY = ("identity",)
 
 def score(
     benchmark: Benchmark,
-    model: str | LanguageModel = "smollm2",
+    model: ModelSpec | str | LanguageModel = "smollm2",
     config: RunConfig | None = None,
     *,
     progress: Progress | None = None,
@@ -50,7 +51,8 @@ def score(
     Args:
         benchmark: The items to score (options in their original order).
         model: A model spec for :func:`~pfungst.models.registry.load_model` (``"smollm2"``, a ``.gguf`` path,
-            ``"openai:<base_url>#<model>"``), loaded after validation and closed at the end; or a LanguageModel.
+            ``"openai:<base_url>#<model>"``, or a parsed :class:`~pfungst.models.registry.ModelSpec`), loaded after
+            validation and closed at the end; or a LanguageModel.
         config: Settings (:class:`~pfungst.evaluate.run_config.RunConfig`, scoring ``cloze-raw`` unless told
             otherwise); keyword ``settings`` override single fields (``score(b, rule="letter", limit=20)``).
         progress: Optional callback ``progress(stage, done, total)`` over the run's model requests

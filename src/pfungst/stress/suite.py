@@ -25,6 +25,7 @@ from pfungst.evaluate.run_config import RunConfig, override_run_settings
 from pfungst.evaluate.score_result import ScoreCounts
 from pfungst.models.cache import CachedModel
 from pfungst.models.protocol import LanguageModel
+from pfungst.models.registry import ModelSpec
 from pfungst.stress.costs import plan_costs
 from pfungst.stress.metrics import VariantAccuracy, variant_accuracies
 from pfungst.stress.perturbations.base import ADAPTIVE, FIRST_PASS, Asked, Findings, Perturbation, StressRun
@@ -37,7 +38,7 @@ __all__ = ["AskedRun", "ask_perturbations", "first_pass_cells", "prepare_run", "
 
 def stress(
     benchmark: Benchmark,
-    model: str | LanguageModel = "smollm2",
+    model: ModelSpec | str | LanguageModel = "smollm2",
     config: StressConfig | None = None,
     *,
     progress: Progress | None = None,
@@ -48,7 +49,8 @@ def stress(
 
     Args:
         benchmark: The items (options in original order).
-        model: A model spec (``"smollm2"``, a ``.gguf`` path, ``"openai:<base_url>#<model>"``) or a LanguageModel.
+        model: A model spec (``"smollm2"``, a ``.gguf`` path, ``"openai:<base_url>#<model>"``, or one parsed into a
+            :class:`~pfungst.models.registry.ModelSpec`) or a LanguageModel.
         config: Settings (:class:`~pfungst.stress.stress_config.StressConfig`); keyword ``settings`` override single
             fields, its own or its run's (``stress(b, "smollm2", perturbations=("cyclic",), limit=20)``).
         progress: Optional callback ``progress(stage, done, total)`` over the model requests of the whole run
@@ -90,7 +92,7 @@ class AskedRun(NamedTuple):
 
 
 def ask_perturbations(
-    benchmark: Benchmark, model: str | LanguageModel, config: StressConfig, progress: Progress | None = None
+    benchmark: Benchmark, model: ModelSpec | str | LanguageModel, config: StressConfig, progress: Progress | None = None
 ) -> AskedRun:
     """Validate ``config``, then ask the model every perturbation's questions, stage by stage, through one cache, with
     one progress counter over the whole run's requests: the runner of ``stress`` and ``score`` alike.
