@@ -109,11 +109,7 @@ def test_stress_items_must_be_positive_and_is_checked_before_any_work(tmp_path: 
 def test_the_planted_gold_position_shows_as_a_position_artifact_in_the_report_and_the_verdicts(
     tmp_path: Path, seed: int
 ) -> None:
-    import io
-
-    from rich.console import Console
-
-    from pfungst.report.audit_console import render_demo_verdicts
+    from pfungst.audit.summary_lines import verdict_line
 
     config = replace(QUICK, feature_sets=(), heuristics=True)  # the defaults: per-item ones are blind to slots too
     result = run_demo(tmp_path, seed=seed, n_items=60, config=config, stress_items=STRESSED, model=_always_a())
@@ -122,7 +118,5 @@ def test_the_planted_gold_position_shows_as_a_position_artifact_in_the_report_an
     parts = result.audits["gold-position"].position_content
     assert parts is not None and parts.position is not None and parts.position.slot_pattern == sentence
     assert sentence in result.report_path.read_text(encoding="utf-8")
-    console = Console(file=io.StringIO(), width=400)
-    render_demo_verdicts(result, console)
-    line = next(text for text in console.file.getvalue().splitlines() if text.startswith("gold-position:"))
+    line = verdict_line("gold-position", result.audits["gold-position"])
     assert f"content: {parts.content.label}; position artifact: {sentence}" in line

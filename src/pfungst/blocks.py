@@ -258,7 +258,8 @@ def short_model(fingerprint: str) -> str:
 
 
 def format_interval(ci: Any, digits: int = 3) -> str:
-    """``[low, high]``, with the level where it is not 95%; empty when there is no interval.
+    """``[low, high]``, with the level where it is not 95%; empty when there is no interval or neither bound is a
+    number.
 
     Example:
         >>> format_interval({"low": 0.2335, "high": 0.484, "level": 0.99615})
@@ -267,7 +268,10 @@ def format_interval(ci: Any, digits: int = 3) -> str:
     ci = _plain(ci)
     if not ci:
         return ""
-    text = f"[{format_number(ci.get('low'), digits)}, {format_number(ci.get('high'), digits)}]"
+    low, high = format_number(ci.get("low"), digits), format_number(ci.get("high"), digits)
+    if low == high == MISSING:  # an interval without data (NaN bounds): the value stands alone
+        return ""
+    text = f"[{low}, {high}]"
     level = ci.get("level")
     if isinstance(level, int | float) and not math.isclose(level, 0.95):
         text += f" ({level:.1%})"

@@ -17,6 +17,7 @@ from typing import Any
 
 from pfungst.audit.result import AuditResult
 from pfungst.audit.run import AuditConfig, audit
+from pfungst.blocks import format_estimate
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.loading import load
 from pfungst.data.summary import BenchmarkSummary, summarize
@@ -24,7 +25,6 @@ from pfungst.data.synthetic import SYNTHETIC, make_synthetic
 from pfungst.errors import ConfigError
 from pfungst.models.protocol import LanguageModel
 from pfungst.report.html import write_html
-from pfungst.stats import Estimate
 from pfungst.stress.metrics import MovedAnswerAccuracy
 from pfungst.stress.perturbations.pride.perturbation import PridePerturbation
 from pfungst.stress.perturbations.pride.result import PrideResult
@@ -194,7 +194,7 @@ def _conclude(result: StressResult, benchmark: Benchmark, model: str | LanguageM
     picks_a = sum(o.chosen_position == 0 for o in plain)
     accuracy = result.accuracy
     first = (
-        f"{name} scores {_figure(accuracy)} (chance {accuracy.baseline:.2f}) on the first {len(plain)} "
+        f"{name} scores {format_estimate(accuracy)} (chance {accuracy.baseline:.2f}) on the first {len(plain)} "
         f"{DEMO_STRESSED} items as given; the gold answer is in slot A for {in_a} of them, and the model "
         f"answers A for {picks_a}."
     )
@@ -207,14 +207,6 @@ def _conclude(result: StressResult, benchmark: Benchmark, model: str | LanguageM
         f"{slot} {estimate.value:.2f}" for slot, estimate in zip(moved.slots, moved.per_slot, strict=True)
     )
     return first, (
-        f"With the answer moved to each slot it is right on {slots} (gap {_figure(moved.gap)}); PriDe "
-        f"debiased: {_figure(pride.debiased)}. {result.verdict.finding}"
+        f"With the answer moved to each slot it is right on {slots} (gap {format_estimate(moved.gap)}); PriDe "
+        f"debiased: {format_estimate(pride.debiased)}. {result.verdict.finding}"
     )
-
-
-def _figure(estimate: Estimate) -> str:
-    """``0.583 [0.388, 0.755]``; without an interval when there is none."""
-    ci = estimate.ci
-    if ci is None:
-        return f"{estimate.value:.3f}"
-    return f"{estimate.value:.3f} [{ci.low:.3f}, {ci.high:.3f}]"

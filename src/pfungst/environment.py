@@ -13,7 +13,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-__all__ = ["environment"]
+__all__ = ["environment", "installed_version"]
 
 _PACKAGES = (
     "pfungst",
@@ -33,8 +33,14 @@ _PACKAGES = (
 
 
 @cache
-def _version(package: str) -> str | None:
-    """The installed version (looked up once per process: each lookup scans every folder of ``sys.path``)."""
+def installed_version(package: str) -> str | None:
+    """The installed version of ``package`` (None: not installed), looked up once per process: each lookup scans
+    every folder of ``sys.path``.
+
+    Example:
+        >>> installed_version("pfungst") is not None, installed_version("no-such-package-here")
+        (True, None)
+    """
     try:
         return metadata.version(package)
     except metadata.PackageNotFoundError:
@@ -61,7 +67,7 @@ def environment() -> dict[str, Any]:
         >>> sorted(info)
         ['created', 'git_revision', 'packages', 'platform', 'python']
     """
-    packages = {name: version for name in _PACKAGES if (version := _version(name)) is not None}
+    packages = {name: version for name in _PACKAGES if (version := installed_version(name)) is not None}
     return {
         "packages": packages,
         "git_revision": _git_revision(),

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 
-from pfungst.blocks import Section
+from pfungst.blocks import STATUSES, Section
 from pfungst.registry import Registry
 
 __all__ = [
@@ -177,8 +177,6 @@ def overview_lines(overview: Overview, most: int = 8) -> tuple[str, ...]:
         >>> overview_lines(Overview({}, "smollm2", "1 model", rows))
         ('1 model', 'mmlu, smollm2: position dependent (problem); gap 0.31 [0.22, 0.40]')
     """
-    from pfungst.blocks import STATUSES
-
     lines = [overview.headline] if overview.headline else []
     for benchmark, model, verdict, figure, status in overview.rows[:most]:
         about = ", ".join(part for part in (benchmark, model) if part and part != "(data)")

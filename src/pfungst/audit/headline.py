@@ -22,11 +22,12 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+from pfungst.blocks import format_estimate
 from pfungst.schema import Fields, read_dataclass
 from pfungst.serialization import to_jsonable
 from pfungst.stats import Estimate
 
-__all__ = ["CERTAINTIES", "EXPLAINS", "Certainty", "Explains", "Headline", "NamedCue"]
+__all__ = ["CERTAINTIES", "EXPLAINS", "Certainty", "Explains", "Headline", "NamedCue", "statistic_words"]
 
 Certainty = Literal["predictable", "inconclusive", "no evidence"]
 """How sure: the deciding interval is above the threshold, spans it, or lies below it."""
@@ -37,6 +38,16 @@ CERTAINTIES: tuple[str, ...] = get_args(Certainty)
 EXPLAINS: tuple[str, ...] = get_args(Explains)
 
 _STATISTIC_WORDS = {"kappa": "Cohen's kappa", "chance_corrected_accuracy": "chance-corrected accuracy"}
+
+
+def statistic_words(statistic: str) -> str:
+    """A verdict's statistic in words (``kappa`` -> ``Cohen's kappa``), for every sentence that names it.
+
+    Example:
+        >>> statistic_words("chance_corrected_accuracy"), statistic_words("accuracy")
+        ('chance-corrected accuracy', 'accuracy')
+    """
+    return _STATISTIC_WORDS.get(statistic, statistic.replace("_", " "))
 
 
 @dataclass(frozen=True)
@@ -164,7 +175,7 @@ class Headline:
         return f"Predictable from the {where}"
 
     def _body(self) -> str:
-        figure = f"{self._figure_words()} {_format(self.estimate)}"
+        figure = f"{self._figure_words()} {format_estimate(self.estimate)}"
         if self.certainty == "no evidence":
             return f"{figure} {self.resolution}"
         if self.certainty == "inconclusive":
@@ -174,7 +185,7 @@ class Headline:
         return f"{found}{figure} ({self.resolution})"
 
     def _figure_words(self) -> str:
-        words = _STATISTIC_WORDS.get(self.statistic, self.statistic.replace("_", " "))
+        words = statistic_words(self.statistic)
         if self.explains == "position":
             return f"guessing that slot scores {words}"
         if self.explains == "label prior":
@@ -234,11 +245,3 @@ def _input_words(text: str) -> str:
     """``partial input: hypothesis`` as ``partial input (hypothesis)``, so that the lead holds one colon."""
     head, _, fields = text.partition(": ")
     return f"{head} ({fields})" if fields else text
-
-
-def _format(estimate: Estimate) -> str:
-    """``value [low, high]`` with three decimals (the value alone without an interval)."""
-    ci = estimate.ci
-    if ci is None or math.isnan(ci.low):
-        return f"{estimate.value:.3f}"
-    return f"{estimate.value:.3f} [{ci.low:.3f}, {ci.high:.3f}]"

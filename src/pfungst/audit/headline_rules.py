@@ -28,8 +28,9 @@ import math
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from pfungst.audit.headline import Certainty, Explains, Headline, NamedCue
+from pfungst.audit.headline import Certainty, Explains, Headline, NamedCue, statistic_words
 from pfungst.audit.position_content import POSITION_FIX, PositionArtifact
+from pfungst.blocks import format_estimate
 from pfungst.stats import ConfidenceInterval, Estimate, binomial_pvalue, normal_critical_value
 
 if TYPE_CHECKING:
@@ -59,13 +60,14 @@ def _standard_error(estimate: Estimate) -> float:
 def detectable(estimate: Estimate) -> float:
     """The smallest true effect whose interval excludes 0 with 80% probability, at this audit's size and level.
 
-    ``(z_L + z_b) * se`` (see the module docstring): an audit of that effect would report a signal 80% of the time.
-    NaN without a finite interval.
+        ``(z_L + z_b) * se`` (see the module docstring): an audit of that effect would report a signal 80% of the time.
+        NaN without a finite interval.
 
-    Example:
-        >>> from pfungst.stats import ConfidenceInterval, Estimate
-        >>> round(detectable(Estimate(0.03, "m", 400, ConfidenceInterval(-0.05, 0.11, 0.95))), 3)
-        0.114
+        Example:
+            >>> from pfungst.blocks import format_estimate
+    from pfungst.stats import ConfidenceInterval, Estimate
+            >>> round(detectable(Estimate(0.03, "m", 400, ConfidenceInterval(-0.05, 0.11, 0.95))), 3)
+            0.114
     """
     ci, se = estimate.ci, _standard_error(estimate)
     if ci is None or math.isnan(se):
@@ -76,16 +78,17 @@ def detectable(estimate: Estimate) -> float:
 def items_needed(estimate: Estimate, threshold: float) -> int | None:
     """About how many items would settle an inconclusive verdict: ``ceil(n * ((z_L + z_b) * se / threshold) ** 2)``.
 
-    That is the size at which the smallest effect detectable at 80% power (:func:`detectable`) equals the threshold:
-    with that many items a cue of the threshold's size would be detected (its interval excludes 0) 80% of the time,
-    and where there is no cue the upper bound would fall below the threshold 80% of the time. It reads the spread of
-    the interval, not its point, so the best of several probes (biased upward on small samples) does not sway it.
-    None without a finite interval, a count or a positive threshold.
+        That is the size at which the smallest effect detectable at 80% power (:func:`detectable`) equals the threshold:
+        with that many items a cue of the threshold's size would be detected (its interval excludes 0) 80% of the time,
+        and where there is no cue the upper bound would fall below the threshold 80% of the time. It reads the spread of
+        the interval, not its point, so the best of several probes (biased upward on small samples) does not sway it.
+        None without a finite interval, a count or a positive threshold.
 
-    Example:
-        >>> from pfungst.stats import ConfidenceInterval, Estimate
-        >>> items_needed(Estimate(0.144, "m", 60, ConfidenceInterval(-0.042, 0.322, 0.95)), 0.2)
-        102
+        Example:
+            >>> from pfungst.blocks import format_estimate
+    from pfungst.stats import ConfidenceInterval, Estimate
+            >>> items_needed(Estimate(0.144, "m", 60, ConfidenceInterval(-0.042, 0.322, 0.95)), 0.2)
+            102
     """
     smallest = detectable(estimate)
     if math.isnan(smallest) or estimate.n <= 0 or not threshold > 0:
@@ -154,7 +157,9 @@ def headline_of(
     flagged = position if position is not None and position.flagged else None
     prior = label_prior(controls, labels)
     prior = prior if prior is not None and _flagged(prior[1], verdict.threshold) else None
-    prior_clause = [f"besides, {prior[0].sentence}: always answering it scores {_figure(prior[1])}"] if prior else []
+    prior_clause = (
+        [f"besides, {prior[0].sentence}: always answering it scores {format_estimate(prior[1])}"] if prior else []
+    )
     if flagged is not None and _position_explains(verdict, parts):
         lead = _position_headline(flagged, declared)
         besides = [_content_clause(content_verdict, cue), *prior_clause]
@@ -286,7 +291,7 @@ def _prior_headline(cue: NamedCue, estimate: Estimate, threshold: float, declare
 
 def _content_clause(verdict: Verdict, cue: NamedCue | None) -> str:
     """The content verdict beside a position or label-prior headline, in one clause."""
-    figure = f"{_statistic_words(verdict.statistic)} {_figure(verdict.estimate)}"
+    figure = f"{statistic_words(verdict.statistic)} {format_estimate(verdict.estimate)}"
     if verdict.label == "predictable":
         named = f"; {cue.sentence}" if cue is not None else ""
         return f"besides, the content is predictable from the {verdict.evidence.description}: {figure}{named}"
@@ -296,18 +301,4 @@ def _content_clause(verdict: Verdict, cue: NamedCue | None) -> str:
 
 
 def _position_clause(position: PositionArtifact) -> str:
-    return f"besides, {position.slot_pattern}: guessing that slot scores {_figure(position.position_only)}"
-
-
-_STATISTIC_WORDS = {"kappa": "Cohen's kappa", "chance_corrected_accuracy": "chance-corrected accuracy"}
-
-
-def _statistic_words(statistic: str) -> str:
-    return _STATISTIC_WORDS.get(statistic, statistic)
-
-
-def _figure(estimate: Estimate) -> str:
-    ci = estimate.ci
-    if ci is None or math.isnan(ci.low):
-        return f"{estimate.value:.3f}"
-    return f"{estimate.value:.3f} [{ci.low:.3f}, {ci.high:.3f}]"
+    return f"besides, {position.slot_pattern}: guessing that slot scores {format_estimate(position.position_only)}"

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from pfungst.audit.feature_sets import position_blind_sets
 from pfungst.audit.heuristics import GoldPositionResult, HeuristicsReport
 from pfungst.audit.verdict import Verdict
+from pfungst.blocks import format_estimate
 from pfungst.errors import ConfigError
 from pfungst.schema import Fields
 from pfungst.stats import Estimate
@@ -119,16 +120,18 @@ class PositionArtifact:
         return f"gold is {slot} in {counts[top]} of {sum(counts)} items (uniform: {expected:.4g})"
 
     @property
+    def fix(self) -> str:
+        """What removes a gold-position artifact, in words (:data:`POSITION_FIX`), for every renderer to show."""
+        return POSITION_FIX
+
+    @property
     def explanation(self) -> str:
-        ci = self.position_only.ci
-        bound = f" [{ci.low:.3f}, {ci.high:.3f}]" if ci else ""
         pattern = self.slot_pattern
         if not pattern.startswith("no "):  # a named pattern with its test; "no slot pattern (...)" already has it
             pattern += f"; uniformity p = {_pvalue_words(self.uniformity.pvalue)}"
-        text = (
-            f"{pattern}; guessing that position scores chance-corrected accuracy {self.position_only.value:.3f}{bound}"
-        )
-        return f"POSITION ARTIFACT: {text}. Fix: {POSITION_FIX}" if self.flagged else text
+        figure = format_estimate(self.position_only)
+        text = f"{pattern}; guessing that position scores chance-corrected accuracy {figure}"
+        return f"POSITION ARTIFACT: {text}. Fix: {self.fix}" if self.flagged else text
 
     @classmethod
     def from_fields(cls, fields: Fields) -> PositionArtifact:
@@ -158,7 +161,7 @@ class PositionArtifact:
             "threshold": self.threshold,
             "flagged": self.flagged,
             "slot_pattern": self.slot_pattern,
-            "fix": POSITION_FIX,
+            "fix": self.fix,
             "explanation": self.explanation,
         }
 

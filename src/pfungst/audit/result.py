@@ -23,6 +23,7 @@ from pfungst.audit.position_content import PositionContentSplit
 from pfungst.audit.probe_outcome import ProbeOutcome
 from pfungst.audit.result_reading import read_cues, read_heuristics
 from pfungst.audit.sections import audit_chapter, audit_overview
+from pfungst.audit.summary_lines import audit_summary_lines
 from pfungst.audit.verdict import Verdict
 from pfungst.blocks import Section
 from pfungst.display import NotebookDisplay
@@ -81,8 +82,6 @@ class AuditResult(NotebookDisplay):
     def summary_lines(self) -> tuple[str, ...]:
         """Its short answer in sentences, what ``pfungst audit`` prints by default: the verdict, content and gold
         position apart, the controls, what to do next."""
-        from pfungst.audit.summary_lines import audit_summary_lines
-
         return audit_summary_lines(self)
 
     @classmethod

@@ -25,7 +25,6 @@ from pfungst.audit.paper_protocol import paper_rows
 from pfungst.audit.position_content import PositionContentSplit, position_artifact
 from pfungst.audit.probe import feasible_splits, run_probes
 from pfungst.audit.probe_outcome import ProbeOutcome
-from pfungst.audit.probe_settings import Protocol
 from pfungst.audit.refit_check import refit_check, repeat_averaged
 from pfungst.audit.result import AuditResult, Verdict
 from pfungst.audit.size_defaults import (
@@ -45,7 +44,7 @@ from pfungst.stats import (
     bonferroni_pvalue,
 )
 
-__all__ = ["AuditConfig", "audit", "verdict_of", "verdict_statistic"]
+__all__ = ["AuditConfig", "audit", "verdict_of"]
 
 Progress = Callable[[str, int, int], None]
 """Called as ``progress(step, done, total)`` before each probe and once at the end."""
@@ -222,22 +221,6 @@ def _inputs(benchmark: Benchmark, name: str, config: AuditConfig) -> ItemInputs 
     if feature_set.level == "option":
         return OptionTable.from_benchmark(benchmark, config.fields, with_question=feature_set.sees_question)
     return ItemInputs.from_benchmark(benchmark, config.fields)
-
-
-def verdict_statistic(benchmark: Benchmark, protocol: Protocol) -> str:
-    """Which statistic the verdict reads, and why.
-
-    Shared labels: Cohen's kappa, whose chance level comes from the label and prediction marginals, so that a
-    constant majority guess scores 0 (label imbalance is not a surface cue). This holds under both protocols: the
-    paper's chance-corrected accuracy ``(acc - 1/K) / (1 - 1/K)`` is reported as the paper's figure, but a constant
-    probe that always answers the majority label passes it, so the ``pacchiardi2024`` verdict reads kappa too.
-    Per-item choices: accuracy corrected for uniform guessing among each item's own options,
-    ``(acc - mean 1/K) / (1 - mean 1/K)``, because option positions are meant to be arbitrary: always answering "A"
-    on a benchmark whose gold is mostly "A" exploits a real artifact, which kappa (0 for a constant prediction) would
-    hide.
-    """
-    del protocol  # the same statistic under both protocols (see above)
-    return _statistic(benchmark.option_kind)
 
 
 def _statistic(option_kind: str) -> str:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pfungst.audit.headline import statistic_words
 from pfungst.blocks import format_estimate
 
 if TYPE_CHECKING:
     from pfungst.audit.position_content import PositionArtifact
     from pfungst.audit.result import AuditResult
 
-__all__ = ["audit_summary_lines"]
+__all__ = ["audit_summary_lines", "verdict_line"]
 
 
 def audit_summary_lines(result: AuditResult) -> tuple[str, ...]:
@@ -56,3 +57,24 @@ def _slots(position: PositionArtifact) -> str:
         f"gold per slot {counts} (uniformity p = {position.uniformity.pvalue:.3g}); guessing the usual slot scores "
         f"{format_estimate(position.position_only)}, not above the threshold {position.threshold:g}"
     )
+
+
+def verdict_line(name: str, result: AuditResult) -> str:
+    """One line for an audit among several (the demo prints one per benchmark): the verdict with its best feature set
+    and figure, then, for per-item benchmarks, the content verdict and the gold position apart.
+
+    Example:
+        >>> from pfungst.audit import AuditConfig, audit
+        >>> from pfungst.data.synthetic import make_synthetic
+        >>> quick = AuditConfig(feature_sets=("options",), n_splits=2, n_repeats=1, n_bootstrap=50, n_refits=0)
+        >>> verdict_line("longest", audit(make_synthetic("longest-option", 100), quick)).split(", chance")[0]
+        'longest: predictable (best options'
+    """
+    verdict = result.verdict
+    figure = f"{statistic_words(verdict.statistic)} {format_estimate(verdict.estimate)}"
+    line = f"{name}: {verdict.label} (best {verdict.feature_set}, {figure})"
+    parts = result.position_content
+    if parts is None or parts.position is None:
+        return line
+    finding = "position artifact" if parts.position.flagged else "gold position"
+    return f"{line}; content: {parts.content.label}; {finding}: {parts.position.slot_pattern}"

@@ -196,7 +196,7 @@ def demo(
     with user_errors():
         from pfungst.data.synthetic import SYNTHETIC
         from pfungst.demo import run_demo
-        from pfungst.report.audit_console import render_demo_verdicts
+        from pfungst.audit.summary_lines import verdict_line
         from pfungst.report.console_blocks import render_to_console
 
         check_outputs([], {}, folders={"--out": out})
@@ -206,7 +206,9 @@ def demo(
             stdout.rule(f"{name}: planted {escape(SYNTHETIC.resolve(name).planted)}")
             render_to_console(summary, stdout)
             render_to_console(result.audits[name], stdout)
-        render_demo_verdicts(result, stdout)
+        stdout.rule("demo: verdicts")
+        for name, audited in result.audits.items():
+            stdout.print(escape(verdict_line(name, audited)))
         stdout.rule("demo: the model stressed on gold-position")
         render_to_console(result.stress, stdout)
         for line in result.conclusion:

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
-from pfungst.blocks import Section
+from pfungst.blocks import Section, short_model
 from pfungst.display import NotebookDisplay
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_sections import score_chapter, score_overview, score_sections
@@ -140,8 +140,6 @@ class ScoreResult(NotebookDisplay):
     def summary_lines(self) -> tuple[str, ...]:
         """Its short answer, what ``pfungst score`` prints by default: what was scored, the accuracy with its interval
         against chance, what went unanswered, and the model cache a rerun reads."""
-        from pfungst.blocks import short_model
-
         settings = self.settings
         accuracy = score_sections(self)[0].blocks[0]
         title = (

@@ -23,6 +23,7 @@ from typing import Any
 
 from pfungst.errors import ConfigError, MissingDependency
 from pfungst.models.protocol import LanguageModel
+from pfungst.models.secrets import spec_without_credentials
 from pfungst.registry import Registry, resolve_target
 
 __all__ = ["PROVIDERS", "Provider"]
@@ -134,8 +135,6 @@ def openai_arguments(target: str) -> dict[str, str]:
         >>> openai_arguments("http://127.0.0.1:8080/v1#smollm2")
         {'base_url': 'http://127.0.0.1:8080/v1', 'model': 'smollm2'}
     """
-    from pfungst.models.secrets import spec_without_credentials
-
     base_url, separator, model = target.rpartition("#")
     if not separator or not base_url or not model:
         raise ConfigError(

@@ -16,7 +16,6 @@ import re
 from typing import Any
 
 from pfungst.audit.fixing import FixResult
-from pfungst.audit.position_content import POSITION_FIX
 from pfungst.audit.result import AuditResult
 from pfungst.audit.suite import SuiteEntry, SuiteResult
 from pfungst.blocks import format_estimate
@@ -69,7 +68,7 @@ def render_card(result: AuditResult, command: str = "") -> str:
             f"- **Content** (probes that cannot see positions: {_text(', '.join(parts.content_feature_sets))}): "
             f"{_text(parts.content.explanation)}",
             f"- **Gold position:** {_text(parts.position.explanation)}"
-            + ("" if parts.position.flagged else f". If it were skewed, the fix: {POSITION_FIX}"),
+            + ("" if parts.position.flagged else f". If it were skewed, the fix: {parts.position.fix}"),
         ]
     if result.controls is not None:
         lines.append(f"- **Controls:** {_text(result.controls.explanation)}")

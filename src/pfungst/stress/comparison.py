@@ -23,6 +23,7 @@ from pfungst.stress.perturbations.pride.result import PrideResult
 from pfungst.stress.ranks import RankStability, rank_stability
 from pfungst.stress.sections import comparison_overview, comparison_sections
 from pfungst.stress.stress_result import StressResult
+from pfungst.stress.summary_lines import comparison_summary_lines
 
 __all__ = ["COMPARISON_SCHEMA_VERSION", "StressComparison", "compare", "correctness_by_variant"]
 
@@ -117,8 +118,6 @@ class StressComparison(NotebookDisplay):
 
     def summary_lines(self) -> tuple[str, ...]:
         """Its short answer: each model's verdict and plain accuracy, and how far the rankings agree."""
-        from pfungst.stress.summary_lines import comparison_summary_lines
-
         return comparison_summary_lines(self)
 
     def to_dict(self, items: bool = False) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from pfungst.stats import Estimate
 from pfungst.stress.analysis import Analysis
 from pfungst.stress.metrics import VariantAccuracy
 from pfungst.stress.sections import stress_chapter, stress_overview
+from pfungst.stress.summary_lines import stress_summary_lines
 from pfungst.stress.verdict import StressVerdict, judge
 
 __all__ = ["SCHEMA_VERSION", "Analysis", "PerturbationCost", "StressResult", "read_outcomes"]
@@ -115,8 +116,6 @@ class StressResult(NotebookDisplay):
     def summary_lines(self) -> tuple[str, ...]:
         """Its short answer in sentences, what ``pfungst stress`` prints by default: the finding, the plain accuracy,
         each measured check, and where the model's answers are cached."""
-        from pfungst.stress.summary_lines import stress_summary_lines
-
         return stress_summary_lines(self)
 
     def __post_init__(self) -> None:

@@ -27,7 +27,7 @@ from pfungst.audit.suite.sources import Discovery, Source, file_sha256, survey
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.label_sets import detect_label_set
 from pfungst.data.loading import load
-from pfungst.environment import environment
+from pfungst.environment import environment, installed_version
 from pfungst.errors import ConfigError, PfungstError
 from pfungst.path_checks import check_outputs
 
@@ -109,7 +109,7 @@ def audit_suite(
     out = Path(out_dir)
     cache = SuiteCache(out / "benchmarks")
     report = progress or (lambda step, done, total: None)
-    from pfungst import __version__
+    version = installed_version("pfungst") or "unknown"
 
     entries: list[SuiteEntry] = []
     skipped: list[SkippedSource] = []
@@ -124,7 +124,7 @@ def audit_suite(
             except OSError as error:  # unreadable (permissions, removed meanwhile): skipped, saying why
                 skipped.append(SkippedSource(source.name, str(source.path), "", "", f"{source.path}: {error}"))
                 continue
-            key = cache_key(sha256, config.key_settings(), __version__)
+            key = cache_key(sha256, config.key_settings(), version)
             entry = cache.lookup(source.slug, key)
             reused += entry is not None
             if entry is None:
@@ -135,7 +135,7 @@ def audit_suite(
     result = SuiteResult.build(
         entries,
         skipped,
-        {**config.key_settings(), "alpha": config.alpha, "paths": [str(p) for p in paths], "pfungst": __version__},
+        {**config.key_settings(), "alpha": config.alpha, "paths": [str(p) for p in paths], "pfungst": version},
         environment(),
         n_reused=reused,
         seconds=time.perf_counter() - started,

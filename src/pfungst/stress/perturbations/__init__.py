@@ -56,7 +56,7 @@ def get_perturbation(name: str, **params: Any) -> Any:
         >>> get_perturbation("pride", fraction="0.1").fraction
         0.1
     """
-    from pfungst.stress.perturbations.base import Perturbation  # base imports the results, which read this registry
+    from pfungst.stress.perturbations.base import Perturbation  # base brings the engine and NumPy: only when used
 
     target = PERTURBATIONS.resolve(name)
     if not isinstance(target, type) and params:

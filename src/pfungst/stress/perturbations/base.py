@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.clusters import item_clusters
@@ -24,13 +24,11 @@ from pfungst.errors import ConfigError
 from pfungst.evaluate.engine import Cell, Plan, Progress, plan_cell
 from pfungst.evaluate.formats import PromptFormat
 from pfungst.evaluate.outcome import Outcome
+from pfungst.evaluate.run_config import RunConfig
 from pfungst.evaluate.scoring import ScoringRule
 from pfungst.evaluate.variants import Identity, Variant
 from pfungst.stress.analysis import Analysis, AnalysisResult
 from pfungst.stress.stress_result import PerturbationCost
-
-if TYPE_CHECKING:
-    from pfungst.stress.stress_config import StressConfig
 
 __all__ = [
     "ADAPTIVE",
@@ -42,6 +40,7 @@ __all__ = [
     "FindingsBuilder",
     "Perturbation",
     "StressRun",
+    "StressSettings",
     "own_outcomes_findings",
     "scores_warning",
 ]
@@ -57,13 +56,44 @@ ADAPTIVE = 3
 """Stage: decides what to ask from what it has seen, asking through :meth:`Asked.ask` itself (the format search)."""
 
 
+class StressSettings(Protocol):
+    """What a perturbation reads of its run's settings; :class:`~pfungst.stress.stress_config.StressConfig` is one.
+
+    Declared here, beside the perturbations, so that they need not import the config, which builds them from their
+    registry.
+    """
+
+    @property
+    def run(self) -> RunConfig:
+        """The settings every model run shares: the main rule, the base format, the seed, the interval level."""
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """The names of the scoring rules compared by ``rules`` and reported by the probes."""
+
+    @property
+    def n_bootstrap(self) -> int:
+        """Bootstrap resamples behind every interval that is not a Wilson interval."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The names of the perturbations that run, in run order."""
+
+    @property
+    def rule_scores_options(self) -> bool:
+        """Whether the main rule scores every option."""
+
+    def compared_rules(self) -> tuple[ScoringRule, ...]:
+        """The rules of the ``rules`` perturbation; the main rule keeps its parameters."""
+
+
 @dataclass(frozen=True)
 class StressRun:
     """Everything a stress run decided before its first model call: the items, the main rule and base format, the
     perturbations with their parameters, and the seed (in ``config``)."""
 
-    config: StressConfig
-    """The run's settings, checked."""
+    config: StressSettings
+    """The run's settings, checked (a :class:`~pfungst.stress.stress_config.StressConfig`)."""
     benchmark: Benchmark
     """The items stressed (after ``limit`` and ``sample``)."""
     rule: ScoringRule
