@@ -6,7 +6,6 @@ Schema changes that alter a field's meaning bump :data:`SCHEMA_VERSION`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,9 +133,7 @@ class AuditResult(NotebookDisplay):
             }
             for name in ("kappa", "chance_corrected_accuracy", "accuracy"):
                 estimate: Estimate = getattr(outcome, name)
-                row[name] = estimate.value
-                row[f"{name}_low"] = estimate.ci.low if estimate.ci else math.nan
-                row[f"{name}_high"] = estimate.ci.high if estimate.ci else math.nan
+                row.update(estimate.columns(name))
             row["kappa_pvalue"] = outcome.kappa.pvalue
             row["majority_baseline"] = outcome.majority_baseline.value
             row["n"] = outcome.kappa.n

@@ -194,9 +194,9 @@ def demo(
     """The built-in job: generate benchmarks with planted artifacts, summarise and audit each, stress the embedded
     model on one of them, write the results."""
     with user_errors():
+        from pfungst.audit.summary_lines import verdict_line
         from pfungst.data.synthetic import SYNTHETIC
         from pfungst.demo import run_demo
-        from pfungst.audit.summary_lines import verdict_line
         from pfungst.report.console_blocks import render_to_console
 
         check_outputs([], {}, folders={"--out": out})

@@ -23,7 +23,6 @@ Example:
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -151,9 +150,7 @@ class ChoicesOnlyComparison:
                     "source": row.source,
                     "name": row.name,
                     "how": row.how,
-                    "accuracy": row.accuracy.value,
-                    "ci_low": row.accuracy.ci.low if row.accuracy.ci else math.nan,
-                    "ci_high": row.accuracy.ci.high if row.accuracy.ci else math.nan,
+                    **row.accuracy.columns("accuracy"),
                     "chance": row.chance,
                     "majority": row.majority.value,
                     "majority_position": row.majority_position,

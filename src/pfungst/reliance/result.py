@@ -263,9 +263,7 @@ class RelianceResult(NotebookDisplay):
                 "difference_within_label",
             ):
                 estimate: Estimate = getattr(m, name)
-                row[name] = estimate.value
-                row[f"{name}_low"] = estimate.ci.low if estimate.ci else math.nan
-                row[f"{name}_high"] = estimate.ci.high if estimate.ci else math.nan
+                row.update(estimate.columns(name))
             row.update(
                 pvalue=m.difference.pvalue,
                 pvalue_within_label=m.difference_within_label.pvalue,

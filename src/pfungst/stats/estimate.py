@@ -50,6 +50,17 @@ class Estimate:
     baseline: float = math.nan
     """What ``value`` must beat (chance, majority class); NaN when none applies."""
 
+    def columns(self, name: str) -> dict[str, float]:
+        """The value and its interval as the columns of a table row: ``name``, ``name_low`` and ``name_high`` (NaN
+        bounds without an interval); the one place a frame spells an estimate out.
+
+        Example:
+            >>> Estimate(0.5, "wilson", 10, ConfidenceInterval(0.2, 0.8)).columns("accuracy")
+            {'accuracy': 0.5, 'accuracy_low': 0.2, 'accuracy_high': 0.8}
+        """
+        low, high = (self.ci.low, self.ci.high) if self.ci is not None else (math.nan, math.nan)
+        return {name: self.value, f"{name}_low": low, f"{name}_high": high}
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict (NaN becomes None)."""
         return {

@@ -122,7 +122,6 @@ class SuiteResult(NotebookDisplay):
         for rank, (entry, q, p_q) in enumerate(
             zip(self.entries, self.content_tests.qvalues, self.position_tests.qvalues, strict=True), start=1
         ):
-            ci = entry.content.estimate.ci
             rows.append(
                 {
                     "rank": rank,
@@ -131,9 +130,7 @@ class SuiteResult(NotebookDisplay):
                     "kind": entry.option_kind,
                     "statistic": entry.content.statistic,
                     "risk": entry.risk,
-                    "content": entry.content.estimate.value,
-                    "content_low": ci.low if ci else math.nan,
-                    "content_high": ci.high if ci else math.nan,
+                    **entry.content.estimate.columns("content"),
                     "content_qvalue": q,
                     "content_label": entry.content.label,
                     "content_feature_set": entry.content.feature_set,
