@@ -43,11 +43,6 @@ class Responses:
     n_key_conflicts: int
     """Items whose key differs between sources (the first is used)."""
 
-    @property
-    def has_probabilities(self) -> np.ndarray:
-        """``[i, m]``: whether model ``m`` gave probabilities for item ``i``."""
-        return ~np.isnan(self.probabilities).any(axis=2) if self.labels else np.zeros(self.answered.shape, bool)
-
 
 def responses(dataset: str, outcomes: Sequence[ModelOutcomes]) -> Responses:
     """Align the outcomes of one dataset (module docstring)."""
