@@ -214,9 +214,9 @@ def _exports(source: str) -> dict[str, str]:
             found.update({alias.asname or alias.name: node.module for alias in node.names})
         elif isinstance(node, ast.Dict):
             for key, value in zip(node.keys, node.values, strict=True):
-                if isinstance(key, ast.Constant) and isinstance(value, ast.Constant) and isinstance(value.value, str):
-                    if value.value.startswith("pfungst"):
-                        found[str(key.value)] = value.value.partition(":")[0]
+                target = value.value if isinstance(value, ast.Constant) else None
+                if isinstance(key, ast.Constant) and isinstance(target, str) and target.startswith("pfungst"):
+                    found[str(key.value)] = target.partition(":")[0]
     return found
 
 
@@ -278,8 +278,8 @@ def _strongly_connected(graph: dict[str, set[str]]) -> list[set[str]]:
                 if work:
                     low[work[-1][0]] = min(low[work[-1][0]], low[node])
                 if low[node] == index[node]:
-                    component = set()
-                    while not component or member != node:
+                    component: set[str] = set()
+                    while node not in component:
                         member = stack.pop()
                         on_stack.discard(member)
                         component.add(member)
