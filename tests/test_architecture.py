@@ -19,6 +19,7 @@ SHARED = {
     "errors",
     "stats",
     "environment",
+    "provenance",
     "registry",
     "blocks",
     "schema",

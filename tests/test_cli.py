@@ -443,7 +443,7 @@ def test_stress_writes_json_and_items_then_resumes_from_its_cache(tmp_path: Path
     data = _tiny_benchmark(tmp_path)
     items = tmp_path / "outcomes.jsonl"
     result, summary = _stress(data, tmp_path, "first", "--items", str(items), "--verbose")
-    assert summary["schema_version"] == "pfungst.stress/1" and summary["n_items"] == 4
+    assert summary["schema_version"] == "pfungst.stress/2" and summary["n_items"] == 4
     assert [p["name"] for p in summary["settings"]["perturbations"]] == ["identity", "cyclic", "rules"]
     lines = [json.loads(line) for line in items.read_text().splitlines()]
     assert len(lines) == 4 * (1 + 4 + 1)

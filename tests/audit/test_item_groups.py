@@ -10,7 +10,7 @@ from pfungst.audit.controls import label_only_baseline
 from pfungst.audit.heuristics import gold_position
 from pfungst.audit.item_groups import ExactDuplicates, NearIdenticalText, SharedOptionSet, group_items
 from pfungst.audit.run import AuditConfig
-from pfungst.data.benchmark import Benchmark, Provenance
+from pfungst.data.benchmark import Benchmark, DataSource
 from pfungst.data.item import Item
 from pfungst.data.synthetic import make_synthetic
 
@@ -25,7 +25,7 @@ _EVENTS = (
 
 
 def _benchmark(items: list[Item], kind: str = "per_item", labels: tuple[str, ...] = ()) -> Benchmark:
-    provenance = Provenance(source="planted", format="synthetic", rows_read=len(items), rows_kept=len(items), steps=())
+    provenance = DataSource(source="planted", format="synthetic", rows_read=len(items), rows_kept=len(items), steps=())
     return Benchmark("planted", tuple(items), kind, labels, provenance)  # type: ignore[arg-type]
 
 

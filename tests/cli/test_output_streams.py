@@ -96,7 +96,7 @@ def test_reliance_table_on_stdout_or_json_on_stdout(
     assert result.exit_code == 0, result.output
     assert "cue: probe 1-grams_presence" in result.stdout and "cue: probe" not in result.stderr
     as_json = runner.invoke(app, ["reliance", str(audit_path), "--outcomes", str(outcomes), "--json", "-", "-v"])
-    assert json.loads(as_json.stdout)["schema_version"] == "pfungst.reliance/1"
+    assert json.loads(as_json.stdout)["schema_version"] == "pfungst.reliance/2"
     assert "cue: probe 1-grams_presence" in as_json.stderr
 
     report = runner.invoke(app, ["report", str(audit_path), "--out", str(tmp_path / "r.md")])

@@ -204,7 +204,7 @@ def test_the_summary_records_settings_provenance_and_schema(tmp_path: Path) -> N
     config = RunConfig(rule="generate", seed=7, cache=False)
     result = score(_benchmark(3), ScriptedModel(), config)
     summary = result.to_dict()
-    assert summary["schema_version"] == "pfungst.score/2"
+    assert summary["schema_version"] == "pfungst.score/3"
     assert summary["seed"] == 7 and summary["settings"]["rule_params"]["seed"] == 7
     assert summary["model"] == "scripted:v1" and "packages" in summary["environment"]
     assert summary["counts"]["unique_requests"] == 3

@@ -134,7 +134,7 @@ def test_costs_count_passes_over_one_plain_pass(result: StressResult) -> None:
 def test_the_summary_is_strict_json_with_schema_and_settings(result: StressResult) -> None:
     text = json.dumps(result.to_dict(items=True), allow_nan=False)
     summary = json.loads(text)
-    assert summary["schema_version"] == "pfungst.stress/1" and summary["n_items"] == 20
+    assert summary["schema_version"] == "pfungst.stress/2" and summary["n_items"] == 20
     assert summary["settings"]["perturbations"] == [
         {"name": "identity", "params": {}},
         {"name": "cyclic", "params": {}},

@@ -84,7 +84,7 @@ def _suite_row(entry: SuiteEntry) -> BoardRow:
 
 
 def _facts(result: SuiteResult) -> Facts:
-    alpha = result.settings.get("alpha", 0.05)
+    alpha = result.provenance.settings.get("alpha", 0.05)
     return Facts(
         (
             ("benchmarks audited", str(len(result.entries))),
