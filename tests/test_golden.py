@@ -23,9 +23,10 @@ predictable verdicts' intervals (cue-word [0.295, 0.476] to [0.267, 0.505]; long
 when the demo stopped running ``cyclic`` and ``rules`` (its conclusion reads neither): every figure of its identity,
 answer-moved and PriDe analyses, and every field of the 120 outcomes both files hold, was unchanged, and PriDe's own
 rotations scored exactly as the cyclic passes they replace. All six files were rewritten for issue 38 without a rerun,
-on purpose: each file's ``settings``, ``seed``, ``environment`` and ``benchmark.provenance`` moved, unchanged, into one
-``provenance`` record (``data``, ``settings``, ``seed``, ``environment``, ``derived_from``; schemas
-``pfungst.audit/3`` and ``pfungst.stress/2``); no value changed. They guard every later change. These tests rerun both. The
+on purpose: each file's ``settings``, ``seed``, ``environment`` and ``benchmark.provenance`` moved, unchanged, into
+one ``provenance`` record (``data``, ``settings``, ``seed``, ``environment``, ``derived_from``; schemas
+``pfungst.audit/3`` and ``pfungst.stress/2``); no value changed. They guard every later change. These tests rerun
+both. The
 audits are compared on what a user reads (:func:`audit_reading`): verdicts, the classifier chosen in each fold, and
 every estimate (value, interval, p-value) of probes and heuristics, floats within a relative 1e-6; validation scores of
 grid candidates not chosen are not compared (poorly converged fits, which move across machines and BLAS builds). For the

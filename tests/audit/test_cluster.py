@@ -37,9 +37,9 @@ def _figures(config: AuditConfig) -> str:
         probe["settings"]["config"].pop("n_jobs")
         probe["settings"]["config"].pop("parallel")
     result.pop("environment")
-    result["settings"].pop("n_jobs")
-    result["settings"].pop("parallel")
-    result["settings"].pop("cluster")
+    result["provenance"]["settings"].pop("n_jobs")
+    result["provenance"]["settings"].pop("parallel")
+    result["provenance"]["settings"].pop("cluster")
     return json.dumps(result, sort_keys=True, default=str)
 
 

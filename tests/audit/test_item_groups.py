@@ -99,7 +99,7 @@ def test_exact_duplicates_up_to_case_and_punctuation_group() -> None:
 
 def test_groups_are_recorded_in_the_audit_settings_and_described_with_the_folds() -> None:
     result = audit(sibling_leak(40, 0), n_bootstrap=100, n_permutations=100, cues=False, n_refits=0)
-    recorded = result.settings["item_groups"]
+    recorded = result.provenance.settings["item_groups"]
     assert recorded["grouped_items"] == 120 and recorded["largest"] >= 3
     assert [rule["rule"] for rule in recorded["rules"]] == [
         "exact duplicates",
@@ -127,7 +127,7 @@ def test_a_sibling_leak_is_predictable_ungrouped_and_not_grouped(seed: int) -> N
 
 def test_grouping_off_is_recorded() -> None:
     result = audit(make_synthetic("cue-word", 200), n_bootstrap=50, n_permutations=50, cues=False, group_siblings=False)
-    assert result.settings["item_groups"]["reason"] == "group_siblings is off"
+    assert result.provenance.settings["item_groups"]["reason"] == "group_siblings is off"
 
 
 def _two_families() -> tuple[Benchmark, np.ndarray]:
@@ -161,4 +161,6 @@ def test_the_paper_protocol_keeps_its_own_split_and_says_so() -> None:
         cues=False,
         heuristics=False,
     )
-    assert result.settings["item_groups"]["reason"] == "the pacchiardi2024 protocol keeps the paper's own split"
+    assert (
+        result.provenance.settings["item_groups"]["reason"] == "the pacchiardi2024 protocol keeps the paper's own split"
+    )

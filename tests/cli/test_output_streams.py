@@ -54,14 +54,14 @@ def test_inspect_prints_the_summary_on_stdout_and_notices_on_stderr(tmp_path: Pa
     assert result.exit_code == 0, result.output
     assert "gold positions" in result.stdout and "gold positions" not in result.stderr
     assert f"wrote{out}" in "".join(result.stderr.split()) and "wrote" not in result.stdout
-    assert json.loads(out.read_text())["benchmark"]["provenance"]["rows_read"] == 3
+    assert json.loads(out.read_text())["provenance"]["data"][0]["rows_read"] == 3
 
 
 def test_json_dash_writes_the_json_to_stdout_and_the_tables_to_stderr(tmp_path: Path) -> None:
     data, saved = _items(tmp_path), tmp_path / "summary.json"
     result = runner.invoke(app, ["inspect", str(data), "--map", "option_columns=A,B", "--json", "-"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["benchmark"]["provenance"]["rows_read"] == 3
+    assert json.loads(result.stdout)["provenance"]["data"][0]["rows_read"] == 3
     assert "gold positions" in result.stderr
     runner.invoke(app, ["inspect", str(data), "--map", "option_columns=A,B", "--json", str(saved)])
     assert json.loads(result.stdout) == json.loads(saved.read_text())

@@ -243,7 +243,8 @@ def compare_choices_only(
             f"--feature-set {CLASSIFIER_PROBE} or pfungst stress -p choices-only."
         )
     inputs = inputs or tuple(ResultReference.of(result) for result in (audit, *stresses))
-    data = tuple(dict.fromkeys(source for result in (audit, *stresses) for source in result.provenance.data))
+    records = (audit.provenance, *(stress.provenance for stress in stresses))
+    data = tuple(dict.fromkeys(source for record in records for source in record.data))
     provenance = Provenance.current({"classifier_probe": CLASSIFIER_PROBE}, None, data=data, derived_from=inputs)
     return ChoicesOnlyComparison(str(audit.benchmark.get("name", "?")), tuple(rows), provenance)
 
