@@ -36,7 +36,7 @@ def _figures(config: AuditConfig) -> str:
         probe.pop("seconds")
         probe["settings"]["config"].pop("n_jobs")
         probe["settings"]["config"].pop("parallel")
-    result.pop("environment")
+    result["provenance"].pop("environment")
     result["provenance"]["settings"].pop("n_jobs")
     result["provenance"]["settings"].pop("parallel")
     result["provenance"]["settings"].pop("cluster")

@@ -57,10 +57,10 @@ def test_a_bigbench_task_gets_the_same_audit_as_task_json_and_as_per_item_jsonl(
 
 
 def _figures(result: dict[str, Any]) -> dict[str, Any]:
-    """A result's dict without what differs by source (benchmark provenance, detection record, run times)."""
+    """A result's dict without what differs by source (data file, environment, detection record, run times)."""
     probes = [{key: value for key, value in probe.items() if key != "seconds"} for probe in result["probes"]]
     settings = {key: value for key, value in result["provenance"]["settings"].items() if key != "label_set_detection"}
-    kept = {key: value for key, value in result.items() if key not in ("benchmark", "environment")}
+    kept = {key: value for key, value in result.items() if key not in ("benchmark", "provenance")}
     return {**kept, "probes": probes, "settings": settings}
 
 

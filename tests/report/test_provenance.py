@@ -136,7 +136,7 @@ def _sha256(path: Path) -> str:
 
 
 def test_a_derived_pairing_names_the_files_it_paired_by_hash(demo_objects: dict[str, Any], tmp_path: Path) -> None:
-    audit_file = _write(tmp_path / "toy.audit.json", demo_objects["audit"].to_dict())
+    audit_file = _write(tmp_path / "toy.audit.json", demo_objects["audit"].to_dict(items=True))
     stress_file = _write(tmp_path / "toy.stress.json", demo_objects["stress"][0].to_dict())
     loaded = load_results([audit_file, stress_file])
     (pairing,) = derive([result.data for result in loaded], [result.reference for result in loaded])
@@ -146,7 +146,8 @@ def test_a_derived_pairing_names_the_files_it_paired_by_hash(demo_objects: dict[
         ("audit", str(audit_file), _sha256(audit_file)),
         ("stress", str(stress_file), _sha256(stress_file)),
     ]
-    assert pairing.provenance.data == demo_objects["audit"].provenance.data
+    audited, stressed = demo_objects["audit"].provenance.data, demo_objects["stress"][0].provenance.data
+    assert pairing.provenance.data == (*audited, *stressed)  # the stress run's sample is a step of its own
     assert ChoicesOnlyComparison.from_dict(_json(pairing.to_dict())).provenance == pairing.provenance
 
 
@@ -160,7 +161,7 @@ def test_a_pairing_of_objects_names_them_by_their_content_hash(demo_objects: dic
 def test_reliance_names_the_audit_file_and_the_outcome_file_it_joined(
     demo_objects: dict[str, Any], tmp_path: Path
 ) -> None:
-    audit_file = _write(tmp_path / "toy.audit.json", demo_objects["audit"].to_dict())
+    audit_file = _write(tmp_path / "toy.audit.json", demo_objects["audit"].to_dict(items=True))
     outcome_file = tmp_path / "answers.csv"
     outcome_file.write_text("item_id,correct\n", encoding="utf-8")
     stressed = demo_objects["stress"][0]
@@ -195,4 +196,3 @@ def test_a_derived_result_has_its_own_section_in_the_provenance_chapter(demo_obj
     derived = report.sections[titles.index("Choices-only: classifier vs model on gold-position (derived)")]
     table = next(block for block in derived.blocks if isinstance(block, Table))
     assert [row[0] for row in table.rows] == ["audit", "stress"]
-
