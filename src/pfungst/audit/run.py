@@ -111,18 +111,18 @@ def audit(
         heuristics=heuristics,
         cues=cues,
         provenance=Provenance.current(
-            {
-                **asdict(config),
-                "feature_sets": list(names),
-                "feature_sets_reason": chosen.reason,
-                "feature_set_specs": [get_feature_set(n).spec() for n in names],
-                "label_set_detection": label_set.to_dict(),
-                "item_groups": groups.to_dict(),
-            },
+            {**asdict(config), **_chosen(chosen, names), "label_set_detection": label_set.to_dict()}
+            | {"item_groups": groups.to_dict()},
             config.seed,
             data=(benchmark.provenance,),
         ),
     )
+
+
+def _chosen(chosen: SizeDefault, names: Sequence[str]) -> dict[str, Any]:
+    """The feature sets run, why, and each one's spec, as the settings record them."""
+    specs = [get_feature_set(name).spec() for name in names]
+    return {"feature_sets": list(names), "feature_sets_reason": chosen.reason, "feature_set_specs": specs}
 
 
 def _folds(benchmark: Benchmark, config: AuditConfig) -> tuple[AuditConfig, ItemGroups]:

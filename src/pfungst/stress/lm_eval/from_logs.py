@@ -98,13 +98,15 @@ def stress_from_logs(
             *(w for found in findings for w in found.warnings),
         ),
         benchmark=run.benchmark.to_dict(),
-        provenance=Provenance.current(
-            {**config.to_dict(), "cache": "", "source": "lm-eval", "samples": [str(path) for path in files]},
-            config.run.seed,
-            data=(run.benchmark.provenance,),
-            derived_from=tuple(ResultReference.of_file(path, "lm-eval samples") for path in files),
-        ),
+        provenance=_provenance(config, run.benchmark, files),
     )
+
+
+def _provenance(config: StressConfig, benchmark: Benchmark, files: Sequence[Path]) -> Provenance:
+    """The record of a result read from logs: the plan's settings and the sample files it was derived from."""
+    settings = {**config.to_dict(), "cache": "", "source": "lm-eval", "samples": [str(path) for path in files]}
+    samples = tuple(ResultReference.of_file(path, "lm-eval samples") for path in files)
+    return Provenance.current(settings, config.run.seed, data=(benchmark.provenance,), derived_from=samples)
 
 
 def _overridden(config: StressConfig, **overrides: Any) -> StressConfig:
