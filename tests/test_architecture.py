@@ -19,6 +19,7 @@ SHARED = {
     "errors",
     "stats",
     "environment",
+    "provenance",
     "registry",
     "blocks",
     "schema",
@@ -196,15 +197,6 @@ def test_an_import_cycle_is_reported() -> None:
     assert import_cycles(sources) == [["pfungst.audit.features", "pfungst.audit.grid", "pfungst.audit.probe"]]
 
 
-KNOWN_CYCLE_EDGES = {
-    # issue 38: schema reads estimates as Estimate, and Estimate.from_dict reads through schema (a function-level
-    # import). Branch provenance removes it; drop this exception when that is merged.
-    ("pfungst.stats.estimate", "pfungst.schema"),
-}
-"""Imports left out of :func:`import_graph` on purpose, each as ``(importer, imported)``, with the issue that removes
-it."""
-
-
 def _exports(source: str) -> dict[str, str]:
     """A package's names -> the module each one comes from: its imports (``TYPE_CHECKING`` included) and the lazy
     ``"name": "module"`` (or ``"module:Name"``) strings of its ``__getattr__``."""
@@ -225,7 +217,7 @@ def import_graph(sources: dict[str, str]) -> dict[str, set[str]]:
     functions (an import that runs late still ties the two modules together). ``from package import name`` points at
     the module the package takes ``name`` from, following its re-exports; a submodule imported by name, at that
     submodule. Optional extras (torch, transformers, llama_cpp, dask) are no ``pfungst`` modules and registry
-    ``"module:Name"`` strings no imports, so neither is an edge; :data:`KNOWN_CYCLE_EDGES` are left out."""
+    ``"module:Name"`` strings no imports, so neither is an edge."""
     packages = {module for module in sources if any(other.startswith(f"{module}.") for other in sources)}
     exports = {package: _exports(sources[package]) for package in packages}
 
@@ -246,7 +238,7 @@ def import_graph(sources: dict[str, str]) -> dict[str, set[str]]:
                 targets |= {resolve(node.module, alias.name) for alias in node.names}
             elif isinstance(node, ast.Import):
                 targets |= {alias.name for alias in node.names if alias.name.startswith("pfungst")}
-        graph[module] = {t for t in targets if t in sources and t != module and (module, t) not in KNOWN_CYCLE_EDGES}
+        graph[module] = {t for t in targets if t in sources and t != module}
     return graph
 
 
@@ -347,6 +339,7 @@ def test_an_import_cycle_between_folders_is_reported_wherever_its_imports_stand(
         "pfungst.lazy": "",
     }
     assert folder_cycles(sources) == [
+        "pfungst.schema -> pfungst.stats.estimate -> pfungst.schema",
         "pfungst.stress.config -> pfungst.stress.perturbations.base -> pfungst.stress.config",
     ]
 

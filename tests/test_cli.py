@@ -38,7 +38,7 @@ def test_inspect_prints_histograms_and_writes_json(tmp_path: Path) -> None:
     assert "gold positions" in result.output and "duplicate texts 1" in result.output
     summary = json.loads(out.read_text())
     assert summary["gold_counts"] == {"A": 2, "B": 1}
-    assert summary["benchmark"]["provenance"]["rows_read"] == 3
+    assert summary["provenance"]["data"][0]["rows_read"] == 3
 
 
 def test_user_error_exits_2_with_one_message_and_no_traceback(tmp_path: Path) -> None:
@@ -271,7 +271,7 @@ def test_score_runs_every_scoring_rule_end_to_end(shared_data: Path, tmp_path: P
         )
         assert result.exit_code == 0, f"{rule}: {result.output}"
         summaries[rule] = json.loads(path.read_text())
-    assert all(s["n_items"] == 5 and s["settings"]["rule"] == rule for rule, s in summaries.items())
+    assert all(s["n_items"] == 5 and s["provenance"]["settings"]["rule"] == rule for rule, s in summaries.items())
     assert summaries["cloze-token"]["counts"]["misses"] == 0  # the same log-likelihoods as cloze-raw, from the cache
     assert summaries["pmi"]["counts"]["hits"] == 20 and summaries["pmi"]["counts"]["misses"] == 20
     assert summaries["generate"]["counts"]["unique_requests"] == 5
@@ -443,8 +443,8 @@ def test_stress_writes_json_and_items_then_resumes_from_its_cache(tmp_path: Path
     data = _tiny_benchmark(tmp_path)
     items = tmp_path / "outcomes.jsonl"
     result, summary = _stress(data, tmp_path, "first", "--items", str(items), "--verbose")
-    assert summary["schema_version"] == "pfungst.stress/1" and summary["n_items"] == 4
-    assert [p["name"] for p in summary["settings"]["perturbations"]] == ["identity", "cyclic", "rules"]
+    assert summary["schema_version"] == "pfungst.stress/2" and summary["n_items"] == 4
+    assert [p["name"] for p in summary["provenance"]["settings"]["perturbations"]] == ["identity", "cyclic", "rules"]
     lines = [json.loads(line) for line in items.read_text().splitlines()]
     assert len(lines) == 4 * (1 + 4 + 1)
     assert sorted({line["perturbation"] for line in lines}) == ["cyclic", "identity", "rules"]

@@ -81,8 +81,8 @@ def test_the_stress_result_is_written_with_every_outcome_and_summarised_in_to_di
     written = json.loads(result.stress_path.read_text())
     # identity 1 + answer-moved 4 questions per item, and PriDe's 4 rotations of a quarter of the items
     assert len(written["outcomes"]) == STRESSED * (1 + 4) + STRESSED // 4 * 4
-    assert {"name": "pride", "params": {"fraction": 0.25}} in written["settings"]["perturbations"]
-    assert written["seed"] == seed
+    assert {"name": "pride", "params": {"fraction": 0.25}} in written["provenance"]["settings"]["perturbations"]
+    assert written["provenance"]["seed"] == seed
     summary = json.loads(json.dumps(result.to_dict()))
     assert summary["stress"]["result"]["n_items"] == STRESSED and "outcomes" not in summary["stress"]["result"]
     assert summary["conclusion"] == list(result.conclusion)

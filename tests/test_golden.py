@@ -22,7 +22,11 @@ predictable verdicts' intervals (cue-word [0.295, 0.476] to [0.267, 0.505]; long
 [0.278, 0.512]). The demo's stress result was rewritten once,
 when the demo stopped running ``cyclic`` and ``rules`` (its conclusion reads neither): every figure of its identity,
 answer-moved and PriDe analyses, and every field of the 120 outcomes both files hold, was unchanged, and PriDe's own
-rotations scored exactly as the cyclic passes they replace. They guard every later change. These tests rerun both. The
+rotations scored exactly as the cyclic passes they replace. All six files were rewritten for issue 38 without a rerun,
+on purpose: each file's ``settings``, ``seed``, ``environment`` and ``benchmark.provenance`` moved, unchanged, into
+one ``provenance`` record (``data``, ``settings``, ``seed``, ``environment``, ``derived_from``; schemas
+``pfungst.audit/3`` and ``pfungst.stress/2``); no value changed. They guard every later change. These tests rerun
+both. The
 audits are compared on what a user reads (:func:`audit_reading`): verdicts, the classifier chosen in each fold, and
 every estimate (value, interval, p-value) of probes and heuristics, floats within a relative 1e-6; validation scores of
 grid candidates not chosen are not compared (poorly converged fits, which move across machines and BLAS builds). For the
@@ -110,10 +114,10 @@ PERTURBATION_SETTINGS = frozenset(
 def assert_same_stress(old: dict[str, Any], new: dict[str, Any], what: str) -> None:
     """Every figure of the old stress result is in the new one, each perturbation ran with the parameter values the
     old settings gave it, and every format asked has the fields it had."""
-    settings = old["settings"]
+    settings, made = old["provenance"]["settings"], new["provenance"]["settings"]
     kept = {key: value for key, value in settings.items() if key not in PERTURBATION_SETTINGS | {"formats"}}
-    assert_same_figures({**old, "settings": kept}, new, what)
-    ran = {spec["name"]: spec["params"] for spec in new["settings"]["perturbations"]}
+    assert_same_figures({**old, "provenance": {**old["provenance"], "settings": kept}}, new, what)
+    ran = {spec["name"]: spec["params"] for spec in made["perturbations"]}
     assert list(ran) == settings["perturbations"], f"{what}: perturbations {list(ran)}"
     given = {
         "permutations": {"n": settings["permutations"]},
@@ -124,7 +128,7 @@ def assert_same_stress(old: dict[str, Any], new: dict[str, Any], what: str) -> N
     }
     for name, params in ran.items():
         assert params == given.get(name, {}), f"{what}: {name} ran with {params}"
-    for name, fields in new["settings"]["formats"].items():
+    for name, fields in made["formats"].items():
         changed = {key for key, value in settings["formats"][name].items() if fields.get(key) != value}
         assert not changed, f"{what}: format {name!r} changed in {sorted(changed)}"
 
@@ -212,7 +216,7 @@ def test_golden_files_can_fail() -> None:
     settings |= {"n_search_formats": 24, "spread_budget": 400, "instructions": [""] * 6}
     ran = {"perturbations": [{"name": "pride", "params": {"fraction": 0.1}}], "formats": {}}
     with pytest.raises(AssertionError, match=r"pride ran with \{'fraction': 0.1\}"):
-        assert_same_stress({"settings": settings}, {"settings": ran}, "toy")
+        assert_same_stress({"provenance": {"settings": settings}}, {"provenance": {"settings": ran}}, "toy")
 
 
 CHANGES = [

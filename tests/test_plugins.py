@@ -235,7 +235,7 @@ def test_stress_cli_runs_the_plugin_perturbation_with_its_parameter(installed: P
     items = animals.parent / "rotated.jsonl"
     _cli(*args, "-p", "rotated:shift=2", "--n-bootstrap", "50", "--json", str(out), "--items", str(items), "--quiet")
     result = pfungst.StressResult.from_dict(json.loads(out.read_text()))
-    assert {"name": "rotated", "params": {"shift": 2}} in result.settings["perturbations"]
+    assert {"name": "rotated", "params": {"shift": 2}} in result.provenance.settings["perturbations"]
     rotated = [o for o in read_outcomes(items) if o.perturbation == "rotated"]
     assert len(rotated) == 40 and {(o.variant, o.order) for o in rotated} == {("shift 2", (2, 0, 1))}
     found = result.analysis("pfungst-plugin.rotated")

@@ -18,10 +18,11 @@ from pfungst.errors import ConfigError, DataError, PfungstError, ReaderError
 if TYPE_CHECKING:
     from pfungst import audit, reliance, stress
     from pfungst.audit import AuditConfig, AuditResult
-    from pfungst.data import Benchmark, Item, Provenance, load
+    from pfungst.data import Benchmark, Item, load
     from pfungst.data.summary import summarize
     from pfungst.evaluate.run_config import RunConfig
     from pfungst.evaluate.score_result import ScoreResult
+    from pfungst.provenance import Provenance
     from pfungst.reliance.analysis import RelianceConfig
     from pfungst.report.loading import read_result
     from pfungst.stress.score_run import score
@@ -60,7 +61,7 @@ _LAZY = {
     "AuditResult": "pfungst.audit:AuditResult",
     "Benchmark": "pfungst.data:Benchmark",
     "Item": "pfungst.data:Item",
-    "Provenance": "pfungst.data:Provenance",
+    "Provenance": "pfungst.provenance:Provenance",
     "RelianceConfig": "pfungst.reliance.analysis:RelianceConfig",
     "RunConfig": "pfungst.evaluate.run_config:RunConfig",
     "ScoreResult": "pfungst.evaluate.score_result:ScoreResult",

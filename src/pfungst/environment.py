@@ -1,19 +1,21 @@
 """What a result needs to be reproduced: package versions, the git revision, the platform, the time.
 
-Every result object records :func:`environment` in its ``to_dict()`` so that a JSON report says what made it.
+Every result records :func:`environment` in its :class:`~pfungst.provenance.Provenance`, so that a result file says
+what made it.
 """
 
 from __future__ import annotations
 
 import platform
 import subprocess
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cache, lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-__all__ = ["environment", "installed_version"]
+__all__ = ["Environment", "environment", "installed_version"]
 
 _PACKAGES = (
     "pfungst",
@@ -30,6 +32,37 @@ _PACKAGES = (
     "girth",
     "cleanlab",
 )
+
+
+@dataclass(frozen=True)
+class Environment:
+    """The software and machine that computed a result."""
+
+    packages: dict[str, str] = field(default_factory=dict)
+    """Installed version of pfungst and of each package it computes with (those not installed are left out)."""
+    git_revision: str = ""
+    """The commit of pfungst's source tree, when it runs from a git checkout; empty otherwise."""
+    python: str = ""
+    """Python's version (``3.12.4``)."""
+    platform: str = ""
+    """The operating system and machine (:func:`platform.platform`)."""
+    created: str = ""
+    """When the result was made: UTC, ISO 8601 to the second."""
+
+    @property
+    def pfungst(self) -> str:
+        """The version of pfungst that made the result (``?`` where it is not recorded)."""
+        return self.packages.get("pfungst", "?")
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict with stable keys."""
+        return {
+            "packages": dict(self.packages),
+            "git_revision": self.git_revision,
+            "python": self.python,
+            "platform": self.platform,
+            "created": self.created,
+        }
 
 
 @cache
@@ -59,19 +92,19 @@ def _git_revision() -> str:
     return result.stdout.strip() if result.returncode == 0 else ""
 
 
-def environment() -> dict[str, Any]:
-    """Versions of pfungst and the packages it computes with (installed ones only), git revision, platform, time.
+def environment() -> Environment:
+    """This process's environment: versions of pfungst and the packages it computes with (installed ones only), git
+    revision, platform, and the time now.
 
     Example:
-        >>> info = environment()
-        >>> sorted(info)
+        >>> sorted(environment().to_dict())
         ['created', 'git_revision', 'packages', 'platform', 'python']
     """
     packages = {name: version for name in _PACKAGES if (version := installed_version(name)) is not None}
-    return {
-        "packages": packages,
-        "git_revision": _git_revision(),
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-    }
+    return Environment(
+        packages=packages,
+        git_revision=_git_revision(),
+        python=platform.python_version(),
+        platform=platform.platform(),
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    )

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 
 from pfungst.blocks import STATUSES, Section
+from pfungst.provenance import Provenance, ResultReference
 from pfungst.registry import Registry
 
 __all__ = [
@@ -55,9 +56,8 @@ class Overview(NamedTuple):
     """The one figure that sums it up, with its interval."""
     rows: tuple[BoardRow, ...]
     """Its rows on the board: one per benchmark and model it judges."""
-    records: tuple[tuple[str, Mapping[str, Any]], ...] = ()
-    """Provenance records (benchmark, environment, settings, seed) beyond its own, each with a label: one per stress
-    run inside a comparison."""
+    records: tuple[tuple[str, Provenance], ...] = ()
+    """Provenance records beyond its own, each with a label: one per stress run inside a comparison."""
     about: str = ""
     """What it is about when it has no single benchmark (the datasets of a reliance analysis), for its label."""
 
@@ -69,17 +69,23 @@ class Overview(NamedTuple):
 
 @runtime_checkable
 class Result(Protocol):
-    """A top-level result: a frozen dataclass that writes, reads and renders itself.
+    """A top-level result: a frozen dataclass that writes, reads and renders itself, and says what made it.
 
     Class constants: ``KIND`` (kebab-case; a plugin's prefixed with its package: ``mypkg.thing``),
-    ``SCHEMA_VERSION`` (``pfungst.audit/2``; a changed field meaning bumps it) and ``REPORT_PART`` (one of
+    ``SCHEMA_VERSION`` (``pfungst.audit/3``; a changed field meaning bumps it) and ``REPORT_PART`` (one of
     :data:`REPORT_PARTS`). The class method ``from_dict(data, source="<dict>")`` reads :meth:`to_dict` back through
-    :class:`pfungst.schema.Fields`, naming ``source`` and the field path of a value of the wrong type.
+    :class:`pfungst.schema.Fields`, naming ``source`` and the field path of a value of the wrong type; its
+    ``provenance`` is written under ``"provenance"`` and read with :meth:`Provenance.from_fields`.
     """
 
     KIND: ClassVar[str]
     SCHEMA_VERSION: ClassVar[str]
     REPORT_PART: ClassVar[str]
+
+    @property
+    def provenance(self) -> Provenance:
+        """What made it: data files, settings, seed, software, and the results it was derived from."""
+        ...
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys, ``kind`` and ``schema_version`` among them."""
@@ -128,31 +134,38 @@ RESULTS: Registry[type[Any]] = Registry(
 installed package adds its kinds through the ``pfungst.results`` entry-point group."""
 
 
-DERIVED: Registry[Callable[[tuple[Any, ...]], tuple[Any, ...]]] = Registry(
+DERIVED: Registry[Callable[[tuple[Any, ...], tuple[ResultReference, ...]], tuple[Any, ...]]] = Registry(
     "derived result",
     {"choices-only-comparison": "pfungst.reliance.choices_only:choices_only_comparisons"},
     group="pfungst.derived",
 )
 """Derived kind -> the function of the stage that owns it (lazy ``"module:function"``): given every result of a
-report, it pairs those that belong together and returns one result per pairing (each with ``KIND``,
-``REPORT_PART`` and ``sections()``), or none. A report shows them after the chapters of their part; an installed
-package adds its own through the ``pfungst.derived`` entry-point group."""
+report and, in the same order, where each was read from (a :class:`~pfungst.provenance.ResultReference`), it pairs
+those that belong together and returns one result per pairing (each with ``KIND``, ``REPORT_PART``, ``sections()``
+and a ``provenance`` whose ``derived_from`` names the results paired), or none. A report shows them after the
+chapters of their part; an installed package adds its own through the ``pfungst.derived`` entry-point group."""
 
 
-def derive(results: Iterable[Any]) -> tuple[Any, ...]:
+def derive(results: Iterable[Any], references: Iterable[ResultReference] = ()) -> tuple[Any, ...]:
     """The results that ``results`` imply together, from every function in :data:`DERIVED`, in registry order.
 
     The stage that owns a derived kind computes it (pairing figures its results already hold); the report layer
     only calls this and renders what comes back. A broken plugin warns once and adds nothing.
 
+    Args:
+        results: Result objects.
+        references: Where each was read from, in the same order (file and hash); a result without one is named by
+            its content hash.
+
     Example:
         >>> derive([])
         ()
     """
-    results = tuple(results)
+    results, references = tuple(results), tuple(references)
     found: list[Any] = []
     for kind in DERIVED:
-        found += DERIVED.skip_if_broken(kind, "derive", lambda name: DERIVED.resolve(name)(results), kind) or ()
+        pair = DERIVED.skip_if_broken(kind, "derive", lambda name: DERIVED.resolve(name)(results, references), kind)
+        found += pair or ()
     return tuple(found)
 
 

@@ -33,18 +33,19 @@ __all__ = [
 ]
 
 SCHEMA_VERSIONS: dict[str, str] = {
-    "audit": "pfungst.audit/2",
-    "summary": "pfungst.summary/1",
-    "stress": "pfungst.stress/1",
-    "stress-comparison": "pfungst.stress-comparison/1",
-    "rank-stability": "pfungst.rank-stability/1",
-    "score": "pfungst.score/2",
-    "reliance": "pfungst.reliance/1",
-    "validity": "pfungst.validity/2",
+    "audit": "pfungst.audit/3",
+    "summary": "pfungst.summary/2",
+    "stress": "pfungst.stress/2",
+    "stress-comparison": "pfungst.stress-comparison/2",
+    "rank-stability": "pfungst.rank-stability/2",
+    "score": "pfungst.score/3",
+    "reliance": "pfungst.reliance/2",
+    "validity": "pfungst.validity/3",
     "report": "pfungst.report/1",
-    "suite": "pfungst.suite/2",
+    "suite": "pfungst.suite/3",
 }
-"""Kind of result -> the ``schema_version`` its JSON carries. A changed field meaning bumps the number here."""
+"""Kind of result -> the ``schema_version`` its JSON carries. A changed field meaning bumps the number here (every
+kind moved up one when its settings, seed and environment became one ``provenance`` record)."""
 
 MAX_DEPTH = 64
 """The deepest nesting a result file may have (pfungst writes at most about ten levels)."""
@@ -74,24 +75,17 @@ def _is_count(key: str) -> bool:
 
 
 _BENCHMARK_KEYS: dict[str, Any] = {"name": str, "n_items": int, "option_kind": str, "labels": tuple[str, ...]}
-_BENCHMARK_KEYS |= {"option_counts": dict[str, int], "provenance": dict[str, Any]}
-_PROVENANCE_KEYS: dict[str, Any] = (
-    dict.fromkeys(("source", "sha256", "format", "layout"), str)
-    | dict.fromkeys(
-        ("rows_read", "rows_kept", "rows_rejected", "duplicate_texts", "conflicting_duplicates", "duplicate_ids"), int
-    )
-    | dict.fromkeys(("steps", "warnings"), tuple[str, ...])
-)
-"""The keys of a benchmark's ``to_dict()`` (and its provenance) that reports read, with their types."""
+_BENCHMARK_KEYS |= {"option_counts": dict[str, int]}
+"""The keys of a benchmark's ``to_dict()`` that reports read, with their types."""
 
 T = TypeVar("T")
 
 
 def kind_of(version: str) -> str | None:
-    """The kind whose schema is ``version`` (``pfungst.audit/2`` -> ``audit``); None for a version no kind has.
+    """The kind whose schema is ``version`` (``pfungst.audit/3`` -> ``audit``); None for a version no kind has.
 
     Example:
-        >>> kind_of("pfungst.audit/2"), kind_of("pfungst.audit/9")
+        >>> kind_of("pfungst.audit/3"), kind_of("pfungst.audit/9")
         ('audit', None)
     """
     return next((kind for kind, known in SCHEMA_VERSIONS.items() if known == version), None)
@@ -259,17 +253,11 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
         return read_estimate(self.sub(key), proportion=_is_proportion_estimate(key))
 
     def benchmark(self, key: str = "benchmark") -> dict[str, Any]:
-        """A ``Benchmark.to_dict()``: the keys reports read are checked (name, counts, labels, provenance)."""
+        """A ``Benchmark.to_dict()``: the keys reports read are checked (name, counts, labels)."""
         fields = self.sub(key)
         for name, hint in _BENCHMARK_KEYS.items():
             if fields.has(name):
                 fields.typed(name, hint)
-        provenance = fields.sub("provenance") if fields.has("provenance") else Fields({}, self.source)
-        for name, hint in _PROVENANCE_KEYS.items():
-            if provenance.has(name):
-                provenance.typed(name, hint)
-        for record in provenance.records("rejected") if provenance.has("rejected") else ():
-            record.string("reason")
         return dict(fields.data)
 
     def typed(self, key: str, hint: Any) -> Any:

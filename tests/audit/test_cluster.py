@@ -36,10 +36,10 @@ def _figures(config: AuditConfig) -> str:
         probe.pop("seconds")
         probe["settings"]["config"].pop("n_jobs")
         probe["settings"]["config"].pop("parallel")
-    result.pop("environment")
-    result["settings"].pop("n_jobs")
-    result["settings"].pop("parallel")
-    result["settings"].pop("cluster")
+    result["provenance"].pop("environment")
+    result["provenance"]["settings"].pop("n_jobs")
+    result["provenance"]["settings"].pop("parallel")
+    result["provenance"]["settings"].pop("cluster")
     return json.dumps(result, sort_keys=True, default=str)
 
 

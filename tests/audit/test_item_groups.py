@@ -10,7 +10,7 @@ from pfungst.audit.controls import label_only_baseline
 from pfungst.audit.heuristics import gold_position
 from pfungst.audit.item_groups import ExactDuplicates, NearIdenticalText, SharedOptionSet, group_items
 from pfungst.audit.run import AuditConfig
-from pfungst.data.benchmark import Benchmark, Provenance
+from pfungst.data.benchmark import Benchmark, DataSource
 from pfungst.data.item import Item
 from pfungst.data.synthetic import make_synthetic
 
@@ -25,7 +25,7 @@ _EVENTS = (
 
 
 def _benchmark(items: list[Item], kind: str = "per_item", labels: tuple[str, ...] = ()) -> Benchmark:
-    provenance = Provenance(source="planted", format="synthetic", rows_read=len(items), rows_kept=len(items), steps=())
+    provenance = DataSource(source="planted", format="synthetic", rows_read=len(items), rows_kept=len(items), steps=())
     return Benchmark("planted", tuple(items), kind, labels, provenance)  # type: ignore[arg-type]
 
 
@@ -99,7 +99,7 @@ def test_exact_duplicates_up_to_case_and_punctuation_group() -> None:
 
 def test_groups_are_recorded_in_the_audit_settings_and_described_with_the_folds() -> None:
     result = audit(sibling_leak(40, 0), n_bootstrap=100, n_permutations=100, cues=False, n_refits=0)
-    recorded = result.settings["item_groups"]
+    recorded = result.provenance.settings["item_groups"]
     assert recorded["grouped_items"] == 120 and recorded["largest"] >= 3
     assert [rule["rule"] for rule in recorded["rules"]] == [
         "exact duplicates",
@@ -127,7 +127,7 @@ def test_a_sibling_leak_is_predictable_ungrouped_and_not_grouped(seed: int) -> N
 
 def test_grouping_off_is_recorded() -> None:
     result = audit(make_synthetic("cue-word", 200), n_bootstrap=50, n_permutations=50, cues=False, group_siblings=False)
-    assert result.settings["item_groups"]["reason"] == "group_siblings is off"
+    assert result.provenance.settings["item_groups"]["reason"] == "group_siblings is off"
 
 
 def _two_families() -> tuple[Benchmark, np.ndarray]:
@@ -161,4 +161,6 @@ def test_the_paper_protocol_keeps_its_own_split_and_says_so() -> None:
         cues=False,
         heuristics=False,
     )
-    assert result.settings["item_groups"]["reason"] == "the pacchiardi2024 protocol keeps the paper's own split"
+    assert (
+        result.provenance.settings["item_groups"]["reason"] == "the pacchiardi2024 protocol keeps the paper's own split"
+    )

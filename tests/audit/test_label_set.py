@@ -50,17 +50,17 @@ def test_a_bigbench_task_gets_the_same_audit_as_task_json_and_as_per_item_jsonl(
     assert per_item.benchmark["option_kind"] == shared.benchmark["option_kind"] == "shared_labels"
     assert per_item.benchmark["labels"] == shared.benchmark["labels"]
     assert per_item.position_content is not None and per_item.position_content.position is None
-    assert per_item.settings["label_set_detection"]["detected"]
-    assert not shared.settings["label_set_detection"]["detected"]
+    assert per_item.provenance.settings["label_set_detection"]["detected"]
+    assert not shared.provenance.settings["label_set_detection"]["detected"]
     notices = [str(w.message) for w in caught if "fixed label set detected" in str(w.message)]
     assert notices and notices[0].startswith(f"benchmark '{task}': fixed label set detected")
 
 
 def _figures(result: dict[str, Any]) -> dict[str, Any]:
-    """A result's dict without what differs by source (benchmark provenance, detection record, run times)."""
+    """A result's dict without what differs by source (data file, environment, detection record, run times)."""
     probes = [{key: value for key, value in probe.items() if key != "seconds"} for probe in result["probes"]]
-    settings = {key: value for key, value in result["settings"].items() if key != "label_set_detection"}
-    kept = {key: value for key, value in result.items() if key not in ("benchmark", "environment")}
+    settings = {key: value for key, value in result["provenance"]["settings"].items() if key != "label_set_detection"}
+    kept = {key: value for key, value in result.items() if key not in ("benchmark", "provenance")}
     return {**kept, "probes": probes, "settings": settings}
 
 
@@ -75,16 +75,16 @@ def test_the_detection_is_recorded_in_settings_and_provenance() -> None:
     with pytest.warns(UserWarning, match=r"pass --no-detect-label-set \(detect_label_set=False\)"):
         result = audit(_yes_no(), FAST, heuristics=False, cues=False)
     assert result.verdict.statistic == "kappa"
-    assert result.settings["detect_label_set"] is True
-    assert result.settings["label_set_detection"]["labels"] == ["Yes", "No"]
-    assert "fixed label set detected" in result.benchmark["provenance"]["steps"][-1]
+    assert result.provenance.settings["detect_label_set"] is True
+    assert result.provenance.settings["label_set_detection"]["labels"] == ["Yes", "No"]
+    assert "fixed label set detected" in result.provenance.data[0].steps[-1]
 
 
 def test_detect_label_set_false_audits_the_options_per_item() -> None:
     result = audit(_yes_no(), FAST, heuristics=False, cues=False, detect_label_set=False)
     assert result.benchmark["option_kind"] == "per_item"
     assert result.verdict.statistic == "chance_corrected_accuracy"
-    assert result.settings["label_set_detection"]["enabled"] is False
+    assert result.provenance.settings["label_set_detection"]["enabled"] is False
 
 
 def test_an_option_level_feature_set_on_a_detected_label_set_is_a_config_error() -> None:

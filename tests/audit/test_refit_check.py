@@ -133,4 +133,4 @@ def test_a_clear_signal_below_the_threshold_is_flagged_and_the_refit_count_recor
     )
     verdict = result.verdict
     assert verdict.label == "no evidence" and verdict.signal_below_threshold, verdict.explanation
-    assert verdict.clear and verdict.refit is None and result.settings["n_refits"] == 8
+    assert verdict.clear and verdict.refit is None and result.provenance.settings["n_refits"] == 8

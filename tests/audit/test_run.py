@@ -114,10 +114,10 @@ def test_result_records_seed_settings_versions_and_per_item_predictions(tmp_path
     benchmark = make_synthetic("longest-option", 200)
     result = pfungst.audit.audit(benchmark, AuditConfig(n_bootstrap=100, n_permutations=100), seed=5)
     saved = json.loads(result.save_json(tmp_path / "audit.json", items=True).read_text())
-    assert saved["schema_version"] == "pfungst.audit/2"
-    assert saved["settings"]["seed"] == 5 and saved["settings"]["feature_sets"]
-    assert {"pfungst", "scikit-learn", "numpy"} <= set(saved["environment"]["packages"])
-    assert saved["benchmark"]["provenance"]["format"] == "synthetic"
+    assert saved["schema_version"] == "pfungst.audit/3"
+    assert saved["provenance"]["settings"]["seed"] == 5 and saved["provenance"]["settings"]["feature_sets"]
+    assert {"pfungst", "scikit-learn", "numpy"} <= set(saved["provenance"]["environment"]["packages"])
+    assert saved["provenance"]["data"][0]["format"] == "synthetic"
     frame = result.items_frame()
     assert list(frame["item_id"]) == [item.id for item in benchmark]
     assert {"prediction", "correct", "heuristic.longest_option", "heuristic.longest_option.correct"} <= set(frame)
@@ -136,8 +136,8 @@ def test_max_items_audits_a_stratified_sample_and_records_it(seed: int) -> None:
         benchmark, FAST, fields=("hypothesis",), feature_sets=("1-grams_presence",), max_items=200
     )
     assert result.benchmark["n_items"] == 200
-    assert result.benchmark["provenance"]["steps"][-1] == "sample (seed 0, stratified by gold): kept 200 of 600"
-    assert result.settings["max_items"] == 200
+    assert result.provenance.data[0].steps[-1] == "sample (seed 0, stratified by gold): kept 200 of 600"
+    assert result.provenance.settings["max_items"] == 200
     full = np.bincount([item.gold for item in benchmark]) / 600
     sampled = np.bincount([item.gold for item in benchmark.sample(200)]) / 200
     assert np.abs(full - sampled).max() <= 1 / 200  # every label keeps its share, to one item
@@ -171,10 +171,10 @@ def test_a_benchmark_past_the_large_size_probes_word_presence_once_and_says_why_
     benchmark = make_synthetic("cue-word", 300, seed=seed)
     with pytest.warns(UserWarning, match="the default past 200 items"):
         result = pfungst.audit.audit(benchmark, FAST, fields=("hypothesis",), size_limits=(100, 200), seed=seed)
-    assert result.settings["feature_sets"] == ["1-grams_presence"]
+    assert result.provenance.settings["feature_sets"] == ["1-grams_presence"]
     assert [p.feature_set for p in result.probes] == ["1-grams_presence"]
-    assert result.settings["n_repeats"] == 1 and {f.repeat for f in result.best.folds} == {0}
-    assert "instead of the 13 paper sets" in result.settings["feature_sets_reason"]
+    assert result.provenance.settings["n_repeats"] == 1 and {f.repeat for f in result.best.folds} == {0}
+    assert "instead of the 13 paper sets" in result.provenance.settings["feature_sets_reason"]
     assert result.verdict.label == "predictable"
     console = Console(file=io.StringIO(), width=200)
     render_to_console(result, console)
@@ -191,7 +191,7 @@ def test_a_medium_benchmark_probes_the_declared_word_and_readability_subset(seed
         result = pfungst.audit.audit(benchmark, FAST, fields=("hypothesis",), size_limits=(100, 1000), seed=seed)
     assert [p.feature_set for p in result.probes] == list(MEDIUM_DEFAULTS)
     assert set(MEDIUM_DEFAULTS) == {"1-grams_presence", "1-grams_tfidf", "readability"}
-    assert result.settings["n_repeats"] == 1 and result.verdict.n_feature_sets == len(MEDIUM_DEFAULTS)
+    assert result.provenance.settings["n_repeats"] == 1 and result.verdict.n_feature_sets == len(MEDIUM_DEFAULTS)
 
 
 def test_all_feature_sets_keeps_the_thirteen_at_any_size_and_named_sets_are_kept() -> None:
@@ -215,4 +215,4 @@ def test_all_feature_sets_with_named_sets_warns_that_it_has_no_effect(seed: int)
         result = pfungst.audit.audit(
             benchmark, FAST, feature_sets=("1-grams_presence",), all_feature_sets=True, size_limits=(100, 100)
         )
-    assert result.settings["feature_sets_reason"] == "named in the settings"
+    assert result.provenance.settings["feature_sets_reason"] == "named in the settings"

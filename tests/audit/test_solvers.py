@@ -89,7 +89,7 @@ def test_both_solvers_give_the_same_verdict_and_nearly_the_same_kappas(
     assert fast.verdict.label == exact.verdict.label, (fast.verdict.explanation, exact.verdict.explanation)
     deltas = [abs(a.kappa.value - b.kappa.value) for a, b in zip(fast.probes, exact.probes, strict=True)]
     assert max(deltas) <= 0.1, deltas
-    assert fast.settings["solvers"] == "liblinear" and exact.settings["solvers"] == "sklearn"
+    assert fast.provenance.settings["solvers"] == "liblinear" and exact.provenance.settings["solvers"] == "sklearn"
 
 
 def test_warm_paths_are_refused_with_liblinear() -> None:
@@ -104,7 +104,7 @@ def test_the_cli_records_the_solvers_and_refuses_an_unknown_one(tmp_path: Path, 
     fast = [*args, "--n-bootstrap", "100", "--n-permutations", "100", "--json", str(out)]
     result = runner.invoke(app, [*fast, "--solvers", "sklearn"])
     assert result.exit_code == 0, result.output
-    assert json.loads(out.read_text())["settings"]["solvers"] == "sklearn"
+    assert json.loads(out.read_text())["provenance"]["settings"]["solvers"] == "sklearn"
     refused = runner.invoke(app, [*args, "--solvers", "fast"])
     assert refused.exit_code == 2
     assert "solvers must be 'liblinear' or 'sklearn', not 'fast'" in refused.output
@@ -117,10 +117,10 @@ def test_the_c_grid_reaches_every_fold_from_the_cli_and_its_default_is_the_apis(
     fast = [*args, "--n-bootstrap", "100", "--n-permutations", "100"]
     assert runner.invoke(app, fast).exit_code == 0
     written = json.loads(out.read_text())
-    assert written["settings"]["c_grid"] == list(DEFAULT_C_GRID) == [0.01, 0.1, 1.0, 10.0, 100.0]
+    assert written["provenance"]["settings"]["c_grid"] == list(DEFAULT_C_GRID) == [0.01, 0.1, 1.0, 10.0, 100.0]
     assert runner.invoke(app, [*fast, "--c-grid", "0.1, 10"]).exit_code == 0
     written = json.loads(out.read_text())
-    assert written["settings"]["c_grid"] == [0.1, 10.0]
+    assert written["provenance"]["settings"]["c_grid"] == [0.1, 10.0]
     assert {fold["C"] for probe in written["probes"] for fold in probe["folds"]} <= {0.1, 10.0}
     for bad, message in [("0.1,x", "is not a list of numbers"), ("0,1", "every C must be a number from 1e-06 to")]:
         refused = runner.invoke(app, [*args, "--c-grid", bad])

@@ -114,7 +114,7 @@ def test_a_declared_full_input_finding_ranks_apart_after_the_others(suite: Suite
     nli = next(entry for entry in suite.entries if entry.name == "nli.jsonl")
     declared = replace(nli.headline, explains="expected", findings=("expected",), declared="--lexical-task")
     entries = [replace(e, headline=declared) if e is nli else e for e in suite.entries]
-    rebuilt = SuiteResult.build(entries, suite.skipped, suite.settings, suite.environment, n_reused=0, seconds=0.0)
+    rebuilt = SuiteResult.build(entries, suite.skipped, suite.provenance, n_reused=0, seconds=0.0)
     assert rebuilt.entries[-1].name == "nli.jsonl" and rebuilt.entries[-1].expected
     assert rebuilt.leaderboard().set_index("benchmark").loc["nli.jsonl", "ranking"] == "expected"
     declared_table = render_suite_card(rebuilt).split("Declared to be answered from the words", 1)[1]

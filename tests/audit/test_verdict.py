@@ -79,7 +79,7 @@ def test_an_undeclared_sentiment_task_is_a_content_finding_without_an_excuse(sen
 
 def test_a_declared_sentiment_task_reads_as_expected_and_records_the_declaration() -> None:
     result = audit(_sentiment(200, 0), feature_sets=("1-grams_presence",), lexical_task=True, **QUICK)
-    assert result.settings["lexical_task"] is True
+    assert result.provenance.settings["lexical_task"] is True
     headline = result.headline
     assert headline.explains == "expected" and headline.declared == "declared with --lexical-task"
     assert headline.status == "warn" and headline.findings == ("expected",)

@@ -57,7 +57,7 @@ def test_reliance_finds_the_model_that_is_right_only_where_the_shortcut_is(
     result = runner.invoke(app, ["reliance", str(audit_path), "--outcomes", str(outcomes), "--json", str(out)])
     assert result.exit_code == 0, result.output
     data = json.loads(out.read_text())
-    assert data["schema_version"] == "pfungst.reliance/1"
+    assert data["schema_version"] == "pfungst.reliance/2"
     by_model = {row["model"]: row for row in data["models"]}
     assert by_model["hans-001"]["difference"]["value"] == pytest.approx(1.0)
     assert by_model["hans-001"]["difference"]["pvalue"] < 1e-6

@@ -61,4 +61,4 @@ def test_score_takes_cluster_by_none_for_the_independent_item_interval(tmp_path:
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert summary["accuracy"]["method"] == "wilson" and summary["design_effect"] is None
-    assert summary["settings"]["cluster_by"] == "none"
+    assert summary["provenance"]["settings"]["cluster_by"] == "none"

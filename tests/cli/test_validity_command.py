@@ -31,7 +31,7 @@ def test_validity_ranks_the_planted_key_first_and_writes_json_and_a_report(tmp_p
     shown = " ".join(result.stdout.split())
     assert "Which planet is largest?" in shown and "1 of 31 keys suspected wrong" in shown
     data = json.loads(out.read_text())
-    assert data["schema_version"] == "pfungst.validity/2"
+    assert data["schema_version"] == "pfungst.validity/3"
     top = data["datasets"][0]["items"][0]
     assert (top["item_id"], top["key"], top["agreed_answer"], top["suspected"]) == ("miskeyed", "A", "B", True)
     page = tmp_path / "report.html"

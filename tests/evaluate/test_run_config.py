@@ -59,8 +59,8 @@ def test_keyword_settings_reach_the_run_or_the_stress_config_and_a_typo_is_named
     items = Benchmark("toy", tuple(Item(f"q{i}", f"Q{i}?", ("a", "b"), 0) for i in range(4)))
     config = StressConfig(run=RunConfig(rule="cloze-raw", cache=False), perturbations=("cyclic",))
     result = stress(items, model, config, limit=2, n_bootstrap=20)
-    assert result.settings["limit"] == 2 and result.settings["n_bootstrap"] == 20
-    assert result.settings["rule"] == "cloze-raw" and result.benchmark["n_items"] == 2  # the given run kept
+    assert result.provenance.settings["limit"] == 2 and result.provenance.settings["n_bootstrap"] == 20
+    assert result.provenance.settings["rule"] == "cloze-raw" and result.benchmark["n_items"] == 2  # the given run kept
     with pytest.raises(ConfigError, match=r"Unknown stress setting 'limt'\. Did you mean: limit\?"):
         stress(items, model, limt=2, cache=False)
     with pytest.raises(ConfigError, match=r"Unknown score setting 'n_bootstrap'"):

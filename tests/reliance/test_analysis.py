@@ -279,8 +279,8 @@ def test_a_real_audit_result_joins_and_the_json_is_clean(tmp_path: Path) -> None
     text = result.save_json(tmp_path / "r.json").read_text()
     data = json.loads(text)
     assert "NaN" not in text
-    assert data["schema_version"] == "pfungst.reliance/1"
-    assert data["settings"]["alpha"] == 0.1
+    assert data["schema_version"] == "pfungst.reliance/2"
+    assert data["provenance"]["settings"]["alpha"] == 0.1
     assert data["families"][0]["n_pairs"] == 2
 
 

@@ -320,6 +320,6 @@ def test_a_helm_run_spec_that_is_not_utf8_or_too_deep_is_named(tmp_path: Path) -
 
 def test_a_score_json_that_is_not_utf8_is_named(tmp_path: Path) -> None:
     path = tmp_path / "score.json"
-    path.write_bytes(b'{"schema_version": "pfungst.score/2", "model": "caf\xe9"}')
+    path.write_bytes(b'{"schema_version": "pfungst.score/3", "model": "caf\xe9"}')
     with pytest.raises(ReaderError, match=r"score\.json: field '\(json\)': not UTF-8 text"):
         read_outcomes(path, format="pfungst-score")

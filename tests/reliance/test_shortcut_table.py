@@ -104,7 +104,7 @@ def test_the_json_reads_back_with_the_table_and_each_shortcut(tmp_path: Path) ->
     text = result.save_json(tmp_path / "r.json").read_text()
     assert "NaN" not in text
     data = json.loads(text)
-    assert data["settings"]["split"] == "any-shortcut"
+    assert data["provenance"]["settings"]["split"] == "any-shortcut"
     assert data["shortcut_tables"][0]["n_any"] == 25
     back = RelianceResult.from_dict(data)
     assert back.shortcut_tables == result.shortcut_tables

@@ -123,7 +123,7 @@ def demo_results(demo_objects: dict[str, Any]) -> list[dict[str, Any]]:
     """summary, audit, stress comparison (both stress results inside), score and reliance, as ``--json`` writes
     them (the comparison as ``pfungst stress`` with several models writes it)."""
     comparison = {
-        "schema_version": "pfungst.stress-comparison/1",
+        "schema_version": "pfungst.stress-comparison/2",
         "results": [r.to_dict() for r in demo_objects["stress"]],
         "rank_stability": demo_objects["ranks"].to_dict(),
     }

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import io
 import re
+from typing import Any
 
+import pytest
 from rich.console import Console
 
 from pfungst.blocks import Code, Facts, Figure, Table, Text
-from pfungst.report.console_blocks import render_blocks
+from pfungst.report.console_blocks import render_blocks, render_to_console
 
 
 def _printed(*blocks: object, width: int = 80) -> str:
@@ -50,3 +52,22 @@ def test_markup_in_any_block_is_printed_literally() -> None:
     )
     for shown in ("[bold]label: [red]value", "[b]caption", "[i]column", "[u]cell", "[bold]title", "[x]"):
         assert shown in text
+
+
+def test_a_result_in_memory_prints_from_its_own_sections_not_through_the_file_loader(
+    demo_objects: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pfungst.report.document as document
+    import pfungst.report.loading as loading
+    from pfungst.report.html import render_fragment
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("an object in memory went through the file loader")
+
+    for module in (loading, document):
+        monkeypatch.setattr(module, "as_result", refuse)
+    monkeypatch.setattr(loading, "_checked", refuse)
+    console = Console(file=io.StringIO(), width=100)
+    render_to_console(demo_objects["score"], console)
+    assert "Accuracy" in console.file.getvalue()
+    assert "Accuracy" in render_fragment(demo_objects["score"], plots=False)

@@ -68,12 +68,14 @@ def test_every_headline_figure_is_printed_with_its_interval(demo_results: list[d
 def test_provenance_names_data_hash_seeds_versions_and_revision(
     demo_results: list[dict[str, Any]], demo_page: str
 ) -> None:
-    audited = demo_results[1]
-    assert audited["benchmark"]["provenance"]["sha256"] in demo_page
-    assert "settings.seed 0" in demo_page
-    assert f"numpy {audited['environment']['packages']['numpy']}" in demo_page
-    if audited["environment"].get("git_revision"):
-        assert audited["environment"]["git_revision"] in demo_page
+    record = demo_results[1]["provenance"]
+    assert record["data"][0]["sha256"] in demo_page
+    assert f"<dt>seed</dt><dd>{record['seed']}</dd>" in demo_page
+    rows = record["data"][0]
+    assert f"<dt>rows</dt><dd>{rows['rows_read']} read, {rows['rows_kept']} kept, 0 rejected</dd>" in demo_page
+    assert f"numpy {record['environment']['packages']['numpy']}" in demo_page
+    if record["environment"].get("git_revision"):
+        assert record["environment"]["git_revision"] in demo_page
 
 
 def test_page_loads_nothing_and_forbids_scripts(demo_results: list[dict[str, Any]], demo_page: str) -> None:
@@ -151,7 +153,7 @@ def test_a_summary_file_is_read_by_its_kind_and_hashed(tmp_path: Path) -> None:
     path = tmp_path / "summary.json"
     path.write_text(json.dumps(_summary()))
     loaded = load_result(path)
-    assert (loaded.kind, loaded.schema_version) == ("summary", "pfungst.summary/1")
+    assert (loaded.kind, loaded.schema_version) == ("summary", "pfungst.summary/2")
     assert len(loaded.sha256) == 64
 
 
@@ -168,21 +170,21 @@ def test_unknown_schema_names_the_file_and_the_versions_known(tmp_path: Path) ->
     with pytest.raises(
         ConfigError,
         match=r"future\.json: unknown schema_version 'pfungst\.audit/9'\. Known: "
-        r"pfungst\.audit/\d+, .*pfungst\.stress/1",
+        r"pfungst\.audit/\d+, .*pfungst\.stress/\d+",
     ):
         load_result(path)
 
 
 def test_file_that_is_not_json_names_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "broken.json"
-    path.write_text('{\n"schema_version": "pfungst.audit/2",\n oops\n}')
+    path.write_text('{\n"schema_version": "pfungst.audit/3",\n oops\n}')
     with pytest.raises(ReaderError, match=r"broken\.json:3: not valid JSON"):
         load_result(path)
 
 
 def test_result_missing_a_key_names_it(tmp_path: Path) -> None:
     path = tmp_path / "audit.json"
-    path.write_text(json.dumps({"schema_version": "pfungst.audit/2", "benchmark": {}}))
+    path.write_text(json.dumps({"schema_version": "pfungst.audit/3", "benchmark": {}}))
     with pytest.raises(ReaderError, match=r"audit\.json: field 'verdict': missing"):
         load_result(path)
 
@@ -203,7 +205,7 @@ def test_report_as_json_is_serialisable_and_holds_the_tables(demo_results: list[
 
 def _summary() -> dict[str, Any]:
     return {
-        "schema_version": "pfungst.summary/1",
+        "schema_version": "pfungst.summary/2",
         "kind": "summary",
         "benchmark": {"name": "toy", "n_items": 4},
         "gold_counts": {"A": 3, "B": 1},
@@ -223,4 +225,9 @@ def _summary() -> dict[str, Any]:
             "method": "share",
             "n": 4,
         },
+        "text_chars": {"mean": 10.0, "median": 10.0, "min": 8, "max": 12},
+        "text_words": {"mean": 2.0, "median": 2.0, "min": 1, "max": 3},
+        "option_chars": {"mean": 3.0, "median": 3.0, "min": 1, "max": 5},
+        "field_names": {},
+        "provenance": {"data": [], "settings": {}, "seed": None, "environment": {}, "derived_from": []},
     }

@@ -84,7 +84,8 @@ def test_escape_markdown(text: str, expected: str) -> None:
 
 def test_settings_fence_outlasts_backticks_in_the_data(demo_results: list[dict[str, Any]]) -> None:
     audited = dict(demo_results[1])
-    audited["settings"] = {**audited["settings"], "note": "````\n# injected heading"}
+    record = audited["provenance"]
+    audited["provenance"] = {**record, "settings": {**record["settings"], "note": "````\n# injected heading"}}
     markdown = render_markdown([audited])
     assert "`````json\n" in markdown
     assert "\n# injected heading" not in markdown.split("`````json")[0]

@@ -95,7 +95,7 @@ def test_a_wrong_value_in_a_compared_run_is_named_by_its_path_in_the_comparison_
     demo_objects: dict[str, Any], tmp_path: Path
 ) -> None:
     comparison = {
-        "schema_version": "pfungst.stress-comparison/1",
+        "schema_version": "pfungst.stress-comparison/2",
         "kind": "stress-comparison",
         "results": [_json(run.to_dict()) for run in demo_objects["stress"]],
         "rank_stability": _json(demo_objects["ranks"].to_dict()),

@@ -133,7 +133,7 @@ def test_cluster_by_none_gives_the_independent_item_interval_and_no_design_effec
     (plain,) = [a for a in result.accuracies if a.perturbation == "identity"]
     assert auto.design_effect == 4.0 and "cluster-robust" in auto.accuracy.method
     assert math.isnan(plain.design_effect) and plain.accuracy.method == "wilson"
-    assert plain.to_dict()["design_effect"] is None and result.settings["cluster_by"] == "none"
+    assert plain.to_dict()["design_effect"] is None and result.provenance.settings["cluster_by"] == "none"
     assert plain.accuracy.ci.high - plain.accuracy.ci.low < auto.accuracy.ci.high - auto.accuracy.ci.low
 
 

@@ -12,8 +12,10 @@ from typing import Any, ClassVar
 import pytest
 from rich.console import Console
 
+from pfungst.environment import Environment
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import ScoreCounts
+from pfungst.provenance import Provenance
 from pfungst.report.console_blocks import render_to_console
 from pfungst.stress.metrics import (
     circular_metrics,
@@ -194,9 +196,7 @@ def _stress_result(seed: int) -> StressResult:
         counts=ScoreCounts(requests=120, unique_requests=100, hits=30, misses=70, model_calls=7, seconds=2.5),
         warnings=("top2 (letter) partly skipped: [bold]3 items[/bold] have one option",),
         benchmark={"name": "toy [v2]", "n_items": N_ITEMS},
-        settings={"rule": "letter", "format": "mmlu"},
-        seed=seed,
-        environment={},
+        provenance=Provenance({"rule": "letter", "format": "mmlu"}, seed, Environment()),
     )
 
 
@@ -352,9 +352,7 @@ def test_a_run_without_analyses_or_costs_prints_header_table_and_counts() -> Non
         counts=ScoreCounts(4, 4, 0, 4, 1, 0.1),
         warnings=(),
         benchmark={"name": "tiny", "n_items": 4},
-        settings={"rule": "letter", "format": "mmlu"},
-        seed=0,
-        environment={},
+        provenance=Provenance({"rule": "letter", "format": "mmlu"}, 0, Environment()),
     )
     console = Console(file=io.StringIO(), width=100)
     render_to_console(result, console)

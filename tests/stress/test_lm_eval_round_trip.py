@@ -257,7 +257,7 @@ def test_the_command_line_exports_and_analyses_the_logs(tmp_path: Path) -> None:
     assert {a["perturbation"] for a in written["analyses"]} == {"identity", "cyclic", "answer-moved"}
     naive = runner.invoke(app, ["stress", "--from-logs", str(tmp_path / "out"), "--cluster-by", "none", "--json", "-"])
     assert naive.exit_code == 0, naive.output
-    assert json.loads(naive.stdout)["settings"]["cluster_by"] == "none"
+    assert json.loads(naive.stdout)["provenance"]["settings"]["cluster_by"] == "none"
     missing = runner.invoke(app, ["stress", "--from-logs", str(tmp_path / "out"), "--cluster-by", "chapter"])
     assert missing.exit_code == 2 and "cluster_by 'chapter'" in missing.output
     both = runner.invoke(app, ["stress", str(data), "--from-logs", str(tmp_path / "out")])

@@ -93,8 +93,8 @@ def test_a_parameter_changes_what_is_asked_and_the_result_says_which() -> None:
     )
     assert len({o.format for o in small.outcomes if o.perturbation == "formats"}) == 2
     assert len({o.format for o in large.outcomes if o.perturbation == "formats"}) == 4
-    assert sorted(large.settings["formats"]) == ["format 1", "format 2", "format 3", "mmlu"]
-    assert {"name": "formats", "params": {"n": 4}} in large.settings["perturbations"]
+    assert sorted(large.provenance.settings["formats"]) == ["format 1", "format 2", "format 3", "mmlu"]
+    assert {"name": "formats", "params": {"n": 4}} in large.provenance.settings["perturbations"]
 
 
 def test_answers_cached_under_one_parameter_are_not_taken_for_another(tmp_path: Path) -> None:
@@ -114,9 +114,9 @@ def test_instruction_paraphrases_from_a_file_are_recorded_as_texts(tmp_path: Pat
     path.write_text("Pick one.\n\nSay the letter.\n", encoding="utf-8")
     result = pfungst.stress.stress(_benchmark(4), _model(), perturbations=(f"instructions:file={path}",), **FAST)
     assert {"name": "instructions", "params": {"texts": ["Pick one.", "Say the letter."], "file": None}} in (
-        result.settings["perturbations"]
+        result.provenance.settings["perturbations"]
     )
-    assert result.settings["formats"]["paraphrase 7"]["instruction"] == "Say the letter."
+    assert result.provenance.settings["formats"]["paraphrase 7"]["instruction"] == "Say the letter."
     with pytest.raises(ConfigError, match=r"perturbation 'instructions': parameter 'file': cannot read .*missing"):
         StressConfig(perturbations=(f"instructions:file={tmp_path / 'missing'}",)).validate()
 

@@ -132,7 +132,7 @@ def test_frame_has_one_row_per_model_and_variant_and_dict_is_json(seed: int) -> 
     assert row.low < 0.9 < row.high
     data = json.loads(json.dumps(result.to_dict(), allow_nan=False))
     assert data["largest_shift"]["shift"] == 2.0
-    assert data["seed"] == seed and len(data["ranks"]) == 6 and len(data["pairwise"]) == 6
+    assert data["provenance"]["seed"] == seed and len(data["ranks"]) == 6 and len(data["pairwise"]) == 6
     assert "W=0.000" in repr(result)
 
 

@@ -139,7 +139,7 @@ def test_every_rule_scores_every_item_and_reports_progress(rule: str) -> None:
     done = [done for _, done, _ in seen]
     assert done == sorted(done) and done[-1] == result.counts.misses > 0  # one counter, over model requests
     assert {total for _, _, total in seen[1:]} == {result.counts.misses}  # the total known before the first request
-    assert result.settings["rule"] == rule and result.benchmark["n_items"] == 10
+    assert result.provenance.settings["rule"] == rule and result.benchmark["n_items"] == 10
     json.dumps(result.to_dict(items=True))  # JSON-safe
 
 
@@ -204,9 +204,10 @@ def test_the_summary_records_settings_provenance_and_schema(tmp_path: Path) -> N
     config = RunConfig(rule="generate", seed=7, cache=False)
     result = score(_benchmark(3), ScriptedModel(), config)
     summary = result.to_dict()
-    assert summary["schema_version"] == "pfungst.score/2"
-    assert summary["seed"] == 7 and summary["settings"]["rule_params"]["seed"] == 7
-    assert summary["model"] == "scripted:v1" and "packages" in summary["environment"]
+    assert summary["schema_version"] == "pfungst.score/3"
+    record = summary["provenance"]
+    assert record["seed"] == 7 and record["settings"]["rule_params"]["seed"] == 7
+    assert summary["model"] == "scripted:v1" and "packages" in record["environment"]
     assert summary["counts"]["unique_requests"] == 3
 
 
@@ -295,7 +296,7 @@ def test_score_gives_the_accuracy_and_interval_of_a_stress_identity_run(cluster_
     assert (scored.accuracy.method == "wilson") == (not clustered)
     assert [o.chosen for o in scored.outcomes] == [o.chosen for o in stressed.outcomes]
     read_back = ScoreResult.from_dict(json.loads(json.dumps(scored.to_dict())))
-    assert read_back.accuracy == scored.accuracy and read_back.settings["cluster_by"] == cluster_by
+    assert read_back.accuracy == scored.accuracy and read_back.provenance.settings["cluster_by"] == cluster_by
 
 
 def test_score_and_a_stress_identity_run_share_one_cache_and_one_request_count(tmp_path: Path) -> None:

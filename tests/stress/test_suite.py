@@ -134,15 +134,15 @@ def test_costs_count_passes_over_one_plain_pass(result: StressResult) -> None:
 def test_the_summary_is_strict_json_with_schema_and_settings(result: StressResult) -> None:
     text = json.dumps(result.to_dict(items=True), allow_nan=False)
     summary = json.loads(text)
-    assert summary["schema_version"] == "pfungst.stress/1" and summary["n_items"] == 20
-    assert summary["settings"]["perturbations"] == [
+    assert summary["schema_version"] == "pfungst.stress/2" and summary["n_items"] == 20
+    assert summary["provenance"]["settings"]["perturbations"] == [
         {"name": "identity", "params": {}},
         {"name": "cyclic", "params": {}},
         {"name": "answer-moved", "params": {}},
         {"name": "ids-shuffled", "params": {}},
         {"name": "pride", "params": {"fraction": 0.1}},
     ]
-    assert summary["model"] == "scripted" and summary["seed"] == 0
+    assert summary["model"] == "scripted" and summary["provenance"]["seed"] == 0
     assert len(summary["outcomes"]) == len(result.outcomes)
 
 
@@ -258,7 +258,7 @@ def test_stress_on_error_skip_scores_the_long_question_as_skipped_and_goes_on() 
     assert result.accuracy.value == pytest.approx(19 / 20)  # the knower answers all others; skipped counts as wrong
     assert result.analysis("circular").circular.value == pytest.approx(19 / 20)
     assert any(w.startswith("skipped: 5 questions of 1 items") and "'long'" in w for w in result.warnings)
-    assert result.settings["on_error"] == "skip"
+    assert result.provenance.settings["on_error"] == "skip"
 
 
 @pytest.fixture(scope="module")

@@ -26,6 +26,7 @@ from pfungst.audit.summary_lines import audit_summary_lines
 from pfungst.audit.verdict import Verdict
 from pfungst.blocks import Section
 from pfungst.display import NotebookDisplay
+from pfungst.provenance import Provenance
 from pfungst.results import Overview
 from pfungst.schema import SCHEMA_VERSIONS, Fields
 from pfungst.serialization import write_json
@@ -52,10 +53,8 @@ class AuditResult(NotebookDisplay):
     """Zero-training baselines; None when disabled."""
     cues: CueTable | None
     """Cue table after Niven & Kao; None when disabled."""
-    settings: dict[str, Any]
-    """Every setting of the audit, the seed included."""
-    environment: dict[str, Any]
-    """Package versions, git revision, platform, time."""
+    provenance: Provenance
+    """The data file audited, every setting of the audit (the seed included), the software that ran it."""
     position_content: PositionContentSplit | None = None
     """The verdict split into the content verdict (position-blind probes) and the gold-position finding, computed
     by :func:`pfungst.audit.audit`; shared labels: the verdict as content, no position finding. None for a per-item
@@ -104,8 +103,7 @@ class AuditResult(NotebookDisplay):
             headline=Headline.from_fields(fields.sub("headline")),
             heuristics=read_heuristics(fields.sub("heuristics")) if fields.has("heuristics") else None,
             cues=read_cues(fields.sub("cues")) if fields.has("cues") else None,
-            settings=fields.mapping("settings"),
-            environment=fields.mapping("environment"),
+            provenance=Provenance.from_fields(fields.sub("provenance")),
             position_content=_read_split(fields),
             controls=AuditControls.from_fields(fields.sub("controls")) if fields.has("controls") else None,
         )
@@ -169,8 +167,7 @@ class AuditResult(NotebookDisplay):
             "probes": [outcome.to_dict(items=items) for outcome in self.probes],
             "heuristics": self.heuristics.to_dict(items) if self.heuristics else None,
             "cues": self.cues.to_dict() if self.cues else None,
-            "settings": self.settings,
-            "environment": self.environment,
+            "provenance": self.provenance.to_dict(),
             "position_content": self.position_content.to_dict() if self.position_content else None,
             "controls": self.controls.to_dict() if self.controls else None,
         }

@@ -35,8 +35,8 @@ from pfungst.audit.task_declaration import declaration
 from pfungst.audit.verdict import Evidence, verdict_label
 from pfungst.audit.verdict_interval import verdict_interval
 from pfungst.data.benchmark import Benchmark
-from pfungst.environment import environment
 from pfungst.errors import ConfigError, override_settings
+from pfungst.provenance import Provenance
 from pfungst.stats import (
     Estimate,
     binomial_pvalue,
@@ -109,16 +109,19 @@ def audit(
         controls=controls,
         heuristics=heuristics,
         cues=cues,
-        settings={
-            **asdict(config),
-            "feature_sets": list(names),
-            "feature_sets_reason": chosen.reason,
-            "feature_set_specs": [get_feature_set(n).spec() for n in names],
-            "label_set_detection": label_set.to_dict(),
-            "item_groups": groups.to_dict(),
-        },
-        environment=environment(),
+        provenance=Provenance.current(
+            {**asdict(config), **_chosen(chosen, names), "label_set_detection": label_set.to_dict()}
+            | {"item_groups": groups.to_dict()},
+            config.seed,
+            data=(benchmark.provenance,),
+        ),
     )
+
+
+def _chosen(chosen: SizeDefault, names: Sequence[str]) -> dict[str, Any]:
+    """The feature sets run, why, and each one's spec, as the settings record them."""
+    specs = [get_feature_set(name).spec() for name in names]
+    return {"feature_sets": list(names), "feature_sets_reason": chosen.reason, "feature_set_specs": specs}
 
 
 def _folds(benchmark: Benchmark, config: AuditConfig) -> tuple[AuditConfig, ItemGroups]:

@@ -46,7 +46,7 @@ def statistic_name(statistic: str) -> str:
 
 def audit_chapter(result: AuditResult) -> tuple[Section, ...]:
     """The audit's chapter: its benchmark's facts (shared with the benchmark's summary), then its sections."""
-    return (benchmark_chapter(result.benchmark), *audit_sections(result))
+    return (benchmark_chapter(result.benchmark, result.provenance.data), *audit_sections(result))
 
 
 def audit_overview(result: AuditResult) -> Overview:
@@ -94,7 +94,7 @@ def audit_sections(result: AuditResult) -> tuple[Section, ...]:
             Section("Heuristic baselines", _heuristic_blocks(result.heuristics, verdict.statistic), level=3)
         )
     if result.cues is not None:
-        fdr = 1 - float(result.settings.get("level", 0.95))
+        fdr = 1 - float(result.provenance.settings.get("level", 0.95))
         sections.append(Section("Cue words", _cue_blocks(result.cues, fdr), level=3))
     best = result.best
     if best.top_features:
@@ -230,7 +230,7 @@ def _probe_blocks(result: AuditResult) -> tuple[Block, ...]:
     note = methods_note([e for p in probes for e in (getattr(p, verdict.statistic), p.accuracy)])
     caption = "Probes: one classifier per feature set, out-of-fold predictions for every item"
     table = Table(caption, columns, rows, text_columns=3, note=note)
-    return _feature_sets_note(result.settings), table, _probe_figure(result)
+    return _feature_sets_note(result.provenance.settings), table, _probe_figure(result)
 
 
 def _feature_sets_note(settings: dict[str, Any]) -> Text:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from pfungst.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from pfungst.data.benchmark import Benchmark, OptionKind, Provenance, Rejection
+    from pfungst.data.benchmark import Benchmark, DataSource, OptionKind, Rejection
     from pfungst.data.builder import BenchmarkBuilder, ReadOptions
     from pfungst.data.item import FrozenMapping, Item
     from pfungst.data.loading import detect_format, load
@@ -22,12 +22,12 @@ __all__ = [
     "Benchmark",
     "BenchmarkBuilder",
     "BenchmarkSummary",
+    "DataSource",
     "FrozenMapping",
     "Item",
     "ModelAnswer",
     "ModelAnswers",
     "OptionKind",
-    "Provenance",
     "ReadOptions",
     "Reader",
     "Rejection",
@@ -44,7 +44,7 @@ __getattr__, __dir__ = lazy_exports(
     {
         "Benchmark": "pfungst.data.benchmark",
         "OptionKind": "pfungst.data.benchmark",
-        "Provenance": "pfungst.data.benchmark",
+        "DataSource": "pfungst.data.benchmark",
         "Rejection": "pfungst.data.benchmark",
         "BenchmarkBuilder": "pfungst.data.builder",
         "ReadOptions": "pfungst.data.builder",

@@ -9,83 +9,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from pfungst.data.item import Item
+from pfungst.provenance import DataSource, Rejection
 from pfungst.serialization import write_jsonl
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Benchmark", "OptionKind", "Provenance", "Rejection"]
+__all__ = ["Benchmark", "DataSource", "OptionKind", "Rejection"]
 
 OptionKind = Literal["shared_labels", "per_item"]
 """``shared_labels``: every item chooses from one label set (NLI, yes/no); ``per_item``: each has its own choices."""
-
-
-@dataclass(frozen=True)
-class Rejection:
-    """A source row that did not become an item, and why."""
-
-    line: int
-    """1-based line (or record) number in the source."""
-    field: str
-    """The field at fault; empty when the whole row is."""
-    reason: str
-    """What was wrong, as the strict error would have said it."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"line": self.line, "field": self.field, "reason": self.reason}
-
-
-@dataclass(frozen=True)
-class Provenance:
-    """Where a benchmark came from and everything that happened to its rows on the way in.
-
-    ``rows_read = rows_kept + len(rejected)`` always holds. Duplicates are kept and counted, never silently dropped;
-    :meth:`Benchmark.deduplicate` drops them explicitly and records that in ``steps``.
-    """
-
-    source: str
-    """Path (or dataset name) the items were read from."""
-    format: str
-    """Name of the reader that read them."""
-    sha256: str = ""
-    """SHA-256 of the source file's bytes (of the sorted per-file hashes for a directory); empty if not a file."""
-    rows_read: int = 0
-    """Data rows (records) seen in the source, header and blank lines excluded."""
-    rows_kept: int = 0
-    """Rows that became items."""
-    rejected: tuple[Rejection, ...] = ()
-    """Rows that did not become items, with the reason (only with ``on_error='skip'`` or by a reader's rule)."""
-    duplicate_texts: int = 0
-    """Items whose text equals an earlier item's text (kept)."""
-    conflicting_duplicates: int = 0
-    """Of those, items whose gold answer differs from the earlier item's (same text, different answer)."""
-    duplicate_ids: int = 0
-    """Items whose source id repeated an earlier one; they were renamed ``<id>#2``, ``<id>#3``, ..."""
-    warnings: tuple[str, ...] = ()
-    """Problems that did not stop loading (duplicate options within an item, ...), each with file, line, field."""
-    steps: tuple[str, ...] = ()
-    """Operations applied after reading (slices, filters, deduplication), in order."""
-    layout: str = ""
-    """The common table layout that mapped the columns (``sciq``, ``question-option-columns``, ...), with why it was
-    chosen where several fit and how an ambiguous answer column was read; empty when a reader or a mapping read it."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict with stable keys."""
-        return {
-            "source": self.source,
-            "format": self.format,
-            "sha256": self.sha256,
-            "rows_read": self.rows_read,
-            "rows_kept": self.rows_kept,
-            "rows_rejected": len(self.rejected),
-            "rejected": [r.to_dict() for r in self.rejected],
-            "duplicate_texts": self.duplicate_texts,
-            "conflicting_duplicates": self.conflicting_duplicates,
-            "duplicate_ids": self.duplicate_ids,
-            "warnings": list(self.warnings),
-            "steps": list(self.steps),
-            "layout": self.layout,
-        }
 
 
 @dataclass(frozen=True)
@@ -108,8 +41,8 @@ class Benchmark(Sequence[Item]):
     """Whether items share one label set or each has its own options."""
     labels: tuple[str, ...] = ()
     """The shared label set, in canonical order (only for ``shared_labels``)."""
-    provenance: Provenance = field(default_factory=lambda: Provenance(source="", format="memory"))
-    """Where the items came from and what happened on the way."""
+    provenance: DataSource = field(default_factory=lambda: DataSource(source="", format="memory"))
+    """Where the items came from and what happened on the way (the data file a result's provenance names)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.items, tuple):
@@ -224,14 +157,14 @@ class Benchmark(Sequence[Item]):
         return pd.DataFrame(rows, columns=None if rows else columns)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe description of the benchmark without its items (name, kind, labels, counts, provenance)."""
+        """A JSON-safe description of the benchmark without its items (name, kind, labels, counts); where it came
+        from is :attr:`provenance`, which a result records in its own provenance."""
         return {
             "name": self.name,
             "n_items": len(self),
             "option_kind": self.option_kind,
             "labels": list(self.labels),
             "option_counts": {str(k): v for k, v in self.option_counts.items()},
-            "provenance": self.provenance.to_dict(),
         }
 
     def save(self, path: str | Path) -> Path:

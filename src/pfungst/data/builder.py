@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pfungst.data.benchmark import Benchmark, OptionKind, Provenance, Rejection
+from pfungst.data.benchmark import Benchmark, DataSource, OptionKind, Rejection
 from pfungst.data.item import Item
 from pfungst.errors import ConfigError, ReaderError
 from pfungst.folder_walk import walk_files
@@ -290,7 +290,7 @@ class BenchmarkBuilder:
             raise ReaderError(self.path, 0, "", reason, self._empty_hint())
         labels = self._final_labels()
         items, duplicates = self._make_items(labels)
-        provenance = Provenance(
+        provenance = DataSource(
             source=str(self.path),
             format=self.format,
             sha256=file_sha256(self.path) if self.path.exists() else "",

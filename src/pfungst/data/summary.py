@@ -20,6 +20,7 @@ from pfungst.blocks import Section, format_estimate
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.summary_sections import benchmark_chapter, summary_sections
 from pfungst.display import NotebookDisplay
+from pfungst.provenance import Provenance
 from pfungst.results import Overview
 from pfungst.schema import SCHEMA_VERSIONS, Fields
 from pfungst.serialization import write_json
@@ -68,6 +69,8 @@ class BenchmarkSummary(NotebookDisplay):
     text_words: LengthStats
     option_chars: LengthStats
     """Option lengths in characters (per-item choices; zeros for shared labels)."""
+    provenance: Provenance
+    """The data file it summarises (:attr:`Provenance.data`), the software that read it; no settings, no seed."""
     field_names: dict[str, int] = field(default_factory=dict)
     """Named fields present, with the number of items that have each."""
     KIND: ClassVar[str] = "summary"
@@ -79,7 +82,7 @@ class BenchmarkSummary(NotebookDisplay):
 
     def sections(self) -> tuple[Section, ...]:
         """Its chapter: the benchmark's facts, then the gold answers, lengths and rows read (computes nothing)."""
-        return (benchmark_chapter(self.benchmark), *summary_sections(self))
+        return (benchmark_chapter(self.benchmark, self.provenance.data), *summary_sections(self))
 
     def overview(self) -> Overview:
         """Its board row: the benchmark inspected, its majority answer share."""
@@ -89,7 +92,7 @@ class BenchmarkSummary(NotebookDisplay):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> BenchmarkSummary:
-        """Read :meth:`to_dict` back (a summary written before schema versions lacks the lengths: they read as 0).
+        """Read :meth:`to_dict` back, every value's type checked.
 
         Raises:
             ReaderError: a value of the wrong type or a missing key, naming ``source`` and the field.
@@ -102,16 +105,16 @@ class BenchmarkSummary(NotebookDisplay):
         """
         fields = Fields(data, source)
         fields.check_schema(cls.SCHEMA_VERSION)
-        empty = LengthStats.of([])
         return cls(
             benchmark=fields.benchmark(),
             gold_counts=fields.typed("gold_counts", dict[str, int]),
             gold_uniformity=fields.estimate("gold_uniformity"),
             majority=fields.estimate("majority"),
-            text_chars=LengthStats.from_fields(fields.sub("text_chars")) if fields.has("text_chars") else empty,
-            text_words=LengthStats.from_fields(fields.sub("text_words")) if fields.has("text_words") else empty,
-            option_chars=LengthStats.from_fields(fields.sub("option_chars")) if fields.has("option_chars") else empty,
-            field_names=fields.typed("field_names", dict[str, int]) if fields.has("field_names") else {},
+            text_chars=LengthStats.from_fields(fields.sub("text_chars")),
+            text_words=LengthStats.from_fields(fields.sub("text_words")),
+            option_chars=LengthStats.from_fields(fields.sub("option_chars")),
+            provenance=Provenance.from_fields(fields.sub("provenance")),
+            field_names=fields.typed("field_names", dict[str, int]),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -126,6 +129,7 @@ class BenchmarkSummary(NotebookDisplay):
             "text_words": self.text_words.to_dict(),
             "option_chars": self.option_chars.to_dict(),
             "field_names": self.field_names,
+            "provenance": self.provenance.to_dict(),
         }
 
     def histograms_frame(self) -> pd.DataFrame:
@@ -172,6 +176,7 @@ def summarize(benchmark: Benchmark) -> BenchmarkSummary:
         text_chars=LengthStats.of([len(item.text) for item in benchmark]),
         text_words=LengthStats.of([len(item.text.split()) for item in benchmark]),
         option_chars=LengthStats.of(option_lengths),
+        provenance=Provenance.current({}, None, data=(benchmark.provenance,)),
         field_names=dict(fields),
     )
 

@@ -6,7 +6,7 @@ and JSON reports and the console all render. Nothing is computed: every figure i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pfungst.blocks import (
@@ -21,6 +21,7 @@ from pfungst.blocks import (
     format_number,
     methods_note,
 )
+from pfungst.provenance import DataSource
 
 if TYPE_CHECKING:
     from pfungst.data.summary import BenchmarkSummary
@@ -28,26 +29,28 @@ if TYPE_CHECKING:
 __all__ = ["benchmark_chapter", "benchmark_facts", "summary_sections"]
 
 
-def benchmark_chapter(benchmark: Mapping[str, Any]) -> Section:
-    """The chapter that opens a benchmark's results: its name and facts (a summary and an audit of it share it)."""
-    return Section(f"Benchmark: {benchmark.get('name', '?')}", (benchmark_facts(benchmark),))
+def benchmark_chapter(benchmark: Mapping[str, Any], data: Sequence[DataSource] = ()) -> Section:
+    """The chapter that opens a benchmark's results: its name and facts (a summary and an audit of it share it);
+    ``data`` is the result's :attr:`Provenance.data <pfungst.provenance.Provenance.data>`."""
+    return Section(f"Benchmark: {benchmark.get('name', '?')}", (benchmark_facts(benchmark, data),))
 
 
-def benchmark_facts(benchmark: Mapping[str, Any]) -> Facts:
-    """Name, size, option kind, labels and option counts of a ``Benchmark.to_dict()``.
+def benchmark_facts(benchmark: Mapping[str, Any], data: Sequence[DataSource] = ()) -> Facts:
+    """Name, size, option kind, labels and option counts of a ``Benchmark.to_dict()``; the reader, layout and steps of
+    the data files in ``data``.
 
     Example:
         >>> benchmark_facts({"name": "toy", "n_items": 4, "option_kind": "per_item"}).pairs[:2]
         (('benchmark', 'toy'), ('items', '4'))
     """
     pairs = [("benchmark", str(benchmark.get("name", "?"))), ("items", format_number(benchmark.get("n_items")))]
-    provenance = benchmark.get("provenance")
-    if isinstance(provenance, Mapping) and provenance.get("format"):
-        pairs.append(("read as", str(provenance["format"])))
-    if isinstance(provenance, Mapping) and provenance.get("layout"):  # a table mapped by a common layout
-        pairs.append(("layout", str(provenance["layout"])))
-    if isinstance(provenance, Mapping) and provenance.get("steps"):  # e.g. a sample (--max-items), de-duplication
-        pairs.append(("steps", "; ".join(str(step) for step in provenance["steps"])))
+    for source in data:
+        if source.format:
+            pairs.append(("read as", source.format))
+        if source.layout:  # a table mapped by a common layout
+            pairs.append(("layout", source.layout))
+        if source.steps:  # e.g. a sample (--max-items), de-duplication
+            pairs.append(("steps", "; ".join(source.steps)))
     if benchmark.get("option_kind"):
         pairs.append(("options", str(benchmark["option_kind"]).replace("_", " ")))
     if benchmark.get("labels"):
@@ -101,7 +104,8 @@ def summary_sections(summary: BenchmarkSummary) -> tuple[Section, ...]:
                 tuple((str(k), format_number(v)) for k, v in summary.field_names.items()),
             )
         )
-    blocks += _rows_blocks(summary.benchmark.get("provenance") or {})
+    for source in summary.provenance.data:
+        blocks += _rows_blocks(source)
     return (Section("Gold answers", tuple(blocks), level=3),)
 
 
@@ -130,24 +134,17 @@ def _length_table(summary: BenchmarkSummary) -> Table | None:
     )
 
 
-def _rows_blocks(provenance: Mapping[str, Any], shown: int = 10) -> list[Block]:
+def _rows_blocks(source: DataSource, shown: int = 10) -> list[Block]:
     """Rows read, kept and rejected, duplicates, and the first rejections and warnings, in words."""
-    if not provenance:
-        return []
     blocks: list[Block] = [
         Text(
-            f"rows read {format_number(provenance.get('rows_read'))}, kept {format_number(provenance.get('rows_kept'))}"
-            f", rejected {format_number(provenance.get('rows_rejected'))}; duplicate texts "
-            f"{format_number(provenance.get('duplicate_texts'))} "
-            f"({format_number(provenance.get('conflicting_duplicates'))} with a different answer); duplicate ids "
-            f"{format_number(provenance.get('duplicate_ids'))}"
+            f"rows read {format_number(source.rows_read)}, kept {format_number(source.rows_kept)}, rejected "
+            f"{format_number(source.rows_rejected)}; duplicate texts {format_number(source.duplicate_texts)} "
+            f"({format_number(source.conflicting_duplicates)} with a different answer); duplicate ids "
+            f"{format_number(source.duplicate_ids)}"
         )
     ]
-    for what, entries in (
-        ("rejected", provenance.get("rejected") or []),
-        ("warning", provenance.get("warnings") or []),
-    ):
-        texts = [str(entry.get("reason")) if isinstance(entry, Mapping) else str(entry) for entry in entries]
+    for what, texts in (("rejected", [entry.reason for entry in source.rejected]), ("warning", list(source.warnings))):
         blocks += [Text(f"{what}: {text}", tone="bad") for text in texts[:shown]]
         if len(texts) > shown:
             blocks.append(Text(f"... and {len(texts) - shown} more ({what})", tone="bad"))

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pfungst.data.benchmark import Benchmark, OptionKind, Provenance
+from pfungst.data.benchmark import Benchmark, DataSource, OptionKind
 from pfungst.data.item import Item
 from pfungst.errors import ConfigError
 from pfungst.registry import Registry
@@ -131,7 +131,7 @@ def make_synthetic(name: str, n_items: int = 400, seed: int = 0) -> Benchmark:
         raise ConfigError(f"n_items must be at least 1, not {n_items}")
     rng = np.random.default_rng([seed, sorted(SYNTHETIC).index(name)])
     items = tuple(spec.make_item(rng, index) for index in range(n_items))
-    provenance = Provenance(
+    provenance = DataSource(
         source=f"synthetic:{name}?n_items={n_items}&seed={seed}",
         format="synthetic",
         rows_read=n_items,

@@ -19,6 +19,7 @@ from pfungst.blocks import Section, short_model
 from pfungst.display import NotebookDisplay
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_sections import score_chapter, score_overview, score_sections
+from pfungst.provenance import Provenance
 from pfungst.results import Overview
 from pfungst.schema import SCHEMA_VERSIONS, Fields, read_dataclass
 from pfungst.serialization import write_json, write_records
@@ -109,12 +110,9 @@ class ScoreResult(NotebookDisplay):
     """The model's fingerprint (the cache key's model part)."""
     benchmark: dict[str, Any]
     """``Benchmark.to_dict()`` of the scored items (name, counts, provenance)."""
-    settings: dict[str, Any]
-    """The scoring rule and its parameters, the prompt format, the cache file and chunk size."""
-    seed: int
-    """The run's seed (generation's sampling seed)."""
-    environment: dict[str, Any]
-    """Package versions, git revision, platform and time (:func:`pfungst.environment.environment`)."""
+    provenance: Provenance
+    """The data file scored; the settings (scoring rule and its parameters, prompt format, cache file, chunk size);
+    the run's seed (generation's sampling seed); the software."""
     schema_version: str = SCHEMA_VERSION
     design_effect: float = math.nan
     """Clustered / naive variance of the accuracy where the items cluster (its interval is then cluster-robust); NaN
@@ -140,7 +138,7 @@ class ScoreResult(NotebookDisplay):
     def summary_lines(self) -> tuple[str, ...]:
         """Its short answer, what ``pfungst score`` prints by default: what was scored, the accuracy with its interval
         against chance, what went unanswered, and the model cache a rerun reads."""
-        settings = self.settings
+        settings = self.provenance.settings
         accuracy = score_sections(self)[0].blocks[0]
         title = (
             f"Score of {short_model(self.model)} on {self.benchmark.get('name', '?')} ({self.n_items} items, rule "
@@ -166,7 +164,7 @@ class ScoreResult(NotebookDisplay):
         """
         fields = Fields(data, source)
         fields.check_schema(SCHEMA_VERSION)
-        fields.sub("settings").string("rule")
+        fields.sub("provenance").sub("settings").string("rule")
         records = fields.records("items") if fields.has("items") else []
         outcomes = tuple(Outcome.from_fields(entry) for entry in records)
         totals = ScoreTotals(
@@ -183,9 +181,7 @@ class ScoreResult(NotebookDisplay):
             counts=read_dataclass(ScoreCounts, fields.sub("counts")),
             model=fields.string("model"),
             benchmark=fields.benchmark(),
-            settings=fields.mapping("settings"),
-            seed=fields.integer("seed"),
-            environment=fields.mapping("environment"),
+            provenance=Provenance.from_fields(fields.sub("provenance")),
             file_totals=None if records else totals,
         )
 
@@ -197,7 +193,7 @@ class ScoreResult(NotebookDisplay):
     @property
     def rule(self) -> str:
         """The scoring rule's name."""
-        return str(self.settings["rule"])
+        return str(self.provenance.settings["rule"])
 
     @property
     def items(self) -> tuple[Outcome, ...]:
@@ -244,9 +240,7 @@ class ScoreResult(NotebookDisplay):
             "counts": self.counts.to_dict(),
             "model": self.model,
             "benchmark": self.benchmark,
-            "settings": self.settings,
-            "seed": self.seed,
-            "environment": self.environment,
+            "provenance": self.provenance.to_dict(),
         }
         if self.n_skipped:
             data["n_skipped"] = self.n_skipped

@@ -34,7 +34,7 @@ __all__ = ["request_facts", "score_chapter", "score_overview", "score_sections"]
 def score_chapter(result: ScoreResult) -> tuple[Section, ...]:
     """The score's chapter (model and benchmark, the benchmark's facts), then its sections."""
     title = f"Model score: {short_model(result.model)} on {result.benchmark.get('name', '?')}"
-    return (Section(title, (benchmark_facts(result.benchmark),)), *score_sections(result))
+    return (Section(title, (benchmark_facts(result.benchmark, result.provenance.data),)), *score_sections(result))
 
 
 def score_overview(result: ScoreResult) -> Overview:
@@ -64,7 +64,7 @@ def score_sections(result: ScoreResult) -> tuple[Section, ...]:
         >>> print(score_sections(result)[0].blocks[0].text)
         accuracy 1.000 [0.207, 1.000] (95% Wilson interval), chance 0.500, n = 1
     """
-    settings, accuracy = result.settings, result.accuracy
+    settings, accuracy = result.provenance.settings, result.accuracy
     interval = ""
     if accuracy.ci is not None and not math.isnan(accuracy.ci.low):
         kind = "Wilson" if accuracy.method == "wilson" else "cluster-robust"

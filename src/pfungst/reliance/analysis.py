@@ -25,16 +25,18 @@ import math
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
-from pfungst.environment import environment
+from pfungst.audit.result import AuditResult
 from pfungst.errors import ConfigError, DataError, check_resamples, check_run_settings, override_settings
+from pfungst.provenance import Provenance, ResultReference
 from pfungst.reliance.families import family_of, family_tests
 from pfungst.reliance.outcomes import ModelOutcomes
 from pfungst.reliance.result import ModelReliance, RelianceResult, ShortcutBreakdown
-from pfungst.reliance.shortcut import AuditInput, ShortcutItems, shortcut_items
+from pfungst.reliance.shortcut import AuditInput, ShortcutItems, read_audit, shortcut_items
 from pfungst.reliance.shortcut_score import ANY_SHORTCUT, ShortcutTable, shortcut_table
 from pfungst.reliance.stratified import within_label_difference
 from pfungst.stats import (
@@ -160,10 +162,25 @@ def reliance(
         shortcuts=tuple(splits),
         unjoined=tuple(unjoined),
         warnings=tuple(_warnings(splits, models, config)),
-        settings=config.to_dict(),
-        seed=config.seed,
-        environment=environment(),
+        provenance=Provenance.current(
+            config.to_dict(), config.seed, derived_from=_inputs(audits, outcomes, choices_only)
+        ),
     )
+
+
+def _inputs(
+    audits: Sequence[AuditInput], outcomes: Sequence[ModelOutcomes], choices_only: Sequence[ModelOutcomes]
+) -> tuple[ResultReference, ...]:
+    """What the analysis joined: each audit (a file by its path and hash, an object by its content hash), then each
+    outcome file once (by the reader that read it)."""
+    references = [
+        ResultReference.of_file(audit, AuditResult.KIND, AuditResult.SCHEMA_VERSION)
+        if isinstance(audit, str | Path)
+        else ResultReference.of(read_audit(audit))
+        for audit in audits
+    ]
+    files = dict.fromkeys((o.source, o.format) for o in (*outcomes, *choices_only))
+    return (*references, *(ResultReference.of_file(source, kind) for source, kind in files))
 
 
 def _models(pairs: Sequence[tuple[ModelOutcomes, ShortcutItems]], config: RelianceConfig) -> tuple[ModelReliance, ...]:

@@ -34,6 +34,7 @@ from pfungst.audit.probe_outcome import ProbeOutcome
 from pfungst.audit.result import AuditResult
 from pfungst.blocks import Block, Facts, Section, Table, format_estimate, format_number, format_pvalue, short_model
 from pfungst.errors import ConfigError
+from pfungst.provenance import Provenance, ResultReference
 from pfungst.schema import Fields
 from pfungst.stats import Estimate
 from pfungst.stress.comparison import StressComparison
@@ -126,10 +127,17 @@ class ChoicesOnlyComparison:
     """The benchmark's name."""
     rows: tuple[ChoicesOnlyRow, ...]
     """The classifier's row first (when the audit ran the probe), then each model under each rule."""
+    provenance: Provenance
+    """The data file, the software, and in ``derived_from`` the audit and stress results it pairs (file and hash)."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys."""
-        return {"kind": self.KIND, "benchmark": self.benchmark, "rows": [row.to_dict() for row in self.rows]}
+        return {
+            "kind": self.KIND,
+            "benchmark": self.benchmark,
+            "rows": [row.to_dict() for row in self.rows],
+            "provenance": self.provenance.to_dict(),
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> ChoicesOnlyComparison:
@@ -140,7 +148,8 @@ class ChoicesOnlyComparison:
         """
         fields = Fields(data, source)
         rows = tuple(ChoicesOnlyRow.from_fields(entry) for entry in fields.records("rows"))
-        return cls(benchmark=fields.string("benchmark"), rows=rows)
+        provenance = Provenance.from_fields(fields.sub("provenance"))
+        return cls(benchmark=fields.string("benchmark"), rows=rows, provenance=provenance)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per source: accuracy, interval, chance, majority baseline, p-value, n."""
@@ -200,20 +209,24 @@ class ChoicesOnlyComparison:
         return f"ChoicesOnlyComparison({self.benchmark!r}, {shown})"
 
 
-def compare_choices_only(audit: AuditResult, stresses: Iterable[StressResult]) -> ChoicesOnlyComparison:
+def compare_choices_only(
+    audit: AuditResult, stresses: Iterable[StressResult], inputs: tuple[ResultReference, ...] = ()
+) -> ChoicesOnlyComparison:
     """The audit's classifier choices-only figure beside each stress run's model choices-only figures.
 
     Args:
         audit: An audit that ran the ``options_1-grams_presence`` probe (a per-item default).
         stresses: Stress runs of the same benchmark with the ``choices-only`` perturbation; one row per model and
             scoring rule. May be empty (the classifier's row alone).
+        inputs: The files the audit and the runs were read from, for the provenance's ``derived_from``; by default
+            each result object itself (its content hash).
 
     Raises:
         ConfigError: a stress run of another benchmark, or neither the probe nor a choices-only analysis to show.
     """
     stresses = tuple(stresses)
     for stress in stresses:
-        if _benchmark_key(stress.benchmark) != _benchmark_key(audit.benchmark):
+        if _benchmark_key(stress) != _benchmark_key(audit):
             raise ConfigError(
                 f"compare_choices_only: the stress run of {stress.benchmark.get('name', '?')!r} is not on the audited "
                 f"benchmark {audit.benchmark.get('name', '?')!r} (different data files). Pass runs of the same file."
@@ -226,10 +239,16 @@ def compare_choices_only(audit: AuditResult, stresses: Iterable[StressResult]) -
             f"'{CLASSIFIER_PROBE}' probe and no stress run has the choices-only perturbation. Run pfungst audit "
             f"--feature-set {CLASSIFIER_PROBE} or pfungst stress -p choices-only."
         )
-    return ChoicesOnlyComparison(benchmark=str(audit.benchmark.get("name", "?")), rows=tuple(rows))
+    inputs = inputs or tuple(ResultReference.of(result) for result in (audit, *stresses))
+    records = (audit.provenance, *(stress.provenance for stress in stresses))
+    data = tuple(dict.fromkeys(source for record in records for source in record.data))
+    provenance = Provenance.current({"classifier_probe": CLASSIFIER_PROBE}, None, data=data, derived_from=inputs)
+    return ChoicesOnlyComparison(str(audit.benchmark.get("name", "?")), tuple(rows), provenance)
 
 
-def choices_only_comparisons(results: Iterable[Any]) -> tuple[ChoicesOnlyComparison, ...]:
+def choices_only_comparisons(
+    results: Iterable[Any], references: Iterable[ResultReference] = ()
+) -> tuple[ChoicesOnlyComparison, ...]:
     """One comparison per audit that ran the classifier probe and shares its benchmark with a stress run that has
     the ``choices-only`` perturbation; other results are ignored (what a report given many results shows: it is
     registered in :data:`pfungst.results.DERIVED`, which every report calls through :func:`pfungst.results.derive`).
@@ -237,16 +256,24 @@ def choices_only_comparisons(results: Iterable[Any]) -> tuple[ChoicesOnlyCompari
     Args:
         results: Result objects in any order: ``AuditResult``, ``StressResult``, ``StressComparison`` (each of its
             runs counts) and any others (ignored).
+        references: Where each of ``results`` was read from (file and hash), in the same order; a result without
+            one is named by its content hash.
     """
     results = list(results)
-    stresses = [stress for result in results for stress in _stress_runs(result) if _model_rows(stress)]
+    known = dict(zip(map(id, results), references, strict=False))
+
+    def reference(result: Any) -> ResultReference:
+        return known.get(id(result)) or ResultReference.of(result)
+
+    stresses = [(s, r) for r in results for s in _stress_runs(r) if _model_rows(s)]
     comparisons = []
     for audit in results:
         if not isinstance(audit, AuditResult) or all(p.feature_set != CLASSIFIER_PROBE for p in audit.probes):
             continue
-        mine = [s for s in stresses if _benchmark_key(s.benchmark) == _benchmark_key(audit.benchmark)]
+        mine = [(s, holder) for s, holder in stresses if _benchmark_key(s) == _benchmark_key(audit)]
         if mine:
-            comparisons.append(compare_choices_only(audit, mine))
+            inputs = tuple(dict.fromkeys(reference(result) for result in (audit, *(holder for _, holder in mine))))
+            comparisons.append(compare_choices_only(audit, [s for s, _ in mine], inputs))
     return tuple(comparisons)
 
 
@@ -256,10 +283,10 @@ def _stress_runs(result: Any) -> tuple[StressResult, ...]:
     return tuple(result.results) if isinstance(result, StressComparison) else ()
 
 
-def _benchmark_key(benchmark: Mapping[str, Any]) -> str:
+def _benchmark_key(result: AuditResult | StressResult) -> str:
     """The data file's SHA-256 (a sampled stress run keeps its file's), else the benchmark's name."""
-    provenance = benchmark.get("provenance") or {}
-    return str(provenance.get("sha256") or benchmark.get("name") or "")
+    hashes = ",".join(source.sha256 for source in result.provenance.data)
+    return hashes or str(result.benchmark.get("name") or "")
 
 
 def _classifier_row(probe: ProbeOutcome) -> ChoicesOnlyRow:

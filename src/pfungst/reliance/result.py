@@ -16,6 +16,7 @@ import pandas as pd
 
 from pfungst.blocks import Section
 from pfungst.display import NotebookDisplay
+from pfungst.provenance import Provenance
 from pfungst.reliance.sections import reliance_overview, reliance_sections
 from pfungst.reliance.shortcut import ShortcutItems
 from pfungst.reliance.shortcut_score import ShortcutSummary
@@ -191,11 +192,9 @@ class RelianceResult(NotebookDisplay):
     """Outcomes and audits that found no partner (a dataset without audit, an audit without outcomes), in words."""
     warnings: tuple[str, ...]
     """What limits the reading (a probe no better than chance, a split with an empty side)."""
-    settings: dict[str, Any]
-    """Every setting of the analysis."""
-    seed: int
-    environment: dict[str, Any]
-    """Package versions, git revision, platform and time (:func:`pfungst.environment.environment`)."""
+    provenance: Provenance
+    """Every setting of the analysis, its seed, the software, and the audit and outcome files it joined
+    (``derived_from``, each with its hash)."""
     shortcut_tables: tuple[ShortcutSummary, ...] = ()
     """With ``split="any-shortcut"``: per dataset, the counts of its per-item shortcut table; empty otherwise."""
     per_shortcut: tuple[ShortcutBreakdown, ...] = ()
@@ -231,9 +230,7 @@ class RelianceResult(NotebookDisplay):
             shortcuts=tuple(ShortcutItems.from_fields(entry) for entry in _records(fields, "shortcuts")),
             unjoined=fields.typed("unjoined", tuple[str, ...]) if fields.has("unjoined") else (),
             warnings=fields.typed("warnings", tuple[str, ...]) if fields.has("warnings") else (),
-            settings=fields.mapping("settings") if fields.has("settings") else {},
-            seed=fields.integer("seed") if fields.has("seed") else 0,
-            environment=fields.mapping("environment") if fields.has("environment") else {},
+            provenance=Provenance.from_fields(fields.sub("provenance")),
             shortcut_tables=tuple(read_dataclass(ShortcutSummary, e) for e in _records(fields, "shortcut_tables")),
             per_shortcut=tuple(read_dataclass(ShortcutBreakdown, e) for e in _records(fields, "per_shortcut")),
         )
@@ -350,9 +347,7 @@ class RelianceResult(NotebookDisplay):
             "per_shortcut": [b.to_dict() for b in self.per_shortcut],
             "n_unmatched_outcomes": self.n_unmatched_outcomes,
             "n_unmatched_audit": self.n_unmatched_audit,
-            "settings": self.settings,
-            "seed": self.seed,
-            "environment": self.environment,
+            "provenance": self.provenance.to_dict(),
         }
 
     def save_json(self, path: str | Path) -> Path:
@@ -363,7 +358,7 @@ class RelianceResult(NotebookDisplay):
         rejected = sum(f.rejected for f in self.families)
         return (
             f"RelianceResult({len(self.models)} (model, dataset) pairs, {len(self.families)} families, "
-            f"{rejected} rejected at FDR {self.settings.get('alpha', 0.05)})"
+            f"{rejected} rejected at FDR {self.provenance.settings.get('alpha', 0.05)})"
         )
 
 

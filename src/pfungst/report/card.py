@@ -19,6 +19,7 @@ from pfungst.audit.fixing import FixResult
 from pfungst.audit.result import AuditResult
 from pfungst.audit.suite import SuiteEntry, SuiteResult
 from pfungst.blocks import format_estimate
+from pfungst.provenance import DataSource
 from pfungst.report.markdown import escape_markdown as _text
 
 __all__ = ["render_card", "render_fix_lines", "render_suite_card"]
@@ -47,18 +48,18 @@ def render_card(result: AuditResult, command: str = "") -> str:
         >>> card.splitlines()[0], "**Headline:** Predictable from the full input" in card
         ('## Surface-cue audit (pfungst)', True)
     """
-    benchmark, settings = result.benchmark, result.settings
-    provenance = benchmark.get("provenance") or {}
+    benchmark, settings = result.benchmark, result.provenance.settings
+    data = result.provenance.data[0] if result.provenance.data else DataSource("?", "?", "?")
     kind = str(benchmark.get("option_kind", "")).replace("_", " ")
     lines = [
         _HEADING,
         "",
-        f"Audited with [pfungst](https://pypi.org/project/pfungst/) {_version(result.environment)}: can "
+        f"Audited with [pfungst](https://pypi.org/project/pfungst/) {result.provenance.environment.pfungst}: can "
         "the answers be predicted from surface features alone (no model, no reasoning)?",
         "",
-        f"- **Data:** {_text(benchmark.get('name', '?'))} ({_text(provenance.get('source', '?'))}), "
+        f"- **Data:** {_text(benchmark.get('name', '?'))} ({_text(data.source)}), "
         f"{_text(benchmark.get('n_items', '?'))} items, {_text(kind)}; "
-        f"SHA-256 {_hex(provenance.get('sha256', '?'))}",
+        f"SHA-256 {_hex(data.sha256 or '?')}",
         f"- **Headline:** {_text(result.headline.sentence)}",
         f"- **Verdict:** {_text(result.verdict.explanation)}",
     ]
@@ -94,7 +95,7 @@ def _cue_lines(result: AuditResult) -> list[str]:
 
 
 def _reproduce_lines(result: AuditResult, settings: dict[str, Any], command: str) -> list[str]:
-    source = (result.benchmark.get("provenance") or {}).get("source", "DATA")
+    source = result.provenance.data[0].source if result.provenance.data else "DATA"
     command = command or (
         f"pfungst audit {source} --seed {settings.get('seed', 0)} --n-splits {settings.get('n_splits')} "
         f"--n-repeats {settings.get('n_repeats')} --n-bootstrap {settings.get('n_bootstrap')} "
@@ -106,7 +107,7 @@ def _reproduce_lines(result: AuditResult, settings: dict[str, Any], command: str
     return [
         "Reproduce:",
         "",
-        *_fenced("bash", f"pip install 'pfungst=={_version(result.environment)}'", command),
+        *_fenced("bash", f"pip install 'pfungst=={result.provenance.environment.pfungst}'", command),
         "",
         f"Seed {_text(settings.get('seed', 0))}; {_text(settings.get('n_splits'))} folds x "
         f"{_text(settings.get('n_repeats'))} repeats; {len(feature_sets)} feature sets "
@@ -175,11 +176,6 @@ def _hex(digest: Any) -> str:
     return f"`{text}`" if re.fullmatch(r"[0-9a-fA-F]+", text) else _text(text)
 
 
-def _version(environment: dict[str, Any]) -> str:
-    packages = environment.get("packages") or {}
-    return str(packages.get("pfungst", "")) if isinstance(packages, dict) else ""
-
-
 def render_suite_card(result: SuiteResult, command: str = "") -> str:
     """The card of a suite: one row per benchmark with its headline, ranked by content risk, with the position flag
     beside it; the findings a task declares it is answered from (``--lexical-task``, BIG-bench keywords) in a table
@@ -189,7 +185,7 @@ def render_suite_card(result: SuiteResult, command: str = "") -> str:
         "",
         f"{len(result.entries)} benchmarks audited ({result.n_items} items), {len(result.skipped)} skipped; ranked "
         "by the lower bound of the content verdict (probes that cannot see option positions); q-values are "
-        f"Benjamini-Hochberg across the benchmarks (FDR {result.settings.get('alpha', 0.05)}).",
+        f"Benjamini-Hochberg across the benchmarks (FDR {result.provenance.settings.get('alpha', 0.05)}).",
     ]
     rows = list(zip(result.entries, result.content_tests.qvalues, strict=True))
     lines += _suite_table([row for row in rows if not row[0].expected])
@@ -197,7 +193,7 @@ def render_suite_card(result: SuiteResult, command: str = "") -> str:
     if declared:
         lines += ["", "Declared to be answered from the words of the input (expected, ranked apart):"]
         lines += _suite_table(declared)
-    seed = result.settings.get("seed", 0)
+    seed = result.provenance.seed
     lines += ["", "Reproduce:", "", *_fenced("bash", command or f"pfungst suite ... --seed {seed}")]
-    lines += ["", f"pfungst {_text(result.settings.get('pfungst', ''))}, seed {_text(seed)}."]
+    lines += ["", f"pfungst {_text(result.provenance.environment.pfungst)}, seed {_text(seed)}."]
     return "\n".join(lines) + "\n"

@@ -33,7 +33,7 @@ from pfungst.blocks import (
     format_estimate,
     format_number,
 )
-from pfungst.report.document import result_sections
+from pfungst.results import Result
 
 __all__ = ["render_blocks", "render_sections", "render_to_console"]
 
@@ -41,11 +41,9 @@ _BAR_WIDTH = 20
 """Characters of the longest bar."""
 
 
-def render_to_console(result: Any, console: Console) -> None:
-    """Print a result object (or a loaded result file) on ``console``: its chapter, then each part.
-
-    Raises:
-        ConfigError: ``result`` is not a result.
+def render_to_console(result: Result, console: Console) -> None:
+    """Print a result object on ``console``: its chapter, then each part, straight from its ``sections()`` (an
+    object in memory is never written and read back to be printed).
 
     Example:
         >>> import io
@@ -56,7 +54,7 @@ def render_to_console(result: Any, console: Console) -> None:
         >>> "Histogram of gold positions" in " ".join(console.file.getvalue().split())
         True
     """
-    render_sections(result_sections(result), console)
+    render_sections(result.sections(), console)
 
 
 def render_sections(sections: Iterable[Section], console: Console) -> None:

@@ -49,12 +49,12 @@ def build_report(results: Iterable[Any], *, title: str | None = None) -> Report:
         ('pfungst report: toy', ['Overview', 'Benchmark: toy', 'Provenance'])
     """
     loaded = [as_result(result) for result in results]
-    derived = derive(result.data for result in loaded)
+    derived = derive((result.data for result in loaded), (result.reference for result in loaded))
     sections: list[Section] = [_overview(loaded)]
     for part in REPORT_PARTS:
         sections += _chapters([result for result in loaded if part == result.data.REPORT_PART])
         sections += [section for found in derived if part == found.REPORT_PART for section in found.sections()]
-    sections += provenance_sections(loaded)
+    sections += provenance_sections(loaded, derived)
     names = dict.fromkeys(name for result in loaded if (name := str(result.data.overview().benchmark.get("name", ""))))
     default = "pfungst report" + (f": {', '.join(names)}" if names else "")
     return Report(
@@ -63,12 +63,16 @@ def build_report(results: Iterable[Any], *, title: str | None = None) -> Report:
 
 
 def result_sections(result: Any) -> tuple[Section, ...]:
-    """One result as sections: a chapter heading with what it is about, then its parts (what the console prints).
+    """One result as sections: a chapter heading with what it is about, then its parts. A result object renders
+    itself; only a result dict is read (checked) first.
 
     Raises:
         ConfigError: not a result.
     """
-    return tuple(as_result(result).data.sections())
+    if isinstance(result, LoadedResult):
+        return tuple(result.data.sections())
+    sections = getattr(result, "sections", None)  # a result object renders itself: no round trip through JSON
+    return tuple(sections() if callable(sections) else as_result(result).data.sections())
 
 
 def derived_sections(results: Iterable[Any]) -> list[Section]:
@@ -78,7 +82,8 @@ def derived_sections(results: Iterable[Any]) -> list[Section]:
     Raises:
         ConfigError: an input that is not a result.
     """
-    derived = derive(as_result(result).data for result in results)
+    loaded = [as_result(result) for result in results]
+    derived = derive((result.data for result in loaded), (result.reference for result in loaded))
     return [section for found in derived for section in found.sections()]
 
 

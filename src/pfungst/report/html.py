@@ -34,10 +34,10 @@ def render_html(results: Iterable[Any], *, title: str | None = None, plots: bool
         ConfigError: an input of an unknown kind or schema.
 
     Example:
-        >>> summary = {"schema_version": "pfungst.summary/1", "benchmark": {"name": "<b>toy</b>", "n_items": 4},
-        ...            "gold_counts": {"A": 3, "B": 1},
-        ...            "gold_uniformity": {"value": 1.0, "pvalue": 0.32, "method": "chi-squared", "n": 4},
-        ...            "majority": {"value": 0.75, "ci": None, "method": "share", "n": 4}}
+        >>> from pfungst.data import Benchmark, Item
+        >>> from pfungst.data.summary import summarize
+        >>> items = [Item(str(i), "q", ("x", "y"), i % 2) for i in range(4)]
+        >>> summary = summarize(Benchmark("<b>toy</b>", items)).to_dict()
         >>> page = render_html([summary], plots=False)
         >>> "<b>toy</b>" in page, "&lt;b&gt;toy&lt;/b&gt;" in page
         (False, True)
@@ -56,10 +56,10 @@ def render_fragment(result: Any, *, plots: bool = True) -> str:
         ConfigError: not a result.
 
     Example:
-        >>> summary = {"schema_version": "pfungst.summary/1", "benchmark": {"name": "toy", "n_items": 4},
-        ...            "gold_counts": {"A": 3, "B": 1},
-        ...            "gold_uniformity": {"value": 1.0, "pvalue": 0.32, "method": "chi-squared", "n": 4},
-        ...            "majority": {"value": 0.75, "ci": None, "method": "share", "n": 4}}
+        >>> from pfungst.data import Benchmark, Item
+        >>> from pfungst.data.summary import summarize
+        >>> items = [Item(str(i), "q", ("x", "y"), i % 2) for i in range(4)]
+        >>> summary = summarize(Benchmark("toy", items)).to_dict()
         >>> html = render_fragment(summary, plots=False)
         >>> html.startswith('<div class="pfungst-view">'), "<script" in html
         (True, False)

@@ -16,6 +16,7 @@ from typing import Any
 
 from pfungst.data.records import parse_json
 from pfungst.errors import ConfigError, ReaderError
+from pfungst.provenance import ResultReference
 from pfungst.report.result_bytes import result_bytes
 from pfungst.results import RESULTS, is_top_level, result_class
 from pfungst.schema import SCHEMA_VERSIONS, check_depth, kind_of
@@ -44,6 +45,14 @@ class LoadedResult:
     def to_dict(self) -> dict[str, Any]:
         """Where the result came from (not its data): source, kind, schema version, file hash."""
         return {"source": self.source, "kind": self.kind, "schema_version": self.schema_version, "sha256": self.sha256}
+
+    @property
+    def reference(self) -> ResultReference:
+        """The reference a result derived from this one records: the file and its hash, or, for an object passed in
+        Python, the object's content hash."""
+        if self.sha256:
+            return ResultReference(self.kind, self.source, self.sha256, self.schema_version)
+        return ResultReference.of(self.data)
 
     def __repr__(self) -> str:
         return f"LoadedResult({self.kind!r}, source={self.source!r})"
@@ -122,7 +131,8 @@ def as_result(value: Any) -> LoadedResult:
         ReaderError: a dict with a value of the wrong type or without a key its kind needs.
 
     Example:
-        >>> as_result({"schema_version": "pfungst.reliance/1", "models": [], "families": []}).kind
+        >>> record = {"data": [], "settings": {}, "seed": 0, "environment": {}, "derived_from": []}
+        >>> as_result({"schema_version": "pfungst.reliance/2", "models": [], "families": [], "provenance": record}).kind
         'reliance'
     """
     if isinstance(value, LoadedResult):

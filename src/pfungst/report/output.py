@@ -49,10 +49,10 @@ def write_report(
 
     Example:
         >>> import tempfile, pathlib
-        >>> summary = {"schema_version": "pfungst.summary/1", "benchmark": {"name": "toy", "n_items": 4},
-        ...            "gold_counts": {"A": 3, "B": 1},
-        ...            "gold_uniformity": {"value": 1.0, "pvalue": 0.32, "method": "chi-squared", "n": 4},
-        ...            "majority": {"value": 0.75, "ci": None, "method": "share", "n": 4}}
+        >>> from pfungst.data import Benchmark, Item
+        >>> from pfungst.data.summary import summarize
+        >>> items = [Item(str(i), "q", ("x", "y"), i % 2) for i in range(4)]
+        >>> summary = summarize(Benchmark("toy", items)).to_dict()
         >>> with tempfile.TemporaryDirectory() as folder:
         ...     written = write_report([summary], pathlib.Path(folder) / "report.md")
         ...     print(written[0].read_text().splitlines()[0])

@@ -1,91 +1,100 @@
-"""The provenance chapter: for every input, its file and hash, the data file behind it, seeds, versions, settings."""
+"""The provenance chapter: for every input, its file and hash and its :class:`~pfungst.provenance.Provenance` record.
+
+One function renders a record (:func:`provenance_blocks`): the data files behind it (path, reader, SHA-256, rows
+read, kept and rejected, duplicates, steps), the seed, the software (pfungst and package versions, Python, platform,
+git revision, time), the results it was derived from (kind, file, SHA-256, schema), then its settings. The chapter
+gives one section per input, one per record inside one (each stress run of a comparison) and one per derived result
+(the choices-only pairing); HTML, Markdown, JSON and the console all render these blocks.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pfungst.blocks import Block, Code, Facts, Section, format_number
+from pfungst.blocks import Block, Code, Facts, Section, Table, format_number
+from pfungst.provenance import DataSource, Provenance
 from pfungst.report.loading import LoadedResult
 
-__all__ = ["provenance_sections"]
+__all__ = ["provenance_blocks", "provenance_sections"]
 
 
-def provenance_sections(loaded: list[LoadedResult]) -> list[Section]:
-    """A chapter with one section per input (and per record inside one: each stress run of a comparison)."""
+def provenance_sections(loaded: Sequence[LoadedResult], derived: Iterable[Any] = ()) -> list[Section]:
+    """A chapter with one section per input, per record inside one, and per derived result."""
     sections = [Section("Provenance", ())]
     for result in loaded:
-        pairs = [
+        where = (
             ("result file", result.source),
             ("result sha256", result.sha256 or "n/a (passed in Python)"),
             ("schema", result.schema_version),
-        ]
-        sections.append(_section(f"{result.kind}: {result.source}", _record(result.data), pairs))
+        )
+        title = f"{result.kind}: {result.source}"
+        sections.append(Section(title, provenance_blocks(result.data.provenance, where), level=3))
         for label, record in result.data.overview().records:
-            title = f"{result.source}: {label}"
-            sections.append(_section(title, record, [("model", str(record.get("model")))]))
+            sections.append(Section(f"{result.source}: {label}", provenance_blocks(record), level=3))
+    for found in derived:
+        title = f"{found.sections()[0].title} (derived)"
+        sections.append(Section(title, provenance_blocks(found.provenance), level=3))
     return sections
 
 
-def _record(data: Any) -> Mapping[str, Any]:
-    """The provenance fields of a result: benchmark, environment, settings, seed, rank stability."""
-    fields = ("benchmark", "environment", "settings", "seed", "rank_stability")
-    found = {name: getattr(data, name, None) for name in fields}
-    return {name: _plain(value) for name, value in found.items() if value is not None}
+def provenance_blocks(record: Provenance, where: tuple[tuple[str, str], ...] = ()) -> tuple[Block, ...]:
+    """A provenance record as blocks: facts (``where`` first, then data files, seed, software), the inputs it was
+    derived from as a table, and its settings as JSON.
 
-
-def _plain(value: Any) -> Any:
-    """A part with ``to_dict()`` (a rank stability) as its dict."""
-    to_dict = getattr(value, "to_dict", None)
-    return to_dict() if callable(to_dict) else value
-
-
-def _section(title: str, data: Mapping[str, Any], pairs: list[tuple[str, str]]) -> Section:
-    benchmark = data.get("benchmark")
-    provenance = (benchmark.get("provenance") if isinstance(benchmark, Mapping) else None) or {}
-    if provenance:
-        pairs += [
-            ("data file", str(provenance.get("source", "?"))),
-            ("data sha256", str(provenance.get("sha256", "?"))),
-            ("data format", str(provenance.get("format", "?"))),
-            (
-                "rows",
-                f"{format_number(provenance.get('rows_read'))} read, "
-                f"{format_number(provenance.get('rows_kept'))} kept, "
-                f"{format_number(provenance.get('rows_rejected'))} rejected",
-            ),
-            (
-                "duplicates",
-                f"{format_number(provenance.get('duplicate_texts'))} texts "
-                f"({format_number(provenance.get('conflicting_duplicates'))} conflicting), "
-                f"{format_number(provenance.get('duplicate_ids'))} ids",
-            ),
-        ]
-        if provenance.get("steps"):
-            pairs.append(("steps", ", ".join(str(step) for step in provenance["steps"])))
-    seeds = _seeds(data)
-    if seeds:
-        pairs.append(("seeds", seeds))
-    environment = data.get("environment") or {}
-    for key in ("git_revision", "python", "platform", "created"):
-        if environment.get(key):
-            pairs.append((key.replace("_", " "), str(environment[key])))
-    packages = environment.get("packages")
-    if isinstance(packages, Mapping) and packages:
-        pairs.append(("packages", ", ".join(f"{name} {version}" for name, version in packages.items())))
+    Example:
+        >>> from pfungst.environment import Environment
+        >>> record = Provenance({"alpha": 0.05}, 3, Environment({"pfungst": "0.1.0"}), (DataSource("mmlu.csv", "mmlu",
+        ...     "ab12", rows_read=10, rows_kept=9),))
+        >>> blocks = provenance_blocks(record)
+        >>> dict(blocks[0].pairs)["rows"], dict(blocks[0].pairs)["seed"]
+        ('10 read, 9 kept, 0 rejected', '3')
+    """
+    pairs = [*where]
+    for source in record.data:
+        pairs += _data_pairs(source)
+    pairs.append(("seed", "none (nothing drawn at random)" if record.seed is None else format_number(record.seed)))
+    software = record.environment
+    pairs.append(("pfungst", software.pfungst))
+    for label, value in (
+        ("git revision", software.git_revision),
+        ("python", software.python),
+        ("platform", software.platform),
+        ("created", software.created),
+    ):
+        if value:
+            pairs.append((label, value))
+    others = {name: version for name, version in software.packages.items() if name != "pfungst"}
+    if others:
+        pairs.append(("packages", ", ".join(f"{name} {version}" for name, version in others.items())))
     blocks: list[Block] = [Facts(tuple(pairs))]
-    settings = data.get("settings") or data.get("config")
-    if settings:
-        blocks.append(Code(json.dumps(settings, indent=2, ensure_ascii=False, default=str), caption="settings"))
-    return Section(title, tuple(blocks), level=3)
+    if record.derived_from:
+        rows = tuple((ref.kind, ref.source, ref.sha256 or "n/a", ref.schema_version) for ref in record.derived_from)
+        blocks.append(Table("Derived from", ("kind", "file", "sha256", "schema"), rows, text_columns=4))
+    if record.settings:
+        text = json.dumps(record.settings, indent=2, ensure_ascii=False, default=str)
+        blocks.append(Code(text, caption="settings"))
+    return tuple(blocks)
 
 
-def _seeds(data: Mapping[str, Any]) -> str:
-    settings, ranks = data.get("settings"), data.get("rank_stability")
-    found = {
-        "seed": data.get("seed"),
-        "settings.seed": settings.get("seed") if isinstance(settings, Mapping) else None,
-        "rank_stability.seed": ranks.get("seed") if isinstance(ranks, Mapping) else None,
-    }
-    return ", ".join(f"{key} {value}" for key, value in found.items() if value is not None)
+def _data_pairs(source: DataSource) -> list[tuple[str, str]]:
+    """A data file's facts: path, hash, reader, rows, duplicates, steps."""
+    pairs = [
+        ("data file", source.source or "(in memory)"),
+        ("data sha256", source.sha256 or "n/a"),
+        ("data format", source.format),
+        (
+            "rows",
+            f"{format_number(source.rows_read)} read, {format_number(source.rows_kept)} kept, "
+            f"{format_number(source.rows_rejected)} rejected",
+        ),
+        (
+            "duplicates",
+            f"{format_number(source.duplicate_texts)} texts ({format_number(source.conflicting_duplicates)} "
+            f"conflicting), {format_number(source.duplicate_ids)} ids",
+        ),
+    ]
+    if source.steps:
+        pairs.append(("steps", ", ".join(source.steps)))
+    return pairs

@@ -1,13 +1,13 @@
 """The record every figure is: an :class:`Estimate` with its interval, p-value, baseline, method and size.
 
 Field names follow one convention (``value``, ``ci`` with ``low`` / ``high``, ``pvalue``, ``baseline``,
-``method``, ``n``), modelled on SciPy's result objects (STYLE.md rule 7).
+``method``, ``n``), modelled on SciPy's result objects (STYLE.md rule 7). Reading one from JSON is
+:func:`pfungst.schema.read_estimate` (schema reads statistics; statistics know nothing of schemas).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,18 +71,3 @@ class Estimate:
             "method": self.method,
             "n": self.n,
         }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> Estimate:
-        """The estimate that :meth:`to_dict` wrote (null read as NaN), every value's type checked.
-
-        Raises:
-            ReaderError: a value of the wrong type or a missing key, naming ``source`` and the field.
-
-        Example:
-            >>> Estimate.from_dict({"value": 0.5, "ci": None, "pvalue": None, "method": "wilson", "n": 4}).value
-            0.5
-        """
-        from pfungst.schema import Fields, read_estimate  # schema reads estimates as this class: imported when used
-
-        return read_estimate(Fields(data, source))

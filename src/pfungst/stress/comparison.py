@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from pfungst.blocks import Section
 from pfungst.display import NotebookDisplay
 from pfungst.errors import ConfigError
 from pfungst.evaluate.outcome import Outcome
+from pfungst.provenance import Provenance, ResultReference
 from pfungst.results import Overview
 from pfungst.schema import SCHEMA_VERSIONS, Fields, read_dataclass
 from pfungst.stress.perturbations.pride.result import PrideResult
@@ -38,7 +39,7 @@ def correctness_by_variant(result: StressResult) -> dict[str, dict[str, bool]]:
     (right under every cyclic rotation) and ``pride`` (debiased) when the run has them."""
     groups: dict[str, list[Outcome]] = defaultdict(list)
     for outcome in result.outcomes:
-        groups[_variant_name(outcome, result.settings)].append(outcome)
+        groups[_variant_name(outcome, result.provenance.settings)].append(outcome)
     table: dict[str, dict[str, bool]] = {}
     for name, outcomes in groups.items():
         ids = [o.item_id for o in outcomes]
@@ -89,7 +90,10 @@ def compare(
     correctness = {
         name: {variant: table[variant] for variant in shared} for name, table in zip(names, tables, strict=True)
     }
-    return rank_stability(correctness, seed=seed, n_bootstrap=n_bootstrap, level=level)
+    ranks = rank_stability(correctness, seed=seed, n_bootstrap=n_bootstrap, level=level)
+    data = tuple(dict.fromkeys(source for result in results for source in result.provenance.data))
+    inputs = tuple(ResultReference.of(result) for result in results)
+    return replace(ranks, provenance=replace(ranks.provenance, data=data, derived_from=inputs))
 
 
 @dataclass(frozen=True, eq=False)
@@ -107,6 +111,12 @@ class StressComparison(NotebookDisplay):
     """The ``schema_version`` its JSON carries."""
     REPORT_PART: ClassVar[str] = "model"
     """Its chapter's place in a report (:data:`~pfungst.results.REPORT_PARTS`)."""
+
+    @property
+    def provenance(self) -> Provenance:
+        """The rank stability's record (settings, seed, software, the stress results compared and their data files);
+        each stress run's own record is in its result (and on the report's provenance chapter)."""
+        return self.rank_stability.provenance
 
     def sections(self) -> tuple[Section, ...]:
         """Each model's stress chapter, then the rank stability between them (computes nothing)."""

@@ -12,6 +12,7 @@ import pandas as pd
 
 from pfungst.blocks import Section
 from pfungst.errors import ConfigError
+from pfungst.provenance import Provenance
 from pfungst.results import Overview
 from pfungst.schema import SCHEMA_VERSIONS, Fields, read_dataclass
 from pfungst.stats import ConfidenceInterval, Estimate
@@ -135,12 +136,13 @@ class RankStability:
     order)."""
     pairwise: tuple[PairwiseComparison, ...]
     """Every pair of models on every variant (variant-major, pairs in input order)."""
-    seed: int
-    """Seed of the bootstrap resamples."""
     n_bootstrap: int
     """Bootstrap resamples per interval."""
     level: float
     """Coverage of every interval."""
+    provenance: Provenance
+    """Its settings and the seed of the bootstrap resamples, the software, and (made by
+    :func:`~pfungst.stress.comparison.compare`) the stress results it compares and their data files."""
     KIND: ClassVar[str] = "rank-stability"
     """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
     SCHEMA_VERSION: ClassVar[str] = SCHEMA_VERSIONS["rank-stability"]
@@ -182,9 +184,9 @@ class RankStability:
             "concordance": self.concordance.to_dict(),
             "largest_shift": self.largest_shift.to_dict(),
             "pairwise": [comparison.to_dict() for comparison in self.pairwise],
-            "seed": self.seed,
             "n_bootstrap": self.n_bootstrap,
             "level": self.level,
+            "provenance": self.provenance.to_dict(),
         }
 
     @classmethod

@@ -17,6 +17,7 @@ import numpy as np
 from scipy import stats as _scipy_stats
 
 from pfungst.errors import ConfigError, check_resamples
+from pfungst.provenance import Provenance
 from pfungst.stats import ConfidenceInterval, Estimate, bootstrap_draws, kendall_tau, kendall_w, wilson_interval
 from pfungst.stats.hypothesis_tests import paired_bootstrap_difference
 from pfungst.stats.intervals import percentile_bounds
@@ -85,9 +86,9 @@ def rank_stability(
         concordance=_concordance(table),
         largest_shift=_largest_shift(models, variants, table),
         pairwise=tuple(pairwise),
-        seed=seed,
         n_bootstrap=n_bootstrap,
         level=level,
+        provenance=Provenance.current({"seed": seed, "n_bootstrap": n_bootstrap, "level": level}, seed),
     )
 
 

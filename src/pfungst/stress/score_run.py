@@ -19,13 +19,13 @@ from __future__ import annotations
 from typing import Any
 
 from pfungst.data.benchmark import Benchmark
-from pfungst.environment import environment
 from pfungst.errors import override_settings
 from pfungst.evaluate.engine import Progress
 from pfungst.evaluate.run_config import RunConfig
 from pfungst.evaluate.score_result import ScoreResult
 from pfungst.models.protocol import LanguageModel
 from pfungst.models.registry import ModelSpec
+from pfungst.provenance import Provenance
 from pfungst.serialization import to_jsonable
 from pfungst.stress.metrics import variant_accuracies
 from pfungst.stress.perturbations.base import StressRun
@@ -87,9 +87,7 @@ def score(
         counts=done.counts,
         model=done.model,
         benchmark=run.benchmark.to_dict(),
-        settings=_settings(run),
-        seed=run_config.seed,
-        environment=environment(),
+        provenance=Provenance.current(_settings(run), run_config.seed, data=(run.benchmark.provenance,)),
     )
 
 

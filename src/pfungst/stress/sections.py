@@ -55,13 +55,13 @@ every variant)."""
 
 def stress_chapter(result: StressResult, model: str = "") -> tuple[Section, ...]:
     """A stress run's chapter: the verdict in one sentence, the run's facts, the verdict's checks, then its parts."""
-    benchmark, settings = result.benchmark, result.settings
+    benchmark, settings = result.benchmark, result.provenance.settings
     facts = Facts(
         (
             ("model", result.model),
             ("benchmark", str(benchmark.get("name", "?"))),
             ("items", format_number(result.n_items)),
-            ("seed", format_number(result.seed)),
+            ("seed", format_number(result.provenance.seed)),
             ("scoring rule", str(settings.get("rule", "?"))),
             ("base format", str(settings.get("format", "?"))),
             ("perturbations", ", ".join(spec_text(p) for p in settings.get("perturbations") or [])),
@@ -96,7 +96,7 @@ def comparison_overview(comparison: StressComparison) -> Overview:
     names = _names(comparison)
     rows = tuple(_stress_row(result, name) for result, name in zip(comparison.results, names, strict=True))
     records = tuple(
-        (f"results[{number}] ({name})", _record(result))
+        (f"results[{number}] ({name})", result.provenance)
         for number, (result, name) in enumerate(zip(comparison.results, names, strict=True))
     )
     benchmark = comparison.results[0].benchmark if comparison.results else {}
@@ -125,17 +125,6 @@ def _names(comparison: StressComparison) -> list[str]:
     if len(names) == len(comparison.results):
         return names
     return [short_model(result.model) for result in comparison.results]
-
-
-def _record(result: StressResult) -> dict[str, object]:
-    """The provenance of one stress run inside a comparison."""
-    return {
-        "model": result.model,
-        "benchmark": result.benchmark,
-        "environment": result.environment,
-        "settings": result.settings,
-        "seed": result.seed,
-    }
 
 
 def _stress_row(result: StressResult, model: str) -> BoardRow:
@@ -339,7 +328,7 @@ def _rank_facts(ranks: RankStability) -> Facts:
             f"{shift.model}: place {format_number(shift.from_rank, 1)} on {shift.from_variant} -> "
             f"{format_number(shift.to_rank, 1)} on {shift.to_variant}",
         ),
-        ("seed", format_number(ranks.seed)),
+        ("seed", format_number(ranks.provenance.seed)),
         ("interval level", format_number(ranks.level, 2)),
     ]
     return Facts(tuple(pairs))

@@ -18,6 +18,7 @@ from pfungst.display import NotebookDisplay
 from pfungst.errors import ConfigError, ReaderError
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.score_result import ScoreCounts
+from pfungst.provenance import Provenance
 from pfungst.results import Overview
 from pfungst.schema import SCHEMA_VERSIONS, Fields, read_dataclass
 from pfungst.serialization import to_jsonable, write_json, write_records
@@ -87,12 +88,9 @@ class StressResult(NotebookDisplay):
     """What was skipped and why (a perturbation that does not apply to the rule, items without enough options)."""
     benchmark: dict[str, Any]
     """``Benchmark.to_dict()`` of the items stressed."""
-    settings: dict[str, Any]
-    """Every setting (:meth:`~pfungst.stress.stress_config.StressConfig.to_dict`) and each format's fields."""
-    seed: int
-    """The run's seed."""
-    environment: dict[str, Any]
-    """Package versions, git revision, platform and time."""
+    provenance: Provenance
+    """The data file stressed; every setting (:meth:`~pfungst.stress.stress_config.StressConfig.to_dict`) and each
+    format's fields; the run's seed; the software."""
     schema_version: str = SCHEMA_VERSION
     verdict: StressVerdict = field(default=None)  # type: ignore[assignment]  # judged in __post_init__
     """Position dependence, format and rule spread against their thresholds (:func:`~pfungst.stress.verdict.judge`);
@@ -121,7 +119,7 @@ class StressResult(NotebookDisplay):
     def __post_init__(self) -> None:
         if self.verdict is None:
             object.__setattr__(
-                self, "verdict", judge(self.accuracies, self.analyses, str(self.settings.get("rule", "")))
+                self, "verdict", judge(self.accuracies, self.analyses, str(self.provenance.settings.get("rule", "")))
             )
 
     @property
@@ -199,9 +197,7 @@ class StressResult(NotebookDisplay):
             "warnings": list(self.warnings),
             "verdict": self.verdict.to_dict(),
             "benchmark": self.benchmark,
-            "settings": self.settings,
-            "seed": self.seed,
-            "environment": self.environment,
+            "provenance": self.provenance.to_dict(),
         }
         if items:
             data["outcomes"] = [outcome.to_dict() for outcome in self.outcomes]
@@ -239,9 +235,7 @@ class StressResult(NotebookDisplay):
             counts=fields.typed("counts", ScoreCounts),
             warnings=fields.typed("warnings", tuple[str, ...]),
             benchmark=fields.benchmark(),
-            settings=fields.mapping("settings"),
-            seed=fields.integer("seed"),
-            environment=fields.mapping("environment"),
+            provenance=Provenance.from_fields(fields.sub("provenance")),
             verdict=verdict,  # type: ignore[arg-type]  # None: judged from the figures
         )
 

@@ -17,7 +17,6 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from pfungst.data.benchmark import Benchmark
-from pfungst.environment import environment
 from pfungst.errors import ConfigError
 from pfungst.evaluate.engine import Cell, Plan, Progress, ask_plans, count_requests, open_cached, plan_cell
 from pfungst.evaluate.outcome import Outcome
@@ -26,6 +25,7 @@ from pfungst.evaluate.score_result import ScoreCounts
 from pfungst.models.cache import CachedModel
 from pfungst.models.protocol import LanguageModel
 from pfungst.models.registry import ModelSpec
+from pfungst.provenance import Provenance
 from pfungst.stress.costs import plan_costs
 from pfungst.stress.metrics import VariantAccuracy, variant_accuracies
 from pfungst.stress.perturbations.base import ADAPTIVE, FIRST_PASS, Asked, Findings, Perturbation, StressRun
@@ -75,9 +75,9 @@ def stress(
         counts=done.counts,
         warnings=(*_skipped_warning(asked.outcomes), *(warning for found in findings for warning in found.warnings)),
         benchmark=run.benchmark.to_dict(),
-        settings={**config.to_dict(), "formats": _describe(run)},
-        seed=config.run.seed,
-        environment=environment(),
+        provenance=Provenance.current(
+            {**config.to_dict(), "formats": _describe(run)}, config.run.seed, data=(run.benchmark.provenance,)
+        ),
     )
 
 

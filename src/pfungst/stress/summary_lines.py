@@ -24,7 +24,7 @@ _CHECK_WORDS = {"bad": "above it (interval)", "warn": "above it (value only)", "
 
 def stress_summary_lines(result: StressResult) -> tuple[str, ...]:
     """What was stressed, the finding, the plain accuracy, each measured check, the warnings, the cache."""
-    settings = result.settings
+    settings = result.provenance.settings
     title = (
         f"Stress of {short_model(result.model)} on {result.benchmark.get('name', '?')} ({result.n_items} items, "
         f"rule {settings.get('rule', '?')}, format {settings.get('format', '?')})"
@@ -48,7 +48,7 @@ def comparison_summary_lines(comparison: StressComparison) -> tuple[str, ...]:
         f"Rankings agree across variants: Kendall's W {format_estimate(comparison.rank_stability.concordance)}."
     )
     if results:
-        lines.append(cache_line(results[0].settings))
+        lines.append(cache_line(results[0].provenance.settings))
     return tuple(lines)
 
 

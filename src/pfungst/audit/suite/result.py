@@ -31,9 +31,10 @@ from pfungst.audit.suite.sections import suite_overview, suite_sections
 from pfungst.audit.suite.sources import IgnoredFile
 from pfungst.blocks import Section
 from pfungst.display import NotebookDisplay
+from pfungst.provenance import Provenance
 from pfungst.results import Overview
 from pfungst.schema import SCHEMA_VERSIONS, Fields
-from pfungst.serialization import to_jsonable, write_json
+from pfungst.serialization import write_json
 from pfungst.stats import BHResult, benjamini_hochberg
 
 __all__ = ["SCHEMA_VERSION", "SuiteResult"]
@@ -53,9 +54,9 @@ class SuiteResult(NotebookDisplay):
     """Benjamini-Hochberg over the content verdicts' p-values, in the order of :attr:`entries`."""
     position_tests: BHResult
     """Benjamini-Hochberg over the gold-position uniformity p-values (NaN, untested, for shared labels)."""
-    settings: dict[str, Any]
-    """The audit settings shared by every benchmark, the reader options and the FDR level."""
-    environment: dict[str, Any]
+    provenance: Provenance
+    """The audit settings shared by every benchmark, the reader options and the FDR level; the software; and, in
+    ``derived_from``, each entry's audit file with its hash."""
     n_reused: int
     """Entries read from the cache instead of audited again."""
     seconds: float
@@ -94,13 +95,12 @@ class SuiteResult(NotebookDisplay):
         cls,
         entries: Sequence[SuiteEntry],
         skipped: Sequence[SkippedSource],
-        settings: dict[str, Any],
-        environment: dict[str, Any],
+        provenance: Provenance,
         **run: Any,
     ) -> SuiteResult:
         """Rank ``entries`` by risk and test them across benchmarks; ``run`` gives ``n_reused``, ``seconds`` and
         ``ignored``."""
-        alpha = float(settings.get("alpha", 0.05))
+        alpha = float(provenance.settings.get("alpha", 0.05))
         ranked = tuple(
             sorted(entries, key=lambda e: (e.expected, -_finite(e.risk), -_finite(e.content.estimate.value), e.name))
         )
@@ -108,7 +108,7 @@ class SuiteResult(NotebookDisplay):
         position = benjamini_hochberg(
             [e.position.uniformity.pvalue if e.position else math.nan for e in ranked], alpha, nan_policy="omit"
         )
-        return cls(ranked, tuple(skipped), content, position, settings, environment, **run)
+        return cls(ranked, tuple(skipped), content, position, provenance, **run)
 
     @property
     def n_items(self) -> int:
@@ -173,8 +173,7 @@ class SuiteResult(NotebookDisplay):
             "ignored": [entry.to_dict() for entry in self.ignored],
             "content_tests": self.content_tests.to_dict(),
             "position_tests": self.position_tests.to_dict(),
-            "settings": to_jsonable(self.settings),
-            "environment": self.environment,
+            "provenance": self.provenance.to_dict(),
         }
 
     @classmethod
@@ -188,13 +187,11 @@ class SuiteResult(NotebookDisplay):
         fields.check_schema(SCHEMA_VERSION)
         entries = [read_entry(entry) for entry in fields.records("entries")]
         skipped = [read_entry(entry) for entry in fields.records("skipped")]
-        listed = fields.records("ignored") if fields.has("ignored") else []  # suites written before the list
-        ignored = [IgnoredFile(f.string("source"), f.string("reason")) for f in listed]
+        ignored = [IgnoredFile(f.string("source"), f.string("reason")) for f in fields.records("ignored")]
         return cls.build(
             [e for e in entries if isinstance(e, SuiteEntry)],
             [s for s in skipped if isinstance(s, SkippedSource)],
-            fields.mapping("settings"),
-            fields.mapping("environment"),
+            Provenance.from_fields(fields.sub("provenance")),
             n_reused=fields.integer("n_reused"),
             seconds=fields.number("seconds"),
             ignored=tuple(ignored),

@@ -27,14 +27,19 @@ from pfungst.audit.suite.sources import Discovery, Source, file_sha256, survey
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.label_sets import detect_label_set
 from pfungst.data.loading import load
-from pfungst.environment import environment, installed_version
+from pfungst.environment import installed_version
 from pfungst.errors import ConfigError, PfungstError
 from pfungst.path_checks import check_outputs
+from pfungst.provenance import Provenance, ResultReference
+from pfungst.schema import SCHEMA_VERSIONS
 
 __all__ = ["SuiteConfig", "audit_suite", "check_suite_outputs"]
 
 Progress = Callable[[str, int, int], None]
 """Called as ``progress(benchmark, done, total)`` before each benchmark and once at the end."""
+
+AUDIT_SCHEMA = SCHEMA_VERSIONS["audit"]
+"""The schema of each entry's audit file."""
 
 SUITE_JSON = "suite.json"
 """The suite result's file name in the output folder."""
@@ -132,11 +137,12 @@ def audit_suite(
                 cache.store(source.slug, entry)
             (entries if isinstance(entry, SuiteEntry) else skipped).append(entry)  # type: ignore[arg-type]
     report("ranking", len(sources), len(sources))
+    settings = {**config.key_settings(), "alpha": config.alpha, "paths": [str(p) for p in paths]}
+    audits = tuple(ResultReference.of_file(out / e.audit_json, "audit", AUDIT_SCHEMA) for e in entries)
     result = SuiteResult.build(
         entries,
         skipped,
-        {**config.key_settings(), "alpha": config.alpha, "paths": [str(p) for p in paths], "pfungst": version},
-        environment(),
+        Provenance.current(settings, config.audit.seed, derived_from=audits),
         n_reused=reused,
         seconds=time.perf_counter() - started,
         ignored=found.ignored,

@@ -46,8 +46,10 @@ def suite_sections(result: SuiteResult) -> tuple[Section, ...]:
 
     Example:
         >>> from pfungst.audit.suite import SuiteResult
+        >>> from pfungst.provenance import Provenance
         >>> from pfungst.stats import benjamini_hochberg
-        >>> empty = SuiteResult((), (), benjamini_hochberg([]), benjamini_hochberg([]), {}, {}, 0, 0.0)
+        >>> record = Provenance.current({"alpha": 0.05}, 0)
+        >>> empty = SuiteResult((), (), benjamini_hochberg([]), benjamini_hochberg([]), record, 0, 0.0)
         >>> [section.title for section in suite_sections(empty)]
         ['Suite leaderboard: 0 benchmarks ranked by Clever-Hans risk']
     """
@@ -84,7 +86,7 @@ def _suite_row(entry: SuiteEntry) -> BoardRow:
 
 
 def _facts(result: SuiteResult) -> Facts:
-    alpha = result.settings.get("alpha", 0.05)
+    alpha = result.provenance.settings.get("alpha", 0.05)
     return Facts(
         (
             ("benchmarks audited", str(len(result.entries))),

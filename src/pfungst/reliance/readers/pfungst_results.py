@@ -8,9 +8,9 @@
   ``identity`` (the items as given, the plain pass) unless ``variant=`` names another, as ``perturbation`` or
   ``perturbation:variant`` (``cyclic:shift 1``, ``rules:pmi``), and of the scoring rule ``metric=`` names (every
   rule if None). The rest are counted as skipped.
-- ``StressResult.save_json(path, items=True)`` (``schema_version`` ``pfungst.stress/1``) holds the outcomes under
+- ``StressResult.save_json(path, items=True)`` (``schema_version`` ``pfungst.stress/2``) holds the outcomes under
   ``outcomes``; without ``items`` it holds none, which is an error here. A comparison of several models
-  (``pfungst.stress-comparison/1``) gives one set of outcomes per model.
+  (``pfungst.stress-comparison/2``) gives one set of outcomes per model.
 
 Answers whose ``status`` is not ``ok`` (refused, unparseable) count as wrong and as unparsed. Lines with integer
 ``gold`` and ``chosen`` (original option indices) keep each item's answer, lettered A, B, ... by original index.

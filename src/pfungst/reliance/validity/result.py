@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from pfungst.blocks import Section
+from pfungst.provenance import Provenance
 from pfungst.reliance.validity.sections import validity_overview, validity_sections
 from pfungst.results import Overview
 from pfungst.schema import SCHEMA_VERSIONS, Fields, read_dataclass
@@ -148,10 +149,9 @@ class ValidityResult:
     """One screen per dataset, in the order first seen."""
     warnings: tuple[str, ...]
     """What limits the reading (few models, no chosen answers, IRT not fitted)."""
-    settings: dict[str, Any]
-    """Every setting of the screen, and the outcome sources read."""
-    environment: dict[str, Any]
-    """Package versions, git revision, platform and time."""
+    provenance: Provenance
+    """Every setting of the screen (no seed: it draws nothing at random), the software, and the outcome files read
+    (``derived_from``, each with its hash)."""
     schema_version: str = SCHEMA_VERSION
     KIND: ClassVar[str] = "validity"
     """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
@@ -176,7 +176,7 @@ class ValidityResult:
         for screen in self.datasets:
             lines.append(
                 f"{screen.dataset or 'dataset'}: {screen.n_suspected} of {screen.n_items} keys suspected wrong by "
-                f"{len(screen.models)} models (BH at {self.settings.get('alpha', 0.05)})."
+                f"{len(screen.models)} models (BH at {self.provenance.settings.get('alpha', 0.05)})."
             )
             lines += [
                 f"#{item.rank} {item.item_id}: key {item.key!r}, {item.n_agreed} of {item.n_models} models answer "
@@ -198,8 +198,7 @@ class ValidityResult:
         return cls(
             datasets=tuple(read_dataclass(DatasetValidity, entry) for entry in fields.records("datasets")),
             warnings=fields.typed("warnings", tuple[str, ...]) if fields.has("warnings") else (),
-            settings=fields.mapping("settings") if fields.has("settings") else {},
-            environment=fields.mapping("environment") if fields.has("environment") else {},
+            provenance=Provenance.from_fields(fields.sub("provenance")),
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -229,8 +228,7 @@ class ValidityResult:
             "kind": self.KIND,
             "datasets": [screen.to_dict() for screen in self.datasets],
             "warnings": list(self.warnings),
-            "settings": to_jsonable(self.settings),
-            "environment": self.environment,
+            "provenance": self.provenance.to_dict(),
         }
 
     def save_json(self, path: str | Path) -> Path:

@@ -21,8 +21,8 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
-from pfungst.environment import environment
 from pfungst.errors import ConfigError, DataError
+from pfungst.provenance import Provenance, ResultReference
 from pfungst.reliance.outcomes import ModelOutcomes
 from pfungst.reliance.validity.agreement import AgreementTest, ChoiceRates, agreement_test
 from pfungst.reliance.validity.irt import IrtMethod, ItemParameters, item_parameters
@@ -100,8 +100,9 @@ def validity(outcomes: Sequence[ModelOutcomes], config: ValidityConfig | None = 
         screen = _screen(responses(dataset, members), config)
         screens.append(screen)
         notes += _warnings(screen)
-    settings = {**asdict(config), "sources": [o.source for o in outcomes]}
-    return ValidityResult(tuple(screens), tuple(notes), settings, environment())
+    files = dict.fromkeys((o.source, o.format) for o in outcomes)
+    inputs = tuple(ResultReference.of_file(source, kind) for source, kind in files)
+    return ValidityResult(tuple(screens), tuple(notes), Provenance.current(asdict(config), None, derived_from=inputs))
 
 
 @dataclass(frozen=True)

@@ -18,16 +18,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pfungst.data.benchmark import Benchmark, Provenance
+from pfungst.data.benchmark import Benchmark, DataSource
 from pfungst.data.item import Item
 from pfungst.data.records import json_value
-from pfungst.environment import environment
 from pfungst.errors import ConfigError, ReaderError
 from pfungst.evaluate.engine import Plan, outcome
 from pfungst.evaluate.outcome import Outcome
 from pfungst.evaluate.run_config import override_run_settings
 from pfungst.evaluate.score_result import ScoreCounts
 from pfungst.models.requests import Loglikelihood, NextTokenLogprobs, NextTokenRequest, Request, Result
+from pfungst.provenance import Provenance, ResultReference
 from pfungst.stress.costs import plan_costs
 from pfungst.stress.lm_eval.plan import cell_key, config_from_settings, rebuild_plan
 from pfungst.stress.lm_eval.samples import LoggedDoc, find_sample_files, read_samples
@@ -98,10 +98,15 @@ def stress_from_logs(
             *(w for found in findings for w in found.warnings),
         ),
         benchmark=run.benchmark.to_dict(),
-        settings={**config.to_dict(), "cache": "", "source": "lm-eval", "samples": [str(path) for path in files]},
-        seed=config.run.seed,
-        environment=environment(),
+        provenance=_provenance(config, run.benchmark, files),
     )
+
+
+def _provenance(config: StressConfig, benchmark: Benchmark, files: Sequence[Path]) -> Provenance:
+    """The record of a result read from logs: the plan's settings and the sample files it was derived from."""
+    settings = {**config.to_dict(), "cache": "", "source": "lm-eval", "samples": [str(path) for path in files]}
+    samples = tuple(ResultReference.of_file(path, "lm-eval samples") for path in files)
+    return Provenance.current(settings, config.run.seed, data=(benchmark.provenance,), derived_from=samples)
 
 
 def _overridden(config: StressConfig, **overrides: Any) -> StressConfig:
@@ -160,7 +165,7 @@ def _benchmark(logged: Sequence[LoggedDoc], name: str, files: Sequence[Path]) ->
             item = Item(str(data["item_id"]), str(data["text"]), tuple(data["options"]), int(data["gold"]))
             items[item.id] = (int(data["item_index"]), item)
     ordered = tuple(item for _, item in sorted(items.values(), key=lambda pair: pair[0]))
-    provenance = Provenance(source=", ".join(str(path) for path in files), format="lm-eval samples")
+    provenance = DataSource(source=", ".join(str(path) for path in files), format="lm-eval samples")
     return Benchmark(name, ordered, provenance=provenance)
 
 
