@@ -12,6 +12,7 @@ is wrong: ``audit.json: field 'probes[3].kappa.value': expected a number, found 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import math
 import types
 import typing
@@ -297,6 +298,12 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
             return self.number(key)
         if hint is Estimate:
             return self.estimate(key)
+        if isinstance(hint, type) and issubclass(hint, enum.Enum):  # a mode named by its value (``per_item``)
+            found = self.string(key)
+            values = [member.value for member in hint]
+            if found not in values:
+                raise self._error(key, f"expected one of {', '.join(map(repr, values))}, found {_describe(found)}")
+            return hint(found)
         if origin is tuple:
             return self._tuple(key, args)
         if origin in (dict, Mapping) or hint is dict:

@@ -12,6 +12,7 @@ from pfungst.audit.feature_sets import get_feature_set
 from pfungst.audit.inputs import ItemInputs
 from pfungst.audit.probe import ProbeConfig, run_probe
 from pfungst.audit.probe_outcome import FoldChoice, ProbeOutcome
+from pfungst.audit.protocols import CrossFit
 from pfungst.errors import ConfigError
 from pfungst.reliance import ModelOutcomes
 from pfungst.reliance.paper import paper_kappa_tests
@@ -75,6 +76,6 @@ def test_a_dataset_at_or_below_the_threshold_is_left_out_of_the_tests(base: Prob
 
 
 def test_probes_of_another_protocol_are_refused(base: ProbeOutcome) -> None:
-    crossfit = replace(_probe(base, "1-grams_tf", "l2_C1", 0.8, PREDICTION), protocol="crossfit")
+    crossfit = replace(_probe(base, "1-grams_tf", "l2_C1", 0.8, PREDICTION), protocol=CrossFit())
     with pytest.raises(ConfigError, match="needs pacchiardi2024 probes"):
         paper_kappa_tests({"d": [crossfit]}, [])
