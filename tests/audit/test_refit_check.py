@@ -109,7 +109,8 @@ def test_on_a_null_task_the_refit_aware_interval_is_at_least_as_wide_as_the_boot
         return words, ItemInputs.from_benchmark(copy, ("hypothesis",))
 
     outcome = run_probe(words, inputs(benchmark)[1], SMALL)
-    fixed = verdict_of([outcome], AuditConfig(n_splits=3, n_repeats=1, n_bootstrap=300), OptionKind.SHARED_LABELS).estimate
+    config = AuditConfig(n_splits=3, n_repeats=1, n_bootstrap=300)
+    fixed = verdict_of([outcome], config, OptionKind.SHARED_LABELS).estimate
     refit = refit_check(
         benchmark, inputs, statistic="kappa", value=fixed.value, n_feature_sets=1, config=SMALL, n_refits=8
     )

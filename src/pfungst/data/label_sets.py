@@ -102,7 +102,7 @@ def detect_label_set(benchmark: Benchmark, enabled: bool = True) -> LabelSetView
         >>> from pfungst.data import Benchmark, Item
         >>> items = [Item(str(i), f"q{i}", ("True", "False"), i % 2) for i in range(4)]
         >>> view = detect_label_set(Benchmark("toy", items))
-        >>> view.benchmark.option_kind, view.benchmark.labels, view.benchmark.gold_counts
+        >>> view.benchmark.option_kind.value, view.benchmark.labels, view.benchmark.gold_counts
         ('shared_labels', ('True', 'False'), {'True': 2, 'False': 2})
     """
     n_items = len(benchmark)
