@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from pfungst.audit.probe import ProbeConfig, run_probe
     from pfungst.audit.probe_outcome import ProbeOutcome
     from pfungst.audit.probe_settings import ProbeSettings
+    from pfungst.audit.protocols import PROTOCOLS, CrossFit, Pacchiardi2024, ProbeProtocol, get_protocol
     from pfungst.audit.result import SCHEMA_VERSION, AuditResult, Verdict
     from pfungst.audit.run import AuditConfig, audit
     from pfungst.audit.size_defaults import default_feature_sets
@@ -35,10 +36,12 @@ if TYPE_CHECKING:
 __all__ = [
     "FEATURE_SETS",
     "PAPER_FEATURE_SETS",
+    "PROTOCOLS",
     "SCHEMA_VERSION",
     "AFLiteConfig",
     "AuditConfig",
     "AuditResult",
+    "CrossFit",
     "CueConfig",
     "CueTable",
     "Evidence",
@@ -51,8 +54,10 @@ __all__ = [
     "ItemInputs",
     "NamedCue",
     "OptionTable",
+    "Pacchiardi2024",
     "ProbeConfig",
     "ProbeOutcome",
+    "ProbeProtocol",
     "ProbeSettings",
     "Verdict",
     "audit",
@@ -62,6 +67,7 @@ __all__ = [
     "find_cues",
     "fix",
     "get_feature_set",
+    "get_protocol",
     "paper_rows",
     "paper_split",
     "run_heuristics",
@@ -100,6 +106,11 @@ __getattr__, __dir__ = lazy_exports(
         "run_probe": "pfungst.audit.probe",
         "ProbeOutcome": "pfungst.audit.probe_outcome",
         "ProbeSettings": "pfungst.audit.probe_settings",
+        "PROTOCOLS": "pfungst.audit.protocols",
+        "CrossFit": "pfungst.audit.protocols",
+        "Pacchiardi2024": "pfungst.audit.protocols",
+        "ProbeProtocol": "pfungst.audit.protocols",
+        "get_protocol": "pfungst.audit.protocols",
         "SCHEMA_VERSION": "pfungst.audit.result",
         "AuditResult": "pfungst.audit.result",
         "Verdict": "pfungst.audit.result",
