@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from sklearn.model_selection import RepeatedStratifiedKFold
@@ -106,3 +108,17 @@ def test_protocols_differ_in_what_an_audit_reads_not_in_their_name() -> None:
     assert {spec.name for spec in paper.candidates(ProbeConfig())} == set(ProbeConfig().classifiers)
     assert len(crossfit.candidates(ProbeConfig())) > len(paper.candidates(ProbeConfig()))
     assert all(isinstance(get_protocol(name), ProbeProtocol) for name in PROTOCOLS)
+
+
+def test_the_command_line_reads_a_protocol_name_and_refuses_an_unknown_one(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from pfungst.cli import app
+
+    data = tmp_path / "items.jsonl"
+    data.write_text('{"question": "q", "choices": ["a", "b"], "answer": 1}\n')
+    refused = CliRunner().invoke(app, ["audit", str(data), "--protocol", "crosfit"])
+    assert refused.exit_code == 2
+    assert "Unknown protocol 'crosfit'. Did you mean: crossfit? Available: crossfit, pacchiardi2024" in " ".join(
+        refused.output.split()
+    )
