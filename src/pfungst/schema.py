@@ -283,7 +283,7 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
                 return None
             return self.typed(key, next(arg for arg in args if arg is not type(None)))
         if origin is typing.Literal or isinstance(hint, enum.EnumMeta):  # an enum (a mode) is read by its values
-            values = tuple(member.value for member in hint) if isinstance(hint, enum.EnumMeta) else args
+            values: tuple[Any, ...] = args or tuple(hint.__members__[name].value for name in hint.__members__)
             found = self.string(key) if isinstance(values[0], str) else self.integer(key)
             if found not in values:
                 raise self._error(key, f"expected one of {', '.join(map(repr, values))}, found {_describe(found)}")
