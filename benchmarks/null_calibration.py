@@ -110,7 +110,7 @@ def planted(benchmark: Benchmark, share: float, seed: int) -> Benchmark:
     layout = audited_layout(benchmark, True).benchmark
     rng = np.random.default_rng([seed, 31337])
     size = round(share * len(layout))
-    if layout.option_kind != "shared_labels":
+    if layout.option_kind.has_positions:
         chosen = set(rng.choice(len(layout), size=size, replace=False).tolist())
         return _with_cue(layout, share, chosen, gold=None)
     golds = np.array([item.gold for item in layout])

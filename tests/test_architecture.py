@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -341,6 +342,67 @@ def test_an_import_cycle_between_folders_is_reported_wherever_its_imports_stand(
     assert folder_cycles(sources) == [
         "pfungst.schema -> pfungst.stats.estimate -> pfungst.schema",
         "pfungst.stress.config -> pfungst.stress.perturbations.base -> pfungst.stress.config",
+    ]
+
+
+MODE_DEFINITIONS = (
+    "pfungst.data.option_kind",
+    "pfungst.audit.probe_protocol",
+    "pfungst.audit.crossfit_protocol",
+    "pfungst.audit.pacchiardi2024_protocol",
+)
+"""Where the option layout (:class:`~pfungst.data.option_kind.OptionKind`) and the probe protocols are defined: the
+only modules that may tell one mode from another by itself (STYLE rule 15a)."""
+
+_MODE_NAMES = "per_item|shared_labels|crossfit|pacchiardi2024"
+_MODE_COMPARISON = re.compile(
+    rf"""(option_kind|protocol)\b["')\]]*\s*(==|!=)"""  # kind == ..., settings.get("protocol") != ...
+    rf"""|(==|!=)\s*[\w.]*\b(option_kind|protocol)\b"""  # ... == benchmark.option_kind
+    rf"""|["']({_MODE_NAMES})["']\s*(==|!=|in\b)"""  # "per_item" == ..., "crossfit" in names
+    rf"""|(==|!=)\s*["']({_MODE_NAMES})["']"""  # ... != "pacchiardi2024"
+    rf"""|\bin\s*[(\[{{][^)\]}}]*["']({_MODE_NAMES})["']"""  # protocol in ("crossfit", ...)
+)
+
+
+def mode_comparisons(sources: dict[str, str]) -> list[str]:
+    """Every line outside :data:`MODE_DEFINITIONS` that compares an option kind or a protocol by name (or by
+    identity with a name), as ``"module:line: text"``."""
+    found = []
+    for module, source in sources.items():
+        if module.startswith(MODE_DEFINITIONS):
+            continue
+        for number, line in enumerate(source.splitlines(), start=1):
+            code = line.split("#", 1)[0]
+            if _MODE_COMPARISON.search(code):
+                found.append(f"{module}:{number}: {line.strip()}")
+    return found
+
+
+def test_no_code_compares_an_option_kind_or_a_protocol_by_name() -> None:
+    """Issue 38: code asks the mode object (``benchmark.option_kind.has_positions``, ``config.protocol.plan(...)``);
+    a new layout or protocol is then one definition, not a hunt for every comparison."""
+    assert mode_comparisons(_sources()) == []
+
+
+def test_a_mode_comparison_is_reported() -> None:
+    """The check can fail: each form of comparison in a synthetic tree is reported, and only outside the
+    definitions."""
+    sources = {
+        "pfungst.audit.heuristics": 'if benchmark.option_kind == "per_item":\n    pass\nkind = benchmark.option_kind\n',
+        "pfungst.audit.run": 'note = NOTE if config.protocol != "pacchiardi2024" else ""\n',
+        "pfungst.report.card": 'flag = settings.get("protocol", "crossfit") != "crossfit"\n',
+        "pfungst.data.summary": 'x = "shared_labels" == kind\nok = protocol in ("crossfit", "pacchiardi2024")\n',
+        "pfungst.reliance.paper": "wrong = [p for p in probes if PAPER != p.protocol]\n",
+        "pfungst.data.option_kind": 'return self is OptionKind.PER_ITEM or self == "per_item"\n',
+        "pfungst.audit.pacchiardi2024_protocol": 'return _NOTE if statistic == "kappa" else ""\n',
+    }
+    assert [line.split(":")[0:2] for line in mode_comparisons(sources)] == [
+        ["pfungst.audit.heuristics", "1"],
+        ["pfungst.audit.run", "1"],
+        ["pfungst.report.card", "1"],
+        ["pfungst.data.summary", "1"],
+        ["pfungst.data.summary", "2"],
+        ["pfungst.reliance.paper", "1"],
     ]
 
 

@@ -6,12 +6,13 @@ with :class:`Fields`, which checks every value's type and names the file and the
 is wrong: ``audit.json: field 'probes[3].kappa.value': expected a number, found 'zero point five'``.
 
 :func:`read_dataclass` reads a plain dataclass field by field from its type hints (str, int, float, bool,
-``Estimate``, tuples, dicts, nested dataclasses), so a part with no computed fields needs no reading code.
+``Estimate``, enums, tuples, dicts, nested dataclasses), so a part with no computed fields needs no reading code.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import math
 import types
 import typing
@@ -153,12 +154,11 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
             raise self._error("", f"expected an object, found {_describe(data)}")
         self.data: Mapping[str, Any] = data
 
-    def _error(self, key: str, reason: str) -> ReaderError:
-        return ReaderError(self.source, self.line, _join(self.path, key) if key else self.path, reason, _HINT)
-
     def error(self, key: str, reason: str) -> ReaderError:
         """A :class:`ReaderError` at ``key`` of this object (for checks beyond types)."""
-        return self._error(key, reason)
+        return ReaderError(self.source, self.line, _join(self.path, key) if key else self.path, reason, _HINT)
+
+    _error = error
 
     def check_schema(self, version: str) -> None:
         """Raise a :class:`ReaderError` at ``schema_version`` unless it is ``version`` (a file of another schema)."""
@@ -270,11 +270,12 @@ point five'. Pass a result file that a pfungst command wrote with --json, unchan
             if value is None and type(None) in args:
                 return None
             return self.typed(key, next(arg for arg in args if arg is not type(None)))
-        if origin is typing.Literal:
-            found = self.string(key) if isinstance(args[0], str) else self.integer(key)
-            if found not in args:
-                raise self._error(key, f"expected one of {', '.join(map(repr, args))}, found {_describe(found)}")
-            return found
+        if origin is typing.Literal or isinstance(hint, enum.EnumMeta):  # an enum (a mode) is read by its values
+            values: tuple[Any, ...] = args or tuple(hint.__members__[name].value for name in hint.__members__)
+            found = self.string(key) if isinstance(values[0], str) else self.integer(key)
+            if found not in values:
+                raise self._error(key, f"expected one of {', '.join(map(repr, values))}, found {_describe(found)}")
+            return hint(found) if isinstance(hint, enum.EnumMeta) else found
         if hint is str:
             return self.string(key)
         if hint is bool:

@@ -7,10 +7,11 @@ import dataclasses
 import pytest
 
 from pfungst.audit import AuditConfig, ProbeConfig, ProbeSettings
+from pfungst.audit.pacchiardi2024_protocol import Pacchiardi2024
 from pfungst.errors import ConfigError
 
 CHANGED = {
-    "protocol": "pacchiardi2024",
+    "protocol": Pacchiardi2024(),
     "n_splits": 3,
     "n_repeats": 4,
     "seed": 11,

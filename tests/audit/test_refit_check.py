@@ -16,6 +16,7 @@ from pfungst.audit.inputs import ItemInputs
 from pfungst.audit.probe import ProbeConfig, run_probe
 from pfungst.audit.refit_check import null_copy, refit_check, refit_interval
 from pfungst.audit.run import verdict_of
+from pfungst.data.option_kind import OptionKind
 from pfungst.data.synthetic import make_synthetic
 from pfungst.errors import ConfigError
 from pfungst.schema import Fields
@@ -108,7 +109,8 @@ def test_on_a_null_task_the_refit_aware_interval_is_at_least_as_wide_as_the_boot
         return words, ItemInputs.from_benchmark(copy, ("hypothesis",))
 
     outcome = run_probe(words, inputs(benchmark)[1], SMALL)
-    fixed = verdict_of([outcome], AuditConfig(n_splits=3, n_repeats=1, n_bootstrap=300), "kappa").estimate
+    config = AuditConfig(n_splits=3, n_repeats=1, n_bootstrap=300)
+    fixed = verdict_of([outcome], config, OptionKind.SHARED_LABELS).estimate
     refit = refit_check(
         benchmark, inputs, statistic="kappa", value=fixed.value, n_feature_sets=1, config=SMALL, n_refits=8
     )

@@ -196,13 +196,15 @@ def test_a_medium_benchmark_probes_the_declared_word_and_readability_subset(seed
 
 def test_all_feature_sets_keeps_the_thirteen_at_any_size_and_named_sets_are_kept() -> None:
     from pfungst.audit.feature_sets import PAPER_FEATURE_SETS
+    from pfungst.audit.pacchiardi2024_protocol import Pacchiardi2024
     from pfungst.audit.size_defaults import default_feature_sets, size_default
 
     at_limit, past = make_synthetic("cue-word", 200), make_synthetic("cue-word", 201)
     assert default_feature_sets(at_limit, size_limits=(200, 300)) == PAPER_FEATURE_SETS
     assert default_feature_sets(past, size_limits=(200, 300)) != PAPER_FEATURE_SETS
-    assert default_feature_sets(past, "pacchiardi2024", size_limits=(100, 100)) == PAPER_FEATURE_SETS
-    forced = size_default(past, "crossfit", 2, size_limits=(100, 100), all_sets=True)
+    paper = Pacchiardi2024().default_sets(past, 2, size_limits=(100, 100), all_sets=False)
+    assert paper.feature_sets == PAPER_FEATURE_SETS
+    forced = size_default(past, 2, size_limits=(100, 100), all_sets=True)
     assert (forced.feature_sets, forced.n_repeats, forced.reduced) == (PAPER_FEATURE_SETS, 2, False)
     assert "all sets asked for" in forced.reason
     with pytest.raises(pfungst.ConfigError, match=r"size_limits must be two item counts .* not \(300, 200\)"):

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from pfungst.audit.crossfit_protocol import CrossFit
 from pfungst.audit.feature_sets import get_feature_set
 from pfungst.audit.inputs import ItemInputs
 from pfungst.audit.probe import ProbeConfig, run_probe
@@ -75,6 +76,6 @@ def test_a_dataset_at_or_below_the_threshold_is_left_out_of_the_tests(base: Prob
 
 
 def test_probes_of_another_protocol_are_refused(base: ProbeOutcome) -> None:
-    crossfit = replace(_probe(base, "1-grams_tf", "l2_C1", 0.8, PREDICTION), protocol="crossfit")
+    crossfit = replace(_probe(base, "1-grams_tf", "l2_C1", 0.8, PREDICTION), protocol=CrossFit())
     with pytest.raises(ConfigError, match="needs pacchiardi2024 probes"):
         paper_kappa_tests({"d": [crossfit]}, [])

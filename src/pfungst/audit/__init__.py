@@ -16,6 +16,7 @@ from pfungst.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from pfungst.audit.controls import shuffled_copy
+    from pfungst.audit.crossfit_protocol import CrossFit
     from pfungst.audit.cues import CueConfig, CueTable, find_cues
     from pfungst.audit.feature_sets import FEATURE_SETS, PAPER_FEATURE_SETS, FeatureSet, get_feature_set
     from pfungst.audit.fixing import FixResult, fix
@@ -23,9 +24,11 @@ if TYPE_CHECKING:
     from pfungst.audit.heuristics import HeuristicConfig, HeuristicsReport, run_heuristics
     from pfungst.audit.inputs import ItemInputs, OptionTable
     from pfungst.audit.mitigate import AFLiteConfig, FilterResult, counterbalance, filter_predictable
+    from pfungst.audit.pacchiardi2024_protocol import Pacchiardi2024
     from pfungst.audit.paper_protocol import paper_rows, paper_split
     from pfungst.audit.probe import ProbeConfig, run_probe
     from pfungst.audit.probe_outcome import ProbeOutcome
+    from pfungst.audit.probe_protocol import PROTOCOLS, ProbeProtocol, get_protocol
     from pfungst.audit.probe_settings import ProbeSettings
     from pfungst.audit.result import SCHEMA_VERSION, AuditResult, Verdict
     from pfungst.audit.run import AuditConfig, audit
@@ -35,10 +38,12 @@ if TYPE_CHECKING:
 __all__ = [
     "FEATURE_SETS",
     "PAPER_FEATURE_SETS",
+    "PROTOCOLS",
     "SCHEMA_VERSION",
     "AFLiteConfig",
     "AuditConfig",
     "AuditResult",
+    "CrossFit",
     "CueConfig",
     "CueTable",
     "Evidence",
@@ -51,8 +56,10 @@ __all__ = [
     "ItemInputs",
     "NamedCue",
     "OptionTable",
+    "Pacchiardi2024",
     "ProbeConfig",
     "ProbeOutcome",
+    "ProbeProtocol",
     "ProbeSettings",
     "Verdict",
     "audit",
@@ -62,6 +69,7 @@ __all__ = [
     "find_cues",
     "fix",
     "get_feature_set",
+    "get_protocol",
     "paper_rows",
     "paper_split",
     "run_heuristics",
@@ -100,6 +108,11 @@ __getattr__, __dir__ = lazy_exports(
         "run_probe": "pfungst.audit.probe",
         "ProbeOutcome": "pfungst.audit.probe_outcome",
         "ProbeSettings": "pfungst.audit.probe_settings",
+        "PROTOCOLS": "pfungst.audit.probe_protocol",
+        "CrossFit": "pfungst.audit.crossfit_protocol",
+        "Pacchiardi2024": "pfungst.audit.pacchiardi2024_protocol",
+        "ProbeProtocol": "pfungst.audit.probe_protocol",
+        "get_protocol": "pfungst.audit.probe_protocol",
         "SCHEMA_VERSION": "pfungst.audit.result",
         "AuditResult": "pfungst.audit.result",
         "Verdict": "pfungst.audit.result",

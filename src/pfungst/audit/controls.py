@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import math
-import string
 from collections import Counter
 from dataclasses import asdict, dataclass, replace
 from typing import Any
@@ -53,10 +52,9 @@ def shuffled_copy(benchmark: Benchmark, seed: int = 0) -> Benchmark:
         True
     """
     rng = np.random.default_rng([seed, 104729])
-    if benchmark.option_kind == "shared_labels":
-        golds = rng.permutation([item.gold for item in benchmark])
-    else:
-        golds = np.array([rng.integers(0, item.n_options) for item in benchmark])
+    golds = benchmark.option_kind.null_golds(
+        [item.gold for item in benchmark], [item.n_options for item in benchmark], rng
+    )
     items = tuple(replace(item, gold=int(gold)) for item, gold in zip(benchmark, golds, strict=True))
     provenance = replace(
         benchmark.provenance, steps=(*benchmark.provenance.steps, f"gold answers shuffled (null control, seed {seed})")
@@ -225,10 +223,9 @@ def audit_controls(
         >>> controls.label_only.majority, controls.constant_answer.flagged
         ('A', False)
     """
-    per_item = benchmark.option_kind == "per_item"
     return AuditControls(
         label_only=label_only_baseline(benchmark, n_splits=n_splits, seed=seed, level=level, groups=groups),
-        constant_answer=constant_answer_check(benchmark, level) if per_item else None,
+        constant_answer=constant_answer_check(benchmark, level) if benchmark.option_kind.has_positions else None,
     )
 
 
@@ -252,7 +249,7 @@ def label_only_baseline(
         baseline=share,
     )
     return LabelOnlyBaseline(
-        majority=_answer_name(benchmark, top),
+        majority=benchmark.option_kind.answer_name(benchmark.labels, top),
         majority_share=Estimate(
             share,
             "share of the items whose gold is the majority answer; wilson",
@@ -282,7 +279,7 @@ def _crossfit_majority(gold: np.ndarray, n_splits: int, seed: int, groups: np.nd
 def _prior_score(benchmark: Benchmark, gold: np.ndarray, predicted: np.ndarray, accuracy: Estimate) -> Estimate:
     """The cross-fitted prior on the verdict's scale: Cohen's kappa (shared labels) or chance-corrected accuracy."""
     n = len(gold)
-    if benchmark.option_kind != "per_item":
+    if not benchmark.option_kind.has_positions:
         value = float(cohen_kappa(gold, predicted)) if n else math.nan
         return Estimate(value, "Cohen's kappa of the cross-fitted majority answer", n, baseline=0.0)
     classes = 1.0 / float(np.mean([1.0 / item.n_options for item in benchmark])) if n else 2.0
@@ -298,12 +295,6 @@ def _prior_score(benchmark: Benchmark, gold: np.ndarray, predicted: np.ndarray, 
         else None,
         baseline=0.0,
     )
-
-
-def _answer_name(benchmark: Benchmark, answer: int) -> str:
-    if benchmark.option_kind == "shared_labels" and answer < len(benchmark.labels):
-        return benchmark.labels[answer]
-    return string.ascii_uppercase[answer] if answer < 26 else str(answer + 1)
 
 
 def constant_answer_check(benchmark: Benchmark, level: float = 0.95) -> ConstantAnswerCheck:

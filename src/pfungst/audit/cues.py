@@ -39,7 +39,8 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from pfungst.audit.inputs import item_texts
 from pfungst.audit.ngram_presence import NgramPresence
-from pfungst.data.benchmark import Benchmark, OptionKind
+from pfungst.data.benchmark import Benchmark
+from pfungst.data.option_kind import OptionKind
 from pfungst.errors import ConfigError
 from pfungst.serialization import to_jsonable
 from pfungst.stats import benjamini_hochberg, hypergeometric_pvalues, normal_pvalues, sign_test_pvalues
@@ -151,7 +152,7 @@ class CueTable:
 
     def __repr__(self) -> str:
         top = ", ".join(f"{c.cue!r}->{c.label} ({c.productivity:.2f}/{c.coverage:.2f})" for c in self.cues[:3])
-        return f"CueTable(benchmark={self.benchmark!r}, kind={self.kind!r}, rows={len(self.cues)}, top=[{top}])"
+        return f"CueTable(benchmark={self.benchmark!r}, kind={self.kind.value!r}, rows={len(self.cues)}, top=[{top}])"
 
     def get(self, cue: str, label: str = GOLD_OPTION) -> Cue:
         """The row for ``cue`` and ``label``.
@@ -174,7 +175,7 @@ class CueTable:
         """A JSON-safe dict with stable keys (NaN becomes None)."""
         return {
             "benchmark": self.benchmark,
-            "kind": self.kind,
+            "kind": self.kind.value,
             "n_items": self.n_items,
             "n_tested": self.n_tested,
             "method": self.method,
@@ -197,7 +198,7 @@ def find_cues(benchmark: Benchmark, *, config: CueConfig | None = None) -> CueTa
         ConfigError: ``config.fields`` names a field some item lacks.
     """
     config = config or CueConfig()
-    if benchmark.option_kind == "per_item":
+    if benchmark.option_kind.has_positions:
         if config.fields:
             warnings.warn(
                 "CueConfig.fields has no effect on per-item benchmarks: their cues are read from the options",

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from sklearn.base import TransformerMixin
 
+from pfungst.data.option_kind import OptionKind
 from pfungst.errors import ConfigError
 from pfungst.registry import Registry, resolve_target
 
@@ -38,7 +39,6 @@ __all__ = [
 ]
 
 Level = Literal["item", "option"]
-OptionKind = Literal["shared_labels", "per_item"]
 EvidenceInput = Literal["options", "partial", "full", "position"]
 """What input a finding needed: ``options`` alone (no question), ``partial`` input (named fields), the ``full``
 input, or the ``position`` of the gold option in the file."""
@@ -109,7 +109,7 @@ class FeatureSet:
         return {"name": self.name, "params": dict(self.params)}
 
 
-_ITEM_DEFAULT: tuple[OptionKind, ...] = ("shared_labels", "per_item")
+_ITEM_DEFAULT: tuple[OptionKind, ...] = (OptionKind.SHARED_LABELS, OptionKind.PER_ITEM)
 
 
 def _ngram_sets() -> dict[str, FeatureSet]:
@@ -128,7 +128,7 @@ def _ngram_sets() -> dict[str, FeatureSet]:
                     factory="pfungst.audit.features.ngrams:NgramFeatures",
                     params={"level": level, "ngram_range": (1, n), "weighting": weighting},
                     description=f"{grams} of {'GPT-2 tokens' if level == 'gpt2' else 'words'}, {weighting}",
-                    default_for=_ITEM_DEFAULT if name == "1-grams_presence" else ("shared_labels",),
+                    default_for=_ITEM_DEFAULT if name == "1-grams_presence" else (OptionKind.SHARED_LABELS,),
                 )
     return sets
 
@@ -142,7 +142,7 @@ _BUILTIN: dict[str, FeatureSet] = {
         factory="pfungst.audit.features.readability:ReadabilityFeatures",
         description="Flesch reading ease, Gunning fog, SMOG, Yule's K, FORCAST, type-token ratio, "
         "mean sentence length, word count",
-        default_for=("shared_labels",),
+        default_for=(OptionKind.SHARED_LABELS,),
     ),
     "options": FeatureSet(
         name="options",
@@ -153,7 +153,7 @@ _BUILTIN: dict[str, FeatureSet] = {
         "overlap with the question, negation words, 'all / none of the above'",
         sees_options=True,
         sees_position=True,
-        default_for=("per_item",),
+        default_for=(OptionKind.PER_ITEM,),
     ),
     "options_no_position": FeatureSet(
         name="options_no_position",
@@ -165,7 +165,7 @@ _BUILTIN: dict[str, FeatureSet] = {
         "gold option sits in the file",
         sees_question=False,
         sees_options=True,
-        default_for=("per_item",),
+        default_for=(OptionKind.PER_ITEM,),
     ),
     "options_1-grams_presence": FeatureSet(
         name="options_1-grams_presence",
@@ -176,7 +176,7 @@ _BUILTIN: dict[str, FeatureSet] = {
         description="choices-only baseline: word 1-grams of each option's text, without the question",
         sees_question=False,
         sees_options=True,
-        default_for=("per_item",),
+        default_for=(OptionKind.PER_ITEM,),
     ),
 }
 
@@ -189,7 +189,7 @@ PAPER_FEATURE_SETS: tuple[str, ...] = tuple(name for name, feature_set in _BUILT
 """The 13 feature sets of Pacchiardi et al. 2024, in registry order."""
 
 
-def builtin_defaults(option_kind: str) -> tuple[str, ...]:
+def builtin_defaults(option_kind: OptionKind) -> tuple[str, ...]:
     """The built-in sets that declare ``option_kind`` in ``default_for``: option-level sets first, in registry order."""
     chosen = [feature_set for feature_set in _BUILTIN.values() if option_kind in feature_set.default_for]
     return tuple(feature_set.name for feature_set in sorted(chosen, key=lambda f: f.level == "item"))

@@ -95,7 +95,7 @@ def fix(
     aflite = aflite or AFLiteConfig(seed=config.seed)
     paths: dict[str, str] = {}
     balanced = balanced_audit = None
-    if benchmark.option_kind == "per_item":
+    if benchmark.option_kind.has_positions:
         balanced = counterbalance(benchmark, seed=config.seed)
         paths["counterbalanced"] = str(balanced.save(targets["counterbalanced"]))
         balanced_audit = audit(balanced.with_name(f"{benchmark.name} (counterbalanced)"), config, progress=progress)

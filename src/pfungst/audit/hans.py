@@ -91,7 +91,7 @@ def _is_contiguous_run(needle: list[str], haystack: list[str]) -> bool:
 
 def is_nli_shaped(benchmark: Benchmark) -> bool:
     return (
-        benchmark.option_kind == "shared_labels"
+        not benchmark.option_kind.has_positions
         and "entailment" in benchmark.labels
         and len(benchmark) > 0
         and all("premise" in item.fields and "hypothesis" in item.fields for item in benchmark)

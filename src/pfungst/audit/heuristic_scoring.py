@@ -139,7 +139,8 @@ def score_predictions(
     n, right = int(covered.sum()), int(np.sum(true == pred))
     chance = _chance(benchmark, covered)
     if math.isnan(baseline):
-        baseline = chance if benchmark.option_kind == "per_item" else float(np.mean(gold == np.bincount(gold).argmax()))
+        majority = float(np.mean(gold == np.bincount(gold).argmax()))
+        baseline = chance if benchmark.option_kind.has_positions else majority
     ci = wilson_interval(right, n, config.level)
     pvalue = binomial_pvalue(right, n, baseline, "greater")
     accuracy = Estimate(
@@ -175,11 +176,8 @@ def score_predictions(
 def _chance(benchmark: Benchmark, covered: np.ndarray) -> float:
     """Guessing's accuracy on the covered items: the mean of ``1 / K`` for per-item choices, else one over the
     number of labels."""
-    if benchmark.option_kind != "per_item":
-        return 1 / len(benchmark.labels)
-    if not covered.any():
-        return math.nan
-    return float(np.mean([1 / item.n_options for item, c in zip(benchmark, covered, strict=True) if c]))
+    sizes = [item.n_options for item, c in zip(benchmark, covered, strict=True) if c]
+    return benchmark.option_kind.chance(sizes, len(benchmark.labels))
 
 
 def _rescale(accuracy: float, chance: float) -> float:

@@ -199,7 +199,7 @@ def majority_label(
     """Predict the label most frequent in the other folds (cross-fitted, each of ``groups`` kept whole): the baseline
     every probe must beat."""
     config = config or HeuristicConfig()
-    if benchmark.option_kind != "shared_labels":
+    if benchmark.option_kind.has_positions:
         raise ConfigError("majority_label needs a shared label set; for per-item choices use gold_position")
     gold = np.array([item.gold for item in benchmark])
     sizes = np.full(len(gold), len(benchmark.labels))
@@ -244,7 +244,7 @@ def run_heuristics(
     cross-fitted ones)."""
     config = config or HeuristicConfig()
     hans_counts: tuple[HansCount, ...] = ()
-    if benchmark.option_kind == "per_item":
+    if benchmark.option_kind.has_positions:
         results: tuple[HeuristicResult, ...] = (
             longest_option(benchmark, config=config),
             shortest_option(benchmark, config=config),
@@ -259,7 +259,7 @@ def run_heuristics(
 
 
 def _require_per_item(benchmark: Benchmark, name: str) -> None:
-    if benchmark.option_kind != "per_item":
+    if not benchmark.option_kind.has_positions:
         raise ConfigError(
             f"{name} needs per-item options; this benchmark has a shared label set "
             f"({', '.join(benchmark.labels)}): use majority_label"

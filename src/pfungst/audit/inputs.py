@@ -6,7 +6,6 @@ hypothesis-only baseline); the choices-only baseline uses the option table witho
 
 from __future__ import annotations
 
-import string
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,11 +63,7 @@ class ItemInputs:
 
     @classmethod
     def from_benchmark(cls, benchmark: Benchmark, fields: Sequence[str] = ()) -> ItemInputs:
-        if benchmark.option_kind == "shared_labels":
-            classes = benchmark.labels
-        else:
-            width = max(benchmark.option_counts)
-            classes = tuple(string.ascii_uppercase[k] if k < 26 else str(k + 1) for k in range(width))
+        classes = benchmark.option_kind.class_names(benchmark.labels, max(benchmark.option_counts, default=0))
         return cls(
             item_ids=tuple(item.id for item in benchmark),
             texts=item_texts(benchmark, fields),
@@ -110,7 +105,7 @@ class OptionTable:
     def from_benchmark(
         cls, benchmark: Benchmark, fields: Sequence[str] = (), with_question: bool = True
     ) -> OptionTable:
-        if benchmark.option_kind != "per_item":
+        if not benchmark.option_kind.has_positions:
             raise ConfigError("option-level features need per-item choices; this benchmark has a shared label set")
         questions = item_texts(benchmark, fields) if with_question else ("",) * len(benchmark)
         rows = [

@@ -98,7 +98,7 @@ class ExactDuplicates:
         return "the same text and options (any order), lower-cased, punctuation and spacing ignored"
 
     def keys(self, benchmark: Benchmark) -> Sequence[Hashable | None]:
-        per_item = benchmark.option_kind == "per_item"
+        per_item = benchmark.option_kind.has_positions
         return [(_normalised(item.text), _option_key(item) if per_item else ()) for item in benchmark]
 
 
@@ -113,7 +113,7 @@ class SharedOptionSet:
         return "the same per-item options (any order), lower-cased, punctuation and spacing ignored"
 
     def keys(self, benchmark: Benchmark) -> Sequence[Hashable | None]:
-        if benchmark.option_kind != "per_item":
+        if not benchmark.option_kind.has_positions:
             return [None] * len(benchmark)
         return [_option_key(item) for item in benchmark]
 

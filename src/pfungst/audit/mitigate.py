@@ -70,7 +70,7 @@ def counterbalance(benchmark: Benchmark, seed: int = 0) -> Benchmark:
     Raises:
         ConfigError: the benchmark has a shared label set (its "positions" are labels, not a presentation order).
     """
-    if benchmark.option_kind != "per_item":
+    if not benchmark.option_kind.has_positions:
         raise ConfigError("counterbalance needs per-item options; a shared label set has no option order to rotate")
     rng = np.random.default_rng(seed)
     targets = np.zeros(len(benchmark), dtype=int)
@@ -122,7 +122,7 @@ def featurize_ngrams(benchmark: Benchmark) -> tuple[sparse.csr_matrix, np.ndarra
     vectorizer = CountVectorizer(binary=True)
     gold = np.array([item.gold for item in benchmark], dtype=int)
     try:
-        if benchmark.option_kind == "shared_labels":
+        if not benchmark.option_kind.has_positions:
             return vectorizer.fit_transform(item_texts(benchmark)).tocsr(), gold
         vectorizer.fit([option for item in benchmark for option in item.options])
     except ValueError as exc:

@@ -62,7 +62,7 @@ def assemble_outcome(
     scored = predictions >= 0
     share = np.where(scored[0], (predictions == task.y).sum(axis=0) / np.maximum(scored.sum(axis=0), 1), np.nan)
     n_warnings = sum(result.warnings for result in folds) + final_warnings
-    if n_warnings and config.protocol == "crossfit":
+    if n_warnings and config.protocol.warns_unconverged:
         warnings.warn(
             f"feature set '{feature_set.name}': {n_warnings} classifier fit(s) stopped at max_iter="
             f"{config.max_iter} without converging; raise ProbeConfig.max_iter",
@@ -95,12 +95,6 @@ def assemble_outcome(
 
 def _scores(task: ItemTask | OptionTask, config: ProbeConfig, predictions: np.ndarray) -> Scores:
     """The probe's estimates from its per-repeat predictions, described by the protocol that made them."""
-    crossfit = config.protocol == "crossfit"
-    description = (
-        f"out-of-fold, {config.n_splits}-fold cross-fitting x {config.n_repeats} repeats (mean over repeats)"
-        if crossfit
-        else "pacchiardi2024: one unstratified 60/20/20 split (seed 42), test items only"
-    )
     return score_predictions(
         task.y,
         predictions,
@@ -110,8 +104,8 @@ def _scores(task: ItemTask | OptionTask, config: ProbeConfig, predictions: np.nd
             n_bootstrap=config.n_bootstrap,
             n_permutations=config.n_permutations,
             level=config.level,
-            accuracy_interval="bootstrap" if crossfit else "wilson",
-            description=description,
+            accuracy_interval=config.protocol.accuracy_interval,
+            description=config.protocol.describe_scores(config),
         ),
     )
 

@@ -24,7 +24,9 @@ import numpy as np
 import pandas as pd
 
 from pfungst.audit.classifiers import FeatureWeight
+from pfungst.audit.probe_protocol import ProbeProtocol, get_protocol
 from pfungst.audit.resampled_kappa import bootstrap_draws_kappa, interval_from_draws, kappa_permutation_pvalue
+from pfungst.errors import ConfigError
 from pfungst.schema import Fields, read_dataclass
 from pfungst.serialization import to_jsonable
 from pfungst.stats import (
@@ -192,7 +194,8 @@ class ProbeOutcome:
     feature_set: str
     level: str
     """``item`` (a classifier per item) or ``option`` (a conditional logit among each item's options)."""
-    protocol: str
+    protocol: ProbeProtocol
+    """The protocol that split, fitted and scored it (:mod:`~pfungst.audit.probe_protocol`; written by its name)."""
     classes: tuple[str, ...]
     """Class names (labels, or option positions A, B, ... at option level), indexed by ``gold`` / ``prediction``."""
     accuracy: Estimate
@@ -270,7 +273,7 @@ class ProbeOutcome:
         return cls(
             feature_set=fields.string("feature_set"),
             level=fields.string("level"),
-            protocol=fields.string("protocol"),
+            protocol=_read_protocol(fields),
             classes=classes,
             accuracy=fields.estimate("accuracy"),
             kappa=fields.estimate("kappa"),
@@ -319,7 +322,7 @@ class ProbeOutcome:
         result: dict[str, Any] = {
             "feature_set": self.feature_set,
             "level": self.level,
-            "protocol": self.protocol,
+            "protocol": self.protocol.name,
             "classes": list(self.classes),
             "n_items": self.n_items,
             "n_predicted": self.n_predicted,
@@ -345,7 +348,7 @@ class ProbeOutcome:
         k, ci = self.kappa, self.kappa.ci
         interval = f" [{ci.low:.3f}, {ci.high:.3f}]" if ci else ""
         return (
-            f"ProbeOutcome({self.feature_set!r}, {self.protocol}, kappa={k.value:.3f}{interval}, "
+            f"ProbeOutcome({self.feature_set!r}, {self.protocol.name}, kappa={k.value:.3f}{interval}, "
             f"p={k.pvalue:.3g}, accuracy={self.accuracy.value:.3f}, n={k.n})"
         )
 
@@ -364,3 +367,12 @@ def _settings(fields: Fields) -> dict[str, Any]:
     if "chance" in settings.data:
         settings.number("chance")
     return dict(settings.data)
+
+
+def _read_protocol(fields: Fields) -> ProbeProtocol:
+    """The protocol a result file names, or a :class:`~pfungst.errors.ReaderError` at ``protocol`` naming the file."""
+    name = fields.string("protocol")
+    try:
+        return get_protocol(name)
+    except ConfigError as error:
+        raise fields.error("protocol", str(error)) from None

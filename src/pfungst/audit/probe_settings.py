@@ -3,15 +3,15 @@ probe (:class:`~pfungst.audit.probe.ProbeConfig`) share, declared and checked on
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
 from pfungst.audit.classifiers import DEFAULT_C_GRID, Solvers, check_c_grid
+from pfungst.audit.crossfit_protocol import CrossFit
+from pfungst.audit.probe_protocol import ProbeProtocol, get_protocol
 from pfungst.errors import ConfigError, check_resamples, check_run_settings
 
-__all__ = ["MAX_GRID_PATIENCE", "MAX_SPLITS", "Protocol", "ProbeSettings"]
-
-Protocol = Literal["crossfit", "pacchiardi2024"]
+__all__ = ["MAX_GRID_PATIENCE", "MAX_SPLITS", "ProbeSettings"]
 
 MAX_SPLITS = 1_000
 """The most cross-fitting folds (each fits every feature set once more); past the items of a class the folds are
@@ -38,10 +38,11 @@ class ProbeSettings:
         3
     """
 
-    protocol: Protocol = "crossfit"
-    """``crossfit``: stratified repeated cross-fitting, Cohen's kappa, intervals and permutation tests.
-    ``pacchiardi2024``: Pacchiardi et al. 2024's single 60/20/20 split and chance-corrected accuracy, to reproduce
-    their table (an audit also puts the items in the paper's rows and order)."""
+    protocol: ProbeProtocol = CrossFit()
+    """How probes split, fit and score (:mod:`~pfungst.audit.probe_protocol`; a name is read as its protocol):
+    ``CrossFit()`` (``crossfit``): stratified repeated cross-fitting, Cohen's kappa, intervals and permutation tests.
+    ``Pacchiardi2024()`` (``pacchiardi2024``): Pacchiardi et al. 2024's single 60/20/20 split and chance-corrected
+    accuracy, to reproduce their table (an audit also puts the items in the paper's rows and order)."""
     n_splits: int = 5
     """Cross-fitting folds (crossfit only)."""
     n_repeats: int = 2
@@ -90,6 +91,7 @@ class ProbeSettings:
     same, bit for bit."""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "protocol", get_protocol(self.protocol))
         check_run_settings(seed=self.seed, n_jobs=self.n_jobs)
         check_resamples(n_bootstrap=self.n_bootstrap, n_permutations=self.n_permutations, n_repeats=self.n_repeats)
         check_c_grid(self.c_grid)
@@ -99,10 +101,12 @@ class ProbeSettings:
         """These settings by field name, to build another config that shares them (``ProbeConfig(**s.shared())``)."""
         return {field.name: getattr(self, field.name) for field in fields(ProbeSettings)}
 
+    def to_dict(self) -> dict[str, Any]:
+        """Every setting by field name, JSON-safe: the protocol by its name."""
+        return {**asdict(self), "protocol": self.protocol.name}
+
     def validate(self) -> None:
         """Raise :class:`ConfigError` for an invalid setting, before any fitting."""
-        if self.protocol not in ("crossfit", "pacchiardi2024"):
-            raise ConfigError(f"Unknown protocol '{self.protocol}'. Available: crossfit, pacchiardi2024")
         if self.n_splits < 2 or self.n_repeats < 1:
             raise ConfigError(
                 f"crossfit needs n_splits >= 2 and n_repeats >= 1, not {self.n_splits} and {self.n_repeats}"

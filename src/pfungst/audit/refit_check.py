@@ -67,10 +67,9 @@ def outcome_statistic(outcome: ProbeOutcome, statistic: str) -> float:
 
 def null_copy(benchmark: Benchmark, rng: np.random.Generator) -> Benchmark:
     """``benchmark`` with gold answers independent of the items: labels permuted, or each item's gold redrawn."""
-    if benchmark.option_kind == "shared_labels":
-        golds = rng.permutation(np.array([item.gold for item in benchmark], dtype=int))
-    else:
-        golds = np.array([rng.integers(0, item.n_options) for item in benchmark], dtype=int)
+    golds = benchmark.option_kind.null_golds(
+        [item.gold for item in benchmark], [item.n_options for item in benchmark], rng
+    )
     items = tuple(replace(item, gold=int(gold)) for item, gold in zip(benchmark, golds, strict=True))
     return replace(benchmark, items=items)
 

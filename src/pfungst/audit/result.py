@@ -25,6 +25,7 @@ from pfungst.audit.sections import audit_chapter, audit_overview
 from pfungst.audit.summary_lines import audit_summary_lines
 from pfungst.audit.verdict import Verdict
 from pfungst.blocks import Section
+from pfungst.data.option_kind import OptionKind
 from pfungst.display import NotebookDisplay
 from pfungst.provenance import Provenance
 from pfungst.results import Overview
@@ -68,6 +69,11 @@ class AuditResult(NotebookDisplay):
     """The ``schema_version`` its JSON carries."""
     REPORT_PART: ClassVar[str] = "data"
     """Its chapter's place in a report (:data:`~pfungst.results.REPORT_PARTS`)."""
+
+    @property
+    def option_kind(self) -> OptionKind:
+        """The audited benchmark's :class:`~pfungst.data.option_kind.OptionKind` (per-item where a file omits it)."""
+        return OptionKind.named(self.benchmark.get("option_kind", OptionKind.PER_ITEM))
 
     def sections(self) -> tuple[Section, ...]:
         """Its chapter: the benchmark's facts, verdict, controls, probes, heuristics, cues (computes nothing)."""

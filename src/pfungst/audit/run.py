@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -19,22 +19,19 @@ from pfungst.audit.feature_sets import get_feature_set
 from pfungst.audit.headline_rules import headline_of
 from pfungst.audit.heuristics import HeuristicConfig, HeuristicsReport, run_heuristics
 from pfungst.audit.inputs import ItemInputs, OptionTable
-from pfungst.audit.item_groups import ItemGroups, sibling_groups
+from pfungst.audit.item_groups import ItemGroups
 from pfungst.audit.label_set import audited_layout
-from pfungst.audit.paper_protocol import paper_rows
 from pfungst.audit.position_content import PositionContentSplit, position_artifact
-from pfungst.audit.probe import feasible_splits, run_probes
+from pfungst.audit.probe import run_probes
 from pfungst.audit.probe_outcome import ProbeOutcome
 from pfungst.audit.refit_check import refit_check, repeat_averaged
 from pfungst.audit.result import AuditResult, Verdict
-from pfungst.audit.size_defaults import (
-    SizeDefault,
-    size_default,
-)
+from pfungst.audit.size_defaults import SizeDefault
 from pfungst.audit.task_declaration import declaration
 from pfungst.audit.verdict import Evidence, verdict_label
 from pfungst.audit.verdict_interval import verdict_interval
 from pfungst.data.benchmark import Benchmark
+from pfungst.data.option_kind import OptionKind
 from pfungst.errors import ConfigError, override_settings
 from pfungst.provenance import Provenance
 from pfungst.stats import (
@@ -77,9 +74,9 @@ def audit(
     benchmark, label_set = audited_layout(benchmark, config.detect_label_set, config.feature_sets)
     if config.max_items:
         benchmark = benchmark.sample(config.max_items, config.seed)
-    if config.protocol == "pacchiardi2024":
-        benchmark = paper_rows(benchmark)  # the paper's rows in its order; the probes split them in that order
-    config, groups = _folds(benchmark, config)
+    benchmark = config.protocol.rows(benchmark)
+    n_splits, groups = config.protocol.folds(benchmark, config)
+    config = replace(config, n_splits=n_splits)
     chosen = _chosen_sets(benchmark, config)
     config, names = replace(config, n_repeats=chosen.n_repeats), chosen.feature_sets
     (report := progress or (lambda step, done, total: None))(f"{len(names)} feature sets", 0, 1)
@@ -110,7 +107,7 @@ def audit(
         heuristics=heuristics,
         cues=cues,
         provenance=Provenance.current(
-            {**asdict(config), **_chosen(chosen, names), "label_set_detection": label_set.to_dict()}
+            {**config.to_dict(), **_chosen(chosen, names), "label_set_detection": label_set.to_dict()}
             | {"item_groups": groups.to_dict()},
             config.seed,
             data=(benchmark.provenance,),
@@ -124,18 +121,9 @@ def _chosen(chosen: SizeDefault, names: Sequence[str]) -> dict[str, Any]:
     return {"feature_sets": list(names), "feature_sets_reason": chosen.reason, "feature_set_specs": specs}
 
 
-def _folds(benchmark: Benchmark, config: AuditConfig) -> tuple[AuditConfig, ItemGroups]:
-    """The folds ``benchmark`` can take and the sibling groups they keep whole (none under the paper's own split)."""
-    if config.protocol != "crossfit":
-        return config, ItemGroups.ungrouped(len(benchmark), "the pacchiardi2024 protocol keeps the paper's own split")
-    groups = sibling_groups(benchmark, config.group_siblings, config.sibling_similarity)
-    golds, what = [item.gold for item in benchmark], f"benchmark '{benchmark.name}'"
-    return replace(config, n_splits=feasible_splits(golds, config.n_splits, what, groups=groups.ids)), groups
-
-
 def _task_facts(benchmark: Benchmark, config: AuditConfig) -> dict[str, Any]:
     """What the headline needs of the task: where it was declared answered from its words, its shared labels."""
-    labels = benchmark.labels if benchmark.option_kind == "shared_labels" else ()
+    labels = benchmark.option_kind.labels_of(benchmark.labels)
     return {"declared": declaration(benchmark, config.lexical_task), "labels": labels}
 
 
@@ -159,7 +147,7 @@ def _split(
 
     Shared labels have no positions: the verdict is the content. None for a per-item audit with no blind probe.
     """
-    if benchmark.option_kind != "per_item":
+    if not benchmark.option_kind.has_positions:
         return PositionContentSplit(benchmark.name, verdict, None, tuple(p.feature_set for p in probes))
     blind = [p for p in probes if get_feature_set(p.feature_set).position_blind]
     if not blind:
@@ -209,9 +197,7 @@ def _chosen_sets(benchmark: Benchmark, config: AuditConfig) -> SizeDefault:
                 "all_feature_sets has no effect when feature sets are named: the named sets run", stacklevel=3
             )
         return SizeDefault(config.feature_sets, config.n_repeats, "named in the settings")
-    chosen = size_default(
-        benchmark, config.protocol, config.n_repeats, size_limits=config.size_limits, all_sets=config.all_feature_sets
-    )
+    chosen = config.protocol.default_sets(benchmark, config.n_repeats, config.size_limits, config.all_feature_sets)
     if chosen.reduced:
         warnings.warn(f"benchmark '{benchmark.name}': probing {chosen.reason}", stacklevel=3)
     return chosen
@@ -226,11 +212,7 @@ def _inputs(benchmark: Benchmark, name: str, config: AuditConfig) -> ItemInputs 
     return ItemInputs.from_benchmark(benchmark, config.fields)
 
 
-def _statistic(option_kind: str) -> str:
-    return "chance_corrected_accuracy" if option_kind == "per_item" else "kappa"
-
-
-def verdict_of(probes: Sequence[ProbeOutcome], config: AuditConfig, option_kind: str) -> Verdict:
+def verdict_of(probes: Sequence[ProbeOutcome], config: AuditConfig, option_kind: OptionKind) -> Verdict:
     """The verdict over ``probes`` alone (their best, Bonferroni over them) of a benchmark of ``option_kind``
     (``shared_labels`` or ``per_item``): e.g. the position-blind probes only.
 
@@ -242,7 +224,7 @@ def verdict_of(probes: Sequence[ProbeOutcome], config: AuditConfig, option_kind:
     return _verdict(list(probes), config, option_kind)
 
 
-def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: str) -> Verdict:
+def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: OptionKind) -> Verdict:
     """Best probe by point estimate (ties: the one that sees the least input); its interval widened (Bonferroni)
     for having picked the best of several.
 
@@ -254,7 +236,7 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: str) 
     bootstrap holds the predictions fixed; the interval is widened by the spread across repeats, so that it covers
     the refit too (:func:`~pfungst.audit.verdict_interval.verdict_interval`).
     """
-    statistic = _statistic(option_kind)
+    statistic = option_kind.statistic
     best = max(probes, key=lambda p: (_value(getattr(p, statistic)), -_breadth(p.feature_set, config.fields)))
     level = bonferroni_level(config.level, len(probes))
     mask = best.predicted
@@ -291,16 +273,10 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: str) 
         estimate=estimate,
         threshold=config.threshold,
         n_feature_sets=len(probes),
-        note=_PAPER_NOTE if config.protocol == "pacchiardi2024" and statistic == "kappa" else "",
+        note=config.protocol.verdict_note(statistic),
         evidence=Evidence.of(get_feature_set(best.feature_set), config.fields, option_kind),
         widening=widening,
     )
-
-
-_PAPER_NOTE = (
-    "the verdict reads Cohen's kappa, not the paper's chance-corrected accuracy (shown as the paper's kappa), "
-    "because always answering the majority label passes the latter"
-)
 
 
 def _effective_classes(outcome: ProbeOutcome) -> float:

@@ -84,7 +84,7 @@ def audit_sections(result: AuditResult) -> tuple[Section, ...]:
     ]
     sections = [Section("Verdict", tuple(verdict_blocks), level=3)]
     parts = result.position_content
-    if parts is not None and result.benchmark.get("option_kind") == "per_item":
+    if parts is not None and result.option_kind.has_positions:
         sections.append(Section("Position and content, apart", _split_blocks(parts), level=3))
     if result.controls is not None:
         sections.append(Section("Controls", _control_blocks(result.controls, verdict.statistic), level=3))

@@ -4,9 +4,10 @@ A shared-label benchmark's default is the 13 feature sets of Pacchiardi et al. 2
 items; past that a subset chosen to keep a default audit within about ten minutes of one core: the cost of a set
 grows with the items (its refits on every training fold, its encoding), and the GPT-2 token sets and 2-gram sets
 cost several times the word 1-gram sets (at 10,000 items with scikit-learn's solvers: 80 s of CPU for GPT-2 token
-TF-IDF, 22 s for word TF-IDF). Per-item benchmarks, the
-``pacchiardi2024`` protocol and named feature sets are not cut. :func:`size_default` says which sets run and why;
-the audit records that in its settings (``feature_sets``, ``feature_sets_reason``) and prints it.
+TF-IDF, 22 s for word TF-IDF). Per-item benchmarks, the ``pacchiardi2024`` protocol (its
+:meth:`~pfungst.audit.pacchiardi2024_protocol.Pacchiardi2024.default_sets`) and named feature sets are not cut.
+:func:`size_default` says which sets run and why; the audit records that in its settings (``feature_sets``,
+``feature_sets_reason``) and prints it.
 """
 
 from __future__ import annotations
@@ -70,37 +71,34 @@ def check_size_limits(limits: tuple[int, int]) -> None:
 
 
 def default_feature_sets(
-    benchmark: Benchmark, protocol: str = "crossfit", size_limits: tuple[int, int] = (MEDIUM_ITEMS, LARGE_ITEMS)
+    benchmark: Benchmark, size_limits: tuple[int, int] = (MEDIUM_ITEMS, LARGE_ITEMS)
 ) -> tuple[str, ...]:
-    """The feature sets a default audit of ``benchmark`` probes (see :func:`size_default`).
+    """The feature sets a default (cross-fitted) audit of ``benchmark`` probes (see :func:`size_default`).
 
     Example:
         >>> from pfungst.data.synthetic import make_synthetic
         >>> default_feature_sets(make_synthetic("cue-word", 300), size_limits=(100, 200))
         ('1-grams_presence',)
     """
-    return size_default(benchmark, protocol, 2, size_limits=size_limits).feature_sets
+    return size_default(benchmark, 2, size_limits=size_limits).feature_sets
 
 
 def size_default(
     benchmark: Benchmark,
-    protocol: str,
     n_repeats: int,
     *,
     size_limits: tuple[int, int] = (MEDIUM_ITEMS, LARGE_ITEMS),
     all_sets: bool = False,
 ) -> SizeDefault:
-    """The default feature sets and repeats for ``benchmark`` under ``protocol``, and the reason.
+    """The default feature sets and repeats for ``benchmark`` (cross-fitted), and the reason.
 
     Shared labels: the 13 paper sets up to ``size_limits[0]`` items, :data:`MEDIUM_DEFAULTS` up to
     ``size_limits[1]``, :data:`LARGE_DEFAULTS` past that; both with :data:`SIZE_REPEATS` repeat (``n_repeats`` when
-    smaller). Per-item choices: the sets that declare ``per_item`` in their ``default_for``, at any size. The
-    ``pacchiardi2024`` protocol and ``all_sets`` keep the full default and ``n_repeats`` at any size.
+    smaller). Per-item choices: the sets that declare ``per_item`` in their ``default_for``, at any size.
+    ``all_sets`` keeps the full default and ``n_repeats`` at any size.
     """
-    if protocol == "pacchiardi2024":
-        return SizeDefault(PAPER_FEATURE_SETS, n_repeats, "the paper protocol's 13 feature sets")
-    if benchmark.option_kind != "shared_labels":
-        return SizeDefault(builtin_defaults("per_item"), n_repeats, "the default for per-item choices")
+    if benchmark.option_kind.has_positions:
+        return SizeDefault(builtin_defaults(benchmark.option_kind), n_repeats, "the default for per-item choices")
     n_items, (medium, large) = len(benchmark), size_limits
     if all_sets or n_items <= medium:
         why = "all sets asked for" if all_sets and n_items > medium else f"up to {medium:,} items"

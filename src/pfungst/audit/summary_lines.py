@@ -46,7 +46,7 @@ def audit_summary_lines(result: AuditResult) -> tuple[str, ...]:
 
 def _title(result: AuditResult) -> str:
     benchmark = result.benchmark
-    kind = "shared labels" if benchmark.get("option_kind") == "shared_labels" else "options per item"
+    kind = result.option_kind.words
     return f"Audit of {benchmark.get('name', '?')} ({benchmark.get('n_items', '?')} items, {kind})"
 
 

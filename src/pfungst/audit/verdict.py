@@ -9,6 +9,7 @@ from typing import Any, Literal, cast, get_args
 
 from pfungst.audit.feature_sets import EvidenceInput, FeatureSet
 from pfungst.audit.verdict_interval import IntervalWidening
+from pfungst.data.option_kind import OptionKind
 from pfungst.schema import Fields
 from pfungst.stats import ConfidenceInterval, Estimate
 
@@ -48,17 +49,16 @@ class Evidence:
     """The task has one label set shared by every item (classification: sentiment, intent, topic, NLI)."""
 
     @classmethod
-    def of(cls, feature_set: FeatureSet, fields: tuple[str, ...], option_kind: str) -> Evidence:
+    def of(cls, feature_set: FeatureSet, fields: tuple[str, ...], option_kind: OptionKind) -> Evidence:
         """The input a finding of ``feature_set`` needed (its declarations), on item texts built from ``fields``.
 
         Example:
             >>> from pfungst.audit.feature_sets import get_feature_set
-            >>> Evidence.of(get_feature_set("options_no_position"), (), "per_item").description
+            >>> Evidence.of(get_feature_set("options_no_position"), (), OptionKind.PER_ITEM).description
             'options alone, no question'
         """
-        per_item = option_kind == "per_item"
-        found = feature_set.evidence_input(fields, per_item=per_item)
-        return cls(found, fields if found == "partial" else (), shared_labels=not per_item)
+        found = feature_set.evidence_input(fields, per_item=option_kind.has_positions)
+        return cls(found, fields if found == "partial" else (), shared_labels=not option_kind.has_positions)
 
     @property
     def lexical(self) -> bool:

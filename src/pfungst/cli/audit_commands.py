@@ -43,7 +43,7 @@ _Protocol = Annotated[
     str,
     typer.Option(
         help="crossfit (default: stratified repeated cross-fitting, Cohen's kappa, intervals) or pacchiardi2024 "
-        "(the paper's exact protocol)."
+        "(the paper's exact protocol); see pfungst.audit.probe_protocol."
     ),
 ]
 _Fields = Annotated[str, typer.Option(help="Partial-input baseline: comma-separated named fields, e.g. hypothesis.")]
@@ -88,8 +88,8 @@ def audit_command(
         check_outputs([data], {"--json": saved, "--items": items_path, "--card": card}, folders={"--fix": fix_dir})
         config = _audit_config(AuditConfig, options)  # validated before reading data: a typo costs no load
         benchmark = data_options.load(data)
-        if deduplicate and protocol != "pacchiardi2024":  # that protocol de-duplicates in the paper's order
-            benchmark = benchmark.deduplicate()
+        if deduplicate:  # the paper's protocol drops repeated texts itself, in the paper's order
+            benchmark = config.protocol.deduplicate(benchmark)
         with progress_bar(quiet, "encoding surface features") as report:
             result = audit(benchmark, config, progress=report)
         out = results_console(json_path)

@@ -91,7 +91,7 @@ def print_split(result: AuditResult) -> None:
     """Say on stderr why a per-item audit has no content / position split (its sections print it otherwise)."""
     from pfungst.audit.position_content import no_blind_probe_message
 
-    if result.benchmark.get("option_kind") == "per_item" and result.position_content is None:
+    if result.option_kind.has_positions and result.position_content is None:
         note = no_blind_probe_message(str(result.benchmark.get("name", "?")))
         console.print(f"[yellow]note:[/yellow] {escape(note)}")
 

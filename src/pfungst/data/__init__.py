@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING
 from pfungst.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from pfungst.data.benchmark import Benchmark, DataSource, OptionKind, Rejection
+    from pfungst.data.benchmark import Benchmark, DataSource, Rejection
     from pfungst.data.builder import BenchmarkBuilder, ReadOptions
     from pfungst.data.item import FrozenMapping, Item
     from pfungst.data.loading import detect_format, load
+    from pfungst.data.option_kind import OptionKind
     from pfungst.data.readers import READERS, Reader, get_reader
     from pfungst.data.readers.openai_evals import ModelAnswer, ModelAnswers, read_model_answers
     from pfungst.data.summary import BenchmarkSummary, summarize
@@ -43,7 +44,7 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "Benchmark": "pfungst.data.benchmark",
-        "OptionKind": "pfungst.data.benchmark",
+        "OptionKind": "pfungst.data.option_kind",
         "DataSource": "pfungst.data.benchmark",
         "Rejection": "pfungst.data.benchmark",
         "BenchmarkBuilder": "pfungst.data.builder",

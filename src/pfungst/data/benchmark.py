@@ -6,19 +6,17 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from pfungst.data.item import Item
+from pfungst.data.option_kind import OptionKind
 from pfungst.provenance import DataSource, Rejection
 from pfungst.serialization import write_jsonl
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Benchmark", "DataSource", "OptionKind", "Rejection"]
-
-OptionKind = Literal["shared_labels", "per_item"]
-"""``shared_labels``: every item chooses from one label set (NLI, yes/no); ``per_item``: each has its own choices."""
+__all__ = ["Benchmark", "DataSource", "Rejection"]
 
 
 @dataclass(frozen=True)
@@ -37,8 +35,8 @@ class Benchmark(Sequence[Item]):
     """Short name, used in reports."""
     items: tuple[Item, ...]
     """The items, in source order."""
-    option_kind: OptionKind = "per_item"
-    """Whether items share one label set or each has its own options."""
+    option_kind: OptionKind = OptionKind.PER_ITEM
+    """Whether items share one label set or each has its own options (its name is read as the kind)."""
     labels: tuple[str, ...] = ()
     """The shared label set, in canonical order (only for ``shared_labels``)."""
     provenance: DataSource = field(default_factory=lambda: DataSource(source="", format="memory"))
@@ -47,6 +45,7 @@ class Benchmark(Sequence[Item]):
     def __post_init__(self) -> None:
         if not isinstance(self.items, tuple):
             object.__setattr__(self, "items", tuple(self.items))
+        object.__setattr__(self, "option_kind", OptionKind.named(self.option_kind))
 
     def __len__(self) -> int:
         return len(self.items)
@@ -65,7 +64,7 @@ class Benchmark(Sequence[Item]):
 
     def __repr__(self) -> str:
         return (
-            f"Benchmark(name={self.name!r}, items={len(self)}, option_kind={self.option_kind!r}, "
+            f"Benchmark(name={self.name!r}, items={len(self)}, option_kind={self.option_kind.value!r}, "
             f"format={self.provenance.format!r})"
         )
 
@@ -130,11 +129,11 @@ class Benchmark(Sequence[Item]):
     @property
     def gold_counts(self) -> dict[str, int]:
         """How often each gold answer occurs: by label for shared labels, by position (``"0"``...) otherwise."""
-        if self.option_kind == "shared_labels":
-            counts = Counter(item.answer for item in self.items)
-            return {label: counts.get(label, 0) for label in self.labels}
-        positions = Counter(item.gold for item in self.items)
-        return {str(k): positions[k] for k in range(max(self.option_counts, default=0))}
+        if self.option_kind.has_positions:
+            positions = Counter(item.gold for item in self.items)
+            return {str(k): positions[k] for k in range(max(self.option_counts, default=0))}
+        counts = Counter(item.answer for item in self.items)
+        return {label: counts.get(label, 0) for label in self.labels}
 
     def to_frame(self) -> pd.DataFrame:
         """One row per item: id, text, options (list), gold, answer, n_options, then fields and metadata columns."""
@@ -162,14 +161,14 @@ class Benchmark(Sequence[Item]):
         return {
             "name": self.name,
             "n_items": len(self),
-            "option_kind": self.option_kind,
+            "option_kind": self.option_kind.value,
             "labels": list(self.labels),
             "option_counts": {str(k): v for k, v in self.option_counts.items()},
         }
 
     def save(self, path: str | Path) -> Path:
         """Write the items as native ``pfungst`` JSONL (one :meth:`Item.to_dict` a line), atomically; returns it."""
-        labels = {"label_set": list(self.labels)} if self.option_kind == "shared_labels" else {}
+        labels = {} if self.option_kind.has_positions else {"label_set": list(self.labels)}
         return write_jsonl(path, ({**item.to_dict(), **labels} for item in self.items))
 
     def _derive(self, items: tuple[Item, ...], step: str) -> Benchmark:

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pfungst.data.benchmark import Benchmark, DataSource, OptionKind, Rejection
+from pfungst.data.benchmark import Benchmark, DataSource, Rejection
 from pfungst.data.item import Item
+from pfungst.data.option_kind import OptionKind
 from pfungst.errors import ConfigError, ReaderError
 from pfungst.folder_walk import walk_files
 
@@ -302,7 +303,7 @@ class BenchmarkBuilder:
             conflicting_duplicates=duplicates["conflicting"],
             duplicate_ids=duplicates["ids"],
         )
-        kind: OptionKind = "shared_labels" if labels is not None else "per_item"
+        kind = OptionKind.SHARED_LABELS if labels is not None else OptionKind.PER_ITEM
         return Benchmark(name=name, items=tuple(items), option_kind=kind, labels=labels or (), provenance=provenance)
 
     def _empty_hint(self) -> str:

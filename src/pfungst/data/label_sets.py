@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.item import Item
+from pfungst.data.option_kind import OptionKind
 
 __all__ = ["LabelSetDetection", "LabelSetView", "detect_label_set"]
 
@@ -101,7 +102,7 @@ def detect_label_set(benchmark: Benchmark, enabled: bool = True) -> LabelSetView
         >>> from pfungst.data import Benchmark, Item
         >>> items = [Item(str(i), f"q{i}", ("True", "False"), i % 2) for i in range(4)]
         >>> view = detect_label_set(Benchmark("toy", items))
-        >>> view.benchmark.option_kind, view.benchmark.labels, view.benchmark.gold_counts
+        >>> view.benchmark.option_kind.value, view.benchmark.labels, view.benchmark.gold_counts
         ('shared_labels', ('True', 'False'), {'True': 2, 'False': 2})
     """
     n_items = len(benchmark)
@@ -115,13 +116,13 @@ def detect_label_set(benchmark: Benchmark, enabled: bool = True) -> LabelSetView
     detection = LabelSetDetection(True, labels, n_items, reordered, "every item offers the same options")
     items = tuple(replace(item, options=labels, gold=labels.index(item.answer)) for item in benchmark.items)
     provenance = replace(benchmark.provenance, steps=(*benchmark.provenance.steps, detection.describe()))
-    shared = replace(benchmark, items=items, option_kind="shared_labels", labels=labels, provenance=provenance)
+    shared = replace(benchmark, items=items, option_kind=OptionKind.SHARED_LABELS, labels=labels, provenance=provenance)
     return LabelSetView(shared, detection)
 
 
 def _not_a_label_set(benchmark: Benchmark) -> str:
     """Why ``benchmark``'s options are not one fixed label set ('' when they are)."""
-    if benchmark.option_kind != "per_item":
+    if not benchmark.option_kind.has_positions:
         return "the benchmark already has a shared label set"
     if len(benchmark) < 2:
         return f"{len(benchmark)} item(s): a label set needs at least two items to be told from per-item options"

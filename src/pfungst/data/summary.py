@@ -7,7 +7,6 @@ positions (or labels), and how far does always guessing the most frequent answer
 from __future__ import annotations
 
 import statistics
-import string
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ import pandas as pd
 
 from pfungst.blocks import Section, format_estimate
 from pfungst.data.benchmark import Benchmark
+from pfungst.data.option_kind import position_name
 from pfungst.data.summary_sections import benchmark_chapter, summary_sections
 from pfungst.display import NotebookDisplay
 from pfungst.provenance import Provenance
@@ -158,7 +158,7 @@ def summarize(benchmark: Benchmark) -> BenchmarkSummary:
     gold_counts, expected = _gold_histogram(benchmark)
     top = max(gold_counts.values(), default=0)
     n = len(benchmark)
-    what = "gold labels equally frequent" if benchmark.option_kind == "shared_labels" else "gold positions uniform"
+    what = "gold positions uniform" if benchmark.option_kind.has_positions else "gold labels equally frequent"
     majority = Estimate(
         value=top / n if n else 0.0,
         method="share of the most frequent gold answer (Wilson 95% interval)",
@@ -167,7 +167,7 @@ def summarize(benchmark: Benchmark) -> BenchmarkSummary:
         baseline=1 / len(gold_counts) if gold_counts else float("nan"),
     )
     fields = Counter(name for item in benchmark for name in item.fields)
-    option_lengths = [len(o) for item in benchmark for o in item.options] if benchmark.option_kind == "per_item" else []
+    option_lengths = [len(o) for item in benchmark for o in item.options] if benchmark.option_kind.has_positions else []
     return BenchmarkSummary(
         benchmark=benchmark.to_dict(),
         gold_counts=gold_counts,
@@ -183,14 +183,10 @@ def summarize(benchmark: Benchmark) -> BenchmarkSummary:
 
 def _gold_histogram(benchmark: Benchmark) -> tuple[dict[str, int], list[float]]:
     """Observed gold counts and the counts expected if every item's gold were uniform over its own options."""
-    if benchmark.option_kind == "shared_labels":
+    if not benchmark.option_kind.has_positions:
         counts = benchmark.gold_counts
         return counts, [1.0] * len(counts)
     width = max(benchmark.option_counts, default=0)
     observed = Counter(item.gold for item in benchmark)
     expected = [sum(1 / item.n_options for item in benchmark if item.n_options > k) for k in range(width)]
-    return {_position_name(k): observed.get(k, 0) for k in range(width)}, expected
-
-
-def _position_name(k: int) -> str:
-    return string.ascii_uppercase[k] if k < 26 else str(k + 1)
+    return {position_name(k): observed.get(k, 0) for k in range(width)}, expected

@@ -21,6 +21,7 @@ from pfungst.blocks import (
     format_number,
     methods_note,
 )
+from pfungst.data.option_kind import OptionKind
 from pfungst.provenance import DataSource
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ def summary_sections(summary: BenchmarkSummary) -> tuple[Section, ...]:
     counts = summary.gold_counts
     total = sum(counts.values())
     rows = tuple((str(key), str(count), f"{count / total:.1%}" if total else "n/a") for key, count in counts.items())
-    what = "labels" if summary.benchmark.get("option_kind") == "shared_labels" else "positions"
+    what = f"{OptionKind.named(summary.benchmark.get('option_kind', OptionKind.PER_ITEM)).gold_unit}s"
     blocks: list[Block] = [
         Table(f"Histogram of gold {what}", ("gold", "items", "share"), rows),
         Figure(

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pfungst.data.benchmark import Benchmark, DataSource, OptionKind
+from pfungst.data.benchmark import Benchmark, DataSource
 from pfungst.data.item import Item
+from pfungst.data.option_kind import OptionKind
 from pfungst.errors import ConfigError
 from pfungst.registry import Registry
 
@@ -138,5 +139,5 @@ def make_synthetic(name: str, n_items: int = 400, seed: int = 0) -> Benchmark:
         rows_kept=n_items,
         steps=(f"planted: {spec.planted}",),
     )
-    kind: OptionKind = "shared_labels" if spec.shared_labels else "per_item"
+    kind = OptionKind.SHARED_LABELS if spec.shared_labels else OptionKind.PER_ITEM
     return Benchmark(name, items, kind, _LABELS if spec.shared_labels else (), provenance)

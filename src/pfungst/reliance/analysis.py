@@ -362,7 +362,7 @@ def _warnings(splits: Sequence[ShortcutItems], models: Sequence[ModelReliance], 
                 "gold classes, so the raw difference measures label preference; no within-label comparison "
                 "is possible"
             )
-        elif split.protocol != "shortcut table" and (not split.kappa_pvalue <= config.alpha or not split.kappa > 0):
+        elif split.probed and (not split.kappa_pvalue <= config.alpha or not split.kappa > 0):
             found.append(
                 f"{split.dataset}: the probe {split.feature_set} is not shown better than chance (kappa "
                 f"{split.kappa:.3f}, p {split.kappa_pvalue:.3g}): its split is close to random and can "

@@ -294,7 +294,7 @@ def _classifier_row(probe: ProbeOutcome) -> ChoicesOnlyRow:
     return ChoicesOnlyRow(
         source="classifier",
         name=probe.feature_set,
-        how=probe.protocol,
+        how=probe.protocol.name,
         accuracy=probe.accuracy,
         chance=majority.baseline,
         majority=majority,

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from pfungst.audit.pacchiardi2024_protocol import Pacchiardi2024
 from pfungst.audit.probe_outcome import ProbeOutcome
 from pfungst.errors import ConfigError
 from pfungst.reliance.outcomes import ModelOutcomes
@@ -142,10 +143,11 @@ def _best(probes: Sequence[ProbeOutcome]) -> ProbeOutcome:
     """The probe whose chosen classifier has the highest validation accuracy, ties as their code broke them."""
     if not probes:
         raise ConfigError("a dataset needs at least one pacchiardi2024 probe outcome")
-    wrong = [p.feature_set for p in probes if p.protocol != "pacchiardi2024"]
+    wrong = [p for p in probes if not isinstance(p.protocol, Pacchiardi2024)]
     if wrong:
         raise ConfigError(
-            f"the paper's second experiment needs pacchiardi2024 probes; {wrong[0]} is {probes[0].protocol}"
+            f"the paper's second experiment needs {Pacchiardi2024.name} probes; {wrong[0].feature_set} is "
+            f"{wrong[0].protocol.name}"
         )
 
     def order(probe: ProbeOutcome) -> tuple[float, ...]:

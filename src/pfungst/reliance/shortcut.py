@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pfungst.audit.probe_protocol import PROTOCOLS
 from pfungst.audit.result import AuditResult
 from pfungst.data.item import FrozenMapping
 from pfungst.data.records import json_value
@@ -42,6 +43,7 @@ class ShortcutItems:
     """The audited benchmark's name (what model outcomes' ``dataset`` must match)."""
     feature_set: str
     protocol: str
+    """How the split was made: the probe's protocol by name (``crossfit``), or ``shortcut table``."""
     item_ids: tuple[str, ...]
     """Every audited item, predicted or not."""
     solvable: Mapping[str, bool]
@@ -62,6 +64,12 @@ class ShortcutItems:
     file_counts: tuple[int, int, int] = (-1, -1, -1)
     """``(n_items, n_predicted, n_solvable)`` as read from a result file (which holds no per-item split); all -1
     when the split is held."""
+
+    @property
+    def probed(self) -> bool:
+        """Whether a probe made the split (its protocol is a probe protocol's name), so its kappa says whether it
+        beats chance; a shortcut table's column of another kind has none."""
+        return self.protocol in PROTOCOLS
 
     @property
     def n_solvable(self) -> int:
@@ -169,7 +177,7 @@ def _from_result(audit: AuditResult, feature_set: str | None, min_share: float) 
     return ShortcutItems(
         dataset=str(audit.benchmark["name"]),
         feature_set=probe.feature_set,
-        protocol=probe.protocol,
+        protocol=probe.protocol.name,
         item_ids=tuple(probe.item_ids),
         solvable=_solvable(shares, min_share),
         gold=FrozenMapping({item: probe.classes[g] for item, g in zip(probe.item_ids, probe.gold, strict=True)}),

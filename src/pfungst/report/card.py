@@ -100,8 +100,7 @@ def _reproduce_lines(result: AuditResult, settings: dict[str, Any], command: str
         f"pfungst audit {source} --seed {settings.get('seed', 0)} --n-splits {settings.get('n_splits')} "
         f"--n-repeats {settings.get('n_repeats')} --n-bootstrap {settings.get('n_bootstrap')} "
         f"--n-permutations {settings.get('n_permutations')} --n-refits {settings.get('n_refits')} "
-        f"--threshold {settings.get('threshold')}"
-        + (f" --protocol {settings['protocol']}" if settings.get("protocol", "crossfit") != "crossfit" else "")
+        f"--threshold {settings.get('threshold')}" + f" --protocol {settings.get('protocol', 'crossfit')}"
     )
     feature_sets = settings.get("feature_sets") or []
     return [

@@ -5,7 +5,7 @@ Ranking reads the *content* verdict (probes that cannot see positions), so a fil
 listed first) is flagged beside the rank rather than ranked as a content cue. Risk is the lower bound of the
 content statistic's simultaneous interval: a benchmark ranks high only when even the pessimistic end of its best
 position-blind probe beats chance. The statistic is Cohen's kappa for shared labels and chance-corrected accuracy
-for per-item choices (the statistics explanation, "Kappa, not the paper's kappa", says why); each row names it.
+for per-item choices (see :attr:`pfungst.data.option_kind.OptionKind.statistic`); each row names it.
 
 Every content finding is ranked by its size with the others, a full-input finding on a shared-label task included;
 only a finding the task declares it is answered from (``--lexical-task``, or BIG-bench keywords such as sentiment:

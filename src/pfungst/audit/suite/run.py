@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -70,7 +70,7 @@ class SuiteConfig:
 
     def key_settings(self) -> dict[str, object]:
         """The settings that go into every benchmark's cache key."""
-        return {**asdict(self.audit), "reader": self.reader, "on_error": self.on_error, "top_cues": self.top_cues}
+        return {**self.audit.to_dict(), "reader": self.reader, "on_error": self.on_error, "top_cues": self.top_cues}
 
 
 def audit_suite(
@@ -221,7 +221,7 @@ def _feature_sets_for(benchmark: Benchmark, config: AuditConfig) -> tuple[str, .
     names = config.feature_sets
     if not names:
         return ()
-    if detect_label_set(benchmark, config.detect_label_set).benchmark.option_kind == "shared_labels":
+    if not detect_label_set(benchmark, config.detect_label_set).benchmark.option_kind.has_positions:
         kept = tuple(name for name in names if get_feature_set(name).level == "item")
         if not kept:
             raise ConfigError(
