@@ -17,6 +17,7 @@ SOURCE = Path(pfungst.__file__).parent
 STAGES = ["data", "audit", "models", "evaluate", "stress", "integrations", "reliance", "report", "demo", "cli"]
 SHARED = {
     "errors",
+    "settings",
     "stats",
     "environment",
     "registry",

@@ -39,7 +39,8 @@ class ProbeSettings:
         default="crossfit",
         metadata=setting(
             "crossfit (default: stratified repeated cross-fitting, Cohen's kappa, intervals) or pacchiardi2024 (the "
-            "paper's exact protocol)."
+            "paper's exact protocol).",
+            choices=("crossfit", "pacchiardi2024"),
         ),
     )
     """``crossfit``: stratified repeated cross-fitting, Cohen's kappa, intervals and permutation tests.
@@ -137,9 +138,9 @@ class ProbeSettings:
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` for an invalid setting, before any fitting."""
-        check_settings(self)
         if self.protocol not in ("crossfit", "pacchiardi2024"):
             raise ConfigError(f"Unknown protocol '{self.protocol}'. Available: crossfit, pacchiardi2024")
+        check_settings(self)
         if self.n_splits < 2 or self.n_repeats < 1:
             raise ConfigError(
                 f"crossfit needs n_splits >= 2 and n_repeats >= 1, not {self.n_splits} and {self.n_repeats}"

@@ -173,6 +173,7 @@ def reliance_command(
         saved = result_path(json_path, audits[0], "reliance")
         inputs = [*audits, *outcome_options.outcomes, *(shortcuts.shortcut_stress or ()), families]
         check_outputs(inputs, {"--json": saved})
+        settings.validate()  # before any file is read
         choices_only = shortcuts.read(model)
         config = replace(
             settings,
