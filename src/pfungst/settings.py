@@ -31,7 +31,7 @@ from typing import Any
 
 from pfungst.errors import ConfigError
 
-__all__ = ["Setting", "check_setting", "check_settings", "comma_list", "setting", "setting_of"]
+__all__ = ["Setting", "check_setting", "check_settings", "comma_list", "comma_text", "setting", "setting_of"]
 
 _KEY = "pfungst.setting"
 
@@ -132,5 +132,11 @@ def check_settings(config: object, choices: bool = True) -> None:
 
 def comma_list(text: str) -> tuple[str, ...]:
     """The names of a comma-separated list, blanks dropped (``"a, b,"`` -> ``("a", "b")``): the ``parse`` of a
-    tuple-of-names setting, written back by ``",".join``."""
+    tuple-of-names setting, written back by :func:`comma_text`."""
     return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+def comma_text(names: tuple[str, ...]) -> str:
+    """The names as one comma-separated text (``("a", "b")`` -> ``"a,b"``): the ``show`` of a tuple-of-names
+    setting."""
+    return ",".join(names)

@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from pfungst.audit.c_grid import parse_c_grid
 from pfungst.audit.classifiers import MAX_C, MIN_C, check_c_grid
 from pfungst.audit.probe_settings import MAX_GRID_PATIENCE, MAX_SPLITS, ProbeSettings
 from pfungst.cli import app
-from pfungst.audit.c_grid import parse_c_grid
 from pfungst.cli.option_groups import _parse_mapping
 from pfungst.data import Benchmark, Item
 from pfungst.errors import ConfigError, max_jobs

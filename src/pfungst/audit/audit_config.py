@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from pfungst.audit.cluster import check_cluster_address
 from pfungst.audit.probe_settings import ProbeSettings
 from pfungst.errors import ConfigError
-from pfungst.settings import check_settings, comma_list, setting
+from pfungst.settings import check_settings, comma_list, comma_text, setting
 
 if TYPE_CHECKING:  # the settings load without scikit-learn (the command line builds its options from them)
     from pfungst.audit.probe import ProbeConfig
@@ -45,10 +45,6 @@ def check_size_limits(limits: tuple[int, int]) -> None:
         )
 
 
-def _join(names: tuple[str, ...]) -> str:
-    return ",".join(names)
-
-
 @dataclass(frozen=True)
 class AuditConfig(ProbeSettings):
     """Settings of an audit: the :class:`~pfungst.audit.probe_settings.ProbeSettings` every probe runs under
@@ -81,7 +77,7 @@ class AuditConfig(ProbeSettings):
     fields: tuple[str, ...] = field(
         default=(),
         metadata=setting(
-            "Partial-input baseline: comma-separated named fields, e.g. hypothesis.", parse=comma_list, show=_join
+            "Partial-input baseline: comma-separated named fields, e.g. hypothesis.", parse=comma_list, show=comma_text
         ),
     )
     """Partial-input baseline: build each item's text from these named fields only (``("hypothesis",)``)."""

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from pfungst.errors import ConfigError, check_resamples, unknown_name_message
 from pfungst.evaluate.run_config import RunConfig, check_count
-from pfungst.settings import comma_list, setting
+from pfungst.settings import comma_list, comma_text, setting
 from pfungst.stress.perturbations import PERTURBATIONS, resolve_perturbations
 from pfungst.stress.perturbations.params import parse_spec, perturbation_spec
 
@@ -43,10 +43,6 @@ EXPORT_PERTURBATIONS = tuple(name for name in DEFAULT_PERTURBATIONS if name != "
 """What ``pfungst export lm-eval`` writes unless told otherwise: the default perturbations that need no answers."""
 
 _PROBABILITY_RULES = ("letter", "cloze-raw", "cloze-token", "cloze-byte", "pmi")
-
-
-def _join(names: tuple[str, ...]) -> str:
-    return ",".join(names)
 
 
 def _letter_run() -> RunConfig:
@@ -86,7 +82,9 @@ class StressConfig:
     or a built perturbation (``PridePerturbation(fraction=0.1)``); ``identity`` is always added."""
     rules: tuple[str, ...] = field(
         default=_PROBABILITY_RULES,
-        metadata=setting("Comma-separated rules compared by the 'rules' perturbation.", parse=comma_list, show=_join),
+        metadata=setting(
+            "Comma-separated rules compared by the 'rules' perturbation.", parse=comma_list, show=comma_text
+        ),
     )
     """The scoring rules compared by ``rules`` and reported by the probes (``choices-only``,
     ``none-of-the-above``); add ``generate`` to include generate-then-parse."""
