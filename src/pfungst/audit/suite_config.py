@@ -21,7 +21,10 @@ class SuiteConfig:
     """The audit of each benchmark (per-item benchmarks get the per-item default feature sets unless named)."""
     reader: str | None = field(
         default=None,
-        metadata=setting("Reader name (see `pfungst formats`); detected when omitted.", flags=("--reader", "-r")),
+        metadata=setting(
+            "One reader for every benchmark (see `pfungst formats`); detected file by file when omitted.",
+            flags=("--reader", "-r"),
+        ),
     )
     """One reader for every source; None detects each file's format."""
     on_error: Literal["raise", "skip"] = field(

@@ -24,7 +24,7 @@ import typer
 from pfungst.errors import ConfigError
 from pfungst.settings import Setting, setting_of
 
-__all__ = ["ConfigOption", "Settings", "config_options", "settings_marker"]
+__all__ = ["ConfigOption", "Settings", "build_config", "config_options", "settings_marker"]
 
 
 @dataclass(frozen=True)
