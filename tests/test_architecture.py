@@ -18,6 +18,7 @@ SOURCE = Path(pfungst.__file__).parent
 STAGES = ["data", "audit", "models", "evaluate", "stress", "integrations", "reliance", "report", "demo", "cli"]
 SHARED = {
     "errors",
+    "settings",
     "stats",
     "environment",
     "provenance",

@@ -197,7 +197,7 @@ def test_audit_rejects_an_unknown_parallel_mode_before_any_work(tmp_path: Path) 
     data = _one_item(tmp_path)
     result = runner.invoke(app, ["audit", str(data), "--parallel", "fibers"])
     assert result.exit_code == 2
-    assert "parallel must be 'processes' or 'threads', not 'fibers'" in result.output
+    assert "parallel (--parallel) must be 'processes' or 'threads', not 'fibers'" in result.output
 
 
 # --- pfungst score: the embedded SmolLM2 model on real ARC-Easy items -------------------------------------------

@@ -121,6 +121,5 @@ def test_the_command_line_reads_a_protocol_name_and_refuses_an_unknown_one(tmp_p
     data.write_text('{"question": "q", "choices": ["a", "b"], "answer": 1}\n')
     refused = CliRunner().invoke(app, ["audit", str(data), "--protocol", "crosfit"])
     assert refused.exit_code == 2
-    assert "Unknown protocol 'crosfit'. Did you mean: crossfit? Available: crossfit, pacchiardi2024" in " ".join(
-        refused.output.split()
-    )
+    words = " ".join(word for word in refused.output.split() if word.strip("│╭╮╰╯─"))  # the usage box's frame left out
+    assert "Unknown protocol 'crosfit'. Did you mean: crossfit? Available: crossfit, pacchiardi2024" in words

@@ -107,7 +107,7 @@ def test_the_cli_records_the_solvers_and_refuses_an_unknown_one(tmp_path: Path, 
     assert json.loads(out.read_text())["provenance"]["settings"]["solvers"] == "sklearn"
     refused = runner.invoke(app, [*args, "--solvers", "fast"])
     assert refused.exit_code == 2
-    assert "solvers must be 'liblinear' or 'sklearn', not 'fast'" in refused.output
+    assert "solvers (--solvers) must be 'liblinear' or 'sklearn', not 'fast'" in refused.output
 
 
 def test_the_c_grid_reaches_every_fold_from_the_cli_and_its_default_is_the_apis(tmp_path: Path, seed: int) -> None:

@@ -12,15 +12,14 @@ import re
 from pathlib import Path
 
 import pytest
-import typer
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from pfungst.audit.c_grid import parse_c_grid
 from pfungst.audit.classifiers import MAX_C, MIN_C, check_c_grid
 from pfungst.audit.probe_settings import MAX_GRID_PATIENCE, MAX_SPLITS, ProbeSettings
 from pfungst.cli import app
-from pfungst.cli.audit_options import c_values
 from pfungst.cli.option_groups import _parse_mapping
 from pfungst.data import Benchmark, Item
 from pfungst.errors import ConfigError, max_jobs
@@ -66,10 +65,11 @@ def test_the_c_grid_option_is_read_whole_or_refused(parts: list[object]) -> None
         numbers = []
     whole = bool(parts) and len(numbers) == len(parts) and all(str(part).strip() for part in parts)
     if whole and all(MIN_C <= number <= MAX_C for number in numbers):
-        assert c_values(text) == tuple(numbers)
+        assert parse_c_grid(text) == tuple(numbers)
+        check_c_grid(parse_c_grid(text))
     else:
-        with pytest.raises(typer.BadParameter):
-            c_values(text)
+        with pytest.raises(ConfigError):
+            check_c_grid(parse_c_grid(text))
 
 
 @RUNS

@@ -79,7 +79,7 @@ def test_the_command_line_refuses_a_bad_on_error_before_loading_for_score_and_st
     for command in ("score", "stress"):
         result = runner.invoke(app, [command, str(data), "--on-error", "warn", "--cache", str(tmp_path / "c.sqlite")])
         assert result.exit_code == 2, result.output
-        assert "on_error must be 'raise' or 'skip', not 'warn'" in result.output
+        assert "--on-error must be 'raise' or 'skip', not 'warn'" in result.output
 
 
 def test_stress_refuses_an_unknown_model_provider_before_reading_the_data(tmp_path: Path) -> None:

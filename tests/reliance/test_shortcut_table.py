@@ -117,7 +117,7 @@ def test_the_default_split_is_the_probe_and_choices_only_needs_the_table() -> No
     assert result.models[0].n_solvable == 10 and not result.per_shortcut and not result.shortcut_tables
     with pytest.raises(ConfigError, match="any-shortcut"):
         reliance([_audit()], [_outcomes("hans-1", ANY)], choices_only=CHOICES_ONLY)
-    with pytest.raises(ConfigError, match="split must be"):
+    with pytest.raises(ConfigError, match=r"split \(--split\) must be .probe. or .any-shortcut., not .every."):
         reliance([_audit()], [_outcomes("hans-1", ANY)], split="every")
 
 

@@ -48,6 +48,7 @@ from sklearn.dummy import DummyClassifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
+from pfungst.audit.c_grid import DEFAULT_C_GRID, MAX_C, MIN_C, Solvers, check_c_grid
 from pfungst.audit.conditional_logit import ConditionalLogit
 from pfungst.audit.one_vs_rest import OneVsRestLogistic
 from pfungst.errors import ConfigError
@@ -62,6 +63,7 @@ __all__ = [
     "MAX_C",
     "MIN_C",
     "ClassifierSpec",
+    "Solvers",
     "FeatureWeight",
     "candidate_grid",
     "check_c_grid",
@@ -75,11 +77,6 @@ __all__ = [
     "top_features",
     "warnings_routed_by_thread",
 ]
-
-Solvers = Literal["liblinear", "sklearn"]
-"""How a grid entry is fitted at the item level: ``liblinear`` (both penalties by liblinear at its own tolerance,
-:func:`liblinear_tol`) or ``sklearn`` (scikit-learn's defaults: lbfgs for L2, multinomial for K > 2; liblinear for
-L1; tolerance 1e-4)."""
 
 LIBLINEAR_TOL = 0.01
 """Stopping tolerance of the grid's liblinear fits under ``solvers="liblinear"``: liblinear's own default (``train -s
@@ -143,33 +140,6 @@ CLASSIFIERS: Registry[ClassifierSpec] = Registry(
     group=None,
 )
 """The grid, in the order used to break ties in validation scores."""
-
-DEFAULT_C_GRID: tuple[float, ...] = (0.01, 0.1, 1.0, 10.0, 100.0)
-"""Inverse regularisation strengths tried for each penalty under ``crossfit`` (ties go to the smaller ``C``). Every
-decade counts: one cue word among many in term frequencies is found by L1 at 0.1 and lost at 0.01 and 1."""
-
-MIN_C, MAX_C = 1e-6, 1e6
-"""The range a ``C`` of the grid must lie in. liblinear converges in the same time from 1e-20 to 1e10 on a
-40-item audit but never returns at 1e-300 (it ran past 200 s); six decades either side of the default grid leave
-every useful regularisation strength and a wide margin from where the solvers break down."""
-
-
-def check_c_grid(c_grid: Sequence[float], option: str = "c_grid (--c-grid)") -> None:
-    """Raise :class:`ConfigError` unless every ``C`` of ``c_grid`` is a finite number from :data:`MIN_C` to
-    :data:`MAX_C` (an empty grid is allowed: the named classifiers' own ``C``).
-
-    Example:
-        >>> check_c_grid([0.1, 1e-300])  # doctest: +ELLIPSIS
-        Traceback (most recent call last):
-        ...
-        pfungst.errors.ConfigError: c_grid (--c-grid): every C must be a number from 1e-06 to 1e+06, found 1e-300 ...
-    """
-    for C in c_grid:
-        if isinstance(C, bool) or not isinstance(C, int | float) or not MIN_C <= C <= MAX_C:
-            raise ConfigError(
-                f"{option}: every C must be a number from {MIN_C:g} to {MAX_C:g}, found {C!r} (C values outside "
-                "that range make liblinear hang or fail). The default is " + ",".join(f"{c:g}" for c in DEFAULT_C_GRID)
-            )
 
 
 @dataclass(frozen=True)

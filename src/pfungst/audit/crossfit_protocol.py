@@ -16,30 +16,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from pfungst.audit.classifiers import ClassifierSpec, candidate_grid, counting_convergence_warnings
-from pfungst.audit.encoder import EncoderSettings, make_encoder
-from pfungst.audit.feature_sets import FeatureSet
-from pfungst.audit.folds import crossfit_splits, feasible_splits
-from pfungst.audit.grid_path import choose_classifier, refit_chosen
-from pfungst.audit.item_groups import ItemGroups, sibling_groups
-from pfungst.audit.probe_assembly import FoldResult
-from pfungst.audit.probe_outcome import FoldChoice
-from pfungst.audit.probe_plan import FoldJob, ProbePlan
 from pfungst.audit.probe_protocol import ProbeProtocol
-from pfungst.audit.probe_tasks import ItemTask, OptionTask, inner_split, selection_items
-from pfungst.audit.size_defaults import SizeDefault, size_default
-from pfungst.data.benchmark import Benchmark
-from pfungst.errors import ConfigError
-from pfungst.stats import cohen_kappa
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the methods import what they compute with: a protocol loads without numpy and scikit-learn
+    import numpy as np
+
     from pfungst.audit.audit_config import AuditConfig
+    from pfungst.audit.classifiers import ClassifierSpec
+    from pfungst.audit.feature_sets import FeatureSet
+    from pfungst.audit.item_groups import ItemGroups
     from pfungst.audit.probe import ProbeConfig
+    from pfungst.audit.probe_assembly import FoldResult
+    from pfungst.audit.probe_plan import FoldJob, ProbePlan
     from pfungst.audit.probe_settings import ProbeSettings
+    from pfungst.audit.probe_tasks import ItemTask, OptionTask
+    from pfungst.audit.size_defaults import SizeDefault
+    from pfungst.data.benchmark import Benchmark
 
-__all__ = ["CrossFit", "validation_score"]
+__all__ = ["CrossFit"]
 
 
 class CrossFit(ProbeProtocol):
@@ -48,6 +42,7 @@ class CrossFit(ProbeProtocol):
     permutation p-values.
 
     Example:
+        >>> import numpy as np
         >>> from pfungst.audit.probe import ProbeConfig
         >>> config = ProbeConfig(n_splits=3, n_repeats=2)
         >>> [len(test) for _, test in CrossFit().splits(np.arange(12) % 2, config)]
@@ -62,11 +57,18 @@ class CrossFit(ProbeProtocol):
         self, y: np.ndarray, config: ProbeSettings, groups: np.ndarray | None = None
     ) -> list[tuple[np.ndarray, np.ndarray]]:
         """The (train, test) positions of every fold of every repeat, in job order, for classes ``y``."""
+        from pfungst.audit.folds import crossfit_splits
+
         return list(crossfit_splits(y, groups, config.n_splits, config.n_repeats, config.seed))
 
     def plan(
         self, feature_set: FeatureSet, task: ItemTask | OptionTask, config: ProbeConfig, groups: np.ndarray | None
     ) -> ProbePlan:
+        from pfungst.audit.encoder import EncoderSettings
+        from pfungst.audit.folds import crossfit_splits, feasible_splits
+        from pfungst.audit.probe_plan import ProbePlan
+        from pfungst.errors import ConfigError
+
         settings = EncoderSettings({}, scale_dense=config.scale_dense, scale_sparse=config.scale_sparse)
         if groups is not None and len(groups) != len(task.y):
             raise ConfigError(f"groups name {len(groups)} items; the inputs of '{feature_set.name}' have {len(task.y)}")
@@ -77,9 +79,13 @@ class CrossFit(ProbeProtocol):
         return ProbePlan(task, feature_set, settings, jobs, groups)
 
     def fit_fold(self, plan: ProbePlan, config: ProbeConfig, job: FoldJob) -> FoldResult:
-        return _crossfit_fold(plan, config, *job)
+        from pfungst.audit.fold_fits import crossfit_fold
+
+        return crossfit_fold(plan, config, *job)
 
     def candidates(self, config: ProbeConfig) -> tuple[ClassifierSpec, ...]:
+        from pfungst.audit.classifiers import candidate_grid
+
         return candidate_grid(config.classifiers, config.c_grid, config.solvers)
 
     def max_iter(self, config: ProbeConfig) -> int:
@@ -95,6 +101,9 @@ class CrossFit(ProbeProtocol):
         return benchmark.deduplicate()
 
     def folds(self, benchmark: Benchmark, config: AuditConfig) -> tuple[int, ItemGroups]:
+        from pfungst.audit.folds import feasible_splits
+        from pfungst.audit.item_groups import sibling_groups
+
         groups = sibling_groups(benchmark, config.group_siblings, config.sibling_similarity)
         golds, what = [item.gold for item in benchmark], f"benchmark '{benchmark.name}'"
         return feasible_splits(golds, config.n_splits, what, groups=groups.ids), groups
@@ -102,46 +111,6 @@ class CrossFit(ProbeProtocol):
     def default_sets(
         self, benchmark: Benchmark, n_repeats: int, size_limits: tuple[int, int], all_sets: bool
     ) -> SizeDefault:
+        from pfungst.audit.size_defaults import size_default
+
         return size_default(benchmark, n_repeats, size_limits=size_limits, all_sets=all_sets)
-
-
-def validation_score(y: np.ndarray, predictions: np.ndarray, metric: str) -> float:
-    """What picks a classifier on validation data: ``accuracy``, or Cohen's ``kappa``."""
-    if metric == "accuracy":
-        return float(np.mean(y == predictions))
-    return cohen_kappa(y, predictions)
-
-
-def _crossfit_fold(
-    plan: ProbePlan, config: ProbeConfig, repeat: int, fold: int, train: np.ndarray, test: np.ndarray
-) -> FoldResult:
-    """Choose a classifier inside the training fold, refit it on the whole fold, predict the held-out fold."""
-    task, feature_set, settings = plan.task, plan.feature_set, plan.settings
-    train = np.sort(train)  # the order an option-level block takes; the groups below follow it
-    train_groups = None if plan.groups is None else plan.groups[train]
-    warned = [0]
-    with counting_convergence_warnings(lambda count: warned.__setitem__(0, count)):
-        encoder = make_encoder(feature_set, settings)
-        train_block = task.encode(encoder, train, fit=True)
-        test_block = task.encode(encoder, test, fit=False)
-        inner_seed = int(np.random.SeedSequence([config.seed, repeat, fold]).generate_state(1)[0])
-        selection = selection_items(train_block.y, config.selection_max_items, inner_seed)
-        select_block = train_block if selection is None else train_block.take(selection)
-        select_groups = train_groups if selection is None or train_groups is None else train_groups[selection]
-        inner_train, inner_val = inner_split(select_block.y, config.validation_fraction, inner_seed, select_groups)
-        fit_block, val_block = select_block.take(inner_train), select_block.take(inner_val)
-        chosen = choose_classifier(
-            task,
-            config.candidates(),
-            (fit_block, val_block),
-            lambda y, predicted: validation_score(y, predicted, config.selection_metric),
-            seed=config.seed,
-            max_iter=config.max_iter,
-            warm_start=config.warm_start,
-            patience=config.grid_patience,
-        )
-        model = refit_chosen(task, chosen, train_block, seed=config.seed, max_iter=config.max_iter)
-        predictions = task.predict(model, test_block)
-    spec = chosen.best
-    choice = FoldChoice(repeat, fold, int(train.size), int(test.size), spec.name, chosen.scores, spec.penalty, spec.C)
-    return FoldResult(np.sort(test), predictions, choice, warned[0])

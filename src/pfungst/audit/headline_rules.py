@@ -60,14 +60,13 @@ def _standard_error(estimate: Estimate) -> float:
 def detectable(estimate: Estimate) -> float:
     """The smallest true effect whose interval excludes 0 with 80% probability, at this audit's size and level.
 
-        ``(z_L + z_b) * se`` (see the module docstring): an audit of that effect would report a signal 80% of the time.
-        NaN without a finite interval.
+    ``(z_L + z_b) * se`` (see the module docstring): an audit of that effect would report a signal 80% of the time.
+    NaN without a finite interval.
 
-        Example:
-            >>> from pfungst.blocks import format_estimate
-    from pfungst.stats import ConfidenceInterval, Estimate
-            >>> round(detectable(Estimate(0.03, "m", 400, ConfidenceInterval(-0.05, 0.11, 0.95))), 3)
-            0.114
+    Example:
+        >>> from pfungst.stats import ConfidenceInterval, Estimate
+        >>> round(detectable(Estimate(0.03, "m", 400, ConfidenceInterval(-0.05, 0.11, 0.95))), 3)
+        0.114
     """
     ci, se = estimate.ci, _standard_error(estimate)
     if ci is None or math.isnan(se):
@@ -78,17 +77,16 @@ def detectable(estimate: Estimate) -> float:
 def items_needed(estimate: Estimate, threshold: float) -> int | None:
     """About how many items would settle an inconclusive verdict: ``ceil(n * ((z_L + z_b) * se / threshold) ** 2)``.
 
-        That is the size at which the smallest effect detectable at 80% power (:func:`detectable`) equals the threshold:
-        with that many items a cue of the threshold's size would be detected (its interval excludes 0) 80% of the time,
-        and where there is no cue the upper bound would fall below the threshold 80% of the time. It reads the spread of
-        the interval, not its point, so the best of several probes (biased upward on small samples) does not sway it.
-        None without a finite interval, a count or a positive threshold.
+    That is the size at which the smallest effect detectable at 80% power (:func:`detectable`) equals the threshold:
+    with that many items a cue of the threshold's size would be detected (its interval excludes 0) 80% of the time,
+    and where there is no cue the upper bound would fall below the threshold 80% of the time. It reads the spread of
+    the interval, not its point, so the best of several probes (biased upward on small samples) does not sway it.
+    None without a finite interval, a count or a positive threshold.
 
-        Example:
-            >>> from pfungst.blocks import format_estimate
-    from pfungst.stats import ConfidenceInterval, Estimate
-            >>> items_needed(Estimate(0.144, "m", 60, ConfidenceInterval(-0.042, 0.322, 0.95)), 0.2)
-            102
+    Example:
+        >>> from pfungst.stats import ConfidenceInterval, Estimate
+        >>> items_needed(Estimate(0.144, "m", 60, ConfidenceInterval(-0.042, 0.322, 0.95)), 0.2)
+        102
     """
     smallest = detectable(estimate)
     if math.isnan(smallest) or estimate.n <= 0 or not threshold > 0:

@@ -22,31 +22,19 @@ from dataclasses import replace
 import numpy as np
 from scipy import stats as _scipy_stats
 
+from pfungst.audit.audit_config import MAX_REFITS, check_refits
 from pfungst.audit.feature_sets import FeatureSet
 from pfungst.audit.inputs import ItemInputs, OptionTable
 from pfungst.audit.probe import ProbeConfig, run_probes
 from pfungst.audit.probe_outcome import ProbeOutcome
 from pfungst.audit.resampled_kappa import mean_kappa
 from pfungst.data.benchmark import Benchmark
-from pfungst.errors import ConfigError
 from pfungst.stats import ConfidenceInterval, Estimate, bonferroni_level, chance_corrected_accuracy
 
 __all__ = ["MAX_REFITS", "check_refits", "null_copy", "outcome_statistic", "refit_check", "refit_interval"]
 
-MAX_REFITS = 200
-"""Most refits a check may take: each costs one whole probe of the best feature set."""
-
 Inputs = Callable[[Benchmark], tuple[FeatureSet, ItemInputs | OptionTable]]
 """Builds the best feature set and its inputs from a (permuted) copy of the benchmark."""
-
-
-def check_refits(n_refits: int) -> None:
-    """Raise :class:`ConfigError` unless ``n_refits`` is 0 (no check: only clear signals flagged) or 2 to the cap."""
-    if n_refits != 0 and not 2 <= n_refits <= MAX_REFITS:
-        raise ConfigError(
-            "n_refits (--n-refits) must be 0 (no refit-aware check: only a clear signal below threshold is "
-            f"flagged) or 2 to {MAX_REFITS} label permutations (20 is the default), not {n_refits}"
-        )
 
 
 def repeat_averaged(gold: np.ndarray, prediction: np.ndarray, statistic: str, n_classes: float) -> float:

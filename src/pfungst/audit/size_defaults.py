@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pfungst.audit.audit_config import LARGE_ITEMS, MEDIUM_ITEMS, check_size_limits
 from pfungst.audit.feature_sets import PAPER_FEATURE_SETS, builtin_defaults
 from pfungst.data.benchmark import Benchmark
-from pfungst.errors import ConfigError
 
 __all__ = [
     "LARGE_DEFAULTS",
@@ -29,12 +29,6 @@ __all__ = [
     "size_default",
 ]
 
-MEDIUM_ITEMS = 10_000
-"""Past this many items a shared-label benchmark's default is :data:`MEDIUM_DEFAULTS`, with one repeat, instead of the
-13 sets with two: the 13 take about a minute and a half of CPU at 10,000 items (``benchmarks/audit_scaling.py``) and
-grow with the items."""
-LARGE_ITEMS = 200_000
-"""Past this many items a shared-label benchmark's default is :data:`LARGE_DEFAULTS`, with one repeat."""
 MEDIUM_DEFAULTS: tuple[str, ...] = ("1-grams_presence", "1-grams_tfidf", "readability")
 """Word 1-gram presence and TF-IDF, and the readability and length set: the word sets that name cue words, and the
 one dense set (length, sentence and word statistics), without the GPT-2 token sets (their cues show in the word sets
@@ -59,15 +53,6 @@ class SizeDefault:
     """Why these sets: named, the default for the benchmark's kind, or the size-aware subset (with the size)."""
     reduced: bool = False
     """True when the benchmark's size cut the default to a subset (the audit then warns)."""
-
-
-def check_size_limits(limits: tuple[int, int]) -> None:
-    """Raise :class:`ConfigError` unless ``limits`` is (medium, large) items with ``0 < medium <= large``."""
-    if len(limits) != 2 or not 0 < limits[0] <= limits[1]:
-        raise ConfigError(
-            f"size_limits must be two item counts (medium, large) with 0 < medium <= large "
-            f"({MEDIUM_ITEMS}, {LARGE_ITEMS} by default), not {tuple(limits)}"
-        )
 
 
 def default_feature_sets(

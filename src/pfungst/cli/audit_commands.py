@@ -2,30 +2,29 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
+from pfungst.audit.audit_config import AuditConfig
 from pfungst.audit.gate import check_gates
-from pfungst.cli.audit_options import AuditOptions
 from pfungst.cli.common import (
     WRITE,
     WRITE_FOLDER,
     DataArgument,
     JsonOption,
-    QuietOption,
     app,
-    config_from_options,
     console,
     progress_bar,
     results_console,
     user_errors,
 )
 from pfungst.cli.gate_options import GateOptions, audit_gate, command_line, end_with_gate, print_split, write_card
-from pfungst.cli.option_groups import DataOptions, option_values, with_option_groups
-from pfungst.cli.result_output import VerboseOption, result_path, save_result, show_result
+from pfungst.cli.option_groups import ConsoleOptions, DataOptions, OptionGroup, with_option_groups
+from pfungst.cli.result_output import result_path, save_result, show_result
 from pfungst.path_checks import check_outputs
 from pfungst.serialization import write_csv
 
@@ -34,25 +33,29 @@ if TYPE_CHECKING:  # the command imports what it runs when it runs: `--help` sta
 
     from pfungst.audit.fixing import FixResult
     from pfungst.audit.result import AuditResult
-    from pfungst.audit.run import AuditConfig
     from pfungst.data.benchmark import Benchmark
 
-__all__ = ["audit_command"]
+__all__ = ["AuditOutputs", "audit_command"]
 
-_Protocol = Annotated[
-    str,
-    typer.Option(
-        help="crossfit (default: stratified repeated cross-fitting, Cohen's kappa, intervals) or pacchiardi2024 "
-        "(the paper's exact protocol); see pfungst.audit.probe_protocol."
-    ),
-]
-_Fields = Annotated[str, typer.Option(help="Partial-input baseline: comma-separated named fields, e.g. hypothesis.")]
 _Items = Annotated[Path | None, typer.Option("--items", help="Write per-item predictions as CSV."), WRITE]
 _Fix = Annotated[
     Path | None,
     typer.Option("--fix", help="Write counterbalanced and filtered copies here and audit them."),
     WRITE_FOLDER,
 ]
+_Deduplicate = Annotated[bool, typer.Option(help="Drop repeated texts first (the paper did).")]
+
+
+@dataclass(frozen=True)
+class AuditOutputs(OptionGroup):
+    """Where an audit's results go besides the console: the JSON, the per-item CSV, the mitigated copies."""
+
+    json_path: JsonOption = None
+    """The result's JSON; None for the default path beside the data."""
+    items_path: _Items = None
+    """The per-item predictions as CSV; None for none."""
+    fix_dir: _Fix = None
+    """The folder of the counterbalanced and filtered copies; None for none."""
 
 
 @app.command("audit")
@@ -61,54 +64,39 @@ def audit_command(
     context: typer.Context,
     data: DataArgument,
     data_options: DataOptions,
-    protocol: _Protocol = "crossfit",
-    fields: _Fields = "",
-    n_refits: Annotated[int, typer.Option(help="Refitted label permutations behind 'signal below threshold'.")] = 20,
-    deduplicate: Annotated[bool, typer.Option(help="Drop repeated texts first (the paper did).")] = False,
+    deduplicate: _Deduplicate = False,
     *,
-    audit_options: AuditOptions,
-    json_path: JsonOption = None,
-    items_path: _Items = None,
-    fix_dir: _Fix = None,
+    settings: AuditConfig,
+    outputs: AuditOutputs,
     gate_options: GateOptions,
-    quiet: QuietOption = False,
-    verbose: VerboseOption = False,
+    shown: ConsoleOptions,
 ) -> None:
     """Can the benchmark be answered from surface features alone? Prints the verdict in a few sentences (every probe,
     heuristic and cue word with --verbose) and saves the whole result as JSON (default: DATA's stem + .audit.json,
     beside DATA)."""
-    options = option_values(data_options, audit_options, **locals())  # AuditConfig's fields by name
-    card = gate_options.card
+    card, items_path, fix_dir = gate_options.card, outputs.items_path, outputs.fix_dir
     with user_errors():
-        from pfungst.audit.run import AuditConfig, audit
+        from pfungst.audit.run import audit
         from pfungst.report.card import render_card, render_fix_lines
 
         gate_options.check()
-        saved = result_path(json_path, data, "audit")
+        saved = result_path(outputs.json_path, data, "audit")
         check_outputs([data], {"--json": saved, "--items": items_path, "--card": card}, folders={"--fix": fix_dir})
-        config = _audit_config(AuditConfig, options)  # validated before reading data: a typo costs no load
+        settings.validate()  # before reading data: a typo costs no load
         benchmark = data_options.load(data)
         if deduplicate:  # the paper's protocol drops repeated texts itself, in the paper's order
-            benchmark = config.protocol.deduplicate(benchmark)
-        with progress_bar(quiet, "encoding surface features") as report:
-            result = audit(benchmark, config, progress=report)
-        out = results_console(json_path)
-        _report(result, out, verbose, (saved, items_path))
-        fixed = _fix_and_audit(benchmark, fix_dir, config, (quiet, verbose), out) if fix_dir else None
+            benchmark = settings.protocol.deduplicate(benchmark)
+        with progress_bar(shown.quiet, "encoding surface features") as report:
+            result = audit(benchmark, settings, progress=report)
+        out = results_console(outputs.json_path)
+        _report(result, out, shown.verbose, (saved, items_path))
+        fixed = _fix_and_audit(benchmark, fix_dir, settings, shown, out) if fix_dir else None
         write_card(card, render_card(result, command_line(context)) + render_fix_lines(fixed))
         gate = audit_gate(gate_options.rules, result)
         if gate is not None and fixed is not None:  # each mitigated copy answers to the same gate
             copies = [audit_gate(gate.rules, audited) for _, audited in fixed.audits]
             gate = check_gates(gate.rules, [gate, *(copy for copy in copies if copy is not None)])
     end_with_gate(gate)
-
-
-def _audit_config(config_type: type[AuditConfig], options: dict[str, Any]) -> AuditConfig:
-    """The audit's settings from the command's options (repeatable and comma-separated ones parsed), validated."""
-    fields = tuple(name.strip() for name in options["fields"].split(",") if name.strip())
-    config = config_from_options(config_type, options, fields=fields)
-    config.validate()
-    return config
 
 
 def _report(result: AuditResult, out: Console, verbose: bool, paths: tuple[Path, Path | None]) -> None:
@@ -123,17 +111,16 @@ def _report(result: AuditResult, out: Console, verbose: bool, paths: tuple[Path,
 
 
 def _fix_and_audit(
-    benchmark: Benchmark, fix_dir: Path, config: AuditConfig, flags: tuple[bool, bool], out: Console
+    benchmark: Benchmark, fix_dir: Path, config: AuditConfig, shown: ConsoleOptions, out: Console
 ) -> FixResult:
     """Write the counterbalanced and filtered copies to ``fix_dir``, audit them, print their audits and each copy's
-    residual verdict (a copy still predictable is said to be so; ``flags``: quiet, verbose)."""
+    residual verdict (a copy still predictable is said to be so)."""
     from pfungst.audit.fixing import fix
 
-    quiet, verbose = flags
-    with progress_bar(quiet, "writing mitigated copies") as report:
+    with progress_bar(shown.quiet, "writing mitigated copies") as report:
         fixed = fix(benchmark, fix_dir, config, progress=report)
     for _, audited in fixed.audits:
-        show_result(audited, out, verbose)
+        show_result(audited, out, shown.verbose)
     for line in fixed.residual_lines():
         out.print(escape(line), style="bold red" if "STILL PREDICTABLE" in line else None, soft_wrap=True)
     console.print("wrote " + ", ".join(escape(p) for p in fixed.paths.values()))

@@ -8,14 +8,13 @@ stdout stays one valid JSON document.
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import tempfile
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -32,14 +31,11 @@ __all__ = [
     "WRITE_FOLDER",
     "DataArgument",
     "JsonOption",
-    "NBootstrapOption",
     "PathRole",
     "QuietOption",
     "ReaderOption",
-    "SeedOption",
     "app",
     "check_suffix",
-    "config_from_options",
     "console",
     "progress_bar",
     "results_console",
@@ -85,20 +81,6 @@ ReaderOption = Annotated[
 DataArgument = Annotated[Path, typer.Argument(help="Benchmark file or directory."), READ]
 JsonOption = Annotated[Path | None, typer.Option("--json", help="Write the result as JSON ('-': stdout)."), WRITE]
 QuietOption = Annotated[bool, typer.Option(help="No progress bar.")]
-SeedOption = Annotated[int, typer.Option(help="Seed of every random choice.")]
-NBootstrapOption = Annotated[int, typer.Option(help="Bootstrap resamples per interval.")]
-_Config = TypeVar("_Config")
-
-
-def config_from_options(cls: type[_Config], options: Mapping[str, Any], **converted: Any) -> _Config:
-    """Build the config dataclass ``cls`` from a command's options, whose names match its fields.
-
-    Each field takes the same-named option, or its value in ``converted`` (an option whose command-line form
-    differs: a comma-separated list, a file, a default); options that name no field are left out.
-    """
-    names = {field.name for field in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    same = {name: value for name, value in options.items() if name in names and name not in converted}
-    return cls(**same, **converted)
 
 
 @contextmanager

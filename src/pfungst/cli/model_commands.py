@@ -14,26 +14,19 @@ from pfungst.cli.common import (
     READ,
     WRITE,
     DataArgument,
-    QuietOption,
     app,
     check_suffix,
-    config_from_options,
     console,
     progress_bar,
     results_console,
     user_errors,
 )
-from pfungst.cli.option_groups import (
-    DataOptions,
-    ModelOptions,
-    OptionGroup,
-    SamplingOptions,
-    option_values,
-    with_option_groups,
-)
-from pfungst.cli.result_output import VerboseOption, result_path, save_result, show_result
+from pfungst.cli.option_groups import ConsoleOptions, DataOptions, ModelOptions, OptionGroup, with_option_groups
+from pfungst.cli.result_output import result_path, save_result, show_result
 from pfungst.errors import ConfigError
+from pfungst.evaluate.run_config import RunConfig
 from pfungst.path_checks import check_outputs
+from pfungst.stress.stress_config import StressConfig
 
 if TYPE_CHECKING:  # each command imports what it runs when it runs: `--help` stays fast
     from rich.console import Console
@@ -42,10 +35,9 @@ if TYPE_CHECKING:  # each command imports what it runs when it runs: `--help` st
     from pfungst.evaluate.score_result import ScoreResult
     from pfungst.models.registry import ModelSpec
     from pfungst.stress.rank_result import RankStability
-    from pfungst.stress.stress_config import StressConfig
     from pfungst.stress.stress_result import StressResult
 
-__all__ = ["StressOptions", "score_command", "stress_command"]
+__all__ = ["ScoreOutputs", "StressOutputs", "score_command", "stress_command"]
 
 _ScoreModel = Annotated[
     str,
@@ -54,10 +46,6 @@ _ScoreModel = Annotated[
         "(openai:<base_url>#<model>, llamacpp:<path.gguf>, hf:<folder>; see `pfungst formats --what providers`)."
     ),
 ]
-_ScoreRule = Annotated[
-    str, typer.Option(help="Scoring rule: letter, cloze-raw, cloze-token, cloze-byte, pmi or generate.")
-]
-_ScorePrompt = Annotated[str, typer.Option(help="Prompt format: mmlu, plain or chatml-letter (see `pfungst formats`).")]
 _ScoreOut = Annotated[
     Path | None, typer.Option("--out", "-o", help="Write per-item results here: .jsonl or .parquet."), WRITE
 ]
@@ -66,20 +54,6 @@ _StressModels = Annotated[
     typer.Option(
         help="Model, repeatable to compare ranks: smollm2 (default), gemma3-270m, a .gguf path, a model folder, or "
         "provider:target (openai:<base_url>#<model>, ...; see `pfungst formats --what providers`)."
-    ),
-]
-_StressRules = Annotated[str, typer.Option(help="Comma-separated rules compared by the 'rules' perturbation.")]
-_StressPrompt = Annotated[
-    str, typer.Option(help="Base prompt format: mmlu, plain or chatml-letter (see `pfungst formats`).")
-]
-_Perturbations = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--perturbation",
-        "-p",
-        help="Perturbation to run, repeatable, with its parameters as name:key=value,key=value "
-        "(-p pride:fraction=0.1 -p formats:n=4); default: all but permutations and spread-search, with default "
-        "parameters (see `pfungst formats --what perturbations`).",
     ),
 ]
 _StressData = Annotated[
@@ -103,14 +77,17 @@ _StressItems = Annotated[
     WRITE,
 ]
 
-_ClusterBy = Annotated[
-    str,
-    typer.Option(
-        help="Which items share errors (Miller 2024): auto (an MMLU subject, BIG-bench subtask, group or shared "
-        "passage, where items fall in two or more), none (independent items: plain intervals) or a metadata key or "
-        "field every item has."
-    ),
-]
+
+@dataclass(frozen=True)
+class ScoreOutputs(OptionGroup):
+    """Where a score's results go besides the console: the per-item file and the summary's JSON."""
+
+    out: _ScoreOut = None
+    """The per-item results (``.jsonl`` or ``.parquet``); None for none."""
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Write the summary as JSON ('-': stdout)."), WRITE
+    ] = None
+    """The summary's JSON; None for the default path beside the data."""
 
 
 @app.command("score")
@@ -120,42 +97,31 @@ def score_command(
     *,
     data_options: DataOptions,
     model: _ScoreModel = "smollm2",
-    rule: _ScoreRule = "cloze-raw",
-    prompt: _ScorePrompt = "mmlu",
-    limit: Annotated[int | None, typer.Option(help="Score only the first N items.")] = None,
-    seed: Annotated[int, typer.Option(help="Seed (sampled generation).")] = 0,
+    run: RunConfig,
     model_options: ModelOptions,
-    out: _ScoreOut = None,
-    json_path: Annotated[
-        Path | None, typer.Option("--json", help="Write the summary as JSON ('-': stdout)."), WRITE
-    ] = None,
-    cluster_by: _ClusterBy = "auto",
-    quiet: QuietOption = False,
-    verbose: VerboseOption = False,
+    outputs: ScoreOutputs,
+    shown: ConsoleOptions,
 ) -> None:
     """Score a benchmark with a language model: accuracy with its interval against chance, per-item results (a stress
     run with the identity perturbation alone: the same accuracy and interval). Saves the summary as JSON (default:
     DATA's stem + .score.json, beside DATA)."""
-    options = option_values(
-        data_options, model_options, rule=rule, prompt=prompt, limit=limit, seed=seed, cluster_by=cluster_by
-    )
     with user_errors():
-        from pfungst.evaluate.run_config import RunConfig
         from pfungst.models.registry import ModelSpec
         from pfungst.stress.score_run import score
 
-        saved = result_path(json_path, data, "score")
-        outputs = {"--cache": model_options.cache, "--out": out, "--json": saved}
-        check_outputs([data, *model_options.inputs()], outputs)
+        saved = result_path(outputs.json_path, data, "score")
+        check_outputs(
+            [data, *model_options.inputs()], {"--cache": model_options.cache, "--out": outputs.out, "--json": saved}
+        )
         spec = ModelSpec.parse(model)  # the one parse of --model: a typo costs no data load
-        config = config_from_options(RunConfig, options, **model_options.run_settings(spec))
+        config = replace(run, on_error=data_options.mode(), **model_options.run_settings(spec))
         config.validate()  # before reading data: a typo should not cost a load
-        check_suffix(out)
+        check_suffix(outputs.out)
         benchmark = data_options.load(data)
-        with progress_bar(quiet, "loading the model") as report:
+        with progress_bar(shown.quiet, "loading the model") as report:
             result = score(benchmark, spec, config, progress=report)
-        show_result(result, results_console(json_path), verbose)
-        _write_score(result, out, saved)
+        show_result(result, results_console(outputs.json_path), shown.verbose)
+        _write_score(result, outputs.out, saved)
 
 
 def _write_score(result: ScoreResult, out: Path | None, saved: Path) -> None:
@@ -168,29 +134,13 @@ _StressJson = Annotated[Path | None, typer.Option("--json", help="Write the resu
 
 
 @dataclass(frozen=True)
-class StressOptions(OptionGroup):
-    """What a stress run varies and how its items are grouped: the rules, the base prompt, the perturbations."""
+class StressOutputs(OptionGroup):
+    """Where a stress run's results go besides the console: the JSON and every outcome."""
 
-    rule: Annotated[str, typer.Option(help="Scoring rule of the arrangement perturbations.")] = "letter"
-    """The main scoring rule."""
-    rules: _StressRules = "letter,cloze-raw,cloze-token,cloze-byte,pmi"
-    """The rules compared by ``rules``, comma-separated."""
-    prompt: _StressPrompt = "mmlu"
-    """The base prompt format."""
-    perturbation: _Perturbations = None
-    """Perturbation specs (``name:key=value``); None for the default ones."""
-    cluster_by: _ClusterBy = "auto"
-    """Which items share errors."""
-
-    def values(self) -> dict[str, Any]:
-        """Each option by the name of its config field: ``rules`` split at the commas, ``--perturbation`` as
-        ``perturbations`` (the default ones when none is given)."""
-        from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS
-
-        values = super().values()
-        values["rules"] = tuple(rule.strip() for rule in self.rules.split(",") if rule.strip())
-        values["perturbations"] = tuple(values.pop("perturbation") or DEFAULT_PERTURBATIONS)
-        return values
+    json_path: _StressJson = None
+    """The result's JSON; None for the default path beside the data."""
+    items_path: _StressItems = None
+    """Every outcome (``.jsonl`` or ``.parquet``, numbered per model); None for none."""
 
 
 @app.command("stress")
@@ -200,42 +150,41 @@ def stress_command(
     *,
     data_options: DataOptions,
     model: _StressModels = None,
-    stress_options: StressOptions,
-    sampling: SamplingOptions,
+    settings: StressConfig,
     model_options: ModelOptions,
-    json_path: _StressJson = None,
-    items_path: _StressItems = None,
+    outputs: StressOutputs,
     from_logs: _FromLogs = None,
-    quiet: QuietOption = False,
-    verbose: VerboseOption = False,
+    shown: ConsoleOptions,
 ) -> None:
     """How much of a model's score is option order, option IDs, format and scoring rule? Prints the finding in a few
     sentences (every table with --verbose) and saves the whole result as JSON (default: DATA's stem + .stress.json,
     beside DATA)."""
     if from_logs is not None or data is None:
-        _stress_from_logs(data, from_logs, (json_path, items_path), stress_options.cluster_by, verbose)
+        _stress_from_logs(data, from_logs, outputs, settings.run.cluster_by, shown.verbose)
         return
+    json_path, items_path = outputs.json_path, outputs.items_path
     with user_errors():
         items = _items_paths(items_path, len(model or ()))
-        inputs = [data, *_perturbation_inputs(stress_options.perturbation), *model_options.inputs()]
+        inputs = [data, *_perturbation_inputs(settings.perturbations), *model_options.inputs()]
         saved = result_path(json_path, data, "stress")
         check_outputs(inputs, {"--cache": model_options.cache, "--json": saved, **items})
         specs = _model_specs(model)
-        config = _stress_config(model_options, stress_options, data_options, sampling)
+        run = replace(settings.run, on_error=data_options.mode(), **model_options.run_settings())
+        config = replace(settings, run=run)
         config.validate()
         check_suffix(items_path, "--items")
         benchmark = data_options.load(data)
-        results, ranks = _run_stress(benchmark, specs, config, quiet, (results_console(json_path), verbose))
+        results, ranks = _run_stress(benchmark, specs, config, shown.quiet, (results_console(json_path), shown.verbose))
         _write_stress(results, ranks, saved, items_path)
 
 
 def _stress_from_logs(
-    data: Path | None, logs: Path | None, paths: tuple[Path | None, Path | None], cluster_by: str, verbose: bool
+    data: Path | None, logs: Path | None, outputs: StressOutputs, cluster_by: str, verbose: bool
 ) -> None:
-    """Analyse lm-eval's samples of an exported plan (the settings are the export's); ``paths``: --json, --items."""
+    """Analyse lm-eval's samples of an exported plan (the settings are the export's)."""
     from pfungst.stress.lm_eval import stress_from_logs
 
-    json_path, items_path = paths
+    json_path, items_path = outputs.json_path, outputs.items_path
     with user_errors():
         if data is not None or logs is None:
             raise ConfigError("give a benchmark (DATA) to run a model, or --from-logs OUT to analyse lm-eval's samples")
@@ -256,17 +205,6 @@ def _model_specs(models: list[str] | None) -> list[ModelSpec]:
     from pfungst.models.registry import ModelSpec
 
     return [ModelSpec.parse(spec) for spec in models or ["smollm2"]]
-
-
-def _stress_config(model_options: ModelOptions, *groups: OptionGroup) -> StressConfig:
-    """The run's settings from the options of ``groups`` and ``model_options`` (every backend setting given: each
-    model keeps those its backend takes)."""
-    from pfungst.evaluate.run_config import RunConfig
-    from pfungst.stress.stress_config import StressConfig
-
-    options = option_values(model_options, *groups)
-    run = config_from_options(RunConfig, options, **model_options.run_settings())
-    return config_from_options(StressConfig, options, run=run)
 
 
 def _run_stress(
@@ -309,11 +247,11 @@ def _items_paths(items_path: Path | None, n_models: int) -> dict[str, Path]:
     return {f"--items (model {i})": items_path.with_stem(f"{items_path.stem}-{i}") for i in range(1, n_models + 1)}
 
 
-def _perturbation_inputs(specs: list[str] | None) -> list[Path]:
+def _perturbation_inputs(specs: tuple[Any, ...]) -> list[Path]:
     """The files read by the perturbations' parameters (``-p instructions:file=paraphrases.txt``)."""
     from pfungst.stress.perturbations import perturbation_inputs
 
-    return perturbation_inputs(specs or ())
+    return perturbation_inputs(specs)
 
 
 def _write_stress(results: list[StressResult], ranks: Any, saved: Path, items_path: Path | None) -> None:

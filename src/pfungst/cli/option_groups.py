@@ -1,11 +1,18 @@
-"""Options several commands share, declared once as typed groups: each group is a frozen dataclass whose fields are
-typer options, and :func:`with_option_groups` lays its fields out as the command's options and hands the command
-one built group.
+"""Options several commands share, declared once as typed groups, and :func:`with_option_groups`, which lays a
+command's groups out as its options and hands the command one built value per group.
 
-A command declares a parameter of a group's type (``data_options: DataOptions``); ``--help`` lists the group's
-options where that parameter stands, with the help text, default and path role (:class:`~pfungst.cli.common.
-PathRole`) written here, so ``score``, ``stress`` and the other commands that take a group read and check its options
-alike.
+Two kinds of group:
+
+- a **config** (:class:`~pfungst.audit.audit_config.AuditConfig`, :class:`~pfungst.stress.stress_config.StressConfig`,
+  ...): its options are generated from the fields that declare a setting (:mod:`pfungst.settings`,
+  :mod:`pfungst.cli.settings_options`), and the command receives the config built from them;
+- an :class:`OptionGroup` of options that belong to the command line only (how a file is read, where results go,
+  the model backend's settings): a frozen dataclass whose fields are ``Annotated[type, typer.Option(...)]`` with the
+  path role (:class:`~pfungst.cli.common.PathRole`) of each path.
+
+A command declares a parameter of a group's type (``data_options: DataOptions``, ``settings: AuditConfig``);
+``--help`` lists the group's options where that parameter stands, so every command that takes a group reads and
+checks its options alike, and a command's own parameters stay few (at most 8, a group counting once).
 """
 
 from __future__ import annotations
@@ -22,7 +29,9 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 import pfungst
-from pfungst.cli.common import READ_WRITE, NBootstrapOption, ReaderOption, SeedOption
+from pfungst.cli.common import READ_WRITE, QuietOption, ReaderOption, user_errors
+from pfungst.cli.result_output import VerboseOption
+from pfungst.cli.settings_options import Settings, build_config, config_options, settings_marker
 from pfungst.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -30,11 +39,10 @@ if TYPE_CHECKING:
     from pfungst.models.registry import ModelSpec
 
 __all__ = [
+    "ConsoleOptions",
     "DataOptions",
     "ModelOptions",
     "OptionGroup",
-    "SamplingOptions",
-    "option_values",
     "with_option_groups",
 ]
 
@@ -43,36 +51,37 @@ _Command = TypeVar("_Command", bound=Callable[..., Any])
 
 class OptionGroup:
     """Base of the option groups: a frozen dataclass whose fields are ``Annotated[type, typer.Option(...)]`` with
-    defaults; the field names are the options' parameter names (``chunk_size`` is ``--chunk-size``)."""
+    defaults; the field names are the options' parameter names (``on_error`` is ``--on-error``)."""
 
     def values(self) -> dict[str, Any]:
         """Each option by its parameter name: the names the config dataclasses' fields are named after."""
         return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}  # type: ignore[arg-type]
 
 
-def option_values(*groups: OptionGroup, **more: Any) -> dict[str, Any]:
-    """Every option of ``groups`` (and the ``more`` given one by one) by the name of its config field: what
-    :func:`~pfungst.cli.common.config_from_options` builds a config from."""
-    return {name: value for group in groups for name, value in group.values().items()} | more
-
-
 def with_option_groups(command: _Command) -> _Command:
-    """Make each parameter of ``command`` annotated with an :class:`OptionGroup` into that group's options.
+    """Make each parameter of ``command`` annotated with an :class:`OptionGroup` or a config into that group's
+    options.
 
     The returned function takes the options one by one (typer reads its signature) and calls ``command`` with one
-    group built from them per group parameter; the other parameters pass through unchanged.
+    group, or one config, built from them per group parameter; the other parameters pass through unchanged. A config
+    its own checks refuse ends the command with exit 2 and the message.
 
     Raises:
         TypeError: two parameters (of the command or its groups) share a name: a bug in the command's declaration.
     """
     hints = typing.get_type_hints(command, include_extras=True)
     groups: dict[str, type[OptionGroup]] = {}
+    configs: dict[str, tuple[type, Settings]] = {}
     parameters: list[inspect.Parameter] = []
     for parameter in inspect.signature(command).parameters.values():
         hint = hints.get(parameter.name, parameter.annotation)
+        config = settings_marker(hint)
         if isinstance(hint, type) and issubclass(hint, OptionGroup):
             groups[parameter.name] = hint
             parameters += _group_parameters(hint)
+        elif config is not None:
+            configs[parameter.name] = config
+            parameters += [option.parameter for option in config_options(*config)]
         else:
             parameters.append(parameter.replace(annotation=hint, kind=inspect.Parameter.KEYWORD_ONLY))
     names = [parameter.name for parameter in parameters]
@@ -84,6 +93,9 @@ def with_option_groups(command: _Command) -> _Command:
         for name, group in groups.items():
             fields = [field.name for field in dataclasses.fields(group)]  # type: ignore[arg-type]
             options[name] = group(**{field: options.pop(field) for field in fields})
+        with user_errors():
+            for name, (config_type, marker) in configs.items():
+                options[name] = build_config(config_type, marker, options)
         return command(**options)
 
     run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
@@ -96,9 +108,14 @@ def _group_parameters(group: type[OptionGroup]) -> list[inspect.Parameter]:
     hints = typing.get_type_hints(group, include_extras=True)
     keyword = inspect.Parameter.KEYWORD_ONLY
     return [
-        inspect.Parameter(field.name, keyword, default=field.default, annotation=hints[field.name])
+        inspect.Parameter(field.name, keyword, default=_default(field), annotation=hints[field.name])
         for field in dataclasses.fields(group)  # type: ignore[arg-type]
     ]
+
+
+def _default(field: dataclasses.Field[Any]) -> Any:
+    """A group field's default; none (a required option) when it has none."""
+    return inspect.Parameter.empty if field.default is dataclasses.MISSING else field.default
 
 
 _Map = Annotated[
@@ -140,10 +157,17 @@ class DataOptions(OptionGroup):
             ConfigError: ``--on-error`` is neither ``raise`` nor ``skip``, or a ``--map`` pair has no ``=``.
             DataError: the file cannot be read as a benchmark.
         """
+        return pfungst.load(data, self.reader, on_error=self.mode(), strict=self.strict, **_parse_mapping(self.map))
+
+    def mode(self) -> OnError:
+        """``--on-error`` checked: what a malformed row (or a question past a model's context window) does.
+
+        Raises:
+            ConfigError: neither ``raise`` nor ``skip``.
+        """
         if self.on_error not in ("raise", "skip"):
             raise ConfigError(f"--on-error must be 'raise' or 'skip', not {self.on_error!r}")
-        mode: OnError = "skip" if self.on_error == "skip" else "raise"
-        return pfungst.load(data, self.reader, on_error=mode, strict=self.strict, **_parse_mapping(self.map))
+        return "skip" if self.on_error == "skip" else "raise"
 
 
 def _parse_mapping(pairs: list[str] | None) -> dict[str, Any]:
@@ -169,7 +193,6 @@ _Cache = Annotated[
     ),
     READ_WRITE,
 ]
-_ChunkSize = Annotated[int, typer.Option(help="Items per batch sent to the model and committed to the cache.")]
 _Threads = Annotated[int | None, typer.Option(help="CPU threads for a llama.cpp model (default: its choice).")]
 _Timeout = Annotated[
     float | None, typer.Option(help="Seconds a model server may take to answer one request (openai: models).")
@@ -199,8 +222,6 @@ class ModelOptions(OptionGroup):
 
     cache: _Cache = None
     """The SQLite cache file; None for the default one."""
-    chunk_size: _ChunkSize = 16
-    """Items per batch."""
     threads: _Threads = None
     """CPU threads of a llama.cpp model; None for its choice."""
     timeout: _Timeout = None
@@ -249,14 +270,10 @@ class ModelOptions(OptionGroup):
 
 
 @dataclass(frozen=True)
-class SamplingOptions(OptionGroup):
-    """Which items a stress plan asks, and how its random draws and intervals are made."""
+class ConsoleOptions(OptionGroup):
+    """What a command prints: ``--quiet`` (no progress bar) and ``--verbose`` (every table, then the answer)."""
 
-    limit: Annotated[int | None, typer.Option(help="Use only the first N items.")] = None
-    """The first N items only; None for all."""
-    sample: Annotated[int | None, typer.Option(help="Use a seeded random sample of N items.")] = None
-    """A seeded sample of N items; None for all."""
-    seed: SeedOption = 0
-    """Seed of every random choice."""
-    n_bootstrap: NBootstrapOption = 1000
-    """Bootstrap resamples per interval."""
+    quiet: QuietOption = False
+    """Whether the progress bar is hidden."""
+    verbose: VerboseOption = False
+    """Whether every table is printed before the short answer."""

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import csv
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -19,14 +20,17 @@ from pfungst.cli.common import (
     stdout,
     user_errors,
 )
+from pfungst.cli.option_groups import OptionGroup, with_option_groups
 from pfungst.cli.result_output import VerboseOption, result_path, save_result, show_result
 from pfungst.errors import ConfigError, ReaderError
 from pfungst.path_checks import check_distinct_inputs, check_outputs
+from pfungst.reliance.reliance_config import RelianceConfig
+from pfungst.reliance.validity_config import ValidityConfig
 
 if TYPE_CHECKING:
     from pfungst.reliance import ModelOutcomes
 
-__all__ = ["reliance_command", "report_command", "validity_command"]
+__all__ = ["OutcomeOptions", "ShortcutOptions", "reliance_command", "report_command", "validity_command"]
 
 
 _Audits = Annotated[
@@ -54,7 +58,7 @@ _OPTION_NAMES = {"format=": "--outcome-format", "metric=": "--metric", "variant=
 """The Python arguments of ``read_outcomes`` that outcome readers' hints name -> this module's options."""
 _Dataset = Annotated[
     str | None,
-    typer.Option(help="Dataset name for outcome files that do not name one (must match an audit's benchmark name)."),
+    typer.Option(help="Dataset name for outcome files that do not name one (reliance: an audit's benchmark name)."),
 ]
 _Metric = Annotated[
     str | None,
@@ -68,16 +72,6 @@ _Families = Annotated[
     typer.Option(help="CSV with columns model,family; default: the model name without its date or version suffix."),
     READ,
 ]
-_FeatureSet = Annotated[
-    str | None, typer.Option(help="The probe whose predictions define solvable items (default: the audit's best).")
-]
-_Split = Annotated[
-    str,
-    typer.Option(
-        help="What splits the items: 'probe' (the audit's probe) or 'any-shortcut' (solvable by some shortcut of the "
-        "per-item shortcut table - probes, heuristics, choices-only - versus by none, then each shortcut alone)."
-    ),
-]
 _ShortcutStress = Annotated[
     list[Path] | None,
     typer.Option(
@@ -88,25 +82,85 @@ _ShortcutStress = Annotated[
 ]
 
 
+_ShortcutRule = Annotated[
+    str, typer.Option(help="Scoring rule of the --shortcut-stress choices-only outcomes taken as the shortcut.")
+]
+
+
+@dataclass(frozen=True)
+class OutcomeOptions(OptionGroup):
+    """Which per-item model outcomes are read, and how: ``--outcomes`` and the hints for files that lack them."""
+
+    outcomes: _Outcomes
+    """Outcome files and folders."""
+    outcome_format: _OutcomeFormat = None
+    """The outcome format; None to detect it."""
+    dataset: _Dataset = None
+    """The dataset name of files that name none."""
+    metric: _Metric = None
+    """The metric read as correctness (lm-eval, HELM; inspect: the scorer)."""
+    variant: _Variant = None
+    """The stress variant read; None for identity."""
+
+    def read(self, model: str | None = None) -> list[ModelOutcomes]:
+        """Every ``--outcomes`` path read (``model``: the model name of files that name none); a file read twice
+        (given twice, or a copy, or inside two folders given) is refused, and an unknown format names
+        ``--outcome-format``."""
+        from pfungst.reliance import read_outcomes
+
+        found: list[ModelOutcomes] = []
+        sources: list[str] = []
+        for path in self.outcomes:
+            try:
+                read = read_outcomes(
+                    path,
+                    format=self.outcome_format,
+                    model=model,
+                    dataset=self.dataset,
+                    metric=self.metric,
+                    variant=self.variant,
+                )
+            except ReaderError as exc:
+                raise _with_option_names(exc) from None
+            found.extend(read)
+            sources.extend(dict.fromkeys(outcome.source for outcome in read))
+        check_distinct_inputs(sources, "--outcomes")
+        return found
+
+
+@dataclass(frozen=True)
+class ShortcutOptions(OptionGroup):
+    """Models' choices-only outcomes that join the per-item shortcut table (``--shortcut-stress``,
+    ``--shortcut-rule``)."""
+
+    shortcut_stress: _ShortcutStress = None
+    """Stress results with the choices-only perturbation; None for none."""
+    shortcut_rule: _ShortcutRule = "letter"
+    """The scoring rule whose choices-only outcomes are the shortcut."""
+
+    def read(self, model: str | None) -> list[ModelOutcomes]:
+        """Each file's choices-only outcomes under ``shortcut_rule`` (``model``: the name of files that name none)."""
+        from pfungst.reliance import CHOICES_ONLY_VARIANT, read_outcomes
+
+        return [
+            outcome
+            for path in self.shortcut_stress or ()
+            for outcome in read_outcomes(
+                path, format="pfungst-stress", model=model, metric=self.shortcut_rule, variant=CHOICES_ONLY_VARIANT
+            )
+        ]
+
+
 @app.command("reliance")
+@with_option_groups
 def reliance_command(
     audits: _Audits,
-    outcomes: _Outcomes,
-    outcome_format: _OutcomeFormat = None,
+    *,
+    outcome_options: OutcomeOptions,
     model: Annotated[str | None, typer.Option(help="Model name for outcome files that do not name one.")] = None,
-    dataset: _Dataset = None,
-    metric: _Metric = None,
-    variant: _Variant = None,
+    settings: RelianceConfig,
+    shortcuts: ShortcutOptions,
     families: _Families = None,
-    feature_set: _FeatureSet = None,
-    split: _Split = "probe",
-    shortcut_stress: _ShortcutStress = None,
-    shortcut_rule: Annotated[
-        str, typer.Option(help="Scoring rule of the --shortcut-stress choices-only outcomes taken as the shortcut.")
-    ] = "letter",
-    test: Annotated[str, typer.Option(help="Per-model test: fisher (exact) or permutation.")] = "fisher",
-    alpha: Annotated[float, typer.Option(help="Level of the Benjamini-Hochberg procedure.")] = 0.05,
-    seed: Annotated[int, typer.Option(help="Seed of the permutation test.")] = 0,
     json_path: JsonOption = None,
     verbose: VerboseOption = False,
 ) -> None:
@@ -114,54 +168,43 @@ def reliance_command(
     answer in a few sentences (every table with --verbose) and saves the result as JSON (default: the first audit's
     stem + .reliance.json, beside it)."""
     with user_errors():
-        from pfungst.reliance import CHOICES_ONLY_VARIANT, RelianceConfig, read_outcomes, reliance
+        from pfungst.reliance import reliance
 
         saved = result_path(json_path, audits[0], "reliance")
-        check_outputs([*audits, *outcomes, *(shortcut_stress or ()), families], {"--json": saved})
-        choices_only = [
-            o
-            for path in shortcut_stress or ()
-            for o in read_outcomes(
-                path, format="pfungst-stress", model=model, metric=shortcut_rule, variant=CHOICES_ONLY_VARIANT
-            )
-        ]
-        config = RelianceConfig(
+        inputs = [*audits, *outcome_options.outcomes, *(shortcuts.shortcut_stress or ()), families]
+        check_outputs(inputs, {"--json": saved})
+        settings.validate()  # before any file is read
+        choices_only = shortcuts.read(model)
+        config = replace(
+            settings,
             families=_families(families) if families else None,
-            feature_set=feature_set,
-            split="any-shortcut" if choices_only else split,  # type: ignore[arg-type]  # checked by reliance
-            test=test,  # type: ignore[arg-type]  # checked by reliance
-            alpha=alpha,
-            seed=seed,
+            split="any-shortcut" if choices_only else settings.split,
         )
         check_distinct_inputs(audits, "audit")
-        found = _read_outcomes(
-            outcomes, format=outcome_format, model=model, dataset=dataset, metric=metric, variant=variant
-        )
-        result = reliance(list(audits), found, config, choices_only=choices_only)
+        result = reliance(list(audits), outcome_options.read(model), config, choices_only=choices_only)
         show_result(result, results_console(json_path), verbose)
         save_result(saved, result.save_json)
 
 
+_Irt = Annotated[str, typer.Option(help="2PL IRT fit with girth: jml (fast), mml (slow) or none.")]
+
+
 @app.command("validity")
+@with_option_groups
 def validity_command(
-    outcomes: _Outcomes,
-    outcome_format: _OutcomeFormat = None,
-    dataset: Annotated[str | None, typer.Option(help="Dataset name for outcome files that do not name one.")] = None,
-    metric: _Metric = None,
-    variant: _Variant = None,
-    alpha: Annotated[float, typer.Option(help="False discovery rate over each dataset's items (BH).")] = 0.05,
-    majority: Annotated[
-        float, typer.Option(help="A key is suspected when more than this share of models agree on one other answer.")
-    ] = 0.5,
-    irt: Annotated[str, typer.Option(help="2PL IRT fit with girth: jml (fast), mml (slow) or none.")] = "jml",
+    *,
+    outcome_options: OutcomeOptions,
+    settings: ValidityConfig,
+    irt: _Irt = "jml",
     json_path: JsonOption = None,
     verbose: VerboseOption = False,
 ) -> None:
     """Rank items by how likely their key is wrong, from several models' outcomes (agreement, IRT, cleanlab). Prints
     the answer in a few sentences (every table with --verbose) and saves the result as JSON (default: the first
     --outcomes path's stem + .validity.json, beside it)."""
+    outcomes = outcome_options.outcomes
     with user_errors():
-        from pfungst.reliance.validity import ValidityConfig, validity
+        from pfungst.reliance.validity import validity
 
         if not outcomes:
             raise ConfigError("give at least one --outcomes file or folder")
@@ -169,34 +212,11 @@ def validity_command(
         check_outputs(list(outcomes), {"--json": saved})
         if irt not in ("jml", "mml", "none"):
             raise ConfigError(f"--irt must be jml, mml or none, found {irt!r}")
-        config = ValidityConfig(
-            alpha=alpha,
-            majority=majority,
-            irt=irt != "none",
-            irt_method="mml" if irt == "mml" else "jml",
-        )
-        found = _read_outcomes(outcomes, format=outcome_format, dataset=dataset, metric=metric, variant=variant)
-        result = validity(found, config)
+        config = replace(settings, irt=irt != "none", irt_method="mml" if irt == "mml" else "jml")
+        config.validate()
+        result = validity(outcome_options.read(), config)
         show_result(result, results_console(json_path), verbose)
         save_result(saved, result.save_json)
-
-
-def _read_outcomes(paths: list[Path], **options: Any) -> list[ModelOutcomes]:
-    """Every ``--outcomes`` path read; a file read twice (given twice, or a copy, or inside two folders given) is
-    refused, and an unknown format names ``--outcome-format``."""
-    from pfungst.reliance import read_outcomes
-
-    found: list[ModelOutcomes] = []
-    sources: list[str] = []
-    for path in paths:
-        try:
-            read = read_outcomes(path, **options)
-        except ReaderError as exc:
-            raise _with_option_names(exc) from None
-        found.extend(read)
-        sources.extend(dict.fromkeys(outcome.source for outcome in read))
-    check_distinct_inputs(sources, "--outcomes")
-    return found
 
 
 def _with_option_names(error: ReaderError) -> ReaderError:

@@ -3,33 +3,31 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from pfungst.audit.gate import GateResult, check_gate, check_gates
-from pfungst.cli.audit_options import AuditOptions
+from pfungst.audit.suite_config import SuiteConfig
 from pfungst.cli.common import (
     READ,
     WRITE,
     WRITE_FOLDER,
     QuietOption,
-    ReaderOption,
     app,
-    config_from_options,
     progress_bar,
     results_console,
     user_errors,
     write_json,
 )
 from pfungst.cli.gate_options import GateOptions, command_line, end_with_gate, write_card
-from pfungst.cli.option_groups import option_values, with_option_groups
-from pfungst.errors import ConfigError
+from pfungst.cli.option_groups import with_option_groups
+from pfungst.cli.settings_options import Settings
 
 if TYPE_CHECKING:  # the command imports what it runs when it runs: `--help` stays fast
     from rich.console import Console
 
-    from pfungst.audit.suite import SuiteConfig, SuiteResult
+    from pfungst.audit.suite import SuiteResult
 
 __all__ = ["suite_command"]
 
@@ -66,55 +64,30 @@ def suite_command(
     context: typer.Context,
     paths: _Paths,
     out: _Out = Path("pfungst-suite"),
-    reader: ReaderOption = None,
-    on_error: Annotated[
-        str, typer.Option("--on-error", help="raise: skip a benchmark with a bad row; skip: drop the row.")
-    ] = "raise",
     *,
-    audit_options: AuditOptions,
-    alpha: Annotated[float, typer.Option("--fdr", help="False discovery rate across benchmarks (BH).")] = 0.05,
-    top_cues: Annotated[int, typer.Option(help="Cues listed per benchmark.")] = 3,
+    settings: Annotated[SuiteConfig, Settings(exclude=("protocol", "fields"))],
     json_path: _SuiteJson = None,
     gate_options: GateOptions,
     quiet: QuietOption = False,
     verbose: _Verbose = False,
 ) -> None:
     """Audit every benchmark of a suite; rank them by risk (content), flag gold-position artifacts; resumable."""
-    options = option_values(audit_options, **locals())
     card = gate_options.card
     with user_errors():
         from pfungst.audit.suite import audit_suite, check_suite_outputs
         from pfungst.report.card import render_suite_card
 
         gate_options.check()
-        config = _config(options)
+        settings.validate()  # before any benchmark is read
         check_suite_outputs(paths, out, {"--json": json_path, "--card": card}, "--out")
         with progress_bar(quiet, "discovering benchmarks") as report:
-            result = audit_suite(paths, out, config, progress=report)
+            result = audit_suite(paths, out, settings, progress=report)
         _print(result, results_console(json_path), verbose)
         typer.echo(f"wrote {out / 'suite.json'} ({result.n_reused} reused from the cache)", err=True)
         write_json(json_path, result.save_json)
         write_card(card, render_suite_card(result, command_line(context)))
         gate = _gate(result, gate_options.rules) if gate_options.rules else None
     end_with_gate(gate)
-
-
-def _config(options: dict[str, Any]) -> SuiteConfig:
-    """The suite's settings from the command's options, checked before any benchmark is read."""
-    from pfungst.audit.run import AuditConfig
-    from pfungst.audit.suite import SuiteConfig
-
-    if options["on_error"] not in ("raise", "skip"):
-        raise ConfigError(f"--on-error must be 'raise' or 'skip', not {options['on_error']!r}")
-    config = SuiteConfig(
-        audit=config_from_options(AuditConfig, options),
-        reader=options["reader"],
-        on_error="skip" if options["on_error"] == "skip" else "raise",
-        alpha=options["alpha"],
-        top_cues=options["top_cues"],
-    )
-    config.validate()
-    return config
 
 
 def _print(result: SuiteResult, out: Console, verbose: bool) -> None:

@@ -9,7 +9,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pfungst.data.builder import OnError
 from pfungst.data.clusters import check_cluster_by
@@ -22,7 +22,10 @@ from pfungst.errors import (
     unknown_name_message,
 )
 from pfungst.evaluate.formats import PromptFormat, get_format
-from pfungst.evaluate.scoring import ScoringRule, get_scoring_rule
+from pfungst.settings import setting
+
+if TYPE_CHECKING:  # the settings load without numpy (the command line builds its options from them)
+    from pfungst.evaluate.scoring import ScoringRule
 
 __all__ = [
     "MAX_CHUNK_SIZE",
@@ -59,22 +62,36 @@ class RunConfig:
         pfungst.errors.ConfigError: chunk_size must be at least 1, got 0
     """
 
-    rule: str = "cloze-raw"
+    rule: str = field(
+        default="cloze-raw",
+        metadata=setting(
+            "Scoring rule: letter, cloze-raw, cloze-token, cloze-byte, pmi or generate (a stress run's arrangement "
+            "perturbations score with it)."
+        ),
+    )
     """A scoring rule from :data:`~pfungst.evaluate.scoring.SCORING_RULES` (``letter``, ``cloze-raw``,
     ``cloze-token``, ``cloze-byte``, ``pmi``, ``generate``, or an installed plugin's)."""
     rule_params: Mapping[str, Any] = field(default_factory=dict)
     """Keyword parameters of the rule (``{"max_tokens": 16}`` for ``generate``)."""
-    prompt: str | PromptFormat = "mmlu"
+    prompt: str | PromptFormat = field(
+        default="mmlu",
+        metadata=setting(
+            "Prompt format: mmlu, plain or chatml-letter (see `pfungst formats`); a stress run's base format.",
+            parse=str,
+        ),
+    )
     """The prompt format: a built-in name (:data:`~pfungst.evaluate.formats.BUILTIN_FORMATS`, listed by
     ``pfungst formats --what prompts``) or a :class:`PromptFormat`."""
-    limit: int | None = None
+    limit: int | None = field(default=None, metadata=setting("Use only the first N items."))
     """Use only the first ``limit`` items; ``None`` uses them all."""
     cache: str | Path | bool = True
     """The SQLite cache file; ``True`` for :func:`default_cache_path`, ``False`` for an
     in-memory cache."""
-    chunk_size: int = 16
+    chunk_size: int = field(
+        default=16, metadata=setting("Items per batch sent to the model and committed to the cache.")
+    )
     """Items whose requests go to the model in one batch: the unit of progress and of committed work."""
-    seed: int = 0
+    seed: int = field(default=0, metadata=setting("Seed of every random choice."))
     """Seeds every random choice of the run (the sampling of ``generate`` unless ``rule_params`` sets one);
     recorded in the result."""
     model_options: Mapping[str, Any] = field(default_factory=dict)
@@ -85,7 +102,14 @@ class RunConfig:
     the item; ``skip`` leaves it unasked (its outcome is ``skipped``: counted, and counted as wrong) and goes on."""
     level: float = 0.95
     """Coverage of every interval."""
-    cluster_by: str = "auto"
+    cluster_by: str = field(
+        default="auto",
+        metadata=setting(
+            "Which items share errors (Miller 2024): auto (an MMLU subject, BIG-bench subtask, group or shared "
+            "passage, where items fall in two or more), none (independent items: plain intervals) or a metadata key "
+            "or field every item has."
+        ),
+    )
     """Which items belong together for cluster-robust intervals and paired tests (Miller 2024): ``auto`` (an MMLU
     subject, a BIG-bench subtask, a ``group``, a shared passage: :func:`pfungst.data.clusters.item_clusters`),
     ``none`` (independent items: Wilson and plain paired intervals) or a metadata key or field every item carries."""
@@ -122,6 +146,8 @@ class RunConfig:
         Raises:
             ConfigError: an unknown rule name or parameter.
         """
+        from pfungst.evaluate.scoring import get_scoring_rule
+
         if params is None:
             params = self.rule_params if name == self.rule else {}
         settings = dict(params)

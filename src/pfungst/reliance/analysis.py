@@ -23,21 +23,21 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from pfungst.audit.result import AuditResult
-from pfungst.errors import ConfigError, DataError, check_resamples, check_run_settings, override_settings
+from pfungst.errors import ConfigError, DataError, override_settings
 from pfungst.provenance import Provenance, ResultReference
 from pfungst.reliance.families import family_of, family_tests
 from pfungst.reliance.outcomes import ModelOutcomes
+from pfungst.reliance.reliance_config import ANY_SHORTCUT, RelianceConfig
 from pfungst.reliance.result import ModelReliance, RelianceResult, ShortcutBreakdown
 from pfungst.reliance.shortcut import AuditInput, ShortcutItems, read_audit, shortcut_items
-from pfungst.reliance.shortcut_score import ANY_SHORTCUT, ShortcutTable, shortcut_table
+from pfungst.reliance.shortcut_score import ShortcutTable, shortcut_table
 from pfungst.reliance.stratified import within_label_difference
 from pfungst.stats import (
     ConfidenceInterval,
@@ -50,58 +50,6 @@ from pfungst.stats import (
 )
 
 __all__ = ["RelianceConfig", "reliance"]
-
-
-@dataclass(frozen=True)
-class RelianceConfig:
-    """Settings of a reliance analysis."""
-
-    feature_set: str | None = None
-    """The probe whose predictions define solvable items; None for each audit's verdict (best) probe."""
-    families: Mapping[str, str] | None = None
-    """Model -> family; None for the name rule of :func:`~pfungst.reliance.families.family_of`."""
-    test: Literal["fisher", "permutation"] = "fisher"
-    """Per-model test: exact (Fisher, the default) or Monte Carlo permutation."""
-    n_permutations: int = 10000
-    """Shuffles of the permutation test (``test="permutation"`` only)."""
-    seed: int = 0
-    """Seed of the permutation test."""
-    level: float = 0.95
-    """Coverage of every interval."""
-    alpha: float = 0.05
-    """False discovery rate of the Benjamini-Hochberg adjustment, and the one-sided level of the power statement."""
-    power: float = 0.8
-    """Power at which the detectable difference is stated."""
-    min_share: float = 0.5
-    """An item is solvable when more than this share of the probe's repeats predicted it right."""
-    split: Literal["probe", "any-shortcut"] = "probe"
-    """What splits the items: the audit's probe (``probe``), or every shortcut of the per-item shortcut table
-    (``any-shortcut``: solvable by some shortcut versus by none, then each shortcut on its own;
-    :mod:`pfungst.reliance.shortcut_score`)."""
-
-    def __post_init__(self) -> None:
-        check_resamples(n_permutations=self.n_permutations)
-        check_run_settings(seed=self.seed)
-
-    def validate(self) -> None:
-        """Raise :class:`ConfigError` for an invalid setting."""
-        if self.test not in ("fisher", "permutation"):
-            raise ConfigError(f"test must be 'fisher' or 'permutation', found {self.test!r}")
-        for name in ("level", "alpha", "power"):
-            if not 0 < getattr(self, name) < 1:
-                raise ConfigError(f"{name} must lie in (0, 1), found {getattr(self, name)}")
-        if self.n_permutations < 1:
-            raise ConfigError(f"n_permutations must be at least 1, found {self.n_permutations}")
-        if not 0 <= self.min_share < 1:
-            raise ConfigError(f"min_share must lie in [0, 1), found {self.min_share}")
-        if self.split not in ("probe", ANY_SHORTCUT):
-            raise ConfigError(f"split must be 'probe' or '{ANY_SHORTCUT}', found {self.split!r}")
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict."""
-        data = asdict(self)
-        data["families"] = dict(self.families) if self.families is not None else None
-        return data
 
 
 def reliance(

@@ -34,6 +34,7 @@ from pfungst.audit.result import AuditResult
 from pfungst.data.item import FrozenMapping
 from pfungst.errors import DataError
 from pfungst.reliance.outcomes import ModelOutcomes
+from pfungst.reliance.reliance_config import ANY_SHORTCUT
 from pfungst.reliance.shortcut import AuditInput, ShortcutItems, read_audit, shortcut_items
 
 __all__ = [
@@ -46,8 +47,6 @@ __all__ = [
     "shortcut_table",
 ]
 
-ANY_SHORTCUT = "any-shortcut"
-"""The split name of "solvable by some shortcut" versus "by none"."""
 HEURISTICS = ("longest_option", "gold_position")
 """The audit heuristics joined as shortcuts."""
 CHOICES_ONLY_PROBE = "options_1-grams_presence"

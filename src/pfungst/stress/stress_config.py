@@ -4,15 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pfungst.errors import ConfigError, check_resamples, unknown_name_message
 from pfungst.evaluate.run_config import RunConfig, check_count
-from pfungst.evaluate.scoring import SCORING_RULES, ScoringRule
+from pfungst.settings import comma_list, comma_text, setting
 from pfungst.stress.perturbations import PERTURBATIONS, resolve_perturbations
 from pfungst.stress.perturbations.params import parse_spec, perturbation_spec
 
-__all__ = ["DEFAULT_PERTURBATIONS", "PERTURBATIONS", "StressConfig"]
+if TYPE_CHECKING:  # the settings load without numpy (the command line builds its options from them)
+    from pfungst.evaluate.scoring import ScoringRule
+
+__all__ = [
+    "DEFAULT_PERTURBATIONS",
+    "EXPORTABLE_RULES",
+    "EXPORT_PERTURBATIONS",
+    "PERTURBATIONS",
+    "StressConfig",
+    "export_config",
+]
 
 DEFAULT_PERTURBATIONS = (
     "identity",
@@ -26,6 +36,11 @@ DEFAULT_PERTURBATIONS = (
     "instructions",
 )
 """What ``pfungst stress`` runs unless told otherwise (``permutations`` and ``spread-search`` cost more)."""
+
+EXPORTABLE_RULES = ("letter", "cloze-raw", "cloze-byte")
+"""Rules decided from summed log-likelihoods alone, which is what lm-eval logs."""
+EXPORT_PERTURBATIONS = tuple(name for name in DEFAULT_PERTURBATIONS if name != "top2")
+"""What ``pfungst export lm-eval`` writes unless told otherwise: the default perturbations that need no answers."""
 
 _PROBABILITY_RULES = ("letter", "cloze-raw", "cloze-token", "cloze-byte", "pmi")
 
@@ -52,17 +67,31 @@ class StressConfig:
     """The settings every model run shares (:class:`~pfungst.evaluate.run_config.RunConfig`); by default scoring
     ``letter`` (the scoring rule of every arrangement perturbation: letter scoring shows selection bias most
     directly)."""
-    perturbations: tuple[Any, ...] = DEFAULT_PERTURBATIONS
+    perturbations: tuple[Any, ...] = field(
+        default=DEFAULT_PERTURBATIONS,
+        metadata=setting(
+            "Perturbation to run, repeatable, with its parameters as name:key=value,key=value (-p pride:fraction=0.1 "
+            "-p formats:n=4); default: all but permutations and spread-search (export lm-eval: those it can "
+            "export), with default parameters (see `pfungst formats --what perturbations`).",
+            flags=("--perturbation", "-p"),
+            repeat=True,
+        ),
+    )
     """Which perturbations to run (:data:`~pfungst.stress.perturbations.PERTURBATIONS`, installed plugins included),
     each a name (``"pride"``), a name with parameters (``"pride:fraction=0.1"``), a recorded ``{"name", "params"}``
     or a built perturbation (``PridePerturbation(fraction=0.1)``); ``identity`` is always added."""
-    rules: tuple[str, ...] = _PROBABILITY_RULES
+    rules: tuple[str, ...] = field(
+        default=_PROBABILITY_RULES,
+        metadata=setting(
+            "Comma-separated rules compared by the 'rules' perturbation.", parse=comma_list, show=comma_text
+        ),
+    )
     """The scoring rules compared by ``rules`` and reported by the probes (``choices-only``,
     ``none-of-the-above``); add ``generate`` to include generate-then-parse."""
-    sample: int | None = None
+    sample: int | None = field(default=None, metadata=setting("Use a seeded random sample of N items."))
     """Use a seeded random sample of this many items (after ``limit``); the seed also draws the shuffled IDs,
     every perturbation's draws (sampled orders and formats, PriDe's sample) and the bootstrap."""
-    n_bootstrap: int = 1000
+    n_bootstrap: int = field(default=1000, metadata=setting("Bootstrap resamples per interval."))
     """Bootstrap resamples behind every interval that is not a Wilson interval."""
 
     def __post_init__(self) -> None:
@@ -78,6 +107,8 @@ class StressConfig:
         if not isinstance(self.run, RunConfig):
             raise ConfigError(f"run must be a RunConfig, got {type(self.run).__name__}")
         self.run.validate()
+        from pfungst.evaluate.scoring import SCORING_RULES
+
         self.resolved_perturbations()  # every perturbation built: its parameters checked before any model call
         for name in self.rules:
             if name not in SCORING_RULES:
@@ -141,3 +172,11 @@ def _spec_name(spec: Any) -> Any:
     if isinstance(spec, Mapping):
         return spec.get("name")
     return getattr(spec, "name", None)
+
+
+def export_config() -> StressConfig:
+    """The settings of ``pfungst export lm-eval`` unless told otherwise: the letter rule, the exportable rules and
+    perturbations (:data:`EXPORTABLE_RULES`, :data:`EXPORT_PERTURBATIONS`), no answer cache (lm-eval asks)."""
+    return StressConfig(
+        run=RunConfig(rule="letter", cache=False), perturbations=EXPORT_PERTURBATIONS, rules=EXPORTABLE_RULES
+    )

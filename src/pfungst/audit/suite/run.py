@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Literal
 
 from pfungst.audit.cluster import cluster_backend
 from pfungst.audit.feature_sets import get_feature_set, position_blind_sets
@@ -24,6 +23,7 @@ from pfungst.audit.suite.cache import SuiteCache, cache_key
 from pfungst.audit.suite.entry import SkippedSource, SuiteEntry
 from pfungst.audit.suite.result import SuiteResult
 from pfungst.audit.suite.sources import Discovery, Source, file_sha256, survey
+from pfungst.audit.suite_config import SuiteConfig
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.label_sets import detect_label_set
 from pfungst.data.loading import load
@@ -43,34 +43,6 @@ AUDIT_SCHEMA = SCHEMA_VERSIONS["audit"]
 
 SUITE_JSON = "suite.json"
 """The suite result's file name in the output folder."""
-
-
-@dataclass(frozen=True)
-class SuiteConfig:
-    """Settings of a suite: one audit configuration for every benchmark, and how to read and rank them."""
-
-    audit: AuditConfig = field(default_factory=AuditConfig)
-    """The audit of each benchmark (per-item benchmarks get the per-item default feature sets unless named)."""
-    reader: str | None = None
-    """One reader for every source; None detects each file's format."""
-    on_error: Literal["raise", "skip"] = "raise"
-    """Malformed rows: ``raise`` skips the whole benchmark (with the reason); ``skip`` drops the rows, counted."""
-    alpha: float = 0.05
-    """False discovery rate of the Benjamini-Hochberg tests across benchmarks."""
-    top_cues: int = 3
-    """Cues listed per benchmark in the leaderboard."""
-
-    def validate(self) -> None:
-        """Raise :class:`ConfigError` for an invalid setting, before any benchmark is read."""
-        self.audit.validate()
-        if not 0 < self.alpha < 1:
-            raise ConfigError(f"alpha must be a false discovery rate in (0, 1), not {self.alpha}")
-        if self.top_cues < 0:
-            raise ConfigError(f"top_cues must be 0 or more, not {self.top_cues}")
-
-    def key_settings(self) -> dict[str, object]:
-        """The settings that go into every benchmark's cache key."""
-        return {**self.audit.to_dict(), "reader": self.reader, "on_error": self.on_error, "top_cues": self.top_cues}
 
 
 def audit_suite(

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
 from pfungst.errors import ConfigError
+from pfungst.reliance.validity_config import IrtMethod
 
 __all__ = ["IrtMethod", "ItemParameters", "item_parameters", "item_rest_correlation", "item_rest_pvalues"]
 
@@ -71,9 +71,6 @@ def item_rest_correlation(correct: np.ndarray) -> np.ndarray:
             continue
         result[i] = float(np.corrcoef(own, rest)[0, 1])
     return result
-
-
-IrtMethod = Literal["jml", "mml"]
 
 
 def item_rest_pvalues(item_rest: np.ndarray, n_models: np.ndarray) -> np.ndarray:

@@ -21,45 +21,21 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
-from pfungst.errors import ConfigError, DataError
+from pfungst.errors import DataError
 from pfungst.provenance import Provenance, ResultReference
 from pfungst.reliance.outcomes import ModelOutcomes
 from pfungst.reliance.validity.agreement import AgreementTest, ChoiceRates, agreement_test
-from pfungst.reliance.validity.irt import IrtMethod, ItemParameters, item_parameters
+from pfungst.reliance.validity.irt import ItemParameters, item_parameters
 from pfungst.reliance.validity.label_issues import LabelIssues, label_issues
 from pfungst.reliance.validity.responses import Responses, responses
 from pfungst.reliance.validity.result import DatasetValidity, ItemValidity, ValidityResult
 from pfungst.reliance.validity.strength import strength_log_odds
+from pfungst.reliance.validity_config import ValidityConfig
 from pfungst.stats import Estimate, benjamini_hochberg
 
 __all__ = ["ValidityConfig", "validity"]
 
 _METHOD = "Poisson-binomial upper tail of the models agreeing, each at its own choice rate elsewhere (Bonferroni)"
-
-
-@dataclass(frozen=True)
-class ValidityConfig:
-    """Settings of the validity screen."""
-
-    alpha: float = 0.05
-    """False discovery rate of the Benjamini-Hochberg adjustment over each dataset's items."""
-    majority: float = 0.5
-    """A key is suspected only when more than this share of the models that answered agree on one other answer."""
-    irt: bool = True
-    """Fit the 2PL IRT model (needs girth)."""
-    irt_method: IrtMethod = "jml"
-    """``jml`` (joint maximum likelihood, fast) or ``mml`` (marginal, slow): :mod:`~pfungst.reliance.validity.irt`."""
-    label_issues: bool = True
-    """Score keys with cleanlab where models gave probabilities (needs cleanlab then)."""
-
-    def validate(self) -> None:
-        """Raise :class:`ConfigError` for an invalid setting."""
-        if not 0 < self.alpha < 1:
-            raise ConfigError(f"alpha must be a false discovery rate in (0, 1), found {self.alpha}")
-        if not 0 <= self.majority < 1:
-            raise ConfigError(f"majority must be a share in [0, 1), found {self.majority}")
-        if self.irt_method not in ("jml", "mml"):
-            raise ConfigError(f"irt_method must be 'jml' or 'mml', found {self.irt_method!r}")
 
 
 def validity(outcomes: Sequence[ModelOutcomes], config: ValidityConfig | None = None) -> ValidityResult:

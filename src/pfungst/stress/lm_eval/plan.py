@@ -29,7 +29,7 @@ from pfungst.evaluate.run_config import RunConfig
 from pfungst.models.requests import LoglikelihoodRequest, NextTokenRequest
 from pfungst.stress.perturbations.base import FIRST_PASS, StressRun
 from pfungst.stress.perturbations.params import perturbation_spec
-from pfungst.stress.stress_config import DEFAULT_PERTURBATIONS, StressConfig
+from pfungst.stress.stress_config import EXPORT_PERTURBATIONS, EXPORTABLE_RULES, StressConfig
 from pfungst.stress.suite import first_pass_cells, prepare_run
 
 __all__ = [
@@ -47,10 +47,6 @@ __all__ = [
 
 SCHEMA = "pfungst.lm-eval-plan/1"
 """The layout of the exported documents and their ``settings``."""
-EXPORTABLE_RULES = ("letter", "cloze-raw", "cloze-byte")
-"""Rules decided from summed log-likelihoods alone, which is what lm-eval logs."""
-EXPORT_PERTURBATIONS = tuple(name for name in DEFAULT_PERTURBATIONS if name != "top2")
-"""What ``pfungst export lm-eval`` writes unless told otherwise: the default perturbations that need no answers."""
 _UNEXPORTABLE_RULES = {
     "cloze-token": "lm-eval logs no token counts",
     "pmi": "its unconditional term is not an lm-eval request",
