@@ -10,7 +10,7 @@ audit reports 0.939 there. :func:`group_items` joins the items that any :class:`
   run of non-word characters one space);
 - ``shared option set`` (per-item options only): the same options, in any order, normalised;
 - ``near-identical text``: word-set Jaccard similarity of the item's text and options at least ``threshold``
-  (0.8), found by MinHash LSH (:mod:`~pfungst.audit.near_duplicates`).
+  (0.8), found by MinHash LSH (:mod:`~pfungst.data.near_duplicates`).
 
 A key that more than ``max(10, max_share x items)`` items share (5% by default) is not a family of siblings but a
 label set written into each item (Yes / No) or a template: it joins nothing, and the result counts it. A shared
@@ -37,7 +37,7 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 
-from pfungst.audit.near_duplicates import near_duplicate_components
+from pfungst.data.near_duplicates import near_duplicate_components
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.item import Item
 from pfungst.errors import ConfigError

@@ -94,15 +94,21 @@ class ItemFinding:
         breakdown: Mapping[str, int] | None = None,
         method: str = "",
         fix: str = "",
+        rows_without_ids: int = 0,
     ) -> ItemFinding:
-        """A finding whose count and share follow from its ids (``count = len(item_ids)``)."""
+        """A finding whose count and share follow from its ids: ``count = len(item_ids) + rows_without_ids``.
+
+        ``rows_without_ids`` counts affected source rows that never became items (a reader rejected them), so have
+        no id; ``n`` should count them too.
+        """
         ids = tuple(item_ids)
+        count = len(ids) + rows_without_ids
         return cls(
             code=code,
             title=title,
-            count=len(ids),
+            count=count,
             n=n,
-            share=_share(len(ids), n),
+            share=_share(count, n),
             item_ids=ids,
             groups=tuple(tuple(group) for group in groups),
             breakdown=FrozenMapping(breakdown or {}),
