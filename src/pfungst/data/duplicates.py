@@ -78,7 +78,9 @@ def exact_keys(benchmark: Benchmark) -> list[Hashable]:
 
 
 def _near_text(item: Item) -> str:
-    return " ".join((item.text, *item.options))
+    """Question and options, the options in a fixed order (by normalised text), so that their order does not
+    count."""
+    return " ".join((item.text, *sorted(item.options, key=normalised)))
 
 
 def near_duplicate_ids(benchmark: Benchmark, threshold: float = NEAR_DUPLICATE_THRESHOLD, seed: int = 0) -> np.ndarray:
@@ -89,7 +91,7 @@ def near_duplicate_ids(benchmark: Benchmark, threshold: float = NEAR_DUPLICATE_T
 def near_duplicate_method(threshold: float) -> str:
     """The near-duplicate rule in words, with its threshold."""
     return (
-        f"Jaccard similarity of the sets of lower-cased words and word pairs of question and options >= "
+        f"Jaccard similarity of the sets of lower-cased words and word pairs of question and options (in any order) >= "
         f"{threshold:g}, MinHash LSH (8 bands of 4 hashes) with every candidate pair checked exactly"
     )
 
