@@ -58,6 +58,7 @@ __all__ = [
 MIN_CAP = 10
 """A key shared by this many items or fewer always groups them (the cap never falls below it)."""
 
+
 class GroupingRule(Protocol):
     """Gives each item a key; items with the same key (not None) belong together."""
 

@@ -6,7 +6,8 @@ keep together.
 
 - **Exact duplicates**: the same question and the same options in any order, after :func:`normalised` (case
   folded, every run of white space one space, sentence punctuation and quotes at both ends stripped; signs, brackets
-  and punctuation inside the text are kept, so "-1" and "1", "2.5" and "25" differ). For shared labels the question alone.
+  and punctuation inside the text are kept, so "-1" and "1", "2.5" and "25" differ). For shared labels the
+  question alone.
 - **Near-duplicates**: Jaccard similarity of the sets of lower-cased words and word pairs of question plus options
   at least ``threshold`` (0.8 by default), found by MinHash LSH and every candidate checked exactly
   (:mod:`~pfungst.data.near_duplicates`); a near-duplicate group holds at least two items that are not exact
@@ -17,7 +18,8 @@ keep together.
 
 Example:
     >>> from pfungst.data import Benchmark, Item
-    >>> items = [Item("a", "2+2?", ("3", "4"), 1), Item("b", "2 + 2?", ("4", "3"), 0), Item("c", "2+2 ?", ("4", "3"), 1)]
+    >>> items = [Item("a", "2+2?", ("3", "4"), 1), Item("b", "2 + 2?", ("4", "3"), 0)]
+    >>> items.append(Item("c", "2+2 ?", ("4", "3"), 1))
     >>> [finding.item_ids for finding in duplicate_findings(Benchmark("toy", items))][:1]
     [('a', 'c')]
 """
@@ -170,11 +172,13 @@ def duplicate_findings(
     exact = _groups(keys)
     near_labels = near_duplicate_ids(benchmark, threshold, seed)
     near = [g for g in _groups(near_labels.tolist()) if len({keys[i] for i in g}) > 1]
-    answers = [normalised(item.answer) for item in benchmark]
+    answers = [normalised(item.answer) if 0 <= item.gold < item.n_options else "" for item in benchmark]
     conflicting = [g for g in exact if len({answers[i] for i in g}) > 1]
     return (
         _finding(benchmark, "exact-duplicate", "exact duplicates", exact, split_by_part(exact), EXACT_METHOD),
-        _finding(benchmark, "near-duplicate", "near-duplicates", near, split_by_part(near), near_duplicate_method(threshold)),
+        _finding(
+            benchmark, "near-duplicate", "near-duplicates", near, split_by_part(near), near_duplicate_method(threshold)
+        ),
         _cross_split(benchmark, keys, near_labels, splits),
         _finding(
             benchmark,
@@ -195,9 +199,7 @@ def _union(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     for labels in (first, second):
         _, head = np.unique(labels, return_index=True)
         heads.append(head[np.unique(labels, return_inverse=True)[1].ravel()])
-    graph = sparse.coo_matrix(
-        (np.ones(2 * n), (np.concatenate(links * 2), np.concatenate(heads))), shape=(n, n)
-    )
+    graph = sparse.coo_matrix((np.ones(2 * n), (np.concatenate(links * 2), np.concatenate(heads))), shape=(n, n))
     return connected_components(graph, directed=False)[1]
 
 

@@ -2,7 +2,8 @@
 
 Example:
     >>> from pfungst.data import Benchmark, Item
-    >>> items = [Item("a", "Capital of France?", ("Paris", "Rome"), 0), Item("b", "capital of france", ("rome", "paris"), 1)]
+    >>> items = [Item("a", "Capital of France?", ("Paris", "Rome"), 0)]
+    >>> items.append(Item("b", "capital of france", ("rome", "paris"), 1))
     >>> findings = check_items(Benchmark("toy", items))
     >>> findings["exact-duplicate"].groups, findings["empty-option"].count
     ((('a', 'b'),), 0)
