@@ -36,6 +36,7 @@ from pfungst.audit.task_declaration import declaration
 from pfungst.audit.verdict import Evidence, verdict_label
 from pfungst.audit.verdict_interval import verdict_interval
 from pfungst.data.benchmark import Benchmark
+from pfungst.data.item_checks import check_items
 from pfungst.environment import environment
 from pfungst.errors import ConfigError, override_settings
 from pfungst.stats import (
@@ -108,18 +109,26 @@ def audit(
         headline=headline_of(verdict, parts, controls, cue, **_task_facts(benchmark, config)),
         position_content=parts,
         controls=controls,
+        item_findings=check_items(benchmark, near_duplicate_threshold=config.sibling_similarity, seed=config.seed),
         heuristics=heuristics,
         cues=cues,
-        settings={
-            **asdict(config),
-            "feature_sets": list(names),
-            "feature_sets_reason": chosen.reason,
-            "feature_set_specs": [get_feature_set(n).spec() for n in names],
-            "label_set_detection": label_set.to_dict(),
-            "item_groups": groups.to_dict(),
-        },
+        settings=_settings(config, names, chosen.reason, label_set.to_dict(), groups),
         environment=environment(),
     )
+
+
+def _settings(
+    config: AuditConfig, names: Sequence[str], reason: str, label_set: dict[str, Any], groups: ItemGroups
+) -> dict[str, Any]:
+    """Every setting of the audit as run: the config, the feature sets and why, the label set and the groups."""
+    return {
+        **asdict(config),
+        "feature_sets": list(names),
+        "feature_sets_reason": reason,
+        "feature_set_specs": [get_feature_set(n).spec() for n in names],
+        "label_set_detection": label_set,
+        "item_groups": groups.to_dict(),
+    }
 
 
 def _folds(benchmark: Benchmark, config: AuditConfig) -> tuple[AuditConfig, ItemGroups]:

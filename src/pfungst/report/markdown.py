@@ -63,7 +63,7 @@ def render_markdown(
         ConfigError: an input of an unknown kind or schema.
 
     Example:
-        >>> summary = {"schema_version": "pfungst.summary/1", "benchmark": {"name": "toy", "n_items": 4},
+        >>> summary = {"schema_version": "pfungst.summary/2", "benchmark": {"name": "toy", "n_items": 4},
         ...            "gold_counts": {"A": 3, "B": 1},
         ...            "gold_uniformity": {"value": 1.0, "pvalue": 0.32, "method": "chi-squared", "n": 4},
         ...            "majority": {"value": 0.75, "ci": None, "method": "share", "n": 4}}

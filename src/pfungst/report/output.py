@@ -49,7 +49,7 @@ def write_report(
 
     Example:
         >>> import tempfile, pathlib
-        >>> summary = {"schema_version": "pfungst.summary/1", "benchmark": {"name": "toy", "n_items": 4},
+        >>> summary = {"schema_version": "pfungst.summary/2", "benchmark": {"name": "toy", "n_items": 4},
         ...            "gold_counts": {"A": 3, "B": 1},
         ...            "gold_uniformity": {"value": 1.0, "pvalue": 0.32, "method": "chi-squared", "n": 4},
         ...            "majority": {"value": 0.75, "ci": None, "method": "share", "n": 4}}
