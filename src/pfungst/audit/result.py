@@ -115,7 +115,7 @@ class AuditResult(NotebookDisplay):
             environment=fields.mapping("environment"),
             position_content=_read_split(fields),
             controls=AuditControls.from_fields(fields.sub("controls")) if fields.has("controls") else None,
-            item_findings=ItemFindings.from_fields(fields.sub("item_findings")) if fields.has("item_findings") else None,
+            item_findings=_read_findings(fields),
         )
 
     @property
@@ -192,6 +192,11 @@ class AuditResult(NotebookDisplay):
 
     def __repr__(self) -> str:
         return f"AuditResult({self.benchmark['name']!r}, {self.headline.sentence})"
+
+
+def _read_findings(fields: Fields) -> ItemFindings | None:
+    """The ``item_findings`` of a result file; None where it is null or absent."""
+    return ItemFindings.from_fields(fields.sub("item_findings")) if fields.has("item_findings") else None
 
 
 def _read_split(fields: Fields) -> PositionContentSplit | None:
