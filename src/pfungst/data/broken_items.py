@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from pfungst.data.benchmark import Benchmark, Rejection
-from pfungst.data.duplicates import normalised
+from pfungst.data.duplicates import Forms, normalised_forms
 from pfungst.data.item import Item
 from pfungst.data.item_findings import ItemFinding
 
@@ -39,26 +39,27 @@ def _letter(position: int) -> str:
     return string.ascii_uppercase[position] if position < 26 else str(position + 1)
 
 
-def _duplicate_options(item: Item) -> bool:
+def _duplicate_options(item: Item, forms: tuple[str, ...]) -> bool:
     return len(set(item.options)) < len(item.options)
 
 
-def _equal_up_to_case(item: Item) -> bool:
+def _equal_up_to_case(item: Item, forms: tuple[str, ...]) -> bool:
     """Two options that differ as written but are equal once normalised."""
+    if len(set(forms)) == len(forms):
+        return False
     by_form: dict[str, set[str]] = {}
-    for option in item.options:
-        by_form.setdefault(normalised(option), set()).add(option)
+    for option, form in zip(item.options, forms, strict=True):
+        by_form.setdefault(form, set()).add(option)
     return any(len(written) > 1 for written in by_form.values())
 
 
-def _key_at_two_positions(item: Item) -> bool:
-    if not 0 <= item.gold < len(item.options):
+def _key_at_two_positions(item: Item, forms: tuple[str, ...]) -> bool:
+    if not 0 <= item.gold < len(forms):
         return False
-    key = normalised(item.answer)
-    return sum(normalised(option) == key for option in item.options) > 1
+    return forms.count(forms[item.gold]) > 1
 
 
-def _empty_option(item: Item) -> bool:
+def _empty_option(item: Item, forms: tuple[str, ...]) -> bool:
     return any(not option.strip() for option in item.options)
 
 
@@ -66,7 +67,7 @@ def _answer_outside(item: Item) -> bool:
     return not 0 <= item.gold < len(item.options)
 
 
-_CHECKS: dict[str, tuple[str, Callable[[Item], bool], str, str]] = {
+_CHECKS: dict[str, tuple[str, Callable[[Item, tuple[str, ...]], bool], str, str]] = {
     "key-at-two-positions": (
         "keyed answer at two positions",
         _key_at_two_positions,
@@ -96,13 +97,15 @@ _CHECKS: dict[str, tuple[str, Callable[[Item], bool], str, str]] = {
 }
 
 
-def broken_item_findings(benchmark: Benchmark) -> tuple[ItemFinding, ...]:
-    """The findings about broken items, in the order of :data:`~pfungst.data.item_findings.FINDING_CODES`."""
+def broken_item_findings(benchmark: Benchmark, forms: Forms | None = None) -> tuple[ItemFinding, ...]:
+    """The findings about broken items, in the order of :data:`~pfungst.data.item_findings.FINDING_CODES` (``forms``:
+    the benchmark's :func:`~pfungst.data.duplicates.normalised_forms`, computed when omitted)."""
+    forms = normalised_forms(benchmark) if forms is None else forms
     per_item = benchmark.option_kind == "per_item"
     n, rejected = len(benchmark), benchmark.provenance.rejected
     found = []
     for code, (title, check, method, fix) in _CHECKS.items():
-        ids = [item.id for item in benchmark if check(item)] if per_item else []
+        ids = [item.id for item, (_, f) in zip(benchmark, forms, strict=True) if check(item, f)] if per_item else []
         if not per_item:
             method = "not applicable: every item offers one shared label set"
         rows = _rejections(rejected, _EMPTY_REJECTION) if code == "empty-option" else 0
@@ -112,7 +115,7 @@ def broken_item_findings(benchmark: Benchmark) -> tuple[ItemFinding, ...]:
                 code, title, ids, n + len(rejected), breakdown=breakdown, method=method, fix=fix, rows_without_ids=rows
             )
         )
-    found.append(_catch_all(benchmark) if per_item else _inapplicable(benchmark, "all-or-none-of-the-above"))
+    found.append(_catch_all(benchmark, forms) if per_item else _inapplicable(benchmark, "all-or-none-of-the-above"))
     outside = [item.id for item in benchmark if _answer_outside(item)]
     rows = _rejections(rejected, _OUTSIDE_REJECTION)
     found.append(
@@ -146,16 +149,16 @@ def _inapplicable(benchmark: Benchmark, code: str) -> ItemFinding:
     )
 
 
-def _catch_all(benchmark: Benchmark) -> ItemFinding:
+def _catch_all(benchmark: Benchmark, forms: Forms) -> ItemFinding:
     """Items with an "all / none of the above" option, by phrase, by position (last or not) and whether keyed."""
     ids, breakdown = [], Counter[str]()
-    for item in benchmark:
-        positions = [p for p, option in enumerate(item.options) if CATCH_ALL.match(normalised(option))]
+    for item, (_, options) in zip(benchmark, forms, strict=True):
+        positions = [p for p, option in enumerate(options) if option[:1] in "abn" and CATCH_ALL.match(option)]
         if not positions:
             continue
         ids.append(item.id)
         for position in positions:
-            phrase = normalised(item.options[position]).split(" of ")[0]
+            phrase = options[position].split(" of ")[0]
             last = "last" if position == len(item.options) - 1 else f"position {_letter(position)}"
             breakdown[f"{phrase} of ... at {last}"] += 1
         breakdown["keyed"] += item.gold in positions

@@ -26,7 +26,6 @@ Example:
 
 from __future__ import annotations
 
-import re
 import string
 from collections import Counter
 from collections.abc import Hashable, Sequence
@@ -47,6 +46,7 @@ __all__ = [
     "exact_keys",
     "near_duplicate_ids",
     "normalised",
+    "normalised_forms",
 ]
 
 NEAR_DUPLICATE_THRESHOLD = 0.8
@@ -55,7 +55,6 @@ NEAR_DUPLICATE_THRESHOLD = 0.8
 PART_KEYS = ("subject", "subset", "category", "task")
 """Item metadata keys that name the part of a benchmark an item belongs to, the first one present is used."""
 
-_SPACE = re.compile(r"\s+")
 _ENDS = ".,;:!?\"'`\u2018\u2019\u201c\u201d" + string.whitespace
 """Stripped at both ends: sentence punctuation and quotes (not signs, brackets or currency: "-1" is not "1")."""
 
@@ -68,26 +67,49 @@ def normalised(text: str) -> str:
         >>> normalised("  The  Answer is B. ")
         'the answer is b'
     """
-    return _SPACE.sub(" ", text.casefold()).strip(_ENDS)
+    return " ".join(text.casefold().split()).strip(_ENDS)
 
 
-def exact_keys(benchmark: Benchmark) -> list[Hashable]:
+Forms = list[tuple[str, tuple[str, ...]]]
+"""Per item, its normalised question and its normalised options in their order (:func:`normalised_forms`)."""
+
+
+def normalised_forms(benchmark: Benchmark) -> Forms:
+    """Every item's question and options, :func:`normalised` once (options repeat: each distinct one once)."""
+    seen: dict[str, str] = {}
+
+    def form(text: str) -> str:
+        found = seen.get(text)
+        if found is None:
+            found = seen[text] = normalised(text)
+        return found
+
+    return [(normalised(item.text), tuple(map(form, item.options))) for item in benchmark]
+
+
+def exact_keys(benchmark: Benchmark, forms: Forms | None = None) -> list[Hashable]:
     """One key per item; exact duplicates share it: the normalised question and (per-item options) the sorted
     normalised options."""
+    forms = normalised_forms(benchmark) if forms is None else forms
     if benchmark.option_kind != "per_item":
-        return [(normalised(item.text),) for item in benchmark]
-    return [(normalised(item.text), tuple(sorted(normalised(o) for o in item.options))) for item in benchmark]
+        return [(text,) for text, _ in forms]
+    return [(text, tuple(sorted(options))) for text, options in forms]
 
 
-def _near_text(item: Item) -> str:
+def _near_text(item: Item, options: tuple[str, ...]) -> str:
     """Question and options, the options in a fixed order (by normalised text), so that their order does not
     count."""
-    return " ".join((item.text, *sorted(item.options, key=normalised)))
+    order = sorted(range(len(options)), key=options.__getitem__)
+    return " ".join((item.text, *(item.options[k] for k in order)))
 
 
-def near_duplicate_ids(benchmark: Benchmark, threshold: float = NEAR_DUPLICATE_THRESHOLD, seed: int = 0) -> np.ndarray:
+def near_duplicate_ids(
+    benchmark: Benchmark, threshold: float = NEAR_DUPLICATE_THRESHOLD, seed: int = 0, forms: Forms | None = None
+) -> np.ndarray:
     """A component id per item: items joined by near-identical question and options (see the module docstring)."""
-    return near_duplicate_components([_near_text(item) for item in benchmark], threshold, seed=seed)
+    forms = normalised_forms(benchmark) if forms is None else forms
+    texts = [_near_text(item, options) for item, (_, options) in zip(benchmark, forms, strict=True)]
+    return near_duplicate_components(texts, threshold, seed=seed)
 
 
 def near_duplicate_method(threshold: float) -> str:
@@ -155,9 +177,11 @@ _FIXES = {
 
 
 def duplicate_findings(
-    benchmark: Benchmark, threshold: float = NEAR_DUPLICATE_THRESHOLD, seed: int = 0
+    benchmark: Benchmark, threshold: float = NEAR_DUPLICATE_THRESHOLD, seed: int = 0, forms: Forms | None = None
 ) -> tuple[ItemFinding, ...]:
-    """The exact-duplicate, near-duplicate, cross-split and conflicting-key findings of ``benchmark``."""
+    """The exact-duplicate, near-duplicate, cross-split and conflicting-key findings of ``benchmark`` (``forms``:
+    its :func:`normalised_forms`, computed when omitted)."""
+    forms = normalised_forms(benchmark) if forms is None else forms
     part = _part_key(benchmark)
     parts, splits = _values(benchmark, part), _values(benchmark, "split")
     plural = {"subject": "subjects", "category": "categories"}.get(part, f"{part}s" if part else "")
@@ -168,11 +192,14 @@ def duplicate_findings(
             found |= _breakdown(groups, splits, "split", "splits")
         return found
 
-    keys = exact_keys(benchmark)
+    keys = exact_keys(benchmark, forms)
     exact = _groups(keys)
-    near_labels = near_duplicate_ids(benchmark, threshold, seed)
+    near_labels = near_duplicate_ids(benchmark, threshold, seed, forms)
     near = [g for g in _groups(near_labels.tolist()) if len({keys[i] for i in g}) > 1]
-    answers = [normalised(item.answer) if 0 <= item.gold < item.n_options else "" for item in benchmark]
+    answers = [
+        options[item.gold] if 0 <= item.gold < item.n_options else ""
+        for item, (_, options) in zip(benchmark, forms, strict=True)
+    ]
     conflicting = [g for g in exact if len({answers[i] for i in g}) > 1]
     return (
         _finding(benchmark, "exact-duplicate", "exact duplicates", exact, split_by_part(exact), EXACT_METHOD),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.broken_items import broken_item_findings
-from pfungst.data.duplicates import NEAR_DUPLICATE_THRESHOLD, duplicate_findings
+from pfungst.data.duplicates import NEAR_DUPLICATE_THRESHOLD, duplicate_findings, normalised_forms
 from pfungst.data.item_findings import FINDING_CODES, ItemFindings
 from pfungst.errors import ConfigError
 
@@ -37,8 +37,9 @@ def check_items(
     """
     if not 0 < near_duplicate_threshold <= 1:
         raise ConfigError(f"the near-duplicate threshold must lie in (0, 1], not {near_duplicate_threshold}")
-    found = {f.code: f for f in duplicate_findings(benchmark, near_duplicate_threshold, seed)}
-    found |= {f.code: f for f in broken_item_findings(benchmark)}
+    forms = normalised_forms(benchmark)
+    found = {f.code: f for f in duplicate_findings(benchmark, near_duplicate_threshold, seed, forms)}
+    found |= {f.code: f for f in broken_item_findings(benchmark, forms)}
     return ItemFindings(
         findings=tuple(found[code] for code in FINDING_CODES),
         n=len(benchmark),
