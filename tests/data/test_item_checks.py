@@ -77,7 +77,8 @@ def test_each_broken_item_kind_finds_its_planted_item() -> None:
     assert findings["answer-outside-options"].item_ids == ("o1",)
     catch_all = findings["all-or-none-of-the-above"]
     assert catch_all.item_ids == ("a1",)
-    assert dict(catch_all.breakdown) == {"all of ... at last": 1, "keyed": 1, "none of ... at position C": 1}
+    expected = {"none of ...": 1, "option C": 1, "all of ...": 1, "last option": 1, "keyed": 1}
+    assert dict(catch_all.breakdown) == expected
 
 
 def test_rows_a_reader_rejected_for_an_empty_option_are_counted_without_ids(tmp_path: Path) -> None:
@@ -155,3 +156,33 @@ def test_mmlu_dev_and_test_read_together_overlap(shared_data: Path) -> None:
     findings = check_items(pfungst.load(shared_data / "mmlu"))
     overlap = findings["cross-split-overlap"]
     assert overlap.count > 0 and all({i.split("/")[1] for i in group} == {"dev", "test"} for group in overlap.groups)
+
+
+def test_the_summary_carries_the_findings_in_its_json_and_prints_one_line_per_kind_found() -> None:
+    import io
+
+    from rich.console import Console
+
+    from pfungst.data.summary import BenchmarkSummary, summarize
+    from pfungst.report.console_blocks import render_to_console
+
+    summary = summarize(_planted())
+    saved = json.loads(json.dumps(summary.to_dict()))
+    assert saved["schema_version"] == "pfungst.summary/2"
+    assert BenchmarkSummary.from_dict(saved).item_findings == summary.item_findings
+    console = Console(file=io.StringIO(), width=200)
+    render_to_console(summary, console)
+    printed = console.file.getvalue()
+    assert "exact duplicates: 6 of 15 items in 3 groups (4 within subject, 2 across subjects" in printed
+    assert "keyed answer at two positions: 1 of 15 items; ids: k1" in printed
+
+
+def test_cross_fitting_keeps_every_duplicate_group_the_findings_report_in_one_group() -> None:
+    from pfungst.audit.item_groups import group_items
+
+    benchmark = _planted()
+    ids = dict(zip([item.id for item in benchmark], group_items(benchmark).ids, strict=True))
+    findings = check_items(benchmark)
+    for code in ("exact-duplicate", "near-duplicate"):
+        for group in findings[code].groups:
+            assert len({ids[item_id] for item_id in group}) == 1, (code, group)

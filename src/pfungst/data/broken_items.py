@@ -72,7 +72,7 @@ _CHECKS: dict[str, tuple[str, Callable[[Item, tuple[str, ...]], bool], str, str]
         "keyed answer at two positions",
         _key_at_two_positions,
         "the keyed option equals another option of the item after case folding, collapsing white space and "
-        "stripping punctuation at both ends",
+        "stripping sentence punctuation and quotes at both ends",
         "make the options distinct; as it stands two positions are correct and position-based scoring is wrong",
     ),
     "duplicate-options": (
@@ -91,7 +91,7 @@ _CHECKS: dict[str, tuple[str, Callable[[Item, tuple[str, ...]], bool], str, str]
         "options equal up to case and punctuation",
         _equal_up_to_case,
         "two options differ as written but are equal after case folding, collapsing white space and stripping "
-        "punctuation at both ends",
+        "sentence punctuation and quotes at both ends",
         "make the options distinct: a model cannot tell them apart",
     ),
 }
@@ -158,18 +158,17 @@ def _catch_all(benchmark: Benchmark, forms: Forms) -> ItemFinding:
             continue
         ids.append(item.id)
         for position in positions:
-            phrase = options[position].split(" of ")[0]
-            last = "last" if position == len(item.options) - 1 else f"position {_letter(position)}"
-            breakdown[f"{phrase} of ... at {last}"] += 1
+            breakdown[f"{options[position].split(' of ')[0]} of ..."] += 1
+            breakdown["last option" if position == len(options) - 1 else f"option {_letter(position)}"] += 1
         breakdown["keyed"] += item.gold in positions
     return ItemFinding.of(
         "all-or-none-of-the-above",
         "all / none of the above",
         ids,
         len(benchmark),
-        breakdown=dict(sorted(breakdown.items())),
-        method=f"an option matching {CATCH_ALL.pattern!r} once normalised; breakdown by phrase and position, and "
-        "items where it is the key",
+        breakdown=dict(breakdown.most_common()),
+        method=f"an option matching {CATCH_ALL.pattern!r} once normalised; breakdown: options by phrase, by position "
+        "(last or its letter), and items where one is the key",
         fix="replace catch-all options, or keep them last in every item and check that they are true where keyed: "
         "a permuted or subsampled item changes their meaning",
     )

@@ -53,7 +53,7 @@ def item_findings_section(findings: ItemFindings, level: int = 3) -> Section:
     if missing:
         blocks.append(Text(f"none found: {', '.join(missing)}", tone="good"))
     if found:
-        rows = tuple((finding.title, finding.method, finding.fix, format_estimate(finding.share)) for finding in found)
+        rows = tuple((f.title, f.method, f.fix, format_estimate(f.share, 4)) for f in found)
         note = (
             f"share: items affected of items examined, exact binomial (Clopper-Pearson) 95% interval; "
             f"near-duplicate threshold {findings.near_duplicate_threshold:g}, seed {findings.seed}"
