@@ -10,6 +10,8 @@ if TYPE_CHECKING:
     from pfungst.data.benchmark import Benchmark, OptionKind, Provenance, Rejection
     from pfungst.data.builder import BenchmarkBuilder, ReadOptions
     from pfungst.data.item import FrozenMapping, Item
+    from pfungst.data.item_checks import check_items
+    from pfungst.data.item_findings import ItemFinding, ItemFindings
     from pfungst.data.loading import detect_format, load
     from pfungst.data.readers import READERS, Reader, get_reader
     from pfungst.data.readers.openai_evals import ModelAnswer, ModelAnswers, read_model_answers
@@ -24,6 +26,8 @@ __all__ = [
     "BenchmarkSummary",
     "FrozenMapping",
     "Item",
+    "ItemFinding",
+    "ItemFindings",
     "ModelAnswer",
     "ModelAnswers",
     "OptionKind",
@@ -31,6 +35,7 @@ __all__ = [
     "ReadOptions",
     "Reader",
     "Rejection",
+    "check_items",
     "detect_format",
     "get_reader",
     "load",
@@ -50,6 +55,9 @@ __getattr__, __dir__ = lazy_exports(
         "ReadOptions": "pfungst.data.builder",
         "FrozenMapping": "pfungst.data.item",
         "Item": "pfungst.data.item",
+        "check_items": "pfungst.data.item_checks",
+        "ItemFinding": "pfungst.data.item_findings",
+        "ItemFindings": "pfungst.data.item_findings",
         "detect_format": "pfungst.data.loading",
         "load": "pfungst.data.loading",
         "READERS": "pfungst.data.readers",
