@@ -92,9 +92,17 @@ def test_near_identical_texts_group_and_unrelated_ones_do_not() -> None:
 
 
 def test_exact_duplicates_up_to_case_and_punctuation_group() -> None:
-    items = [_item(0, "What is 2+2?", ("4", "5")), _item(1, "what is 2 + 2", ("5", "4")), _item(2, "x", ("1", "2"))]
+    items = [_item(0, "What is 2+2?", ("4", "5")), _item(1, "what is  2+2", ("5", "4.")), _item(2, "x", ("1", "2"))]
     groups = group_items(_benchmark(items), [ExactDuplicates()])
     assert groups.ids[0] == groups.ids[1] != groups.ids[2]
+
+
+def test_spacing_inside_the_text_makes_near_identical_items_not_exact_duplicates() -> None:
+    items = [_item(0, "What is 2+2?", ("4", "5")), _item(1, "what is 2 + 2", ("5", "4")), _item(2, "x", ("1", "2"))]
+    exact = group_items(_benchmark(items), [ExactDuplicates()])
+    near = group_items(_benchmark(items), [NearIdenticalText(0.8)])
+    assert exact.ids[0] != exact.ids[1]
+    assert near.ids[0] == near.ids[1] != near.ids[2]
 
 
 def test_groups_are_recorded_in_the_audit_settings_and_described_with_the_folds() -> None:

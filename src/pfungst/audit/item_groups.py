@@ -6,11 +6,13 @@ audit reports 0.939 there. :func:`group_items` joins the items that any :class:`
 (connected components, so the rules compose), and the folds keep each group whole
 (:func:`~pfungst.audit.folds.crossfit_splits`). The built-in rules:
 
-- ``exact duplicates``: the same text and the same options (in any order), after normalising (lower case, every
-  run of non-word characters one space);
+- ``exact duplicates``: the same text and the same options (in any order), normalised;
 - ``shared option set`` (per-item options only): the same options, in any order, normalised;
 - ``near-identical text``: word-set Jaccard similarity of the item's text and options at least ``threshold``
-  (0.8), found by MinHash LSH (:mod:`~pfungst.audit.near_duplicates`).
+  (0.8), found by MinHash LSH.
+
+The exact and near-identical rules are the item findings' own detection (:mod:`~pfungst.data.duplicates`, which
+states the normalisation): the duplicates a result reports are the ones the folds keep together.
 
 A key that more than ``max(10, max_share x items)`` items share (5% by default) is not a family of siblings but a
 label set written into each item (Yes / No) or a template: it joins nothing, and the result counts it. A shared
@@ -27,7 +29,6 @@ Example:
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
@@ -37,8 +38,8 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 
-from pfungst.audit.near_duplicates import near_duplicate_components
 from pfungst.data.benchmark import Benchmark
+from pfungst.data.duplicates import EXACT_METHOD, exact_keys, near_duplicate_ids, near_duplicate_method, normalised
 from pfungst.data.item import Item
 from pfungst.errors import ConfigError
 
@@ -56,13 +57,6 @@ __all__ = [
 
 MIN_CAP = 10
 """A key shared by this many items or fewer always groups them (the cap never falls below it)."""
-
-_NON_WORD = re.compile(r"\W+")
-
-
-def _normalised(text: str) -> str:
-    """``text`` in lower case with every run of non-word characters one space, trimmed."""
-    return _NON_WORD.sub(" ", text.casefold()).strip()
 
 
 class GroupingRule(Protocol):
@@ -84,7 +78,7 @@ class GroupingRule(Protocol):
 
 
 def _option_key(item: Item) -> tuple[str, ...]:
-    return tuple(sorted(_normalised(option) for option in item.options))
+    return tuple(sorted(normalised(option) for option in item.options))
 
 
 @dataclass(frozen=True)
@@ -95,11 +89,10 @@ class ExactDuplicates:
 
     @property
     def description(self) -> str:
-        return "the same text and options (any order), lower-cased, punctuation and spacing ignored"
+        return EXACT_METHOD
 
     def keys(self, benchmark: Benchmark) -> Sequence[Hashable | None]:
-        per_item = benchmark.option_kind.has_positions
-        return [(_normalised(item.text), _option_key(item) if per_item else ()) for item in benchmark]
+        return exact_keys(benchmark)
 
 
 @dataclass(frozen=True)
@@ -110,7 +103,7 @@ class SharedOptionSet:
 
     @property
     def description(self) -> str:
-        return "the same per-item options (any order), lower-cased, punctuation and spacing ignored"
+        return "the same per-item options (any order), normalised as for exact duplicates"
 
     def keys(self, benchmark: Benchmark) -> Sequence[Hashable | None]:
         if not benchmark.option_kind.has_positions:
@@ -127,14 +120,10 @@ class NearIdenticalText:
 
     @property
     def description(self) -> str:
-        return (
-            f"Jaccard similarity of the sets of lower-cased words of text and options >= {self.threshold:g} "
-            "(MinHash LSH, 8 bands of 4 hashes, each candidate pair checked exactly)"
-        )
+        return near_duplicate_method(self.threshold)
 
     def keys(self, benchmark: Benchmark) -> Sequence[Hashable | None]:
-        texts = [" ".join((item.text, *item.options)) for item in benchmark]
-        return near_duplicate_components(texts, self.threshold).tolist()
+        return near_duplicate_ids(benchmark, self.threshold).tolist()
 
 
 def default_rules(threshold: float = 0.8) -> tuple[GroupingRule, ...]:

@@ -25,6 +25,7 @@ from pfungst.audit.sections import audit_chapter, audit_overview
 from pfungst.audit.summary_lines import audit_summary_lines
 from pfungst.audit.verdict import Verdict
 from pfungst.blocks import Section
+from pfungst.data.item_findings import ItemFindings
 from pfungst.data.option_kind import OptionKind
 from pfungst.display import NotebookDisplay
 from pfungst.provenance import Provenance
@@ -63,6 +64,10 @@ class AuditResult(NotebookDisplay):
     controls: AuditControls | None = None
     """The label-only baseline and (per-item) the constant-answer check, read beside the verdict; computed by
     :func:`pfungst.audit.audit`. None for a result file that lacks it."""
+    item_findings: ItemFindings | None = None
+    """Duplicates and broken items of the audited items, each with its ids (:func:`~pfungst.data.check_items`, with
+    the audit's sibling similarity and seed); the exact and near-duplicate groups are among the groups the folds keep
+    whole. None only for a result built without it."""
     KIND: ClassVar[str] = "audit"
     """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
     SCHEMA_VERSION: ClassVar[str] = SCHEMA_VERSION
@@ -112,6 +117,7 @@ class AuditResult(NotebookDisplay):
             provenance=Provenance.from_fields(fields.sub("provenance")),
             position_content=_read_split(fields),
             controls=AuditControls.from_fields(fields.sub("controls")) if fields.has("controls") else None,
+            item_findings=_read_findings(fields),
         )
 
     @property
@@ -176,6 +182,7 @@ class AuditResult(NotebookDisplay):
             "provenance": self.provenance.to_dict(),
             "position_content": self.position_content.to_dict() if self.position_content else None,
             "controls": self.controls.to_dict() if self.controls else None,
+            "item_findings": self.item_findings.to_dict() if self.item_findings else None,
         }
 
     def save_json(self, path: str | Path, items: bool = False) -> Path:
@@ -184,6 +191,11 @@ class AuditResult(NotebookDisplay):
 
     def __repr__(self) -> str:
         return f"AuditResult({self.benchmark['name']!r}, {self.headline.sentence})"
+
+
+def _read_findings(fields: Fields) -> ItemFindings | None:
+    """The ``item_findings`` of a result file; None where it is null or absent."""
+    return ItemFindings.from_fields(fields.sub("item_findings")) if fields.has("item_findings") else None
 
 
 def _read_split(fields: Fields) -> PositionContentSplit | None:

@@ -31,6 +31,7 @@ from pfungst.audit.task_declaration import declaration
 from pfungst.audit.verdict import Evidence, verdict_label
 from pfungst.audit.verdict_interval import verdict_interval
 from pfungst.data.benchmark import Benchmark
+from pfungst.data.item_checks import check_items
 from pfungst.data.option_kind import OptionKind
 from pfungst.errors import ConfigError, override_settings
 from pfungst.provenance import Provenance
@@ -104,6 +105,7 @@ def audit(
         headline=headline_of(verdict, parts, controls, cue, **_task_facts(benchmark, config)),
         position_content=parts,
         controls=controls,
+        item_findings=check_items(benchmark, near_duplicate_threshold=config.sibling_similarity, seed=config.seed),
         heuristics=heuristics,
         cues=cues,
         provenance=Provenance.current(

@@ -28,6 +28,7 @@ from pfungst.blocks import (
     generic_blocks,
     methods_note,
 )
+from pfungst.data.item_findings_blocks import item_findings_section
 from pfungst.data.summary_sections import benchmark_chapter
 from pfungst.results import BoardRow, Overview
 
@@ -112,6 +113,8 @@ def audit_sections(result: AuditResult) -> tuple[Section, ...]:
                 level=3,
             )
         )
+    if result.item_findings is not None:
+        sections.append(item_findings_section(result.item_findings))
     return tuple(sections)
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from pfungst.audit.headline import statistic_words
 from pfungst.blocks import format_estimate
+from pfungst.data.item_findings_blocks import item_findings_summary
 
 if TYPE_CHECKING:
     from pfungst.audit.position_content import PositionArtifact
@@ -41,6 +42,8 @@ def audit_summary_lines(result: AuditResult) -> tuple[str, ...]:
     if controls is not None and headline.explains != "label prior":
         flagged = controls.constant_answer is not None and controls.constant_answer.flagged
         lines.append(f"Controls: {controls.explanation if flagged else controls.label_only.explanation}.")
+    if result.item_findings is not None:
+        lines.append(item_findings_summary(result.item_findings))
     return tuple(lines)
 
 

@@ -10,6 +10,8 @@ if TYPE_CHECKING:
     from pfungst.data.benchmark import Benchmark, DataSource, Rejection
     from pfungst.data.builder import BenchmarkBuilder, ReadOptions
     from pfungst.data.item import FrozenMapping, Item
+    from pfungst.data.item_checks import check_items
+    from pfungst.data.item_findings import ItemFinding, ItemFindings
     from pfungst.data.loading import detect_format, load
     from pfungst.data.option_kind import OptionKind
     from pfungst.data.readers import READERS, Reader, get_reader
@@ -26,12 +28,15 @@ __all__ = [
     "DataSource",
     "FrozenMapping",
     "Item",
+    "ItemFinding",
+    "ItemFindings",
     "ModelAnswer",
     "ModelAnswers",
     "OptionKind",
     "ReadOptions",
     "Reader",
     "Rejection",
+    "check_items",
     "detect_format",
     "get_reader",
     "load",
@@ -51,6 +56,9 @@ __getattr__, __dir__ = lazy_exports(
         "ReadOptions": "pfungst.data.builder",
         "FrozenMapping": "pfungst.data.item",
         "Item": "pfungst.data.item",
+        "check_items": "pfungst.data.item_checks",
+        "ItemFinding": "pfungst.data.item_findings",
+        "ItemFindings": "pfungst.data.item_findings",
         "detect_format": "pfungst.data.loading",
         "load": "pfungst.data.loading",
         "READERS": "pfungst.data.readers",

@@ -17,6 +17,9 @@ import pandas as pd
 
 from pfungst.blocks import Section, format_estimate
 from pfungst.data.benchmark import Benchmark
+from pfungst.data.item_checks import check_items
+from pfungst.data.item_findings import ItemFindings
+from pfungst.data.item_findings_blocks import item_findings_section
 from pfungst.data.option_kind import position_name
 from pfungst.data.summary_sections import benchmark_chapter, summary_sections
 from pfungst.display import NotebookDisplay
@@ -27,6 +30,10 @@ from pfungst.serialization import write_json
 from pfungst.stats import Estimate, chisquare_test, wilson_interval
 
 __all__ = ["BenchmarkSummary", "LengthStats", "summarize"]
+
+
+_NO_FINDINGS = ItemFindings((), 0, 0.8, 0)
+"""The findings of a summary made without them (none examined)."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +80,8 @@ class BenchmarkSummary(NotebookDisplay):
     """The data file it summarises (:attr:`Provenance.data`), the software that read it; no settings, no seed."""
     field_names: dict[str, int] = field(default_factory=dict)
     """Named fields present, with the number of items that have each."""
+    item_findings: ItemFindings = field(default_factory=lambda: _NO_FINDINGS)
+    """Duplicates and broken items, each with its count, share and item ids (:func:`~pfungst.data.check_items`)."""
     KIND: ClassVar[str] = "summary"
     """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
     SCHEMA_VERSION: ClassVar[str] = SCHEMA_VERSIONS["summary"]
@@ -82,7 +91,11 @@ class BenchmarkSummary(NotebookDisplay):
 
     def sections(self) -> tuple[Section, ...]:
         """Its chapter: the benchmark's facts, then the gold answers, lengths and rows read (computes nothing)."""
-        return (benchmark_chapter(self.benchmark, self.provenance.data), *summary_sections(self))
+        return (
+            benchmark_chapter(self.benchmark, self.provenance.data),
+            *summary_sections(self),
+            item_findings_section(self.item_findings),
+        )
 
     def overview(self) -> Overview:
         """Its board row: the benchmark inspected, its majority answer share."""
@@ -115,6 +128,7 @@ class BenchmarkSummary(NotebookDisplay):
             option_chars=LengthStats.from_fields(fields.sub("option_chars")),
             provenance=Provenance.from_fields(fields.sub("provenance")),
             field_names=fields.typed("field_names", dict[str, int]),
+            item_findings=ItemFindings.from_fields(fields.sub("item_findings")),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -130,6 +144,7 @@ class BenchmarkSummary(NotebookDisplay):
             "option_chars": self.option_chars.to_dict(),
             "field_names": self.field_names,
             "provenance": self.provenance.to_dict(),
+            "item_findings": self.item_findings.to_dict(),
         }
 
     def histograms_frame(self) -> pd.DataFrame:
@@ -146,8 +161,10 @@ class BenchmarkSummary(NotebookDisplay):
         return f"BenchmarkSummary(name={self.benchmark.get('name')!r}, items={self.benchmark.get('n_items')})"
 
 
-def summarize(benchmark: Benchmark) -> BenchmarkSummary:
-    """Describe ``benchmark``: histograms, lengths, duplicates, a gold-uniformity test and the majority baseline.
+def summarize(benchmark: Benchmark, *, near_duplicate_threshold: float = 0.8, seed: int = 0) -> BenchmarkSummary:
+    """Describe ``benchmark``: histograms, lengths, a gold-uniformity test, the majority baseline, and the item
+    findings (duplicates and broken items with their ids, near-duplicates at ``near_duplicate_threshold`` with the
+    MinHash ``seed``: :func:`~pfungst.data.item_checks.check_items`).
 
     Example:
         >>> from pfungst.data import Benchmark, Item
@@ -178,6 +195,7 @@ def summarize(benchmark: Benchmark) -> BenchmarkSummary:
         option_chars=LengthStats.of(option_lengths),
         provenance=Provenance.current({}, None, data=(benchmark.provenance,)),
         field_names=dict(fields),
+        item_findings=check_items(benchmark, near_duplicate_threshold=near_duplicate_threshold, seed=seed),
     )
 
 

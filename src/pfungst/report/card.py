@@ -2,7 +2,8 @@
 
 What was audited (file, hash, items), the headline (what explains the score, from which input, how sure, what to
 do), the verdict with its interval and the input its evidence needed, the content verdict and the gold-position test
-apart (per-item benchmarks), the controls (label-only baseline, constant-answer check), the top cues, and how to
+apart (per-item benchmarks), the controls (label-only baseline, constant-answer check), the item findings
+(duplicates and broken items with their first ids), the top cues, and how to
 reproduce the run (command, pfungst version, seed). For a suite, a table of every benchmark instead, each with its
 headline, the findings a task declares it is answered from in a table of their own. Everything is read from
 the results; nothing is computed. Text from the data (file and benchmark names, cues, labels) is escaped as in the
@@ -19,6 +20,7 @@ from pfungst.audit.fixing import FixResult
 from pfungst.audit.result import AuditResult
 from pfungst.audit.suite import SuiteEntry, SuiteResult
 from pfungst.blocks import format_estimate
+from pfungst.data.item_findings_blocks import finding_line
 from pfungst.provenance import DataSource
 from pfungst.report.markdown import escape_markdown as _text
 
@@ -73,8 +75,19 @@ def render_card(result: AuditResult, command: str = "") -> str:
         ]
     if result.controls is not None:
         lines.append(f"- **Controls:** {_text(result.controls.explanation)}")
+    lines += _item_finding_lines(result)
     lines += ["", *_cue_lines(result), "", *_reproduce_lines(result, settings, command)]
     return "\n".join(lines) + "\n"
+
+
+def _item_finding_lines(result: AuditResult) -> list[str]:
+    """Duplicates and broken items, one bullet each with its first ids (all ids are in the result's JSON)."""
+    if result.item_findings is None:
+        return []
+    found = result.item_findings.found()
+    if not found:
+        return [f"- **Item findings:** no duplicates or broken items among {result.item_findings.n} items"]
+    return ["- **Item findings:**", *(f"  - {_text(finding_line(finding))}" for finding in found)]
 
 
 def _cue_lines(result: AuditResult) -> list[str]:

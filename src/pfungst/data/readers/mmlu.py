@@ -1,7 +1,9 @@
 """MMLU (Hendrycks et al. 2021): headerless CSV ``question,A,B,C,D,answer``, one file per subject.
 
-Reads one ``<subject>_<split>.csv`` file or a directory of them (``data/test/``); the subject, taken from the file
-name, goes into each item's metadata. Item ids are ``<subject>/<split>/<row>``.
+Reads one ``<subject>_<split>.csv`` file, a directory of them (``data/test/``), or a directory of such split
+directories (``data/`` holding ``dev/`` and ``test/``: every split in one benchmark, so duplicates across splits can
+be found); the subject and split, taken from the file name, go into each item's metadata. Item ids are
+``<subject>/<split>/<row>``.
 """
 
 from __future__ import annotations
@@ -29,12 +31,12 @@ class MmluReader:
     description = "MMLU headerless CSV (question,A,B,C,D,answer); a <subject>_<split>.csv file or a directory"
 
     def sniff(self, path: Path) -> bool:
-        files = sorted(path.glob("*.csv")) if path.is_dir() else [path]
+        files = _files(path)
         return bool(files) and all(_FILE.match(f.name) for f in files) and _looks_like_mmlu(files[0])
 
     def read(self, path: Path, options: ReadOptions) -> Benchmark:
         options.check_keys(self.name, [])
-        files = sorted(path.glob("*.csv")) if path.is_dir() else [path]
+        files = _files(path)
         if not files:
             raise ReaderError(path, 0, "", "the directory holds no .csv files", "Point at an MMLU data/<split>/ folder")
         builder = BenchmarkBuilder(path, self.name, options)
@@ -46,6 +48,13 @@ class MmluReader:
                     _add_row(builder, record.line, record.data(), subject, split)
         default_name = f"mmlu-{path.name}" if path.is_dir() else path.stem
         return builder.build(default_name)
+
+
+def _files(path: Path) -> list[Path]:
+    """The CSV files of a file, a split directory, or (when it holds no CSV itself) a directory of split folders."""
+    if not path.is_dir():
+        return [path]
+    return sorted(path.glob("*.csv")) or sorted(path.glob("*/*.csv"))
 
 
 def _add_row(builder: BenchmarkBuilder, line: int, row: list[str], subject: str, split: str) -> None:
