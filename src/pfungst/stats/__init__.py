@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from pfungst.stats.intervals import (
         bootstrap_draws,
         bootstrap_interval,
+        clopper_pearson_interval,
         newcombe_interval,
         normal_critical_value,
         percentile_bounds,
@@ -74,6 +75,7 @@ __all__ = [
     "bootstrap_interval",
     "chance_corrected_accuracy",
     "chisquare_test",
+    "clopper_pearson_interval",
     "clustered_mean",
     "clustered_paired_difference",
     "cohen_kappa",
@@ -125,6 +127,7 @@ __getattr__, __dir__ = lazy_exports(
         "permutation_pvalue": "pfungst.stats.hypothesis_tests",
         "bootstrap_draws": "pfungst.stats.intervals",
         "bootstrap_interval": "pfungst.stats.intervals",
+        "clopper_pearson_interval": "pfungst.stats.intervals",
         "newcombe_interval": "pfungst.stats.intervals",
         "normal_critical_value": "pfungst.stats.intervals",
         "percentile_bounds": "pfungst.stats.intervals",

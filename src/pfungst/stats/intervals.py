@@ -16,6 +16,7 @@ from pfungst.stats.estimate import ConfidenceInterval
 __all__ = [
     "bootstrap_draws",
     "bootstrap_interval",
+    "clopper_pearson_interval",
     "newcombe_interval",
     "normal_critical_value",
     "percentile_bounds",
@@ -52,6 +53,23 @@ def wilson_interval(successes: int, n: int, level: float = 0.95) -> ConfidenceIn
     centre = (p + z * z / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
     return ConfidenceInterval(max(0.0, centre - half), min(1.0, centre + half), level)
+
+
+def clopper_pearson_interval(successes: int, n: int, level: float = 0.95) -> ConfidenceInterval:
+    """Clopper-Pearson (exact binomial) interval for a proportion: never narrower than it should be, and exact at
+    0 and ``n`` successes (a count of broken items out of a benchmark, where none is a common answer).
+
+    Example:
+        >>> ci = clopper_pearson_interval(0, 100)
+        >>> round(ci.low, 3), round(ci.high, 4)
+        (0.0, 0.0362)
+    """
+    if n <= 0:
+        return ConfidenceInterval(math.nan, math.nan, level)
+    tail = (1 - level) / 2
+    low = 0.0 if successes <= 0 else float(_scipy_stats.beta.ppf(tail, successes, n - successes + 1))
+    high = 1.0 if successes >= n else float(_scipy_stats.beta.ppf(1 - tail, successes + 1, n - successes))
+    return ConfidenceInterval(low, high, level)
 
 
 def newcombe_interval(
