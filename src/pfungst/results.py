@@ -72,7 +72,7 @@ class Result(Protocol):
     """A top-level result: a frozen dataclass that writes, reads and renders itself.
 
     Class constants: ``KIND`` (kebab-case; a plugin's prefixed with its package: ``mypkg.thing``),
-    ``SCHEMA_VERSION`` (``pfungst.audit/2``; a changed field meaning bumps it) and ``REPORT_PART`` (one of
+    ``SCHEMA_VERSION`` (``pfungst.audit/3``; a changed field meaning bumps it) and ``REPORT_PART`` (one of
     :data:`REPORT_PARTS`). The class method ``from_dict(data, source="<dict>")`` reads :meth:`to_dict` back through
     :class:`pfungst.schema.Fields`, naming ``source`` and the field path of a value of the wrong type.
     """

@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 SCHEMA_VERSIONS: dict[str, str] = {
-    "audit": "pfungst.audit/2",
+    "audit": "pfungst.audit/3",
     "summary": "pfungst.summary/1",
     "stress": "pfungst.stress/1",
     "stress-comparison": "pfungst.stress-comparison/1",
@@ -88,10 +88,10 @@ T = TypeVar("T")
 
 
 def kind_of(version: str) -> str | None:
-    """The kind whose schema is ``version`` (``pfungst.audit/2`` -> ``audit``); None for a version no kind has.
+    """The kind whose schema is ``version`` (``pfungst.audit/3`` -> ``audit``); None for a version no kind has.
 
     Example:
-        >>> kind_of("pfungst.audit/2"), kind_of("pfungst.audit/9")
+        >>> kind_of("pfungst.audit/3"), kind_of("pfungst.audit/9")
         ('audit', None)
     """
     return next((kind for kind, known in SCHEMA_VERSIONS.items() if known == version), None)

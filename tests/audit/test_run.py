@@ -114,7 +114,7 @@ def test_result_records_seed_settings_versions_and_per_item_predictions(tmp_path
     benchmark = make_synthetic("longest-option", 200)
     result = pfungst.audit.audit(benchmark, AuditConfig(n_bootstrap=100, n_permutations=100), seed=5)
     saved = json.loads(result.save_json(tmp_path / "audit.json", items=True).read_text())
-    assert saved["schema_version"] == "pfungst.audit/2"
+    assert saved["schema_version"] == "pfungst.audit/3"
     assert saved["settings"]["seed"] == 5 and saved["settings"]["feature_sets"]
     assert {"pfungst", "scikit-learn", "numpy"} <= set(saved["environment"]["packages"])
     assert saved["benchmark"]["provenance"]["format"] == "synthetic"

@@ -175,14 +175,14 @@ def test_unknown_schema_names_the_file_and_the_versions_known(tmp_path: Path) ->
 
 def test_file_that_is_not_json_names_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "broken.json"
-    path.write_text('{\n"schema_version": "pfungst.audit/2",\n oops\n}')
+    path.write_text('{\n"schema_version": "pfungst.audit/3",\n oops\n}')
     with pytest.raises(ReaderError, match=r"broken\.json:3: not valid JSON"):
         load_result(path)
 
 
 def test_result_missing_a_key_names_it(tmp_path: Path) -> None:
     path = tmp_path / "audit.json"
-    path.write_text(json.dumps({"schema_version": "pfungst.audit/2", "benchmark": {}}))
+    path.write_text(json.dumps({"schema_version": "pfungst.audit/3", "benchmark": {}}))
     with pytest.raises(ReaderError, match=r"audit\.json: field 'verdict': missing"):
         load_result(path)
 

@@ -230,12 +230,12 @@ def test_report_on_a_file_with_a_wrong_type_exits_2_naming_the_field(
 
 def test_json_nested_a_thousand_deep_is_a_clear_error_naming_the_file(tmp_path: Path) -> None:
     path = tmp_path / "deep.json"
-    path.write_text('{"schema_version": "pfungst.audit/2", "settings": ' + "[" * 1000 + "]" * 1000 + "}")
+    path.write_text('{"schema_version": "pfungst.audit/3", "settings": ' + "[" * 1000 + "]" * 1000 + "}")
     with pytest.raises(ReaderError, match=r"deep\.json(:1)?: .*nested deeper than \d+ levels"):
         pfungst.read_result(path)
     result = runner.invoke(app, ["report", str(path), "-o", str(tmp_path / "report.html")])
     assert result.exit_code == 2 and "deep.json" in result.output and "Traceback" not in result.output
-    shallow = '{"schema_version": "pfungst.audit/2", "settings": ' + "[" * 100 + "]" * 100 + "}"
+    shallow = '{"schema_version": "pfungst.audit/3", "settings": ' + "[" * 100 + "]" * 100 + "}"
     path.write_text(shallow)  # parses, but deeper than any result: refused before anything walks it
     with pytest.raises(ReaderError, match=r"deep\.json: field 'settings(\[0\])+': nested deeper than 64 levels"):
         pfungst.read_result(path)

@@ -19,12 +19,14 @@ from pfungst.audit.controls import AuditControls
 from pfungst.audit.cues import CueTable
 from pfungst.audit.headline import Headline
 from pfungst.audit.heuristics import HeuristicsReport
+from pfungst.audit.item_flags import ItemFlags
 from pfungst.audit.position_content import PositionContentSplit
 from pfungst.audit.probe_outcome import ProbeOutcome
 from pfungst.audit.result_reading import read_cues, read_heuristics
 from pfungst.audit.sections import audit_chapter, audit_overview
 from pfungst.audit.verdict import Verdict
 from pfungst.blocks import Section
+from pfungst.data.item_findings import ItemFindings
 from pfungst.display import NotebookDisplay
 from pfungst.results import Overview
 from pfungst.schema import SCHEMA_VERSIONS, Fields
@@ -63,6 +65,13 @@ class AuditResult(NotebookDisplay):
     controls: AuditControls | None = None
     """The label-only baseline and (per-item) the constant-answer check, read beside the verdict; computed by
     :func:`pfungst.audit.audit`. None for a result file that lacks it."""
+    item_flags: ItemFlags | None = None
+    """Per-item shortcut flags (:mod:`~pfungst.audit.item_flags`): which items the options-only probe, the
+    strongest heuristic and the gold position solve, each with its evidence and base rate; computed by
+    :func:`pfungst.audit.audit`. None for a result file that lacks it."""
+    item_findings: ItemFindings | None = None
+    """Duplicates and broken items, each with its ids (:mod:`~pfungst.data.item_findings`). None for a result
+    file that lacks them."""
     KIND: ClassVar[str] = "audit"
     """The kind of result (its ``schema_version`` is ``SCHEMA_VERSIONS[KIND]``)."""
     SCHEMA_VERSION: ClassVar[str] = SCHEMA_VERSION
@@ -110,6 +119,10 @@ class AuditResult(NotebookDisplay):
             environment=fields.mapping("environment"),
             position_content=_read_split(fields),
             controls=AuditControls.from_fields(fields.sub("controls")) if fields.has("controls") else None,
+            item_flags=ItemFlags.from_fields(fields.sub("item_flags")) if fields.has("item_flags") else None,
+            item_findings=ItemFindings.from_fields(fields.sub("item_findings"))
+            if fields.has("item_findings")
+            else None,
         )
 
     @property
@@ -177,6 +190,8 @@ class AuditResult(NotebookDisplay):
             "environment": self.environment,
             "position_content": self.position_content.to_dict() if self.position_content else None,
             "controls": self.controls.to_dict() if self.controls else None,
+            "item_flags": self.item_flags.to_dict() if self.item_flags else None,
+            "item_findings": self.item_findings.to_dict() if self.item_findings else None,
         }
 
     def save_json(self, path: str | Path, items: bool = False) -> Path:

@@ -19,6 +19,7 @@ from pfungst.audit.feature_sets import get_feature_set
 from pfungst.audit.headline_rules import headline_of
 from pfungst.audit.heuristics import HeuristicConfig, HeuristicsReport, run_heuristics
 from pfungst.audit.inputs import ItemInputs, OptionTable
+from pfungst.audit.item_flag_rules import item_flags
 from pfungst.audit.item_groups import ItemGroups, sibling_groups
 from pfungst.audit.label_set import audited_layout
 from pfungst.audit.paper_protocol import paper_rows
@@ -108,18 +109,27 @@ def audit(
         headline=headline_of(verdict, parts, controls, cue, **_task_facts(benchmark, config)),
         position_content=parts,
         controls=controls,
+        item_flags=item_flags(benchmark, probes, heuristics, config),
         heuristics=heuristics,
         cues=cues,
-        settings={
-            **asdict(config),
-            "feature_sets": list(names),
-            "feature_sets_reason": chosen.reason,
-            "feature_set_specs": [get_feature_set(n).spec() for n in names],
-            "label_set_detection": label_set.to_dict(),
-            "item_groups": groups.to_dict(),
-        },
+        settings=_settings(config, chosen, label_set.to_dict(), groups),
         environment=environment(),
     )
+
+
+def _settings(
+    config: AuditConfig, chosen: SizeDefault, label_set: dict[str, Any], groups: ItemGroups
+) -> dict[str, Any]:
+    """Every setting of the audit as its result records it: the config, the feature sets probed and why, their
+    specs, the label-set detection and the sibling groups the folds kept whole."""
+    return {
+        **asdict(config),
+        "feature_sets": list(chosen.feature_sets),
+        "feature_sets_reason": chosen.reason,
+        "feature_set_specs": [get_feature_set(n).spec() for n in chosen.feature_sets],
+        "label_set_detection": label_set,
+        "item_groups": groups.to_dict(),
+    }
 
 
 def _folds(benchmark: Benchmark, config: AuditConfig) -> tuple[AuditConfig, ItemGroups]:

@@ -1,0 +1,103 @@
+"""Per-item shortcut flags: a planted benchmark marks exactly the planted items, with evidence and base rates."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+
+from pfungst.audit.item_flags import FlagColumn, ItemFlags, flag_share
+from pfungst.audit.result import AuditResult
+from pfungst.audit.run import audit
+from pfungst.data.loading import load
+from pfungst.errors import ReaderError
+from tests.audit.planted import longest_in_half, no_cue, nonsense_word
+
+CHEAP = {"n_bootstrap": 50, "n_permutations": 20, "n_repeats": 2, "n_refits": 0, "cues": False}
+
+
+def _audit(path: Path, **settings: object) -> AuditResult:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # small planted data: convergence and size notes are not what is tested
+        return audit(load(path), **{**CHEAP, **settings})
+
+
+def _evidence(column: FlagColumn) -> tuple[list[str], list[str]]:
+    """The evidence of the flagged items, and of the others."""
+    rows = list(zip(column.evidence, column.flagged, strict=True))
+    return [why for why, hit in rows if hit], [why for why, hit in rows if not hit]
+
+
+@pytest.fixture(scope="module")
+def half(tmp_path_factory: pytest.TempPathFactory) -> AuditResult:
+    """An audit of 120 items whose gold option is the unique longest in the odd rows only."""
+    return _audit(longest_in_half(tmp_path_factory.mktemp("half") / "half.jsonl", 120, 0))
+
+
+def test_the_heuristic_flag_marks_exactly_the_items_whose_longest_option_is_gold(half: AuditResult) -> None:
+    flags = half.item_flags
+    assert flags is not None
+    planted = tuple(f"half.jsonl:{row}" for row in range(1, 121, 2))
+    assert flags.flagged_ids("heuristic") == planted
+    column = flags["heuristic"]
+    assert column.source == "longest_option" and column.count == 60 and column.n == 120
+    flagged, unflagged = _evidence(column)
+    assert all(why.startswith("longest_option picks ") for why in flagged)
+    assert not any(unflagged)
+
+
+def test_each_flag_reads_its_count_against_the_count_chance_would_give(half: AuditResult) -> None:
+    flags = half.item_flags
+    assert flags is not None
+    assert flags.codes == ("options-only", "heuristic", "gold-position")
+    heuristic = flags["heuristic"]
+    assert heuristic.expected == pytest.approx(30.0)  # 1 in 4 options, 120 items
+    assert heuristic.share.ci is not None and heuristic.share.ci.low < 0.5 < heuristic.share.ci.high
+    assert heuristic.certainty == "predictable"  # 60 of 120 against 30: (0.5 - 0.25) / 0.75 = 0.33 > 0.2
+    position = flags["gold-position"]
+    assert position.certainty in ("no evidence", "inconclusive")  # slots are shuffled
+    options = flags["options-only"]
+    assert options.source in ("options_no_position", "options_1-grams_presence")
+    assert all("out of fold (right in" in why for why in _evidence(options)[0])
+
+
+def test_the_table_has_one_row_per_item_and_survives_the_result_json(half: AuditResult) -> None:
+    flags = half.item_flags
+    assert flags is not None
+    frame = flags.to_frame()
+    assert len(frame) == 120 and frame["item_id"].is_unique
+    assert list(frame.columns[:2]) == ["item_id", "n_flags"]
+    assert (frame["n_flags"] == frame[["options-only", "heuristic", "gold-position"]].sum(axis=1)).all()
+    data = json.loads(json.dumps(half.to_dict(items=True)))
+    assert data["schema_version"] == "pfungst.audit/3"
+    back = AuditResult.from_dict(data)
+    assert back.item_flags is not None
+    assert back.item_flags.to_frame().equals(frame)
+    assert back.item_flags["heuristic"].share == flags["heuristic"].share
+
+
+def test_a_benchmark_without_a_cue_is_flagged_about_as_often_as_chance(tmp_path: Path) -> None:
+    result = _audit(no_cue(tmp_path / "none.jsonl", 300, 0), feature_sets=("options_no_position",))
+    assert result.item_flags is not None
+    column = result.item_flags["options-only"]
+    assert column.expected == pytest.approx(150.0)  # 2 options each
+    assert column.certainty == "no evidence"
+
+
+def test_shared_labels_get_the_probe_flag_and_no_position_flag(tmp_path: Path) -> None:
+    result = _audit(nonsense_word(tmp_path / "nli.jsonl", 240, 0), feature_sets=("1-grams_presence",))
+    assert result.item_flags is not None
+    assert "probe" in result.item_flags.codes and "gold-position" not in result.item_flags.codes
+    probe = result.item_flags["probe"]
+    assert probe.source == "1-grams_presence"
+    assert 0 < probe.expected < probe.n  # from the label and prediction marginals
+
+
+def test_a_flagged_id_that_is_no_item_is_named_with_its_field() -> None:
+    column = FlagColumn("heuristic", "t", "s", (True, False), ("why", ""), flag_share(1, 2, 0.5), 0.2, "m", "f")
+    data = ItemFlags(("q1", "q2"), (column,)).to_dict()
+    data["columns"][0]["flagged"][0]["item_id"] = "q9"
+    with pytest.raises(ReaderError, match=r"flags\.json.*columns\[0\]\.flagged\[0\]\.item_id.*'q9' is not an item"):
+        ItemFlags.from_dict(data, "flags.json")
