@@ -32,17 +32,17 @@ def _evidence(column: FlagColumn) -> tuple[list[str], list[str]]:
 
 @pytest.fixture(scope="module")
 def half(tmp_path_factory: pytest.TempPathFactory) -> AuditResult:
-    """An audit of 120 items whose gold option is the unique longest in the odd rows only."""
-    return _audit(longest_in_half(tmp_path_factory.mktemp("half") / "half.jsonl", 120, 0))
+    """An audit of 200 items whose gold option is the unique longest in the odd rows only."""
+    return _audit(longest_in_half(tmp_path_factory.mktemp("half") / "half.jsonl", 200, 0))
 
 
 def test_the_heuristic_flag_marks_exactly_the_items_whose_longest_option_is_gold(half: AuditResult) -> None:
     flags = half.item_flags
     assert flags is not None
-    planted = tuple(f"half.jsonl:{row}" for row in range(1, 121, 2))
+    planted = tuple(f"half.jsonl:{row}" for row in range(1, 201, 2))
     assert flags.flagged_ids("heuristic") == planted
     column = flags["heuristic"]
-    assert column.source == "longest_option" and column.count == 60 and column.n == 120
+    assert column.source == "longest_option" and column.count == 100 and column.n == 200
     flagged, unflagged = _evidence(column)
     assert all(why.startswith("longest_option picks ") for why in flagged)
     assert not any(unflagged)
@@ -53,9 +53,9 @@ def test_each_flag_reads_its_count_against_the_count_chance_would_give(half: Aud
     assert flags is not None
     assert flags.codes == ("options-only", "heuristic", "gold-position")
     heuristic = flags["heuristic"]
-    assert heuristic.expected == pytest.approx(30.0)  # 1 in 4 options, 120 items
+    assert heuristic.expected == pytest.approx(50.0)  # 1 in 4 options, 200 items
     assert heuristic.share.ci is not None and heuristic.share.ci.low < 0.5 < heuristic.share.ci.high
-    assert heuristic.certainty == "predictable"  # 60 of 120 against 30: (0.5 - 0.25) / 0.75 = 0.33 > 0.2
+    assert heuristic.certainty == "predictable"  # 100 of 200 against 50, picked from 2 heuristics
     position = flags["gold-position"]
     assert position.certainty in ("no evidence", "inconclusive")  # slots are shuffled
     options = flags["options-only"]
@@ -67,7 +67,7 @@ def test_the_table_has_one_row_per_item_and_survives_the_result_json(half: Audit
     flags = half.item_flags
     assert flags is not None
     frame = flags.to_frame()
-    assert len(frame) == 120 and frame["item_id"].is_unique
+    assert len(frame) == 200 and frame["item_id"].is_unique
     assert list(frame.columns[:2]) == ["item_id", "n_flags"]
     assert (frame["n_flags"] == frame[["options-only", "heuristic", "gold-position"]].sum(axis=1)).all()
     data = json.loads(json.dumps(half.to_dict(items=True)))

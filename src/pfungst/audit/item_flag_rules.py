@@ -80,7 +80,7 @@ def _probe_column(
         source=best.feature_set,
         flagged=tuple(bool(h) for h in hits),
         evidence=evidence,
-        share=flag_share(int(hits.sum()), len(ids), expected, config.level),
+        share=flag_share(int(hits.sum()), len(ids), expected, config.level, len(candidates)),
         threshold=config.threshold,
         method=f"the cross-fitted probe '{best.feature_set}' ({get_feature_set(best.feature_set).description}; the "
         f"strongest of the {len(candidates)} probe(s) that read {where}) predicts the gold answer out of fold, in "
@@ -115,11 +115,11 @@ def _heuristic_column(
         source=best.name,
         flagged=tuple(bool(h) for h in hits),
         evidence=evidence,
-        share=flag_share(int(hits.sum()), len(ids), expected, config.level),
+        share=flag_share(int(hits.sum()), len(ids), expected, config.level, len(found)),
         threshold=config.threshold,
-        method=f"the zero-training heuristic '{best.name}' ({best.description}; the strongest content heuristic by "
-        f"chance-corrected accuracy, {best.chance_corrected_accuracy.value:.3f}) picks the gold answer; it applies "
-        f"to {best.accuracy.n} of {best.n_items} items",
+        method=f"the zero-training heuristic '{best.name}' ({best.description}; the strongest of {len(found)} "
+        f"content heuristic(s) by chance-corrected accuracy, {best.chance_corrected_accuracy.value:.3f}) picks "
+        f"the gold answer; it applies to {best.accuracy.n} of {best.n_items} items",
         fix=_HEURISTIC_FIX,
     )
 

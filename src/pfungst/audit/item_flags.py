@@ -32,28 +32,43 @@ import pandas as pd
 
 from pfungst.audit.verdict import verdict_label
 from pfungst.schema import Fields
-from pfungst.stats import ConfidenceInterval, Estimate, binomial_pvalue, clopper_pearson_interval
+from pfungst.stats import (
+    ConfidenceInterval,
+    Estimate,
+    binomial_pvalue,
+    bonferroni_level,
+    bonferroni_pvalue,
+    clopper_pearson_interval,
+)
 
 __all__ = ["FlagColumn", "ItemFlags", "flag_share"]
 
 
-def flag_share(count: int, n: int, expected: float, level: float = 0.95) -> Estimate:
+def flag_share(count: int, n: int, expected: float, level: float = 0.95, candidates: int = 1) -> Estimate:
     """``count`` flagged of ``n`` items as a share with an exact binomial (Clopper-Pearson) interval, against the
     ``expected`` count of chance (the ``baseline`` share, tested one-sided; NaN where no chance level applies).
+
+    A flag raised by the strongest of several ``candidates`` (probes, heuristics) was picked for being strong: its
+    interval and p-value are Bonferroni-corrected over them, as the verdict's are over its feature sets.
 
     Example:
         >>> share = flag_share(30, 100, 25.0)
         >>> share.value, share.baseline, round(share.pvalue, 3)
         (0.3, 0.25, 0.15)
+        >>> round(flag_share(30, 100, 25.0, candidates=2).ci.level, 3)
+        0.975
     """
     baseline = expected / n if n and not math.isnan(expected) else math.nan
+    coverage = bonferroni_level(level, candidates)
+    pvalue = binomial_pvalue(count, n, baseline, "greater") if not math.isnan(baseline) else math.nan
+    among = f"; Bonferroni over the {candidates} candidates the strongest was picked from" if candidates > 1 else ""
     return Estimate(
         value=count / n if n else math.nan,
         method="share of items flagged; exact binomial (Clopper-Pearson) interval; one-sided binomial test against "
-        "the share chance would flag",
+        f"the share chance would flag{among}",
         n=n,
-        ci=clopper_pearson_interval(count, n, level) if n else ConfidenceInterval(math.nan, math.nan, level),
-        pvalue=binomial_pvalue(count, n, baseline, "greater") if not math.isnan(baseline) else math.nan,
+        ci=clopper_pearson_interval(count, n, coverage) if n else ConfidenceInterval(math.nan, math.nan, coverage),
+        pvalue=bonferroni_pvalue(pvalue, candidates) if candidates > 1 and not math.isnan(pvalue) else pvalue,
         baseline=baseline,
     )
 

@@ -11,6 +11,7 @@ from rich.markup import escape
 from pfungst.audit.gate import check_gates
 from pfungst.cli.audit_options import AuditOptions
 from pfungst.cli.common import (
+    READ,
     WRITE,
     WRITE_FOLDER,
     DataArgument,
@@ -26,6 +27,7 @@ from pfungst.cli.common import (
 from pfungst.cli.gate_options import GateOptions, audit_gate, command_line, end_with_gate, print_split, write_card
 from pfungst.cli.option_groups import DataOptions, option_values, with_option_groups
 from pfungst.cli.result_output import VerboseOption, result_path, save_result, show_result
+from pfungst.errors import ConfigError
 from pfungst.path_checks import check_outputs
 from pfungst.serialization import write_csv
 
@@ -48,6 +50,24 @@ _Protocol = Annotated[
 ]
 _Fields = Annotated[str, typer.Option(help="Partial-input baseline: comma-separated named fields, e.g. hypothesis.")]
 _Items = Annotated[Path | None, typer.Option("--items", help="Write per-item predictions as CSV."), WRITE]
+_Findings = Annotated[
+    Path | None,
+    typer.Option(
+        "--findings",
+        help="Write a findings report to paste into the benchmark's issue tracker (Markdown, FILE.md), every affected "
+        "item id in FILE.csv beside it.",
+    ),
+    WRITE,
+]
+_Validity = Annotated[
+    Path | None,
+    typer.Option(
+        "--validity",
+        help="A validity result of several models' outcomes on these items (pfungst validity --json): adds the "
+        "suspected wrong keys to --findings.",
+    ),
+    READ,
+]
 _Fix = Annotated[
     Path | None,
     typer.Option("--fix", help="Write counterbalanced and filtered copies here and audit them."),
@@ -69,6 +89,8 @@ def audit_command(
     audit_options: AuditOptions,
     json_path: JsonOption = None,
     items_path: _Items = None,
+    findings_path: _Findings = None,
+    validity_path: _Validity = None,
     fix_dir: _Fix = None,
     gate_options: GateOptions,
     quiet: QuietOption = False,
@@ -82,10 +104,14 @@ def audit_command(
     with user_errors():
         from pfungst.audit.run import AuditConfig, audit
         from pfungst.report.card import render_card, render_fix_lines
+        from pfungst.report.findings import read_validity, write_findings
 
         gate_options.check()
         saved = result_path(json_path, data, "audit")
-        check_outputs([data], {"--json": saved, "--items": items_path, "--card": card}, folders={"--fix": fix_dir})
+        findings = _findings_outputs(findings_path, validity_path)
+        outputs = {"--json": saved, "--items": items_path, "--card": card, **findings}
+        check_outputs([data, validity_path], outputs, folders={"--fix": fix_dir})
+        validity = read_validity(validity_path) if validity_path else None
         config = _audit_config(AuditConfig, options)  # validated before reading data: a typo costs no load
         benchmark = data_options.load(data)
         if deduplicate and protocol != "pacchiardi2024":  # that protocol de-duplicates in the paper's order
@@ -94,6 +120,9 @@ def audit_command(
             result = audit(benchmark, config, progress=report)
         out = results_console(json_path)
         _report(result, out, verbose, (saved, items_path))
+        if findings_path:
+            written = write_findings(result, findings_path, validity=validity, command=command_line(context))
+            console.print("wrote " + ", ".join(escape(str(path)) for path in written))
         fixed = _fix_and_audit(benchmark, fix_dir, config, (quiet, verbose), out) if fix_dir else None
         write_card(card, render_card(result, command_line(context)) + render_fix_lines(fixed))
         gate = audit_gate(gate_options.rules, result)
@@ -101,6 +130,25 @@ def audit_command(
             copies = [audit_gate(gate.rules, audited) for _, audited in fixed.audits]
             gate = check_gates(gate.rules, [gate, *(copy for copy in copies if copy is not None)])
     end_with_gate(gate)
+
+
+def _findings_outputs(findings: Path | None, validity: Path | None) -> dict[str, Path | None]:
+    """The files ``--findings`` writes (the report and its CSV), checked by name; ``--validity`` needs it.
+
+    Raises:
+        ConfigError: ``--findings`` not ending in ``.md``, or ``--validity`` without ``--findings``.
+    """
+    from pfungst.report.findings import findings_paths
+
+    if validity is not None and findings is None:
+        raise ConfigError(
+            f"--validity {validity}: it is read only for the findings report. Add --findings FILE.md (or drop "
+            "--validity)."
+        )
+    if findings is None:
+        return {}
+    markdown, csv = findings_paths(findings)
+    return {"--findings": markdown, "--findings (its CSV)": csv}
 
 
 def _audit_config(config_type: type[AuditConfig], options: dict[str, Any]) -> AuditConfig:

@@ -13,6 +13,7 @@ text, and the reproduce command sits in a code fence longer than any run of back
 from __future__ import annotations
 
 import re
+import shlex
 from typing import Any
 
 from pfungst.audit.fixing import FixResult
@@ -22,7 +23,15 @@ from pfungst.audit.suite import SuiteEntry, SuiteResult
 from pfungst.blocks import format_estimate
 from pfungst.report.markdown import escape_markdown as _text
 
-__all__ = ["render_card", "render_fix_lines", "render_suite_card"]
+__all__ = [
+    "fenced",
+    "hex_digest",
+    "pfungst_version",
+    "render_card",
+    "render_fix_lines",
+    "render_suite_card",
+    "reproduce_command",
+]
 
 _HEADING = "## Surface-cue audit (pfungst)"
 
@@ -54,12 +63,12 @@ def render_card(result: AuditResult, command: str = "") -> str:
     lines = [
         _HEADING,
         "",
-        f"Audited with [pfungst](https://pypi.org/project/pfungst/) {_version(result.environment)}: can "
+        f"Audited with [pfungst](https://pypi.org/project/pfungst/) {pfungst_version(result.environment)}: can "
         "the answers be predicted from surface features alone (no model, no reasoning)?",
         "",
         f"- **Data:** {_text(benchmark.get('name', '?'))} ({_text(provenance.get('source', '?'))}), "
         f"{_text(benchmark.get('n_items', '?'))} items, {_text(kind)}; "
-        f"SHA-256 {_hex(provenance.get('sha256', '?'))}",
+        f"SHA-256 {hex_digest(provenance.get('sha256', '?'))}",
         f"- **Headline:** {_text(result.headline.sentence)}",
         f"- **Verdict:** {_text(result.verdict.explanation)}",
     ]
@@ -94,20 +103,28 @@ def _cue_lines(result: AuditResult) -> list[str]:
     return lines
 
 
-def _reproduce_lines(result: AuditResult, settings: dict[str, Any], command: str) -> list[str]:
+def reproduce_command(result: AuditResult, command: str = "") -> str:
+    """The command that reruns ``result``'s audit: ``command`` as given (the running command line), else one built
+    from the result's source and settings (seed, folds, repeats, resamples, threshold, protocol)."""
+    settings = result.settings
     source = (result.benchmark.get("provenance") or {}).get("source", "DATA")
-    command = command or (
-        f"pfungst audit {source} --seed {settings.get('seed', 0)} --n-splits {settings.get('n_splits')} "
-        f"--n-repeats {settings.get('n_repeats')} --n-bootstrap {settings.get('n_bootstrap')} "
+    return command or (
+        f"pfungst audit {shlex.quote(str(source))} --seed {settings.get('seed', 0)} "
+        f"--n-splits {settings.get('n_splits')} --n-repeats {settings.get('n_repeats')} "
+        f"--n-bootstrap {settings.get('n_bootstrap')} "
         f"--n-permutations {settings.get('n_permutations')} --n-refits {settings.get('n_refits')} "
         f"--threshold {settings.get('threshold')}"
         + (f" --protocol {settings['protocol']}" if settings.get("protocol", "crossfit") != "crossfit" else "")
     )
+
+
+def _reproduce_lines(result: AuditResult, settings: dict[str, Any], command: str) -> list[str]:
+    command = reproduce_command(result, command)
     feature_sets = settings.get("feature_sets") or []
     return [
         "Reproduce:",
         "",
-        *_fenced("bash", f"pip install 'pfungst=={_version(result.environment)}'", command),
+        *fenced("bash", f"pip install 'pfungst=={pfungst_version(result.environment)}'", command),
         "",
         f"Seed {_text(settings.get('seed', 0))}; {_text(settings.get('n_splits'))} folds x "
         f"{_text(settings.get('n_repeats'))} repeats; {len(feature_sets)} feature sets "
@@ -163,20 +180,21 @@ def _controls(entry: SuiteEntry) -> str:
     return text
 
 
-def _fenced(language: str, *lines: str) -> list[str]:
+def fenced(language: str, *lines: str) -> list[str]:
     """``lines`` as a fenced code block (shown as typed, never rendered), its fence longer than any backtick run."""
     longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
     fence = "`" * max(3, longest + 1)
     return [f"{fence}{language}", *lines, fence]
 
 
-def _hex(digest: Any) -> str:
+def hex_digest(digest: Any) -> str:
     """A hash as code when it is one (hex digits), else as escaped text."""
     text = str(digest)
     return f"`{text}`" if re.fullmatch(r"[0-9a-fA-F]+", text) else _text(text)
 
 
-def _version(environment: dict[str, Any]) -> str:
+def pfungst_version(environment: dict[str, Any]) -> str:
+    """The pfungst version a result's ``environment`` records (empty where it records none)."""
     packages = environment.get("packages") or {}
     return str(packages.get("pfungst", "")) if isinstance(packages, dict) else ""
 
@@ -199,6 +217,6 @@ def render_suite_card(result: SuiteResult, command: str = "") -> str:
         lines += ["", "Declared to be answered from the words of the input (expected, ranked apart):"]
         lines += _suite_table(declared)
     seed = result.settings.get("seed", 0)
-    lines += ["", "Reproduce:", "", *_fenced("bash", command or f"pfungst suite ... --seed {seed}")]
+    lines += ["", "Reproduce:", "", *fenced("bash", command or f"pfungst suite ... --seed {seed}")]
     lines += ["", f"pfungst {_text(result.settings.get('pfungst', ''))}, seed {_text(seed)}."]
     return "\n".join(lines) + "\n"
