@@ -47,7 +47,7 @@ def test_the_report_opens_with_the_headline_and_a_summary_row_per_finding(half: 
     assert text.startswith("# Item findings: half\n")
     assert f"**Headline:** {half.headline.sentence[:40]}" in text
     summary = text.split("## Summary", 1)[1].split("\n## ", 1)[0]
-    assert "| finding | items | share [95% CI] | chance would give | status | what to do |" in summary
+    assert "| finding | items | share [exact interval] | chance would give | status | what to do |" in summary
     rows = {line.split("`")[1]: line for line in summary.splitlines() if line.startswith("| ") and "`" in line}
     assert set(rows) == {"options-only", "heuristic", "gold-position", "exact-duplicate", "empty-option"}
     assert "| 100 | 50.0% [" in rows["heuristic"] and "| 50.0 (25.0%) | **found**" in rows["heuristic"]

@@ -1,20 +1,14 @@
 """A findings report to paste into a benchmark's issue tracker: what is wrong with which items, and what to do.
 
 ``pfungst audit DATA --findings FILE.md`` (and :func:`write_findings`) writes Markdown for a benchmark's maintainer:
-
-- the audit's headline sentence, then a **summary table**: each finding with its item count, its share with an
-  exact 95% interval, what chance would give (for shortcut flags), its status, and what to do;
-- **each finding** with its counts and interval, the first item ids (all of them in ``FILE.csv`` beside it: one row
-  per finding and item id), its evidence on the first items, how it was found, the command that reproduces it, and
-  the fix.
-
-Findings are the audit's per-item shortcut flags (:mod:`~pfungst.audit.item_flags`: solvable from the options alone,
-by a heuristic, by the gold position; suspected wrong keys where a validity screen of several models' outcomes is
-given) and its item findings (:mod:`~pfungst.data.item_findings`: duplicates and broken items). The wording is the
-verdicts': a flag that marks no more items than chance would is said to be "no evidence", one whose interval spans
-the threshold "inconclusive"; a finding is never stated without its count and how it was found. Everything is read
-from the results (the validity screen is joined on the item ids); text from the data is escaped
-(:func:`~pfungst.report.markdown.escape_markdown`).
+the audit's headline; a **summary table** (each finding with its count, its share with an exact interval, what
+chance would give, its status, what to do); then **each finding** with its counts, first item ids (all in
+``FILE.csv`` beside it, one row per finding and item id), evidence, how it was found, the command that reproduces it
+and the fix. Findings are the audit's per-item shortcut flags (:mod:`~pfungst.audit.item_flags`; suspected wrong
+keys where a validity screen is given) and its item findings (:mod:`~pfungst.data.item_findings`: duplicates and
+broken items). The wording is the verdicts': a flag at chance is "no evidence", one spanning the threshold
+"inconclusive"; no finding is stated without its count and how it was found. Everything is read from the results;
+text from the data is escaped (:func:`~pfungst.report.markdown.escape_markdown`).
 """
 
 from __future__ import annotations
@@ -126,11 +120,13 @@ def render_findings(
         "",
         "## Summary",
         "",
-        "| finding | items | share [95% CI] | chance would give | status | what to do |",
+        "| finding | items | share [exact interval] | chance would give | status | what to do |",
         "|---|---:|---|---:|---|---|",
         *(_summary_row(finding) for finding in findings),
         "",
-        f"Every affected item id, one row per finding and item: `{_text(csv_name)}`. " + _not_covered(result, validity),
+        f"Intervals are exact binomial (Clopper-Pearson) at {100 * float(settings.get('level', 0.95)):g}%, or wider "
+        "where a flag is the strongest of several candidates (its level is then given). Every affected item id, one "
+        f"row per finding and item: `{_text(csv_name)}`. " + _not_covered(result, validity),
     ]
     for number, finding in enumerate((finding for finding in findings if finding.count), start=1):
         lines += ["", *_section(number, finding)]
