@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from pfungst.audit.item_flags import FlagColumn, ItemFlags, flag_share
@@ -60,7 +62,22 @@ def test_each_flag_reads_its_count_against_the_count_chance_would_give(half: Aud
     assert position.certainty in ("no evidence", "inconclusive")  # slots are shuffled
     options = flags["options-only"]
     assert options.source in ("options_no_position", "options_1-grams_presence")
-    assert all("out of fold (right in" in why for why in _evidence(options)[0])
+    assert all(
+        re.search(r"out of fold \(gold probability 0\.\d\d; right in \d of 2 repeats\)", why)
+        for why in _evidence(options)[0]
+    )
+
+
+def test_the_options_probe_keeps_each_items_out_of_fold_gold_probability(half: AuditResult) -> None:
+    assert half.item_flags is not None
+    column = half.item_flags["options-only"]
+    probability = half.probe(column.source).gold_probability
+    assert probability is not None and not np.isnan(probability).any()
+    assert ((probability > 0) & (probability < 1)).all()
+    flagged = np.array(column.flagged)
+    assert probability[flagged].mean() > probability[~flagged].mean()  # the probe is surer where it is right
+    back = AuditResult.from_dict(json.loads(json.dumps(half.to_dict(items=True)))).probe(column.source)
+    assert back.gold_probability is not None and np.allclose(back.gold_probability, probability)
 
 
 def test_the_table_has_one_row_per_item_and_survives_the_result_json(half: AuditResult) -> None:

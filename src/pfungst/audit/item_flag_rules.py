@@ -68,9 +68,10 @@ def _probe_column(
     gold, predicted, share = best.gold[row], best.prediction[row], best.share_correct[row]
     hits = (predicted >= 0) & (predicted == gold)
     n_repeats = 1 if best.predictions is None else best.predictions.shape[0]
+    probability = best.gold_probability[row] if best.gold_probability is not None else np.full(len(row), np.nan)
     evidence = tuple(
-        f"{best.feature_set} predicts {best.classes[p]} = gold out of fold ({_repeats(s, n_repeats)})" if hit else ""
-        for hit, p, s in zip(hits, predicted, share, strict=True)
+        f"{best.feature_set} predicts {best.classes[p]} = gold out of fold ({_repeats(s, n_repeats, q)})" if hit else ""
+        for hit, p, s, q in zip(hits, predicted, share, probability, strict=True)
     )
     expected = _probe_chance(best, row, per_item)
     where = "the options alone, no question" if per_item else _input_words(inputs[best.feature_set], config.fields)
@@ -173,10 +174,13 @@ def _probe_chance(probe: ProbeOutcome, row: np.ndarray, per_item: bool) -> float
     return float(agree) / max(int(predicted.sum()), 1)
 
 
-def _repeats(share: float, n_repeats: int) -> str:
+def _repeats(share: float, n_repeats: int, probability: float) -> str:
+    """How sure the probe was of an item: its mean out-of-fold gold probability, and in how many repeats it was
+    right."""
     if math.isnan(share):
         return "not predicted"
-    return f"right in {round(share * n_repeats)} of {n_repeats} repeats"
+    right = f"right in {round(share * n_repeats)} of {n_repeats} repeats"
+    return right if math.isnan(probability) else f"gold probability {probability:.2f}; {right}"
 
 
 def _input_words(evidence_input: str, fields: tuple[str, ...]) -> str:

@@ -5,7 +5,8 @@ needs to know *which* ones. :class:`ItemFlags` is that table, one :class:`FlagCo
 
 - ``options-only`` (per-item choices): the cross-fitted probe that reads the options alone (no question, no
   position; the strongest of those the audit ran) predicts the gold option out of fold (repeat 0, the prediction
-  every per-item table shows; the evidence says in how many repeats);
+  every per-item table shows; the evidence gives the probe's out-of-fold gold probability,
+  :attr:`~pfungst.audit.probe_outcome.ProbeOutcome.gold_probability`, and in how many repeats it was right);
 - ``probe`` (shared labels, which have no options): the same for the verdict's probe;
 - ``heuristic``: the strongest content heuristic (longest or shortest option; HANS lexical overlap or subsequence
   for NLI items) picks the gold answer;
