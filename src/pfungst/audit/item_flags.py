@@ -124,13 +124,24 @@ class FlagColumn:
 
     @property
     def certainty(self) -> str:
-        """The verdict's three states on the chance-corrected share against :attr:`threshold` (``predictable``,
-        ``inconclusive``, ``no evidence``); without a chance level, ``found`` when any item is flagged (each was
-        tested on its own) and ``no evidence`` otherwise."""
+        """The verdict's states on the chance-corrected share against :attr:`threshold`: ``predictable`` (lower
+        bound above it), ``inconclusive`` (the interval spans it), ``signal below threshold`` (above chance, the
+        lower bound above 0, but a shortcut as large as the threshold ruled out) or ``no evidence`` (the interval
+        reaches chance). Without a chance level, ``found`` when any item is flagged (each was tested on its own) and
+        ``no evidence`` otherwise.
+
+        Example:
+            >>> def column(count):
+            ...     share = flag_share(count, 10000, 2500.0)
+            ...     return FlagColumn("heuristic", "t", "s", (True,) * 10000, ("",) * 10000, share, 0.2, "m", "f")
+            >>> column(2500).certainty, column(2900).certainty, column(5000).certainty
+            ('no evidence', 'signal below threshold', 'predictable')
+        """
         interval = self.corrected
         if interval is None or math.isnan(self.threshold):
             return "found" if self.count else "no evidence"
-        return verdict_label(interval, self.threshold)
+        label = verdict_label(interval, self.threshold)
+        return "signal below threshold" if label == "no evidence" and interval.low > 0 else label
 
     def to_dict(self, item_ids: Sequence[str]) -> dict[str, Any]:
         """A JSON-safe dict: the column's facts and its flagged items (id and evidence); ``item_ids`` name the rows."""

@@ -17,7 +17,7 @@ import math
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -26,6 +26,7 @@ from pfungst.data.item_findings import ItemFinding
 from pfungst.errors import ConfigError
 from pfungst.path_checks import check_outputs
 from pfungst.report.card import fenced, hex_digest, pfungst_version, reproduce_command
+from pfungst.report.flag_words import flag_detail, flag_status, percent, share_words
 from pfungst.report.markdown import escape_markdown as _text
 from pfungst.serialization import atomic_write, write_csv
 from pfungst.stats import Estimate
@@ -49,13 +50,6 @@ FIRST_IDS = 10
 FINDINGS_COLUMNS = ("finding", "title", "item_id", "group", "evidence")
 """Columns of the CSV beside the report: one row per (finding, item id); ``group`` numbers duplicate groups from 1
 (0 where the finding has none); ``evidence`` is the flag's evidence (empty for item findings)."""
-
-_STATUS = {
-    "predictable": "**found**: more items than chance",
-    "inconclusive": "inconclusive: too few items to tell",
-    "no evidence": "no evidence beyond chance",
-    "found": "**found**",
-}
 
 
 @dataclass(frozen=True)
@@ -238,18 +232,18 @@ def _findings(result: AuditResult, validity: ValidityResult | None, command: str
 def _from_flag(flags: ItemFlags, column: FlagColumn, reproduce: tuple[str, ...]) -> _Finding:
     rows = zip(flags.item_ids, column.flagged, column.evidence, strict=True)
     flagged = [(item_id, why) for item_id, hit, why in rows if hit]
-    chance = "-" if math.isnan(column.expected) else f"{column.expected:.1f} ({_percent(column.share.baseline)})"
+    chance = "-" if math.isnan(column.expected) else f"{column.expected:.1f} ({percent(column.share.baseline)})"
     return _Finding(
         code=column.code,
         title=column.title,
         count=column.count,
         share=column.share,
-        status=_STATUS[column.certainty] if column.count or column.certainty != "found" else "none flagged",
+        status=flag_status(column),
         chance=chance,
         ids=tuple(item_id for item_id, _ in flagged),
         evidence=tuple(why for _, why in flagged),
         groups=(),
-        detail=_flag_detail(column),
+        detail=flag_detail(column),
         method=column.method,
         fix=column.fix,
         reproduce=reproduce,
@@ -257,33 +251,9 @@ def _from_flag(flags: ItemFlags, column: FlagColumn, reproduce: tuple[str, ...])
     )
 
 
-def _flag_detail(column: FlagColumn) -> str:
-    """The flag's counts read against chance, in the verdicts' words."""
-    counts = f"{column.count} of {column.n} items ({_share_words(column.share)})"
-    if math.isnan(column.expected):
-        if not column.count:
-            return f"{counts}: no key is suspected."
-        return f"{counts}; each item was tested on its own (no chance level applies to the count)."
-    corrected = column.corrected
-    interval = f"[{corrected.low:.3f}, {corrected.high:.3f}]" if corrected else "n/a"
-    against = (
-        f"{counts}; chance would flag {column.expected:.1f} ({_percent(column.share.baseline)}; one-sided binomial "
-        f"p = {_pvalue(column.share.pvalue)}). Corrected for chance, the share is {interval} against the "
-        f"threshold {column.threshold:g}"
-    )
-    if column.certainty == "predictable":
-        return f"{against}: these items are solved by this shortcut more often than chance would explain."
-    if column.certainty == "inconclusive":
-        return f"{against}: the interval spans the threshold, so too few items to tell; the ids are listed to check."
-    return (
-        f"{against}: no evidence beyond chance. The ids are listed for completeness; they are what a guess would "
-        "also hit, not a finding."
-    )
-
-
 def _from_item_finding(finding: ItemFinding, audit_line: str) -> _Finding:
     breakdown = "; ".join(f"{_text(where)} {count}" for where, count in finding.breakdown.items())
-    detail = f"{finding.count} of {finding.n} items ({_share_words(finding.share)})"
+    detail = f"{finding.count} of {finding.n} items ({share_words(finding.share)})"
     if finding.groups:
         detail += f", in {len(finding.groups)} groups"
     if breakdown:
@@ -308,7 +278,7 @@ def _from_item_finding(finding: ItemFinding, audit_line: str) -> _Finding:
 
 def _summary_row(finding: _Finding) -> str:
     return (
-        f"| {_text(finding.title)} (`{_text(finding.code)}`) | {finding.count} | {_share_words(finding.share)} | "
+        f"| {_text(finding.title)} (`{_text(finding.code)}`) | {finding.count} | {share_words(finding.share)} | "
         f"{finding.chance} | {finding.status} | {_text(_first_clause(finding.fix)) if finding.acted_on else '-'} |"
     )
 
@@ -369,22 +339,6 @@ def _not_covered(result: AuditResult, validity: ValidityResult | None) -> str:
             "--outcomes ...`, then `--validity FILE`) to flag suspected wrong keys."
         )
     return " ".join(notes)
-
-
-def _share_words(share: Estimate) -> str:
-    ci = share.ci
-    if ci is None or math.isnan(ci.low):
-        return _percent(share.value)
-    level = "" if math.isclose(ci.level, 0.95) else f" ({100 * ci.level:g}% interval)"
-    return f"{_percent(share.value)} [{_percent(ci.low)}, {_percent(ci.high)}]{level}"
-
-
-def _pvalue(value: float) -> str:
-    return "n/a" if math.isnan(value) else f"{value:.2g}"
-
-
-def _percent(value: Any) -> str:
-    return "n/a" if value is None or math.isnan(value) else f"{100 * value:.1f}%"
 
 
 def _first_clause(text: str) -> str:
