@@ -118,3 +118,11 @@ def test_a_flagged_id_that_is_no_item_is_named_with_its_field() -> None:
     data["columns"][0]["flagged"][0]["item_id"] = "q9"
     with pytest.raises(ReaderError, match=r"flags\.json.*columns\[0\]\.flagged\[0\]\.item_id.*'q9' is not an item"):
         ItemFlags.from_dict(data, "flags.json")
+
+
+def test_the_audit_chapter_shows_each_flag_against_chance(half: AuditResult) -> None:
+    section = next(section for section in half.sections() if section.title == "Per-item shortcut flags")
+    table = section.blocks[0].to_dict()
+    assert table["columns"][:3] == ["flag", "raised by", "items"]
+    heuristic = next(row for row in table["rows"] if row[1] == "longest_option")
+    assert heuristic[2] == "100 of 200" and heuristic[4] == "50.0" and heuristic[5] == "predictable"

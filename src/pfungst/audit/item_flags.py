@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from pfungst.audit.verdict import verdict_label
+from pfungst.blocks import Block, Table, format_estimate, format_number
 from pfungst.schema import Fields
 from pfungst.stats import (
     ConfidenceInterval,
@@ -244,6 +245,24 @@ class ItemFlags:
         """These flags with ``column`` added (replacing one of the same code)."""
         kept = tuple(existing for existing in self.columns if existing.code != column.code)
         return ItemFlags(self.item_ids, (*kept, column))
+
+    def blocks(self) -> tuple[Block, ...]:
+        """Its part of the audit's chapter: one row per flag with its count against chance and its state (the ids
+        are in the JSON, ``to_frame()`` and ``--findings``)."""
+        rows = tuple(
+            (
+                column.title,
+                column.source,
+                f"{column.count} of {column.n}",
+                format_estimate(column.share.to_dict()),
+                format_number(column.expected, 1),
+                column.certainty,
+            )
+            for column in self.columns
+        )
+        columns = ("flag", "raised by", "items", "share [interval]", "chance would flag", "state")
+        note = "; ".join(dict.fromkeys(column.share.method for column in self.columns))
+        return (Table("Items each shortcut solves", columns, rows, text_columns=2, note=note),)
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy: one row per item, with how many flags it has, then each flag and its evidence."""
