@@ -31,6 +31,10 @@ _OPTIONS_FIX = (
     "rewrite the distractors of the flagged items so that no option gives itself away by its wording alone (match "
     "the gold option's length, style and vocabulary), or report results on the unflagged items beside the full set"
 )
+_PROBE_FIX = (
+    "rewrite or drop the flagged items: a classifier on surface features answers them without the reasoning the "
+    "benchmark means to test"
+)
 _HEURISTIC_FIX = (
     "rewrite the flagged items so that the rule no longer picks the gold answer (for length: make a distractor as "
     "long and as specific as the key), or report results without them"
@@ -84,12 +88,10 @@ def _probe_column(
         share=flag_share(int(hits.sum()), len(ids), expected, config.level, len(candidates)),
         threshold=config.threshold,
         method=f"the cross-fitted probe '{best.feature_set}' ({get_feature_set(best.feature_set).description}; the "
-        f"strongest of the {len(candidates)} probe(s) that read {where}) predicts the gold answer out of fold, in "
-        f"the first of {n_repeats} repeat(s) of {config.n_splits}-fold cross-fitting, seed {config.seed}",
-        fix=_OPTIONS_FIX
-        if per_item
-        else "rewrite or drop the flagged items: a classifier on surface features "
-        "answers them without the reasoning the benchmark means to test",
+        f"strongest of the {len(candidates)} probe(s) {'that read ' + where if per_item else 'run'}) predicts the "
+        f"gold answer out of fold, in the first of {n_repeats} repeat(s) of {config.n_splits}-fold cross-fitting, "
+        f"seed {config.seed}",
+        fix=_OPTIONS_FIX if per_item else _PROBE_FIX,
     )
 
 
