@@ -83,3 +83,18 @@ def nonsense_word(path: Path, n_items: int, seed: int) -> Path:
             words.insert(int(rng.integers(0, len(words) + 1)), NONSENSE)
         rows.append({"premise": " ".join(words), "hypothesis": _words(rng, 5), "label": label})
     return write_jsonl(path, rows)
+
+
+def longest_in_half(path: Path, n_items: int, seed: int) -> Path:
+    """4 options in a random order: in the odd rows (1, 3, ...) the gold option is the unique longest; in the even
+    rows a distractor is, and the gold option is one of the short ones. No two options ever tie in length."""
+    rng = np.random.default_rng([seed, 6])
+    rows = []
+    for index in range(n_items):
+        short = [_words(rng, length) for length in rng.permutation([1, 2, 3])]
+        options = [_words(rng, 5), *short]  # the longest first, before shuffling
+        gold_text = options[0] if index % 2 == 0 else short[0]
+        order = rng.permutation(4)
+        shuffled = [options[k] for k in order]
+        rows.append((f"Which goes with {_words(rng, 5)}?", shuffled, shuffled.index(gold_text)))
+    return _per_item(path, rows)

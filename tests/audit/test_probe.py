@@ -224,6 +224,7 @@ def test_outcome_serialises_to_json_and_a_tidy_frame(seed: int) -> None:
         "prediction_class",
         "correct",
         "share_correct",
+        "gold_probability",
     ]
     assert frame["item_id"].tolist() == list(outcome.item_ids)
     assert "kappa=" in repr(outcome)

@@ -64,10 +64,10 @@ def crossfit_fold(
             patience=config.grid_patience,
         )
         model = refit_chosen(task, chosen, train_block, seed=config.seed, max_iter=config.max_iter)
-        predictions = task.predict(model, test_block)
+        predictions, gold_probability = task.predict(model, test_block), task.gold_probability(model, test_block)
     spec = chosen.best
     choice = FoldChoice(repeat, fold, int(train.size), int(test.size), spec.name, chosen.scores, spec.penalty, spec.C)
-    return FoldResult(np.sort(test), predictions, choice, warned[0])
+    return FoldResult(np.sort(test), predictions, choice, warned[0], gold_probability=gold_probability)
 
 
 def paper_split_fit(plan: ProbePlan, config: ProbeConfig) -> FoldResult:

@@ -39,6 +39,8 @@ class FoldResult:
     """Top features of the chosen model when the protocol reports those of its fitted model (pacchiardi2024)."""
     seconds: float = 0.0
     """Wall seconds the job took (wherever it ran)."""
+    gold_probability: np.ndarray | None = None
+    """Per held-out item, the probability the fold's model gives its gold answer (NaN where it gives none)."""
 
 
 def assemble_outcome(
@@ -90,7 +92,19 @@ def assemble_outcome(
         convergence_warnings=n_warnings,
         seconds=time.perf_counter() - started + sum(result.seconds for result in folds),
         predictions=predictions,
+        gold_probability=_mean_gold_probability(n, folds),
     )
+
+
+def _mean_gold_probability(n: int, folds: list[FoldResult]) -> np.ndarray:
+    """Per item, the mean over the repeats of its out-of-fold gold probability (NaN where no fold gave one)."""
+    total, count = np.zeros(n), np.zeros(n)
+    for result in folds:
+        if result.gold_probability is not None:
+            given = ~np.isnan(result.gold_probability)
+            np.add.at(total, result.test[given], result.gold_probability[given])
+            np.add.at(count, result.test[given], 1)
+    return np.divide(total, count, out=np.full(n, np.nan), where=count > 0)
 
 
 def _scores(task: ItemTask | OptionTask, config: ProbeConfig, predictions: np.ndarray) -> Scores:

@@ -229,6 +229,10 @@ class ProbeOutcome:
     predictions: np.ndarray | None = None
     """Per repeat and item ``(n_repeats, n_items)``, the predicted class index (-1: not predicted); the verdict
     bootstraps its repeat-averaged statistic. Not part of :meth:`to_dict` (``prediction`` is its first row)."""
+    gold_probability: np.ndarray | None = None
+    """Per item, the out-of-fold probability of its gold answer, mean over repeats (option-level probes: the
+    conditional logit's softmax within the item); NaN where none was computed (item-level probes), None where the
+    outcome holds no per-item arrays."""
 
     @property
     def classifier_summary(self) -> str:
@@ -270,6 +274,7 @@ class ProbeOutcome:
             dtype=int,
         )
         share = np.array([record.number("share_correct") for record in records], dtype=float)
+        gold_probability = np.array([_optional_number(record, "gold_probability") for record in records], dtype=float)
         return cls(
             feature_set=fields.string("feature_set"),
             level=fields.string("level"),
@@ -294,6 +299,7 @@ class ProbeOutcome:
             convergence_warnings=fields.integer("convergence_warnings"),
             seconds=fields.number("seconds"),
             file_counts=(-1, -1) if records else (fields.integer("n_items"), fields.integer("n_predicted")),
+            gold_probability=gold_probability if records else None,
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -314,6 +320,9 @@ class ProbeOutcome:
                 ),
                 "correct": pd.arrays.BooleanArray(self.prediction == self.gold, missing),
                 "share_correct": self.share_correct,
+                "gold_probability": (
+                    self.gold_probability if self.gold_probability is not None else np.full(len(self.item_ids), np.nan)
+                ),
             }
         )
 
@@ -359,6 +368,11 @@ def _class_index(record: Fields, key: str, n_classes: int, lowest: int) -> int:
     if not lowest <= value < n_classes:
         raise record.error(key, f"{value} is not a class index ({lowest}..{n_classes - 1}) of the {n_classes} classes")
     return value
+
+
+def _optional_number(record: Fields, key: str) -> float:
+    """A per-item number that may be null or absent (an older file): NaN then."""
+    return record.number(key) if record.has(key) else math.nan
 
 
 def _settings(fields: Fields) -> dict[str, Any]:

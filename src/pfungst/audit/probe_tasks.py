@@ -93,6 +93,12 @@ class ItemTask:
     def predict(self, model: Any, block: Block) -> np.ndarray:
         return np.asarray(predict_classes(model, block.X), dtype=int)
 
+    def gold_probability(self, model: Any, block: Block) -> np.ndarray:
+        """Per item, the probability the model gives its gold class: NaN (the one-vs-rest scores of an item-level
+        probe are not one distribution over the classes)."""
+        del model
+        return np.full(block.y.size, np.nan)
+
 
 class OptionTask:
     """Option-level inputs: one row per (item, option); a conditional logit picks one option per item."""
@@ -134,6 +140,14 @@ class OptionTask:
         # slot. Features with position columns keep first-slot ties: they see positions anyway.
         seed = len(rows) if self.random_ties else None
         return np.asarray(model.predict_choice(block.X, rows, seed=seed), dtype=int)
+
+    def gold_probability(self, model: Any, block: Block) -> np.ndarray:
+        """Per item (in the order of :meth:`predict`), the probability the conditional logit gives its gold option:
+        the softmax of the option scores within the item."""
+        rows, is_gold = _option_rows(block)
+        found = np.full(block.y.size, np.nan)
+        found[rows[is_gold]] = model.predict_proba_rows(block.X, rows)[is_gold]
+        return found
 
 
 def _feature_set_name(encoder: Pipeline) -> str:

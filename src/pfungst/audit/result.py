@@ -18,6 +18,7 @@ from pfungst.audit.controls import AuditControls
 from pfungst.audit.cues import CueTable
 from pfungst.audit.headline import Headline
 from pfungst.audit.heuristics import HeuristicsReport
+from pfungst.audit.item_flags import ItemFlags
 from pfungst.audit.position_content import PositionContentSplit
 from pfungst.audit.probe_outcome import ProbeOutcome
 from pfungst.audit.result_reading import read_cues, read_heuristics
@@ -63,6 +64,10 @@ class AuditResult(NotebookDisplay):
     audit without a position-blind probe (or a result file that lacks it)."""
     controls: AuditControls | None = None
     """The label-only baseline and (per-item) the constant-answer check, read beside the verdict; computed by
+    :func:`pfungst.audit.audit`. None for a result file that lacks it."""
+    item_flags: ItemFlags | None = None
+    """Per-item shortcut flags (:mod:`~pfungst.audit.item_flags`): which items the options-only probe, the
+    strongest heuristic and the gold position solve, each with its evidence and base rate; computed by
     :func:`pfungst.audit.audit`. None for a result file that lacks it."""
     item_findings: ItemFindings | None = None
     """Duplicates and broken items of the audited items, each with its ids (:func:`~pfungst.data.check_items`, with
@@ -117,6 +122,7 @@ class AuditResult(NotebookDisplay):
             provenance=Provenance.from_fields(fields.sub("provenance")),
             position_content=_read_split(fields),
             controls=AuditControls.from_fields(fields.sub("controls")) if fields.has("controls") else None,
+            item_flags=ItemFlags.from_fields(fields.sub("item_flags")) if fields.has("item_flags") else None,
             item_findings=_read_findings(fields),
         )
 
@@ -182,6 +188,7 @@ class AuditResult(NotebookDisplay):
             "provenance": self.provenance.to_dict(),
             "position_content": self.position_content.to_dict() if self.position_content else None,
             "controls": self.controls.to_dict() if self.controls else None,
+            "item_flags": self.item_flags.to_dict() if self.item_flags else None,
             "item_findings": self.item_findings.to_dict() if self.item_findings else None,
         }
 

@@ -19,6 +19,7 @@ from pfungst.audit.feature_sets import get_feature_set
 from pfungst.audit.headline_rules import headline_of
 from pfungst.audit.heuristics import HeuristicConfig, HeuristicsReport, run_heuristics
 from pfungst.audit.inputs import ItemInputs, OptionTable
+from pfungst.audit.item_flag_rules import item_flags
 from pfungst.audit.item_groups import ItemGroups
 from pfungst.audit.label_set import audited_layout
 from pfungst.audit.position_content import PositionContentSplit, position_artifact
@@ -106,6 +107,7 @@ def audit(
         position_content=parts,
         controls=controls,
         item_findings=check_items(benchmark, near_duplicate_threshold=config.sibling_similarity, seed=config.seed),
+        item_flags=item_flags(benchmark, probes, heuristics, config),
         heuristics=heuristics,
         cues=cues,
         provenance=Provenance.current(

@@ -94,6 +94,8 @@ def audit_sections(result: AuditResult) -> tuple[Section, ...]:
         sections.append(
             Section("Heuristic baselines", _heuristic_blocks(result.heuristics, verdict.statistic), level=3)
         )
+    if result.item_flags is not None and result.item_flags.columns:
+        sections.append(Section("Per-item shortcut flags", result.item_flags.blocks(), level=3))
     if result.cues is not None:
         fdr = 1 - float(result.provenance.settings.get("level", 0.95))
         sections.append(Section("Cue words", _cue_blocks(result.cues, fdr), level=3))

@@ -12,6 +12,7 @@ from rich.markup import escape
 from pfungst.audit.audit_config import AuditConfig
 from pfungst.audit.gate import check_gates
 from pfungst.cli.common import (
+    READ,
     WRITE,
     WRITE_FOLDER,
     DataArgument,
@@ -25,6 +26,7 @@ from pfungst.cli.common import (
 from pfungst.cli.gate_options import GateOptions, audit_gate, command_line, end_with_gate, print_split, write_card
 from pfungst.cli.option_groups import ConsoleOptions, DataOptions, OptionGroup, with_option_groups
 from pfungst.cli.result_output import result_path, save_result, show_result
+from pfungst.errors import ConfigError
 from pfungst.path_checks import check_outputs
 from pfungst.serialization import write_csv
 
@@ -38,6 +40,24 @@ if TYPE_CHECKING:  # the command imports what it runs when it runs: `--help` sta
 __all__ = ["AuditOutputs", "audit_command"]
 
 _Items = Annotated[Path | None, typer.Option("--items", help="Write per-item predictions as CSV."), WRITE]
+_Findings = Annotated[
+    Path | None,
+    typer.Option(
+        "--findings",
+        help="Write a findings report to paste into the benchmark's issue tracker (Markdown, FILE.md), every affected "
+        "item id in FILE.csv beside it.",
+    ),
+    WRITE,
+]
+_Validity = Annotated[
+    Path | None,
+    typer.Option(
+        "--validity",
+        help="A validity result of several models' outcomes on these items (pfungst validity --json): adds the "
+        "suspected wrong keys to --findings.",
+    ),
+    READ,
+]
 _Fix = Annotated[
     Path | None,
     typer.Option("--fix", help="Write counterbalanced and filtered copies here and audit them."),
@@ -48,12 +68,17 @@ _Deduplicate = Annotated[bool, typer.Option(help="Drop repeated texts first (the
 
 @dataclass(frozen=True)
 class AuditOutputs(OptionGroup):
-    """Where an audit's results go besides the console: the JSON, the per-item CSV, the mitigated copies."""
+    """Where an audit's results go besides the console: the JSON, the per-item CSV, the findings report, the
+    mitigated copies."""
 
     json_path: JsonOption = None
     """The result's JSON; None for the default path beside the data."""
     items_path: _Items = None
     """The per-item predictions as CSV; None for none."""
+    findings_path: _Findings = None
+    """The findings report (Markdown), its CSV of every affected id beside it; None for none."""
+    validity_path: _Validity = None
+    """A validity result whose suspected wrong keys join the findings report; None for none."""
     fix_dir: _Fix = None
     """The folder of the counterbalanced and filtered copies; None for none."""
 
@@ -78,11 +103,15 @@ def audit_command(
     with user_errors():
         from pfungst.audit.run import audit
         from pfungst.report.card import render_card, render_fix_lines
+        from pfungst.report.findings import read_validity, write_findings
 
         gate_options.check()
         saved = result_path(outputs.json_path, data, "audit")
-        check_outputs([data], {"--json": saved, "--items": items_path, "--card": card}, folders={"--fix": fix_dir})
+        findings = _findings_outputs(outputs.findings_path, outputs.validity_path)
+        written = {"--json": saved, "--items": items_path, "--card": card, **findings}
+        check_outputs([data, outputs.validity_path], written, folders={"--fix": fix_dir})
         settings.validate()  # before reading data: a typo costs no load
+        validity = read_validity(outputs.validity_path) if outputs.validity_path else None
         benchmark = data_options.load(data)
         if deduplicate:  # the paper's protocol drops repeated texts itself, in the paper's order
             benchmark = settings.protocol.deduplicate(benchmark)
@@ -90,6 +119,9 @@ def audit_command(
             result = audit(benchmark, settings, progress=report)
         out = results_console(outputs.json_path)
         _report(result, out, shown.verbose, (saved, items_path))
+        if outputs.findings_path:
+            paths = write_findings(result, outputs.findings_path, validity=validity, command=command_line(context))
+            console.print("wrote " + ", ".join(escape(str(path)) for path in paths))
         fixed = _fix_and_audit(benchmark, fix_dir, settings, shown, out) if fix_dir else None
         write_card(card, render_card(result, command_line(context)) + render_fix_lines(fixed))
         gate = audit_gate(gate_options.rules, result)
@@ -97,6 +129,25 @@ def audit_command(
             copies = [audit_gate(gate.rules, audited) for _, audited in fixed.audits]
             gate = check_gates(gate.rules, [gate, *(copy for copy in copies if copy is not None)])
     end_with_gate(gate)
+
+
+def _findings_outputs(findings: Path | None, validity: Path | None) -> dict[str, Path | None]:
+    """The files ``--findings`` writes (the report and its CSV), checked by name; ``--validity`` needs it.
+
+    Raises:
+        ConfigError: ``--findings`` not ending in ``.md``, or ``--validity`` without ``--findings``.
+    """
+    from pfungst.report.findings import findings_paths
+
+    if validity is not None and findings is None:
+        raise ConfigError(
+            f"--validity {validity}: it is read only for the findings report. Add --findings FILE.md (or drop "
+            "--validity)."
+        )
+    if findings is None:
+        return {}
+    markdown, csv = findings_paths(findings)
+    return {"--findings": markdown, "--findings (its CSV)": csv}
 
 
 def _report(result: AuditResult, out: Console, verbose: bool, paths: tuple[Path, Path | None]) -> None:

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from pfungst.report.console import render_readers
     from pfungst.report.console_blocks import render_to_console
     from pfungst.report.document import build_report
+    from pfungst.report.findings import findings_frame, render_findings, write_findings
     from pfungst.report.html import render_html, write_html
     from pfungst.report.loading import load_result, load_results, read_result
     from pfungst.report.markdown import render_markdown
@@ -22,13 +23,16 @@ if TYPE_CHECKING:
 
 __all__ = [
     "build_report",
+    "findings_frame",
     "load_result",
     "load_results",
     "read_result",
+    "render_findings",
     "render_html",
     "render_markdown",
     "render_readers",
     "render_to_console",
+    "write_findings",
     "write_html",
     "write_plots",
     "write_report",
@@ -40,6 +44,9 @@ __getattr__, __dir__ = lazy_exports(
         "render_readers": "pfungst.report.console",
         "render_to_console": "pfungst.report.console_blocks",
         "build_report": "pfungst.report.document",
+        "findings_frame": "pfungst.report.findings",
+        "render_findings": "pfungst.report.findings",
+        "write_findings": "pfungst.report.findings",
         "render_html": "pfungst.report.html",
         "write_html": "pfungst.report.html",
         "load_result": "pfungst.report.loading",

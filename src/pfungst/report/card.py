@@ -14,6 +14,7 @@ text, and the reproduce command sits in a code fence longer than any run of back
 from __future__ import annotations
 
 import re
+import shlex
 from typing import Any
 
 from pfungst.audit.fixing import FixResult
@@ -24,7 +25,14 @@ from pfungst.data.item_findings_blocks import finding_line
 from pfungst.provenance import DataSource
 from pfungst.report.markdown import escape_markdown as _text
 
-__all__ = ["render_card", "render_fix_lines", "render_suite_card"]
+__all__ = [
+    "fenced",
+    "hex_digest",
+    "render_card",
+    "render_fix_lines",
+    "render_suite_card",
+    "reproduce_command",
+]
 
 _HEADING = "## Surface-cue audit (pfungst)"
 
@@ -61,7 +69,7 @@ def render_card(result: AuditResult, command: str = "") -> str:
         "",
         f"- **Data:** {_text(benchmark.get('name', '?'))} ({_text(data.source)}), "
         f"{_text(benchmark.get('n_items', '?'))} items, {_text(kind)}; "
-        f"SHA-256 {_hex(data.sha256 or '?')}",
+        f"SHA-256 {hex_digest(data.sha256 or '?')}",
         f"- **Headline:** {_text(result.headline.sentence)}",
         f"- **Verdict:** {_text(result.verdict.explanation)}",
     ]
@@ -107,19 +115,27 @@ def _cue_lines(result: AuditResult) -> list[str]:
     return lines
 
 
-def _reproduce_lines(result: AuditResult, settings: dict[str, Any], command: str) -> list[str]:
+def reproduce_command(result: AuditResult, command: str = "") -> str:
+    """The command that reruns ``result``'s audit: ``command`` as given (the running command line), else one built
+    from the result's source and settings (seed, folds, repeats, resamples, threshold, protocol)."""
+    settings = result.provenance.settings
     source = result.provenance.data[0].source if result.provenance.data else "DATA"
-    command = command or (
-        f"pfungst audit {source} --seed {settings.get('seed', 0)} --n-splits {settings.get('n_splits')} "
-        f"--n-repeats {settings.get('n_repeats')} --n-bootstrap {settings.get('n_bootstrap')} "
+    return command or (
+        f"pfungst audit {shlex.quote(str(source))} --seed {settings.get('seed', 0)} "
+        f"--n-splits {settings.get('n_splits')} --n-repeats {settings.get('n_repeats')} "
+        f"--n-bootstrap {settings.get('n_bootstrap')} "
         f"--n-permutations {settings.get('n_permutations')} --n-refits {settings.get('n_refits')} "
         f"--threshold {settings.get('threshold')}" + f" --protocol {settings.get('protocol', 'crossfit')}"
     )
+
+
+def _reproduce_lines(result: AuditResult, settings: dict[str, Any], command: str) -> list[str]:
+    command = reproduce_command(result, command)
     feature_sets = settings.get("feature_sets") or []
     return [
         "Reproduce:",
         "",
-        *_fenced("bash", f"pip install 'pfungst=={result.provenance.environment.pfungst}'", command),
+        *fenced("bash", f"pip install 'pfungst=={result.provenance.environment.pfungst}'", command),
         "",
         f"Seed {_text(settings.get('seed', 0))}; {_text(settings.get('n_splits'))} folds x "
         f"{_text(settings.get('n_repeats'))} repeats; {len(feature_sets)} feature sets "
@@ -175,14 +191,14 @@ def _controls(entry: SuiteEntry) -> str:
     return text
 
 
-def _fenced(language: str, *lines: str) -> list[str]:
+def fenced(language: str, *lines: str) -> list[str]:
     """``lines`` as a fenced code block (shown as typed, never rendered), its fence longer than any backtick run."""
     longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
     fence = "`" * max(3, longest + 1)
     return [f"{fence}{language}", *lines, fence]
 
 
-def _hex(digest: Any) -> str:
+def hex_digest(digest: Any) -> str:
     """A hash as code when it is one (hex digits), else as escaped text."""
     text = str(digest)
     return f"`{text}`" if re.fullmatch(r"[0-9a-fA-F]+", text) else _text(text)
@@ -206,6 +222,6 @@ def render_suite_card(result: SuiteResult, command: str = "") -> str:
         lines += ["", "Declared to be answered from the words of the input (expected, ranked apart):"]
         lines += _suite_table(declared)
     seed = result.provenance.seed
-    lines += ["", "Reproduce:", "", *_fenced("bash", command or f"pfungst suite ... --seed {seed}")]
+    lines += ["", "Reproduce:", "", *fenced("bash", command or f"pfungst suite ... --seed {seed}")]
     lines += ["", f"pfungst {_text(result.provenance.environment.pfungst)}, seed {_text(seed)}."]
     return "\n".join(lines) + "\n"

@@ -9,6 +9,7 @@ is wrong: many models agreeing on the same non-gold answer beyond their own erro
 """
 
 from pfungst.reliance.validity.agreement import poisson_binomial_upper_tail
+from pfungst.reliance.validity.flags import wrong_key_flags
 from pfungst.reliance.validity.result import DatasetValidity, ItemValidity, ValidityResult
 from pfungst.reliance.validity.screen import ValidityConfig, validity
 
@@ -19,4 +20,5 @@ __all__ = [
     "ValidityResult",
     "poisson_binomial_upper_tail",
     "validity",
+    "wrong_key_flags",
 ]

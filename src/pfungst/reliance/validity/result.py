@@ -5,10 +5,10 @@ Schema changes that alter a field's meaning bump ``SCHEMA_VERSIONS["validity"]``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pandas as pd
 
@@ -19,6 +19,9 @@ from pfungst.results import Overview
 from pfungst.schema import SCHEMA_VERSIONS, Fields, read_dataclass
 from pfungst.serialization import to_jsonable, write_json
 from pfungst.stats import Estimate
+
+if TYPE_CHECKING:
+    from pfungst.audit.item_flags import FlagColumn
 
 __all__ = ["DatasetValidity", "ItemValidity", "ValidityResult"]
 
@@ -220,6 +223,17 @@ class ValidityResult:
     def suspected(self) -> tuple[ItemValidity, ...]:
         """The items whose key is suspected wrong, over all datasets, in rank order within each."""
         return tuple(item for screen in self.datasets for item in screen.items if item.suspected)
+
+    def wrong_key_flags(self, item_ids: Sequence[str]) -> FlagColumn:
+        """The suspected keys as the ``wrong-key`` flag on an audit's ``item_ids``
+        (:func:`~pfungst.reliance.validity.flags.wrong_key_flags`).
+
+        Raises:
+            ConfigError: the screen names none of ``item_ids``.
+        """
+        from pfungst.reliance.validity.flags import wrong_key_flags
+
+        return wrong_key_flags(self, item_ids)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict with stable keys (NaN becomes None)."""
