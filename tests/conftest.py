@@ -1,7 +1,9 @@
-"""Shared fixtures: the real benchmark files in ../shared/data, and a sweepable seed (for property tests too)."""
+"""Shared fixtures: the real benchmark files in ../shared/data, a sweepable seed (for property tests too), and a
+model cache of each test's own."""
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
@@ -12,6 +14,10 @@ from hypothesis import settings
 # draws afresh each run), so CI never fails on a lucky draw while a sweep still searches.
 settings.register_profile("pfungst", derandomize="PFUNGST_TEST_SEED" not in os.environ)
 settings.load_profile("pfungst")
+
+# Nothing is fetched from the Hugging Face hub: the tests of the 'hf' backend build their model from the embedded GGUF.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 SHARED_DATA = (Path(__file__).resolve().parents[1] / ".." / "shared" / "data").resolve()
 
@@ -28,3 +34,21 @@ def shared_data() -> Path:
 def seed() -> int:
     """A fixed seed by default; set PFUNGST_TEST_SEED to sweep it so no test depends on a lucky seed."""
     return int(os.environ.get("PFUNGST_TEST_SEED", "0"))
+
+
+_CACHES = itertools.count()
+
+
+@pytest.fixture(autouse=True)
+def own_model_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The default model cache (``$PFUNGST_CACHE``) is a fresh file for each test, subprocesses included: no test
+    reads another's answers or the user's ``~/.cache/pfungst``, and parallel workers never share one database."""
+    path = _cache_folder(tmp_path_factory) / f"cache-{next(_CACHES)}.sqlite"
+    monkeypatch.setenv("PFUNGST_CACHE", str(path))
+    return path
+
+
+def _cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.getbasetemp() / "model-caches"
+    folder.mkdir(exist_ok=True)
+    return folder

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 
@@ -16,23 +15,23 @@ CONTEXTS = ["Question: Which is a planet?\nAnswer:", "Q: What melts ice?\nA:", "
 CONTINUATIONS = [" Mars", " the moon", " heat", " 4", " é, naïve"]
 
 
-def _llamacpp(_: Path) -> LanguageModel:
+def _llamacpp(_: pytest.TempPathFactory) -> LanguageModel:
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
     from pfungst.models.embedded import smollm2
 
     return smollm2(n_ctx=512, n_threads=1)  # one thread: steady timing on a busy 2-core machine
 
 
-def _hf(folder: Path) -> LanguageModel:
+def _hf(tmp_path_factory: pytest.TempPathFactory) -> LanguageModel:
     from pfungst.models.hf import HFModel
     from tests.models.hf_folder import smollm2_hf_folder
 
-    return HFModel(smollm2_hf_folder(folder), n_threads=1)
+    return HFModel(smollm2_hf_folder(tmp_path_factory), n_threads=1)
 
 
-BACKENDS: dict[str, Callable[[Path], LanguageModel]] = {
+BACKENDS: dict[str, Callable[[pytest.TempPathFactory], LanguageModel]] = {
     "scripted": lambda _: ScriptedModel(),
-    "cached-scripted": lambda folder: CachedModel(ScriptedModel(), folder / "cache.sqlite"),
+    "cached-scripted": lambda factory: CachedModel(ScriptedModel(), factory.mktemp("cached") / "cache.sqlite"),
     "llamacpp-smollm2": _llamacpp,
     "hf-smollm2": _hf,
 }
@@ -40,7 +39,7 @@ BACKENDS: dict[str, Callable[[Path], LanguageModel]] = {
 
 @pytest.fixture(scope="module", params=sorted(BACKENDS))
 def model(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LanguageModel]:
-    yield BACKENDS[request.param](tmp_path_factory.mktemp(request.param))
+    yield BACKENDS[request.param](tmp_path_factory)
 
 
 def _loglikelihood_requests() -> list[LoglikelihoodRequest]:

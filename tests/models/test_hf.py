@@ -25,7 +25,7 @@ OTHERS = [("Question: 2 + 2 =", " 4"), ("Pick one.", " The moon, naïve"), (CONT
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return smollm2_hf_folder(tmp_path_factory.mktemp("smollm2-hf"))
+    return smollm2_hf_folder(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

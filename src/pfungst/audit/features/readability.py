@@ -36,7 +36,6 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-import textstat
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -46,6 +45,12 @@ from pfungst.audit.features.paper_readability import (
     paper_readability_available,
 )
 from pfungst.audit.features.texts import as_texts
+
+with warnings.catch_warnings():
+    # textstat 0.7.4 imports pkg_resources, which warns on setuptools 80 (the newest below 81, which removes it,
+    # that torch 2.13 accepts); the warning is about textstat's import, nothing a user can act on
+    warnings.filterwarnings("ignore", message="pkg_resources is deprecated", category=UserWarning)
+    import textstat
 
 __all__ = ["EXTRA_FEATURES", "PAPER_FEATURES", "ReadabilityFeatures", "yules_k"]
 
