@@ -1,7 +1,7 @@
 """How often each verdict state and flag fires where there is nothing to find, and how often a planted cue is found.
 
-Run: python benchmarks/null_calibration.py [--nulls 20] [--power-copies 4] [--max-items 200] [--jobs 2] [--seed 0]
-     [--no-record]
+Run: python benchmarks/null_calibration.py [--nulls 20] [--power-copies 4] [--max-items 200] [--tasks 10]
+     [--jobs 2] [--seed 0] [--no-record]
 Needs ../shared/data. Two tables:
 
 1. **Null calibration.** Each task (:data:`TASKS`: ten real tasks, six with shared labels and four with per-item
