@@ -1,7 +1,7 @@
 """How often each verdict state and flag fires where there is nothing to find, and how often a planted cue is found.
 
-Run: python benchmarks/null_calibration.py [--nulls 20] [--power-copies 4] [--max-items 200] [--jobs 2] [--seed 0]
-     [--no-record]
+Run: python benchmarks/null_calibration.py [--nulls 20] [--power-copies 4] [--max-items 200] [--tasks 10]
+     [--jobs 2] [--seed 0] [--no-record]
 Needs ../shared/data. Two tables:
 
 1. **Null calibration.** Each task (:data:`TASKS`: ten real tasks, six with shared labels and four with per-item
@@ -26,6 +26,7 @@ The section written to benchmarks/RESULTS.md (unless ``--no-record``) names the 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 import warnings
@@ -35,7 +36,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
-from results_file import add_record_option, record_results
+from results_file import add_record_option, commit, record_results
 from scipy import stats as scipy_stats
 
 import pfungst
@@ -200,12 +201,71 @@ NULL_ROWS = [
 """Null table rows: what fired, the test on an :class:`Outcome`, the nominal rate."""
 
 
-def null_table(outcomes: Sequence[Outcome]) -> str:
-    """The Markdown table of the null audits: per state and flag, count, rate, exact interval, nominal rate."""
-    lines = ["| on null copies | audits | rate | exact 95% interval | nominal |", "|---|---:|---:|---|---|"]
-    for title, test, nominal in NULL_ROWS:
-        lines.append(f"| {title} | {exact(sum(bool(test(o)) for o in outcomes), len(outcomes))} | {nominal} |")
+def meets(count: int, n: int, nominal: str) -> str:
+    """Whether the measured rate meets a nominal ``at most X%`` / ``at least X%`` (``-`` where there is none)."""
+    if not n or not nominal.startswith("at "):
+        return "-"
+    bound = float(nominal.split()[-1].rstrip("%")) / 100
+    ok = count / n <= bound if nominal.startswith("at most") else count / n >= bound
+    return "yes" if ok else "**no**"
+
+
+def null_table(outcomes: Sequence[Outcome], rows: Sequence[int] | None = None) -> str:
+    """The Markdown table of the null audits: per state and flag, count, rate, exact interval, nominal rate, and
+    whether the rate meets it (``rows``: the indices of :data:`NULL_ROWS` to show; all by default)."""
+    lines = [
+        "| on null copies | audits | rate | exact 95% interval | nominal | rate meets it |",
+        "|---|---:|---:|---|---|---|",
+    ]
+    for index, (title, test, nominal) in enumerate(NULL_ROWS):
+        if rows is not None and index not in rows:
+            continue
+        count = sum(bool(test(o)) for o in outcomes)
+        lines.append(
+            f"| {title} | {exact(count, len(outcomes))} | {nominal} | {meets(count, len(outcomes), nominal)} |"
+        )
     return "\n".join(lines)
+
+
+def verdict_line(outcomes: Sequence[Outcome]) -> str:
+    """One sentence: do the rates with a nominal bound meet it, and which do not."""
+    failing = [
+        title
+        for title, test, nominal in NULL_ROWS[:5] + NULL_ROWS[6:7]
+        if meets(sum(bool(test(o)) for o in outcomes), len(outcomes), nominal) == "**no**"
+    ]
+    if not failing:
+        return "Every verdict and flag with a nominal rate meets it on these null copies."
+    return f"Not at the nominal rate on these null copies: {'; '.join(failing)}."
+
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+"""The README, whose section between ``<!-- begin: null_calibration -->`` and ``<!-- end: null_calibration -->``
+quotes this script's latest recorded run."""
+
+README_ROWS = (0, 1, 3, 4, 6, 7)
+"""The rows of :data:`NULL_ROWS` the README quotes."""
+
+
+def readme_section(outcomes: Sequence[Outcome], n_tasks: int, revision: str) -> str:
+    """The README's quote of a run: what was audited, the commit, and the main rows of the null table."""
+    return (
+        f"`python benchmarks/null_calibration.py` audits label-randomised copies of {n_tasks} real tasks (BIG-bench,\n"
+        f"LegalBench, NeuBAROCO, ARC; 80 to 200 items; gold made independent of the items) on the default protocol,\n"
+        f"{len(outcomes)} audits in all, and counts how often each verdict and flag fires where there is nothing to "
+        f"find\n(commit `{revision}`, written by the script into [benchmarks/RESULTS.md](benchmarks/RESULTS.md), which "
+        f"also holds the\npower to find a planted cue). {verdict_line(outcomes)}\n\n"
+        f"{null_table(outcomes, README_ROWS)}\n"
+    )
+
+
+def record_readme(section: str, path: Path = README) -> None:
+    """Replace the README's null-calibration section with ``section`` (the markers stay)."""
+    text = path.read_text()
+    pattern = re.compile(r"(<!-- begin: null_calibration -->\n).*?(<!-- end: null_calibration -->)", re.S)
+    if not pattern.search(text):
+        raise SystemExit(f"{path}: no <!-- begin: null_calibration --> ... <!-- end: null_calibration --> section")
+    path.write_text(pattern.sub(lambda match: match.group(1) + section + match.group(2), text, count=1))
 
 
 def null_summary(outcomes: Sequence[Outcome], sizes: dict[str, str]) -> str:
@@ -243,10 +303,11 @@ def power_table(outcomes: Sequence[Outcome]) -> str:
     return "\n".join(lines)
 
 
-def load_tasks(max_items: int, seed: int) -> tuple[dict[str, Benchmark], dict[str, str]]:
-    """Every task, subsampled to ``max_items`` (stratified by gold, seeded), and its size in words."""
+def load_tasks(max_items: int, seed: int, n_tasks: int = len(TASKS)) -> tuple[dict[str, Benchmark], dict[str, str]]:
+    """The first ``n_tasks`` tasks (every one by default), subsampled to ``max_items`` (stratified by gold, seeded),
+    and their sizes in words."""
     tasks, sizes = {}, {}
-    for name, path in TASKS:
+    for name, path in TASKS[:n_tasks]:
         full = pfungst.load(DATA / path)
         tasks[name] = full.sample(max_items, seed) if max_items else full
         kept = len(tasks[name])
@@ -256,7 +317,7 @@ def load_tasks(max_items: int, seed: int) -> tuple[dict[str, Benchmark], dict[st
 
 def jobs_for(tasks: dict[str, Benchmark], nulls: int, power_copies: int, seed: int) -> tuple[list[Job], list[Job]]:
     """The null jobs (``nulls`` per task) and the power jobs (``power_copies`` per power task and share; one unplanted
-    audit per power task), each with its own seed."""
+    audit per power task among ``tasks``), each with its own seed."""
     null_jobs = [
         Job(name, benchmark, seed * 1_000_000 + index * 1_000 + replicate)
         for index, (name, benchmark) in enumerate(tasks.items())
@@ -265,6 +326,7 @@ def jobs_for(tasks: dict[str, Benchmark], nulls: int, power_copies: int, seed: i
     power_jobs = [
         Job(name, tasks[name], seed * 1_000_000 + 500_000 + index * 1_000 + int(share * 100) * 10 + copy, share)
         for index, name in enumerate(POWER_TASKS)
+        if name in tasks
         for share in SHARES
         for copy in range(power_copies if share else 1)
     ]
@@ -277,6 +339,7 @@ def main() -> None:
     parser.add_argument("--power-copies", type=int, default=4, help="Planted copies per task and share (default 4).")
     parser.add_argument("--max-items", type=int, default=200, help="Subsample larger tasks to this many (0: all).")
     parser.add_argument("--jobs", type=int, default=2, help="Worker processes (default 2).")
+    parser.add_argument("--tasks", type=int, default=len(TASKS), help="Only the first N tasks (a quick look).")
     parser.add_argument("--seed", type=int, default=0)
     add_record_option(parser)
     args = parser.parse_args()
@@ -284,7 +347,7 @@ def main() -> None:
         print(f"skipped: {DATA} is absent", file=sys.stderr)
         sys.exit(2)
     started = time.perf_counter()
-    tasks, sizes = load_tasks(args.max_items, args.seed)
+    tasks, sizes = load_tasks(args.max_items, args.seed, args.tasks)
     null_jobs, power_jobs = jobs_for(tasks, args.nulls, args.power_copies, args.seed)
     nulls = run_all(null_jobs, args.jobs)
     power = run_all(power_jobs, args.jobs) if args.power_copies else []
@@ -301,12 +364,14 @@ def main() -> None:
         "draws per share; shared labels: in the text of items of the most common label, which it then always "
         "comes with; per-item choices: in the gold option); 0% is the task as it is."
     )
-    body = f"{conditions}\n\n{null_table(nulls)}\n\n{null_summary(nulls, sizes)}\n"
+    body = f"{conditions}\n\n{null_table(nulls)}\n\n{verdict_line(nulls)}\n\n{null_summary(nulls, sizes)}\n"
     if power:
         body += f"\n{power_note}\n\n{power_table(power)}\n"
     print(body)
     if not args.no_record:
+        revision = commit()  # before RESULTS.md changes
         record_results("null_calibration", TITLE, body)
+        record_readme(readme_section(nulls, len(tasks), revision))
 
 
 if __name__ == "__main__":

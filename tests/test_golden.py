@@ -19,23 +19,26 @@ liblinear's own tolerance (0.01): every verdict kept its label, kind and feature
 added the headline (schema ``pfungst.audit/2``) and widened the verdict's interval by the spread across cross-fitting
 repeats on purpose: every verdict kept its label and feature set, and nothing else a user reads moved but the two
 predictable verdicts' intervals (cue-word [0.295, 0.476] to [0.267, 0.505]; longest-option [0.312, 0.478] to
-[0.278, 0.512]). All four were rewritten for issue 39, which added the item findings (duplicates and broken items) and
-the per-item shortcut flags (``item_flags``), schema ``pfungst.audit/3``, and made the sibling groups use the findings'
-duplicate detection: the groups of all four demo benchmarks were checked identical before and after, and nothing a user
-reads moved (the longest-option benchmark has one item with a repeated option). The demo's stress result was rewritten
-once, when the demo stopped running ``cyclic`` and ``rules`` (its conclusion reads neither): every figure of its
-identity, answer-moved and PriDe analyses, and every field of the 120 outcomes both files hold, was unchanged, and
-PriDe's own rotations scored exactly as the cyclic passes they replace. All six files were rewritten for issue 38
-without a rerun, on purpose: each file's ``settings``, ``seed``, ``environment`` and ``benchmark.provenance`` moved,
-unchanged, into one ``provenance`` record (``data``, ``settings``, ``seed``, ``environment``, ``derived_from``; schemas
-``pfungst.audit/3`` and ``pfungst.stress/2``); no value changed. They guard every later change. These tests rerun both.
-The audits are compared on what a user reads (:func:`audit_reading`): verdicts, the classifier chosen in each fold, and
-every estimate (value, interval, p-value) of probes and heuristics, floats within a relative 1e-6; validation scores of
-grid candidates not chosen are not compared (poorly converged fits, which move across machines and BLAS builds). For the
-stress results every figure of the old files must still be there, with the same value, and every old field of every
-outcome unchanged; keys may be renamed or added, figures may not change. The settings that are one perturbation's
-parameters are compared as those parameters (:func:`assert_same_stress`). Volatile parts (versions, timings, cache
-counts, paths) are left out.
+[0.278, 0.512]). All four were rewritten again for issue 35 when the refit variance added to the verdict's interval
+became the between-repeat to bootstrap variance ratio pooled over the probes, on purpose: only the verdicts' intervals
+moved, every label kept (control [-0.045, 0.081] to [-0.094, 0.126]; cue-word [0.267, 0.505] to [0.261, 0.512];
+gold-position [0.530, 0.677] to [0.500, 0.707]; longest-option [0.278, 0.512] to [0.276, 0.513]). All four were
+rewritten for issue 39, which added the item findings (duplicates and broken items) and the per-item shortcut flags
+(``item_flags``), schema ``pfungst.audit/3``, and made the sibling groups use the findings' duplicate detection: the
+groups of all four demo benchmarks were checked identical before and after, and nothing a user reads moved (the
+longest-option benchmark has one item with a repeated option). The demo's stress result was rewritten once, when the
+demo stopped running ``cyclic`` and ``rules`` (its conclusion reads neither): every figure of its identity, answer-moved
+and PriDe analyses, and every field of the 120 outcomes both files hold, was unchanged, and PriDe's own rotations scored
+exactly as the cyclic passes they replace. All six files were rewritten for issue 38 without a rerun, on purpose: each
+file's ``settings``, ``seed``, ``environment`` and ``benchmark.provenance`` moved, unchanged, into one ``provenance``
+record (``data``, ``settings``, ``seed``, ``environment``, ``derived_from``; schemas ``pfungst.audit/3`` and
+``pfungst.stress/2``); no value changed. They guard every later change. These tests rerun both. The audits are compared
+on what a user reads (:func:`audit_reading`): verdicts, the classifier chosen in each fold, and every estimate (value,
+interval, p-value) of probes and heuristics, floats within a relative 1e-6; validation scores of grid candidates not
+chosen are not compared (poorly converged fits, which move across machines and BLAS builds). For the stress results
+every figure of the old files must still be there, with the same value, and every old field of every outcome unchanged;
+keys may be renamed or added, figures may not change. The settings that are one perturbation's parameters are compared
+as those parameters (:func:`assert_same_stress`). Volatile parts (versions, timings, cache counts, paths) are left out.
 """
 
 from __future__ import annotations

@@ -59,3 +59,23 @@ def test_the_table_gives_each_rate_with_its_exact_interval_and_nominal_bound(scr
     table = script.null_table([outcome] * 4)
     assert "| verdict interval covers 0 (the true null value) | 4 of 4 | 100.0% |" in table
     assert "at most 2.5%" in table and "at least 95%" in table
+
+
+def test_a_rate_is_said_to_meet_its_nominal_bound_or_not(script: ModuleType) -> None:
+    assert script.meets(5, 200, "at most 2.5%") == "yes" and script.meets(6, 200, "at most 2.5%") == "**no**"
+    assert script.meets(190, 200, "at least 95%") == "yes" and script.meets(189, 200, "at least 95%") == "**no**"
+    assert script.meets(3, 200, "(the rest)") == "-"
+
+
+def test_the_readme_quote_is_replaced_between_its_markers(script: ModuleType, tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("# x\n<!-- begin: null_calibration -->\nstale quote\n<!-- end: null_calibration -->\nafter\n")
+    above = script.Outcome("t", -1.0, "inconclusive", True, 0.01, 0.3, 0.02, 0.2, 20, 1.0)
+    clean = script.Outcome("t", -1.0, "no evidence", False, -0.1, 0.1, -0.05, 0.05, 0, 1.0)
+    script.record_readme(script.readme_section([above] + [clean] * 39, 8, "abc1234"), readme)
+    text = readme.read_text()
+    assert "stale quote" not in text and text.endswith("<!-- end: null_calibration -->\nafter\n")
+    assert "commit `abc1234`" in text and "40 audits" in text
+    assert "| verdict interval excludes 0 (lower bound above 0) | 1 of 40 | 2.5% |" in text
+    assert "Every verdict and flag with a nominal rate meets it" in text
+    assert "Not at the nominal rate" in script.verdict_line([above] * 2 + [clean] * 38)

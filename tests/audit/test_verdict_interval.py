@@ -12,7 +12,7 @@ from scipy import stats as scipy_stats
 import pfungst
 from pfungst.audit import shuffled_copy
 from pfungst.audit.verdict import Verdict
-from pfungst.audit.verdict_interval import BETWEEN_REPEATS, BOOTSTRAP_ONLY, verdict_interval
+from pfungst.audit.verdict_interval import BETWEEN_REPEATS, BOOTSTRAP_ONLY, refit_ratio, verdict_interval
 from pfungst.data.synthetic import make_synthetic
 from pfungst.schema import Fields
 
@@ -25,7 +25,7 @@ def _repeats(seed: int, n: int = 120, flips: tuple[float, float] = (0.3, 0.36)) 
     return gold, np.stack(rows)
 
 
-def test_each_half_width_is_the_bootstrap_one_added_in_quadrature_to_z_times_the_between_repeat_sd() -> None:
+def test_on_its_own_each_half_width_is_the_bootstrap_one_added_in_quadrature_to_z_times_the_between_repeat_sd() -> None:
     gold, predictions = _repeats(seed=1)
     ci, widening = verdict_interval(gold, predictions, "kappa", 2.0, n_resamples=400, seed=3, level=0.99)
 
@@ -88,3 +88,45 @@ def test_on_null_copies_the_verdict_interval_is_wider_than_the_fixed_prediction_
     written = json.loads(json.dumps(verdict.to_dict()))
     assert written["widening"]["method"] == BETWEEN_REPEATS
     assert Verdict.from_fields(Fields(written, "verdict.json")).widening == widening
+
+
+def test_the_pooled_ratio_widens_by_the_audits_mean_between_to_bootstrap_variance_ratio() -> None:
+    gold, predictions = _repeats(seed=4)
+    quiet = gold, np.stack([predictions[0], predictions[0]])  # repeats that agree: ratio 0
+    loud = _repeats(seed=5, flips=(0.2, 0.4))
+    ratio, n_pooled = refit_ratio(
+        [(quiet[0], quiet[1], 2.0), (loud[0], loud[1], 2.0)], "kappa", n_resamples=400, seed=0
+    )
+    _, own = verdict_interval(loud[0], loud[1], "kappa", 2.0, n_resamples=400, seed=0, level=0.95)
+    ci, pooled = verdict_interval(
+        quiet[0], quiet[1], "kappa", 2.0, n_resamples=400, seed=0, level=0.95, pooled=(ratio, n_pooled)
+    )
+
+    assert n_pooled == 2 and ratio == pytest.approx((own.between_repeat_sd / own.bootstrap_sd) ** 2 / 2, rel=0.05)
+    assert pooled.between_repeat_sd == 0 and pooled.refit_sd == pytest.approx(math.sqrt(ratio) * pooled.bootstrap_sd)
+    assert pooled.n_pooled == 2 and ci.low < pooled.bootstrap_low  # widened although its own repeats agree
+
+
+def test_one_repeat_pools_nothing() -> None:
+    gold, predictions = _repeats(seed=6)
+    assert refit_ratio([(gold, predictions[:1], 2.0)], "kappa", n_resamples=100, seed=0)[1] == 0
+
+
+def test_a_strong_planted_cue_excludes_0_and_nulls_cover_it() -> None:
+    """A seeded simulation of probes: predictions that follow a planted cue in 40% of the items, and null
+    predictions that ignore the gold, each with two repeats that differ as refits do."""
+    rng = np.random.default_rng(11)
+    covered, n_nulls = 0, 60
+    for _ in range(n_nulls):
+        gold = rng.integers(0, 2, 150)
+        probes = [(gold, rng.integers(0, 2, (2, 150)), 2.0) for _ in range(4)]
+        pooled = refit_ratio(probes, "kappa", n_resamples=300, seed=0)
+        ci, _ = verdict_interval(*probes[0][:2], "kappa", 2.0, n_resamples=300, seed=0, level=0.9875, pooled=pooled)
+        covered += ci.low <= 0 <= ci.high
+    gold = rng.integers(0, 2, 150)
+    cued = rng.random(150) < 0.4
+    planted = np.stack([np.where(cued, gold, rng.integers(0, 2, 150)) for _ in range(2)])
+    ci, _ = verdict_interval(gold, planted, "kappa", 2.0, n_resamples=300, seed=0, level=0.9875)
+
+    assert covered >= 0.95 * n_nulls
+    assert ci.low > 0

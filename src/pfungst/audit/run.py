@@ -30,7 +30,7 @@ from pfungst.audit.result import AuditResult, Verdict
 from pfungst.audit.size_defaults import SizeDefault
 from pfungst.audit.task_declaration import declaration
 from pfungst.audit.verdict import Evidence, verdict_label
-from pfungst.audit.verdict_interval import verdict_interval
+from pfungst.audit.verdict_interval import refit_ratio, verdict_interval
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.item_checks import check_items
 from pfungst.data.option_kind import OptionKind
@@ -237,19 +237,30 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: Optio
     resamples of the items for the percentile interval (the same resampled items in every repeat). Averaging over
     repeats removes the noise of one fold assignment, which is why it is the point; bootstrapping a single repeat
     instead (as before) measured another statistic, whose interval could exclude the point on degenerate data. The
-    bootstrap holds the predictions fixed; the interval is widened by the spread across repeats, so that it covers
-    the refit too (:func:`~pfungst.audit.verdict_interval.verdict_interval`).
+    bootstrap holds the predictions fixed; the interval is widened by the spread across repeats (its ratio to the
+    bootstrap variance pooled over all the probes), so that it covers the refit too
+    (:func:`~pfungst.audit.verdict_interval.verdict_interval`).
     """
     statistic = option_kind.statistic
     best = max(probes, key=lambda p: (_value(getattr(p, statistic)), -_breadth(p.feature_set, config.fields)))
     level = bonferroni_level(config.level, len(probes))
     mask = best.predicted
-    predictions = best.predictions if best.predictions is not None else best.prediction[np.newaxis, :]
-    gold, prediction = best.gold[mask], predictions[:, mask]
+    gold, prediction = best.gold[mask], _repeats(best)[:, mask]
     n_classes = _effective_classes(best)
-
     interval, widening = verdict_interval(
-        gold, prediction, statistic, n_classes, n_resamples=config.n_bootstrap, seed=config.seed, level=level
+        gold,
+        prediction,
+        statistic,
+        n_classes,
+        n_resamples=config.n_bootstrap,
+        seed=config.seed,
+        level=level,
+        pooled=refit_ratio(
+            [(p.gold[p.predicted], _repeats(p)[:, p.predicted], _effective_classes(p)) for p in probes],
+            statistic,
+            n_resamples=config.n_bootstrap,
+            seed=config.seed,
+        ),
     )
     source: Estimate = getattr(best, statistic)
     pvalue, method = source.pvalue, source.method
@@ -281,6 +292,11 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: Optio
         evidence=Evidence.of(get_feature_set(best.feature_set), config.fields, option_kind),
         widening=widening,
     )
+
+
+def _repeats(outcome: ProbeOutcome) -> np.ndarray:
+    """The probe's predictions, repeats x items."""
+    return outcome.predictions if outcome.predictions is not None else outcome.prediction[np.newaxis, :]
 
 
 def _effective_classes(outcome: ProbeOutcome) -> float:
