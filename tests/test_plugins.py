@@ -184,7 +184,7 @@ def test_score_with_the_plugin_backend_and_rule_in_a_fresh_process(installed: Pa
     assert done.returncode == 0, done.stderr
     result = json.loads(out.read_text())
     assert result["accuracy"]["value"] == 0.75 and result["n_items"] == 40
-    assert (result["settings"]["rule"], result["model"]) == ("cloze-word", "char-counter:cost=1.0")
+    assert (result["provenance"]["settings"]["rule"], result["model"]) == ("cloze-word", "char-counter:cost=1.0")
 
 
 def test_a_plugin_provider_spec_runs_end_to_end_through_the_cli(installed: Path, animals: Path) -> None:

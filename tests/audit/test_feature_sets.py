@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 import pfungst.audit.feature_sets as feature_sets_module
+import pfungst.audit.item_flag_rules as item_flag_rules_module
 import pfungst.audit.run as run_module
 from pfungst.audit.feature_sets import PAPER_FEATURE_SETS, FeatureSet, get_feature_set
 from pfungst.audit.inputs import OptionTable
@@ -21,7 +22,8 @@ QUICK = {"n_bootstrap": 50, "n_permutations": 20, "n_repeats": 1, "n_splits": 3,
 def _with_sets(monkeypatch: pytest.MonkeyPatch, *extra: FeatureSet) -> None:
     """Make the audit resolve ``extra`` by name, beside the built-in sets (as a plugin's sets are)."""
     by_name = {feature_set.name: feature_set for feature_set in extra}
-    for module in (run_module, feature_sets_module):  # the config looks its names up when it validates
+    # the config looks its names up when it validates; the per-item flags when they pick the options-only probe
+    for module in (run_module, feature_sets_module, item_flag_rules_module):
         monkeypatch.setattr(module, "get_feature_set", lambda name: by_name.get(name) or get_feature_set(name))
 
 

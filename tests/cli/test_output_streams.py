@@ -151,7 +151,7 @@ NOT_CONFIG = {
 }
 MODEL_OPTIONS = {"threads", "timeout", "deadline", "retries", "debug"}  # the backend's options (model_options)
 COMMANDS = {
-    "audit": (pfungst.AuditConfig, {"feature_set", "deduplicate", "fix"}),
+    "audit": (pfungst.AuditConfig, {"feature_set", "deduplicate", "fix", "findings", "validity"}),
     "score": (pfungst.RunConfig, set()),
     "stress": (pfungst.StressConfig, {"perturbation", "from_logs"}),
     "reliance": (

@@ -54,13 +54,15 @@ _STRUCTURAL = {
     "rule",
     "format",
     "option_kind",
+    "protocol",
     "length_unit",
     "rank_by",
     "input",
 }
 """Keys whose values the report matches on (left clean so that each dedicated renderer is exercised), and settings
 with a fixed set of values, which reading a result file checks (``length_unit``, ``rank_by``, a verdict's
-``status``, its evidence's ``input``, a headline's ``certainty``, ``explains`` and ``findings``)."""
+``status``, its evidence's ``input``, a headline's ``certainty``, ``explains`` and ``findings``, a probe's
+``protocol``, read back to its object)."""
 _KEYED_BY_DATA = {"gold_counts", "field_names", "pulls"}
 """Mappings whose keys come from the data (labels, field names, format names)."""
 

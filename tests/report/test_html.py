@@ -204,30 +204,9 @@ def test_report_as_json_is_serialisable_and_holds_the_tables(demo_results: list[
 
 
 def _summary() -> dict[str, Any]:
-    return {
-        "schema_version": "pfungst.summary/2",
-        "kind": "summary",
-        "benchmark": {"name": "toy", "n_items": 4},
-        "gold_counts": {"A": 3, "B": 1},
-        "gold_uniformity": {
-            "value": 1.0,
-            "ci": None,
-            "pvalue": 0.32,
-            "baseline": None,
-            "method": "chi-squared",
-            "n": 4,
-        },
-        "majority": {
-            "value": 0.75,
-            "ci": {"low": 0.3, "high": 0.95, "level": 0.95},
-            "pvalue": None,
-            "baseline": 0.5,
-            "method": "share",
-            "n": 4,
-        },
-        "text_chars": {"mean": 10.0, "median": 10.0, "min": 8, "max": 12},
-        "text_words": {"mean": 2.0, "median": 2.0, "min": 1, "max": 3},
-        "option_chars": {"mean": 3.0, "median": 3.0, "min": 1, "max": 5},
-        "field_names": {},
-        "provenance": {"data": [], "settings": {}, "seed": None, "environment": {}, "derived_from": []},
-    }
+    """A small benchmark's summary as ``pfungst inspect --json`` writes it (gold A in 3 of 4 items)."""
+    from pfungst.data import Benchmark, Item
+    from pfungst.data.summary import summarize
+
+    items = [Item(str(i), f"question {i}", ("x", "y"), int(i == 3)) for i in range(4)]
+    return summarize(Benchmark("toy", items)).to_dict()

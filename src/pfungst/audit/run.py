@@ -228,6 +228,18 @@ def verdict_of(probes: Sequence[ProbeOutcome], config: AuditConfig, option_kind:
     return _verdict(list(probes), config, option_kind)
 
 
+def _best_pvalue(
+    source: Estimate, statistic: str, gold: np.ndarray, prediction: np.ndarray, n_classes: float
+) -> tuple[float, str]:
+    """The best probe's p-value and its method; a chance-corrected accuracy is tested against uniform guessing among
+    the options (or labels), not against the label marginals (one-sided binomial test)."""
+    if statistic != "chance_corrected_accuracy":
+        return source.pvalue, source.method
+    chance = 1 / n_classes
+    pvalue = binomial_pvalue(int(np.sum(gold == prediction)), len(gold), chance, alternative="greater")
+    return pvalue, f"accuracy corrected for uniform guessing (chance {chance:.3f}); one-sided binomial test"
+
+
 def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: OptionKind) -> Verdict:
     """Best probe by point estimate (ties: the one that sees the least input); its interval widened (Bonferroni)
     for having picked the best of several.
@@ -263,13 +275,7 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: Optio
         ),
     )
     source: Estimate = getattr(best, statistic)
-    pvalue, method = source.pvalue, source.method
-    if statistic == "chance_corrected_accuracy":
-        # Against uniform guessing among the options (or labels), not against the label marginals.
-        chance = 1 / n_classes
-        hits = int(np.sum(gold == prediction[0]))
-        pvalue = binomial_pvalue(hits, int(mask.sum()), chance, alternative="greater")
-        method = f"accuracy corrected for uniform guessing (chance {chance:.3f}); one-sided binomial test"
+    pvalue, method = _best_pvalue(source, statistic, gold, prediction[0], n_classes)
     pvalue = bonferroni_pvalue(pvalue, len(probes))
     estimate = Estimate(
         value=repeat_averaged(gold, prediction, statistic, n_classes),
