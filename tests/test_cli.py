@@ -71,7 +71,8 @@ def test_bad_map_syntax_is_a_user_error(tmp_path: Path) -> None:
 def test_demo_writes_the_planted_benchmarks_and_stresses_the_embedded_model(tmp_path: Path) -> None:
     _need_smollm2()
     result = runner.invoke(
-        app, ["demo", "--out", str(tmp_path), "--items", "60", "--seed", "1", "--stress-items", "2", "--quiet"]
+        app,
+        ["demo", "--out", str(tmp_path), "--items", "60", "--seed", "1", "--stress-items", "2", "--quiet", "--verbose"],
     )
     assert result.exit_code == 0, result.output
     written = sorted(p.name for p in tmp_path.glob("*.jsonl"))

@@ -120,3 +120,43 @@ def test_the_planted_gold_position_shows_as_a_position_artifact_in_the_report_an
     assert sentence in result.report_path.read_text(encoding="utf-8")
     line = verdict_line("gold-position", result.audits["gold-position"])
     assert f"content: {parts.content.label}; position artifact: {sentence}" in line
+
+
+def _quick_cli_demo(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *flags: str) -> str:
+    """``pfungst demo`` on 60 items with the quick audit and a model drawn to A (the embedded one is slow); its
+    standard output."""
+    from typer.testing import CliRunner
+
+    import pfungst.demo
+    from pfungst.cli import app
+
+    monkeypatch.setattr(
+        pfungst.demo, "run_demo", lambda out, **kwargs: run_demo(out, **kwargs, config=QUICK, model=_always_a())
+    )
+    args = ["demo", "--out", str(tmp_path / "demo"), "--items", "60", "--stress-items", str(STRESSED), "--quiet"]
+    result = CliRunner().invoke(app, [*args, *flags])
+    assert result.exit_code == 0, result.output
+    return " ".join(result.stdout.split())
+
+
+def test_the_demo_prints_each_short_answer_and_where_it_wrote_and_every_table_only_with_verbose(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    folder = tmp_path / "demo"
+    short = _quick_cli_demo(monkeypatch, tmp_path)
+    for name in ("longest-option", "cue-word", "gold-position", "control"):
+        assert f"Audit of {name} (60 items" in short and f"{name}: " in short.split("demo: verdicts")[1]
+    assert f"Stress of scripted on gold-position ({STRESSED} items" in short
+    assert (
+        short.count("Clever Hans: the score rides on where the answer sits") == 2
+    )  # the stress answer, the conclusion
+    assert f"in {folder}/ (seed 0):" in short
+    assert "benchmarks: longest-option.jsonl, cue-word.jsonl, gold-position.jsonl, control.jsonl" in short
+    assert "stress run: gold-position.stress.json" in short and f"report: {folder / 'report.html'}" in short
+    assert "rows read 60" not in short and "Surface-feature probes" not in short
+    assert "In short" not in short
+
+    every = _quick_cli_demo(monkeypatch, tmp_path, "--verbose")
+    assert every.count("rows read 60, kept 60, rejected 0") == 4 and every.count("Surface-feature probes") == 4
+    assert every.count("In short") == 5  # after each audit's tables and the stress run's
+    assert f"report: {folder / 'report.html'}" in every

@@ -13,8 +13,8 @@ from pfungst.cli.common import (
     READ,
     WRITE,
     WRITE_FOLDER,
+    QuietOption,
     app,
-    console,
     progress_bar,
     results_console,
     stdout,
@@ -22,10 +22,12 @@ from pfungst.cli.common import (
     write_json,
 )
 from pfungst.cli.option_groups import DataOptions, with_option_groups
+from pfungst.cli.result_output import VerboseOption, show_result
 from pfungst.errors import ConfigError, unknown_name_message
 from pfungst.path_checks import check_outputs
 
 if TYPE_CHECKING:
+    from pfungst.demo import DemoResult
     from pfungst.registry import Registry
 
 __all__ = ["demo", "formats", "inspect"]
@@ -189,10 +191,11 @@ def demo(
     stress_items: Annotated[
         int, typer.Option(help="gold-position items (the first) the embedded model is stressed on.")
     ] = 24,
-    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
-    """The built-in job: generate benchmarks with planted artifacts, summarise and audit each, stress the embedded
-    model on one of them, write the results."""
+    """The built-in job: generate benchmarks with planted artifacts, audit each, stress the embedded model on one of
+    them, write the results and report.html. Prints each result's short answer (every table with --verbose)."""
     with user_errors():
         from pfungst.audit.summary_lines import verdict_line
         from pfungst.data.synthetic import SYNTHETIC
@@ -204,17 +207,30 @@ def demo(
             result = run_demo(out, seed=seed, n_items=items, stress_items=stress_items, progress=report)
         for name, summary in result.summaries.items():
             stdout.rule(f"{name}: planted {escape(SYNTHETIC.resolve(name).planted)}")
-            render_to_console(summary, stdout)
-            render_to_console(result.audits[name], stdout)
+            if verbose:
+                render_to_console(summary, stdout)
+            show_result(result.audits[name], stdout, verbose)
         stdout.rule("demo: verdicts")
         for name, audited in result.audits.items():
             stdout.print(escape(verdict_line(name, audited)))
         stdout.rule("demo: the model stressed on gold-position")
-        render_to_console(result.stress, stdout)
+        show_result(result.stress, stdout, verbose)
         for line in result.conclusion:
             stdout.print(escape(line))
-        console.print(
-            f"wrote {len(result.paths)} benchmarks, their audits and {escape(result.stress_path.name)} "
-            f"to {escape(str(out))}/ (seed {seed})"
-        )
-        stdout.print(f"report: {escape(str(result.report_path))} (one self-contained page; open it in a browser)")
+        _say_where_the_demo_wrote(result, out, seed)
+
+
+def _say_where_the_demo_wrote(result: DemoResult, out: Path, seed: int) -> None:
+    """The demo's files, by kind, and its report page (on standard output: what a first-time user opens next)."""
+    stdout.rule("demo: written")
+    names = ", ".join(path.name for path in result.paths.values())
+    stdout.print(f"in {escape(str(out))}/ (seed {seed}):", highlight=False, soft_wrap=True)
+    stdout.print(f"  benchmarks: {escape(names)}", highlight=False, soft_wrap=True)
+    stdout.print("  audits: <benchmark>.audit.json beside each", highlight=False)
+    stdout.print(f"  stress run: {escape(result.stress_path.name)}", highlight=False)
+    stdout.print(
+        f"report: {escape(str(result.report_path))} (one self-contained page; open it in a browser; "
+        "every table here: --verbose)",
+        highlight=False,
+        soft_wrap=True,
+    )
