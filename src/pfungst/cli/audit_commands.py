@@ -25,7 +25,7 @@ from pfungst.cli.common import (
 )
 from pfungst.cli.gate_options import GateOptions, audit_gate, command_line, end_with_gate, print_split, write_card
 from pfungst.cli.option_groups import ConsoleOptions, DataOptions, OptionGroup, with_option_groups
-from pfungst.cli.result_output import result_path, save_result, show_result
+from pfungst.cli.result_output import result_option, result_path, save_result, show_result
 from pfungst.errors import ConfigError
 from pfungst.path_checks import check_outputs
 from pfungst.serialization import write_csv
@@ -108,7 +108,7 @@ def audit_command(
         gate_options.check()
         saved = result_path(outputs.json_path, data, "audit")
         findings = _findings_outputs(outputs.findings_path, outputs.validity_path)
-        written = {"--json": saved, "--items": items_path, "--card": card, **findings}
+        written = {result_option(outputs.json_path): saved, "--items": items_path, "--card": card, **findings}
         check_outputs([data, outputs.validity_path], written, folders={"--fix": fix_dir})
         settings.validate()  # before reading data: a typo costs no load
         validity = read_validity(outputs.validity_path) if outputs.validity_path else None

@@ -22,7 +22,7 @@ from pfungst.cli.common import (
     user_errors,
 )
 from pfungst.cli.option_groups import ConsoleOptions, DataOptions, ModelOptions, OptionGroup, with_option_groups
-from pfungst.cli.result_output import result_path, save_result, show_result
+from pfungst.cli.result_output import result_option, result_path, save_result, show_result
 from pfungst.errors import ConfigError
 from pfungst.evaluate.run_config import RunConfig
 from pfungst.path_checks import check_outputs
@@ -111,7 +111,8 @@ def score_command(
 
         saved = result_path(outputs.json_path, data, "score")
         check_outputs(
-            [data, *model_options.inputs()], {"--cache": model_options.cache, "--out": outputs.out, "--json": saved}
+            [data, *model_options.inputs()],
+            {"--cache": model_options.cache, "--out": outputs.out, result_option(outputs.json_path): saved},
         )
         spec = ModelSpec.parse(model)  # the one parse of --model: a typo costs no data load
         config = replace(run, on_error=data_options.mode(), **model_options.run_settings(spec))
@@ -167,7 +168,7 @@ def stress_command(
         items = _items_paths(items_path, len(model or ()))
         inputs = [data, *_perturbation_inputs(settings.perturbations), *model_options.inputs()]
         saved = result_path(json_path, data, "stress")
-        check_outputs(inputs, {"--cache": model_options.cache, "--json": saved, **items})
+        check_outputs(inputs, {"--cache": model_options.cache, result_option(json_path): saved, **items})
         specs = _model_specs(model)
         run = replace(settings.run, on_error=data_options.mode(), **model_options.run_settings())
         config = replace(settings, run=run)
@@ -189,7 +190,7 @@ def _stress_from_logs(
         if data is not None or logs is None:
             raise ConfigError("give a benchmark (DATA) to run a model, or --from-logs OUT to analyse lm-eval's samples")
         saved = result_path(json_path, logs, "stress")
-        check_outputs([logs], {"--json": saved, **_items_paths(items_path, 1)})
+        check_outputs([logs], {result_option(json_path): saved, **_items_paths(items_path, 1)})
         check_suffix(items_path, "--items")
         result = stress_from_logs(logs, cluster_by=cluster_by)
         show_result(result, results_console(json_path), verbose)

@@ -21,7 +21,7 @@ from pfungst.cli.common import (
     user_errors,
 )
 from pfungst.cli.option_groups import OptionGroup, with_option_groups
-from pfungst.cli.result_output import VerboseOption, result_path, save_result, show_result
+from pfungst.cli.result_output import VerboseOption, result_option, result_path, save_result, show_result
 from pfungst.errors import ConfigError, ReaderError
 from pfungst.path_checks import check_distinct_inputs, check_outputs
 from pfungst.reliance.reliance_config import RelianceConfig
@@ -172,7 +172,7 @@ def reliance_command(
 
         saved = result_path(json_path, audits[0], "reliance")
         inputs = [*audits, *outcome_options.outcomes, *(shortcuts.shortcut_stress or ()), families]
-        check_outputs(inputs, {"--json": saved})
+        check_outputs(inputs, {result_option(json_path): saved})
         settings.validate()  # before any file is read
         choices_only = shortcuts.read(model)
         config = replace(
@@ -209,7 +209,7 @@ def validity_command(
         if not outcomes:
             raise ConfigError("give at least one --outcomes file or folder")
         saved = result_path(json_path, outcomes[0], "validity")
-        check_outputs(list(outcomes), {"--json": saved})
+        check_outputs(list(outcomes), {result_option(json_path): saved})
         if irt not in ("jml", "mml", "none"):
             raise ConfigError(f"--irt must be jml, mml or none, found {irt!r}")
         config = replace(settings, irt=irt != "none", irt_method="mml" if irt == "mml" else "jml")

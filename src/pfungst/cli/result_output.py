@@ -10,7 +10,8 @@ Every command that computes a result (``audit``, ``stress``, ``score``, ``relian
   ``tasks/navigate.audit.json``. A rerun replaces it.
 
 Either path goes through :func:`~pfungst.path_checks.check_outputs` with the other outputs before any work (never
-onto an input), and is written atomically; the path is said on stderr. On the console the command prints its short
+onto an input; a default path in a read-only folder is refused naming the path and ``--json PATH``), and is written
+atomically; the path is said on stderr. On the console the command prints its short
 answer (:func:`~pfungst.report.summary_console.render_summary`); ``--verbose`` prints every table first.
 """
 
@@ -26,7 +27,15 @@ from rich.markup import escape
 
 from pfungst.cli.common import console, write_json
 
-__all__ = ["RESULT_KINDS", "VerboseOption", "default_result_path", "result_path", "save_result", "show_result"]
+__all__ = [
+    "RESULT_KINDS",
+    "VerboseOption",
+    "default_result_path",
+    "result_option",
+    "result_path",
+    "save_result",
+    "show_result",
+]
 
 VerboseOption = Annotated[
     bool,
@@ -69,6 +78,17 @@ def default_result_path(source: Path, command: str) -> Path:
 def result_path(json_path: Path | None, source: Path, command: str) -> Path:
     """The file a result goes to: ``--json`` as given (``-``: standard output), else the default beside ``source``."""
     return json_path if json_path is not None else default_result_path(source, command)
+
+
+def result_option(json_path: Path | None) -> str:
+    """How an output check names the result file: ``--json`` when given; else the default beside the input, with how
+    to choose another (a read-only data folder then says what to do, not an option the user never typed).
+
+    Example:
+        >>> result_option(None)
+        'the default result file (--json PATH writes it elsewhere)'
+    """
+    return "--json" if json_path is not None else "the default result file (--json PATH writes it elsewhere)"
 
 
 def show_result(result: Any, out: Console, verbose: bool) -> None:
