@@ -94,5 +94,5 @@ def test_warm_paths_need_the_lbfgs_fits_of_sklearn_solvers() -> None:
 
 
 def test_a_negative_grid_patience_is_refused() -> None:
-    with pytest.raises(ConfigError, match="grid_patience must be 0"):
+    with pytest.raises(ConfigError, match=r"grid_patience \(--grid-patience\) must be at least 0, not -1"):
         ProbeConfig(grid_patience=-1).validate()

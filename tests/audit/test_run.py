@@ -156,7 +156,9 @@ def test_a_capped_classifier_choice_changes_nothing_below_the_cap_and_still_find
     capped = pfungst.audit.audit(benchmark, FAST, selection_max_items=120, **settings)
     assert capped.verdict.label == "predictable"
     assert all(f.n_train == 320 for f in capped.best.folds)  # the choice is refitted on the whole training fold
-    with pytest.raises(pfungst.ConfigError, match="selection_max_items must be at least 100"):
+    with pytest.raises(
+        pfungst.ConfigError, match=r"selection_max_items \(--selection-max-items\) must be at least 100, not 10"
+    ):
         pfungst.audit.audit(benchmark, FAST, selection_max_items=10, **settings)
 
 

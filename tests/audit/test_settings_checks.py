@@ -22,8 +22,8 @@ QUICK = {"feature_sets": ("1-grams_presence",), "n_bootstrap": 50, "n_permutatio
         ({"n_jobs": 0}, "jobs must be a positive number"),
         ({"seed": -5}, "seed must be an integer from 0 to 4294967295, not -5"),
         ({"seed": 99999999999}, "seed must be an integer from 0 to 4294967295"),
-        ({"n_bootstrap": 0}, "n_bootstrap must be at least 1"),
-        ({"n_permutations": -5}, "n_permutations must be at least 1"),
+        ({"n_bootstrap": 0}, r"n_bootstrap \(--n-bootstrap\) must be at least 1, not 0"),
+        ({"n_permutations": -5}, r"n_permutations \(--n-permutations\) must be at least 1, not -5"),
     ],
 )
 def test_settings_the_audit_cannot_honour_are_refused(setting: dict[str, int], message: str) -> None:

@@ -142,7 +142,7 @@ def test_the_default_stops_each_c_path_early_and_grid_patience_0_fits_the_whole_
     assert set(whole) == {10}  # 2 penalties x 5 values of C in every fold
     assert max(default) <= 10 and sum(default) < sum(whole)  # no signal: most paths stop after one C that does not help
     refused = runner.invoke(app, [*args, "--grid-patience", "-1"])
-    assert refused.exit_code == 2 and "grid_patience must be 0" in refused.output
+    assert refused.exit_code == 2 and "grid_patience (--grid-patience) must be at least 0, not -1" in refused.output
 
 
 def test_a_one_vs_rest_model_fitted_on_two_of_three_classes_names_its_features(seed: int) -> None:

@@ -10,15 +10,18 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from pfungst.audit.audit_config import AuditConfig
 from pfungst.audit.c_grid import parse_c_grid
 from pfungst.audit.classifiers import MAX_C, MIN_C, check_c_grid
 from pfungst.audit.probe_settings import MAX_GRID_PATIENCE, MAX_SPLITS, ProbeSettings
+from pfungst.audit.suite_config import SuiteConfig
 from pfungst.cli import app
 from pfungst.cli.option_groups import _parse_mapping
 from pfungst.data import Benchmark, Item
@@ -173,6 +176,21 @@ def five_items(tmp_path: Path) -> Path:
         (["audit", "{data}", "--c-grid", ""], r"--c-grid.*'' is not a list of numbers"),
         (["audit", "{data}", "--c-grid", "0.1,,1"], r"--c-grid.*'0\.1,,1' is not a list of numbers"),
         (["audit", "{data}", "--n-splits", "100000"], r"n_splits \(--n-splits\) must be at most 1000"),
+        (["audit", "{data}", "--max-items", "-1"], r"max_items \(--max-items\) must be at least 0, not -1"),
+        (["audit", "{data}", "--selection-max-items", "0"], r"\(--selection-max-items\) must be at least 100, not 0"),
+        (["audit", "{data}", "--n-repeats", "0"], r"n_repeats \(--n-repeats\) must be at least 1, not 0"),
+        (["audit", "{data}", "--n-splits", "1"], r"n_splits \(--n-splits\) must be at least 2, not 1"),
+        (["stress", "{data}", "--model", "smollm2", "--limit", "0"], r"limit \(--limit\) must be at least 1, not 0"),
+        (["score", "{data}", "--model", "smollm2", "--limit", "-5"], r"limit \(--limit\) must be at least 1, not -5"),
+        (["stress", "{data}", "--model", "smollm2", "--sample", "0"], r"sample \(--sample\) must be at least 1, not 0"),
+        (
+            ["stress", "{data}", "--model", "smollm2", "--chunk-size", "0"],
+            r"\(--chunk-size\) must be at least 1, not 0",
+        ),
+        (
+            ["suite", "{folder}", "--out", "{folder}/s", "--top-cues", "-1"],
+            r"\(--top-cues\) must be at least 0, not -1",
+        ),
         (["inspect", "{data}", "--map", "question="], r"--map 'question=': the value of 'question' is empty"),
         (["stress", "{data}", "--model", "smollm2", "-p", "instructions:file={empty}"], r"'file': .* holds no para"),
         (["stress", "{data}", "--model", "smollm2", "-p", "cyclic\n:n=3"], r"holds the control character '\\n'"),
@@ -183,7 +201,10 @@ def test_each_bad_option_exits_2_with_one_message_naming_it(
 ) -> None:
     empty = tmp_path / "empty.txt"
     empty.write_text("")
-    filled = [arg.replace("{data}", str(five_items)).replace("{empty}", str(empty)) for arg in args]
+    filled = [
+        arg.replace("{data}", str(five_items)).replace("{empty}", str(empty)).replace("{folder}", str(tmp_path))
+        for arg in args
+    ]
     result = runner.invoke(app, filled)
     text = " ".join(result.output.split())
     assert result.exit_code == 2, result.output
@@ -203,3 +224,23 @@ def test_the_reliance_seed_is_one_numpy_takes(seed: int) -> None:
     else:
         with pytest.raises(ConfigError, match=rf"seed must be an integer from 0 to 4294967295, not {seed}"):
             RelianceConfig(seed=seed)
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (
+            lambda: ProbeSettings(selection_max_items=99),
+            r"^selection_max_items \(--selection-max-items\) .* 100, not 99",
+        ),
+        (lambda: ProbeSettings(n_splits=1), r"^n_splits \(--n-splits\) must be at least 2, not 1"),
+        (lambda: AuditConfig(max_items=-1).validate(), r"^max_items \(--max-items\) must be at least 0, not -1"),
+        (lambda: SuiteConfig(top_cues=-1).validate(), r"^top_cues \(--top-cues\) must be at least 0, not -1"),
+        (lambda: RunConfig(limit=0).validate(), r"^limit \(--limit\) must be at least 1, not 0"),
+        (lambda: StressConfig(sample=-2).validate(), r"^sample \(--sample\) must be at least 1, not -2"),
+        (lambda: StressConfig(n_bootstrap=0).validate(), r"^n_bootstrap \(--n-bootstrap\) must be at least 1, not 0"),
+    ],
+)
+def test_python_refuses_a_count_out_of_its_bounds_naming_the_option(build: Any, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        build()

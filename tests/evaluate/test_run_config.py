@@ -23,8 +23,8 @@ from tests.models.scripted import ScriptedModel
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"limit": 0}, r"limit must be at least 1 \(or None for every item\), got 0"),
-        ({"chunk_size": 0}, r"chunk_size must be at least 1, got 0"),
+        ({"limit": 0}, r"limit \(--limit\) must be at least 1, not 0"),
+        ({"chunk_size": 0}, r"chunk_size \(--chunk-size\) must be at least 1, not 0"),
         ({"chunk_size": True}, r"chunk_size must be an integer, got True"),
         ({"rule": "pmii"}, r"Unknown scoring rule 'pmii'\. Did you mean: pmi\?"),
         ({"level": 1.5}, r"level must be in \(0, 1\), got 1\.5"),

@@ -122,7 +122,10 @@ class AuditConfig(ProbeSettings):
     cue_top_k: int = 30
     """Cue words reported."""
     max_items: int = field(
-        default=0, metadata=setting("Audit a seeded sample of at most N items, stratified by gold (0: every item).")
+        default=0,
+        metadata=setting(
+            "Audit a seeded sample of at most N items, stratified by gold (0: every item).", bounds=(0, None)
+        ),
     )
     """Audit a seeded sample of at most this many items, stratified by gold (0: every item). The sample is
     recorded in the result's provenance; for a first look at a very large benchmark, or a whole suite."""
@@ -178,8 +181,6 @@ class AuditConfig(ProbeSettings):
             raise ConfigError(
                 "parallel='threads' runs the jobs in this process; a cluster runs them on its workers: give one"
             )
-        if self.max_items < 0:
-            raise ConfigError(f"max_items must be 0 (every item) or a positive number of items, not {self.max_items}")
         default_rules(self.sibling_similarity)  # raises for a similarity outside (0, 1]
         if not 0 <= self.threshold < 1:
             raise ConfigError(f"threshold must lie in [0, 1), not {self.threshold}")

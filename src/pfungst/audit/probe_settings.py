@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pfungst.audit.c_grid import DEFAULT_C_GRID, Solvers, check_c_grid, parse_c_grid, show_c_grid
 from pfungst.audit.probe_protocol import PROTOCOLS, ProbeProtocol, get_protocol
-from pfungst.errors import ConfigError, check_resamples, check_run_settings
+from pfungst.errors import MAX_REPEATS, MAX_RESAMPLES, ConfigError, check_resamples, check_run_settings
 from pfungst.settings import check_settings, setting
 
 __all__ = ["MAX_GRID_PATIENCE", "MAX_SPLITS", "ProbeSettings"]
@@ -52,22 +52,26 @@ class ProbeSettings:
     ``CrossFit()`` (``crossfit``): stratified repeated cross-fitting, Cohen's kappa, intervals and permutation tests.
     ``Pacchiardi2024()`` (``pacchiardi2024``): Pacchiardi et al. 2024's single 60/20/20 split and chance-corrected
     accuracy, to reproduce their table (an audit also puts the items in the paper's rows and order)."""
-    n_splits: int = field(default=5, metadata=setting("Folds of the cross-fitting.", bounds=(None, MAX_SPLITS)))
+    n_splits: int = field(default=5, metadata=setting("Folds of the cross-fitting.", bounds=(2, MAX_SPLITS)))
     """Cross-fitting folds (crossfit only)."""
-    n_repeats: int = field(default=2, metadata=setting("Repeats of the cross-fitting."))
+    n_repeats: int = field(default=2, metadata=setting("Repeats of the cross-fitting.", bounds=(1, MAX_REPEATS)))
     """Repeats of the cross-fitting with different fold assignments (crossfit only)."""
     seed: int = field(default=0, metadata=setting("Seed of every random choice."))
     """Seeds the folds, inner splits, liblinear, bootstrap and permutations (pacchiardi2024 shuffles and splits with
     42; its liblinear fits, which the paper left unseeded, take this seed)."""
-    n_bootstrap: int = field(default=1000, metadata=setting("Bootstrap resamples per interval."))
+    n_bootstrap: int = field(
+        default=1000, metadata=setting("Bootstrap resamples per interval.", bounds=(1, MAX_RESAMPLES))
+    )
     """Bootstrap resamples behind every interval."""
-    n_permutations: int = field(default=1000, metadata=setting("Permutations per p-value."))
+    n_permutations: int = field(default=1000, metadata=setting("Permutations per p-value.", bounds=(1, MAX_RESAMPLES)))
     """Label permutations behind every p-value (which cannot be smaller than ``1 / (n_permutations + 1)``)."""
     level: float = 0.95
     """Coverage of every interval."""
     selection_max_items: int = field(
         default=20_000,
-        metadata=setting("Compare the classifier grid on at most N items of each training fold, then refit."),
+        metadata=setting(
+            "Compare the classifier grid on at most N items of each training fold, then refit.", bounds=(100, None)
+        ),
     )
     """Compare the classifier grid on at most this many items of a training fold (crossfit): a seeded stratified
     sample, split into fit and validation parts as usual; the choice is then refitted on the whole training fold.
@@ -109,7 +113,7 @@ class ProbeSettings:
         metadata=setting(
             "Stop each penalty's C path after N values in a row that score no better on validation than the best so "
             "far (0: fit the whole grid).",
-            bounds=(None, MAX_GRID_PATIENCE),
+            bounds=(0, MAX_GRID_PATIENCE),
         ),
     )
     """Stop a penalty's C path (ascending) after this many consecutive C values score no better on validation than
@@ -149,31 +153,12 @@ class ProbeSettings:
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` for an invalid setting, before any fitting."""
-        check_settings(self)
-        if self.n_splits < 2 or self.n_repeats < 1:
-            raise ConfigError(
-                f"crossfit needs n_splits >= 2 and n_repeats >= 1, not {self.n_splits} and {self.n_repeats}"
-            )
+        check_settings(self)  # counts within their declared bounds, named by option
         check_run_settings(seed=self.seed, n_jobs=self.n_jobs)
-        if self.n_bootstrap < 1:
-            raise ConfigError(f"n_bootstrap must be at least 1 resample (1000 is the default), not {self.n_bootstrap}")
-        if self.n_permutations < 1:
-            raise ConfigError(
-                f"n_permutations must be at least 1 (1000 is the default; the p-value cannot be smaller than "
-                f"1 / (n_permutations + 1)), not {self.n_permutations}"
-            )
         if self.warm_start and self.solvers != "sklearn":
             raise ConfigError(
                 "warm_start walks lbfgs fits along the C path, so it needs solvers='sklearn' (liblinear, the default,"
                 " takes no starting point)"
-            )
-        if self.grid_patience < 0:
-            raise ConfigError(
-                f"grid_patience must be 0 (the whole C grid) or a positive count, not {self.grid_patience}"
-            )
-        if self.selection_max_items < 100:
-            raise ConfigError(
-                f"selection_max_items must be at least 100 items (20000 is the default), not {self.selection_max_items}"
             )
         if not 0 < self.level < 1:
             raise ConfigError(f"level must lie strictly between 0 and 1, not {self.level}")

@@ -40,7 +40,7 @@ class SuiteConfig:
         default=0.05, metadata=setting("False discovery rate across benchmarks (BH).", flags=("--fdr",))
     )
     """False discovery rate of the Benjamini-Hochberg tests across benchmarks."""
-    top_cues: int = field(default=3, metadata=setting("Cues listed per benchmark."))
+    top_cues: int = field(default=3, metadata=setting("Cues listed per benchmark.", bounds=(0, None)))
     """Cues listed per benchmark in the leaderboard."""
 
     def validate(self) -> None:
@@ -49,8 +49,6 @@ class SuiteConfig:
         self.audit.validate()
         if not 0 < self.alpha < 1:
             raise ConfigError(f"alpha must be a false discovery rate in (0, 1), not {self.alpha}")
-        if self.top_cues < 0:
-            raise ConfigError(f"top_cues must be 0 or more, not {self.top_cues}")
 
     def key_settings(self) -> dict[str, object]:
         """The settings that go into every benchmark's cache key."""

@@ -22,7 +22,7 @@ from pfungst.errors import (
     unknown_name_message,
 )
 from pfungst.evaluate.formats import PromptFormat, get_format
-from pfungst.settings import setting
+from pfungst.settings import check_settings, setting
 
 if TYPE_CHECKING:  # the settings load without numpy (the command line builds its options from them)
     from pfungst.evaluate.scoring import ScoringRule
@@ -59,7 +59,7 @@ class RunConfig:
         >>> RunConfig(chunk_size=0).validate()
         Traceback (most recent call last):
         ...
-        pfungst.errors.ConfigError: chunk_size must be at least 1, got 0
+        pfungst.errors.ConfigError: chunk_size (--chunk-size) must be at least 1, not 0
     """
 
     rule: str = field(
@@ -82,13 +82,14 @@ class RunConfig:
     )
     """The prompt format: a built-in name (:data:`~pfungst.evaluate.formats.BUILTIN_FORMATS`, listed by
     ``pfungst formats --what prompts``) or a :class:`PromptFormat`."""
-    limit: int | None = field(default=None, metadata=setting("Use only the first N items."))
+    limit: int | None = field(default=None, metadata=setting("Use only the first N items.", bounds=(1, None)))
     """Use only the first ``limit`` items; ``None`` uses them all."""
     cache: str | Path | bool = True
     """The SQLite cache file; ``True`` for :func:`default_cache_path`, ``False`` for an
     in-memory cache."""
     chunk_size: int = field(
-        default=16, metadata=setting("Items per batch sent to the model and committed to the cache.")
+        default=16,
+        metadata=setting("Items per batch sent to the model and committed to the cache.", bounds=(1, MAX_CHUNK_SIZE)),
     )
     """Items whose requests go to the model in one batch: the unit of progress and of committed work."""
     seed: int = field(default=0, metadata=setting("Seed of every random choice."))
@@ -121,7 +122,8 @@ class RunConfig:
             ConfigError: a count, seed or level out of range, an empty ``cluster_by``, an unknown ``on_error``, rule
                 or rule parameter.
         """
-        check_count("chunk_size", self.chunk_size, minimum=1, maximum=MAX_CHUNK_SIZE)
+        check_settings(self, choices=False)  # limit and chunk_size in their declared bounds, named by option
+        check_count("chunk_size", self.chunk_size, minimum=1, maximum=MAX_CHUNK_SIZE)  # and whole numbers
         if self.model_options.get("retries") is not None:
             check_count("retries (--retries)", self.model_options["retries"], minimum=0, maximum=MAX_RETRIES)
         check_model_options(self.model_options)

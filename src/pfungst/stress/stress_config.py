@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pfungst.errors import ConfigError, check_resamples, unknown_name_message
+from pfungst.errors import MAX_RESAMPLES, ConfigError, check_resamples, unknown_name_message
 from pfungst.evaluate.run_config import RunConfig, check_count
-from pfungst.settings import comma_list, comma_text, setting
+from pfungst.settings import check_settings, comma_list, comma_text, setting
 from pfungst.stress.perturbations import PERTURBATIONS, resolve_perturbations
 from pfungst.stress.perturbations.params import parse_spec, perturbation_spec
 
@@ -88,10 +88,14 @@ class StressConfig:
     )
     """The scoring rules compared by ``rules`` and reported by the probes (``choices-only``,
     ``none-of-the-above``); add ``generate`` to include generate-then-parse."""
-    sample: int | None = field(default=None, metadata=setting("Use a seeded random sample of N items."))
+    sample: int | None = field(
+        default=None, metadata=setting("Use a seeded random sample of N items.", bounds=(1, None))
+    )
     """Use a seeded random sample of this many items (after ``limit``); the seed also draws the shuffled IDs,
     every perturbation's draws (sampled orders and formats, PriDe's sample) and the bootstrap."""
-    n_bootstrap: int = field(default=1000, metadata=setting("Bootstrap resamples per interval."))
+    n_bootstrap: int = field(
+        default=1000, metadata=setting("Bootstrap resamples per interval.", bounds=(1, MAX_RESAMPLES))
+    )
     """Bootstrap resamples behind every interval that is not a Wilson interval."""
 
     def __post_init__(self) -> None:
@@ -107,6 +111,7 @@ class StressConfig:
         if not isinstance(self.run, RunConfig):
             raise ConfigError(f"run must be a RunConfig, got {type(self.run).__name__}")
         self.run.validate()
+        check_settings(self, choices=False)  # sample and n_bootstrap in their declared bounds, named by option
         from pfungst.evaluate.scoring import SCORING_RULES
 
         self.resolved_perturbations()  # every perturbation built: its parameters checked before any model call
