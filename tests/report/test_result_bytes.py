@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from pfungst.cli import app
 from pfungst.errors import ReaderError
 from pfungst.report.loading import load_result, read_result
-from pfungst.report.result_bytes import result_bytes
+from pfungst.data.result_bytes import result_bytes
 
 runner = CliRunner()
 

@@ -26,6 +26,7 @@ from pfungst.audit.probe_protocol import PROTOCOLS
 from pfungst.audit.result import AuditResult
 from pfungst.data.item import FrozenMapping
 from pfungst.data.records import json_value
+from pfungst.data.result_bytes import result_bytes
 from pfungst.errors import ConfigError, DataError, ReaderError, unknown_name_message
 from pfungst.schema import Fields, check_depth
 
@@ -206,15 +207,18 @@ def read_audit(audit: AuditInput) -> AuditResult:
 
 
 def load_audit(path: Path) -> AuditResult:
-    """The audit in a JSON file, read and checked as :func:`read_audit` does.
+    """The audit in a JSON file (gzip-compressed too, inflated within :func:`~pfungst.data.result_bytes.result_bytes`'s
+    bound), read and checked as :func:`read_audit` does.
 
     Raises:
-        DataError: the file cannot be read; ReaderError: as :func:`read_audit`.
+        DataError: the file cannot be read; ReaderError: as :func:`read_audit`, or gzip data that is truncated,
+            corrupt or inflates past the bound.
     """
     try:
-        text = path.read_bytes()
+        raw = path.read_bytes()
     except OSError as exc:
         raise DataError(f"{path}: cannot read an audit JSON ({exc}). Write one with pfungst audit --json.") from exc
+    text = result_bytes(path, raw)
     return _checked(json_value(text, path, hint="Pass what pfungst audit --json wrote"), str(path))
 
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from pfungst.data.records import parse_json
+from pfungst.data.result_bytes import result_bytes
 from pfungst.errors import ConfigError, ReaderError
 from pfungst.provenance import ResultReference
-from pfungst.report.result_bytes import result_bytes
 from pfungst.results import RESULTS, is_top_level, result_class
 from pfungst.schema import SCHEMA_VERSIONS, check_depth, kind_of
 from pfungst.serialization import to_jsonable

@@ -30,6 +30,7 @@ from typing import Any
 
 from pfungst.data.readers.sniffing import first_json_record, head_text
 from pfungst.data.records import iter_jsonl, json_value
+from pfungst.data.result_bytes import result_bytes
 from pfungst.errors import ReaderError
 from pfungst.evaluate.outcome import check_outcome_record
 from pfungst.reliance.outcomes import ItemAnswer, ModelOutcomes, OutcomeRequest, OutcomesBuilder
@@ -103,10 +104,10 @@ def _join(path: str, key: str) -> str:
 def _document(path: Path) -> dict[str, Any]:
     """The JSON object of a score or stress result file, read by its result class as ``report`` reads it."""
     try:
-        text = path.read_bytes()
+        raw = path.read_bytes()
     except OSError as exc:
         raise ReaderError(path, 0, "", f"cannot read it ({exc.strerror or exc})") from None
-    document = json_value(text, path)
+    document = json_value(result_bytes(path, raw), path)
     if not isinstance(document, dict):
         raise ReaderError(path, 1, "(json)", f"expected a JSON object, found {type(document).__name__}")
     version = document.get("schema_version")

@@ -1,4 +1,6 @@
 """The bytes of a result file as written: a gzip-compressed result (``gzip result.json``) is inflated, within bounds.
+Every reader of result files goes through it: ``pfungst report`` (:mod:`pfungst.report.loading`) and ``pfungst
+reliance`` (its audits, and the score and stress results it reads as outcomes).
 
 A result file starting with gzip's magic number (``1f 8b``), whatever its name, is decompressed as a stream and
 refused once it inflates past :data:`MAX_INFLATED_BYTES` (a small file that inflates to gigabytes is a
@@ -23,8 +25,9 @@ below; the result is parsed and held in memory whole)."""
 _HINT = "Copy the file again, or pass it uncompressed (gunzip it)"
 
 
-def result_bytes(path: Path, raw: bytes, *, max_bytes: int = MAX_INFLATED_BYTES) -> bytes:
-    """``raw`` (the bytes of ``path``), inflated when it is gzip data.
+def result_bytes(path: Path, raw: bytes, *, max_bytes: int | None = None) -> bytes:
+    """``raw`` (the bytes of ``path``), inflated when it is gzip data, to at most ``max_bytes`` (default
+    :data:`MAX_INFLATED_BYTES`).
 
     Raises:
         ReaderError: gzip data that is truncated, corrupt, or inflates past ``max_bytes``.
@@ -36,4 +39,4 @@ def result_bytes(path: Path, raw: bytes, *, max_bytes: int = MAX_INFLATED_BYTES)
     """
     if not raw.startswith(GZIP_MAGIC):
         return raw
-    return gunzip(path, raw, max_bytes=max_bytes, hint=_HINT)
+    return gunzip(path, raw, max_bytes=MAX_INFLATED_BYTES if max_bytes is None else max_bytes, hint=_HINT)
