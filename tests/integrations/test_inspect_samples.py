@@ -79,9 +79,14 @@ def test_a_model_right_in_every_arrangement_has_no_position_bias() -> None:
     figures = arrangement_figures(outcomes, seed=0)
     values = figures.values()
     assert values["rstd"] == 0.0 and values["circular_accuracy_answer-moved"] == 1.0 and values["accuracy"] == 1.0
-    names = list(figures.to_frame()["name"])
+    frame = figures.to_frame()
+    names = list(frame["name"])
     assert names[: len(values)] == list(values) and "accuracy answer-moved: slot 4" in names
     assert figures.circular["cyclic"].circular.ci is not None  # pfungst's own analysis carries intervals
+    # named like every other frame's estimate (Estimate.columns): value, value_low, value_high
+    assert list(frame.columns) == ["name", "value", "value_low", "value_high", "baseline", "n"]
+    accuracy = frame.set_index("name").loc["accuracy"]
+    assert accuracy["value_low"] <= accuracy["value"] == 1.0 <= accuracy["value_high"]
 
 
 def test_an_item_cut_short_before_its_original_order_gets_nan_circular_figures_and_a_warning() -> None:

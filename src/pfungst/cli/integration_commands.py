@@ -56,7 +56,7 @@ def inspect_log_command(
             table.columns[0].no_wrap = True
             for row in figures.to_frame().to_dict("records"):
                 name, logged = str(row["name"]), read.metrics.get(str(row["name"]))
-                interval = f"{_number(float(row['ci_low']))} to {_number(float(row['ci_high']))}"
+                interval = f"{_number(float(row['value_low']))} to {_number(float(row['value_high']))}"
                 shown = (_number(logged), _number(float(row["value"])), interval, _number(float(row["baseline"])))
                 table.add_row(name, *shown, str(row["n"]))
             out.print(table)

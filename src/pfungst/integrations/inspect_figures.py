@@ -85,8 +85,9 @@ class ArrangementFigures:
         }
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per figure: name, value, interval, baseline, n (the figures of :meth:`values`, then the accuracy of
-        each variant)."""
+        """One row per figure: ``name``, ``value``, ``value_low``, ``value_high`` (:meth:`Estimate.columns
+        <pfungst.stats.estimate.Estimate.columns>`; NaN bounds without an interval), ``baseline``, ``n`` (the figures
+        of :meth:`values`, then the accuracy of each variant)."""
         estimates: list[tuple[str, Estimate]] = [("accuracy", self.accuracy)]
         positions = zip(self.positions.ids, self.positions.recalls, strict=True)
         estimates += [(f"position_{name}", recall) for name, recall in positions]
@@ -101,9 +102,7 @@ class ArrangementFigures:
             [
                 {
                     "name": name,
-                    "value": estimate.value,
-                    "ci_low": estimate.ci.low if estimate.ci else math.nan,
-                    "ci_high": estimate.ci.high if estimate.ci else math.nan,
+                    **estimate.columns("value"),
                     "baseline": estimate.baseline,
                     "n": estimate.n,
                 }
