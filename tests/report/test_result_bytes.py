@@ -11,9 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from pfungst.cli import app
+from pfungst.data.result_bytes import result_bytes
 from pfungst.errors import ReaderError
 from pfungst.report.loading import load_result, read_result
-from pfungst.data.result_bytes import result_bytes
 
 runner = CliRunner()
 
