@@ -4,7 +4,8 @@ One function renders a record (:func:`provenance_blocks`): the data files behind
 read, kept and rejected, duplicates, steps), the seed, the software (pfungst and package versions, Python, platform,
 git revision, time), the results it was derived from (kind, file, SHA-256, schema), then its settings. The chapter
 gives one section per input, one per record inside one (each stress run of a comparison) and one per derived result
-(the choices-only pairing); HTML, Markdown, JSON and the console all render these blocks.
+(the choices-only pairing); a result that keeps no record (a plugin's kind may not) shows "no provenance recorded"
+beside where it was read from. HTML, Markdown, JSON and the console all render these blocks.
 """
 
 from __future__ import annotations
@@ -30,13 +31,21 @@ def provenance_sections(loaded: Sequence[LoadedResult], derived: Iterable[Any] =
             ("schema", result.schema_version),
         )
         title = f"{result.kind}: {result.source}"
-        sections.append(Section(title, provenance_blocks(result.data.provenance, where), level=3))
+        sections.append(Section(title, _record_blocks(result.data, where), level=3))
         for label, record in result.data.overview().records:
             sections.append(Section(f"{result.source}: {label}", provenance_blocks(record), level=3))
     for found in derived:
         title = f"{found.sections()[0].title} (derived)"
-        sections.append(Section(title, provenance_blocks(found.provenance), level=3))
+        sections.append(Section(title, _record_blocks(found), level=3))
     return sections
+
+
+def _record_blocks(result: Any, where: tuple[tuple[str, str], ...] = ()) -> tuple[Block, ...]:
+    """The blocks of ``result``'s provenance record; a result that keeps none (a plugin's kind may not) says so."""
+    record = getattr(result, "provenance", None)
+    if isinstance(record, Provenance):
+        return provenance_blocks(record, where)
+    return (Facts((*where, ("provenance", "no provenance recorded"))),)
 
 
 def provenance_blocks(record: Provenance, where: tuple[tuple[str, str], ...] = ()) -> tuple[Block, ...]:
