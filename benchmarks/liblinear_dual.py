@@ -8,7 +8,7 @@ shared-label benchmark (``--items``, default 10,000; ``--all-feature-sets``: the
 three arms:
 
 - ``primal``: every L2 fit by the primal (``DUAL_MIN_ROWS`` set past the benchmark's size), the reference;
-- ``dual``: every L2 fit by the dual (``DUAL_MIN_ROWS`` = 0), what large benchmarks now get;
+- ``dual``: every L2 fit on a sparse matrix by the dual (``DUAL_MIN_ROWS`` = 0), what large benchmarks now get;
 - ``seed``: ``primal`` with the next seed (other folds, inner splits and resamples): the yardstick.
 
 It prints per arm the CPU seconds and the ratio primal / arm, the verdict (label, feature set, kappa) and, against

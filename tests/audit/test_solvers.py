@@ -95,6 +95,8 @@ def test_large_l2_fits_solve_liblinears_dual_and_reach_the_primals_optimum(
     held_out = sparse.random(200, 300, density=0.05, random_state=seed + 1, format="csr")
     assert np.mean(dual.predict(held_out) == primal.predict(held_out)) > 0.97
     np.testing.assert_allclose(dual.coef_, primal.coef_, atol=0.05 * np.abs(primal.coef_).max())
+    dense = fit_item_classifier(spec, X.toarray(), y, n_classes=3, seed=seed, max_iter=1000)
+    assert not dense.estimator.dual  # a few dense columns (readability) keep the primal, where the dual is slow
 
 
 @pytest.mark.parametrize(("name", "fields"), [("cue-word", ("hypothesis",)), ("longest-option", ()), ("control", ())])

@@ -8,7 +8,8 @@ of 1) does not. The ``pacchiardi2024`` protocol keeps the paper's three fixed en
 scikit-learn's defaults (``solvers="sklearn"``, the table below).
 
 ``crossfit`` fits its grid with ``solvers="liblinear"`` by default: liblinear for both penalties (L2 by its primal
-trust-region Newton method, or on at least :data:`DUAL_MIN_ROWS` rows by its dual coordinate descent; one-vs-rest for
+trust-region Newton method, or on a sparse matrix of at least :data:`DUAL_MIN_ROWS` rows by its dual coordinate
+descent; one-vs-rest for
 K > 2, as L1 always is), stopped at liblinear's own default tolerance, 0.01 (:data:`LIBLINEAR_TOL`; L1 up to ``C`` = 1
 at 0.001, :data:`L1_SPARSE_TOL`) instead of scikit-learn's 1e-4. On
 the four Pacchiardi datasets the grid's fits take a quarter of the time (the nearly unregularised lbfgs fits at
@@ -44,6 +45,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import ClassifierMixin
 from sklearn.dummy import DummyClassifier
 from sklearn.exceptions import ConvergenceWarning
@@ -88,8 +90,10 @@ DUAL_MIN_ROWS = 10_000
 """From this many training rows on, liblinear fits L2 by its dual coordinate descent (``dual=True``, ``train -s 7``)
 instead of its primal trust-region Newton method: the same objective and optimum (to the tolerance), 4 to 7 times
 faster on n-gram matrices (word 1-grams of 30,000 synthetic items, one binary fit: 0.11 s against 0.62 s at ``C`` =
-0.01, 0.12 against 0.80 at 0.1, 0.49 against 2.24 at 10, the same predictions for 99.8 to 100% of the items). Smaller
-fits keep the primal, so the results of benchmarks of a few thousand items are unchanged."""
+0.01, 0.12 against 0.80 at 0.1, 0.49 against 2.24 at 10, the same predictions for 99.8 to 100% of the items). Only
+sparse matrices (n-grams): on a few dense columns (readability) the dual is the slower one and stopped at
+``max_iter`` (10,000 synthetic items: 4 of the readability probe's fits). Smaller fits keep the primal, so the results
+of benchmarks of a few thousand items are unchanged."""
 L1_SPARSE_TOL = 0.001
 """Stopping tolerance of L1 fits at ``C`` up to :data:`L1_SPARSE_MAX_C`. There the solution is sparse and a weak cue's
 weight has to grow from zero: at 0.01 liblinear's L1 solver stops first (one planted word in term frequencies, L1 at
@@ -213,7 +217,8 @@ def make_classifier(
     classifier: ClassifierSpec | str, *, n_classes: int, seed: int, max_iter: int, n_rows: int = 0
 ) -> ClassifierMixin:
     """A fresh item-level classifier for a grid entry (a spec, or a name of :data:`CLASSIFIERS`; see the module
-    docstring for the solvers) to be fitted on ``n_rows`` rows (which picks liblinear's L2 solver)."""
+    docstring for the solvers) to be fitted on a sparse matrix of ``n_rows`` rows (0 for a dense one: that picks
+    liblinear's L2 solver, :data:`DUAL_MIN_ROWS`)."""
     spec = _spec(classifier)
     l1_ratio = 1.0 if spec.penalty == "l1" else 0.0
     model = LogisticRegression(
@@ -240,7 +245,8 @@ def fit_item_classifier(
     """Fit a grid entry; a training set with one class gets a constant predictor instead (nothing to learn)."""
     if np.unique(y).size < 2:
         return DummyClassifier(strategy="most_frequent").fit(X, y)
-    model = make_classifier(classifier, n_classes=n_classes, seed=seed, max_iter=max_iter, n_rows=X.shape[0])
+    n_rows = X.shape[0] if sp.issparse(X) else 0  # the dual only for sparse matrices (see DUAL_MIN_ROWS)
+    model = make_classifier(classifier, n_classes=n_classes, seed=seed, max_iter=max_iter, n_rows=n_rows)
     if _spec(classifier).item_solver == "lbfgs":
         return model.fit(X, y)
     with _LIBLINEAR:  # jobs in threads (fold jobs, Dask workers): liblinear's generator is one per process
