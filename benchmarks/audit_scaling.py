@@ -104,9 +104,9 @@ def run_one(n_items: int, args: argparse.Namespace) -> dict[str, object]:
         "ci": [ci.low, ci.high] if ci is not None else None,
         "cue_found": any(CUE in name for name in named),
         "peak_mib_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        "feature_sets": result.settings["feature_sets"],
-        "n_repeats": result.settings["n_repeats"],
-        "reason": result.settings.get("feature_sets_reason", ""),
+        "feature_sets": result.provenance.settings["feature_sets"],
+        "n_repeats": result.provenance.settings["n_repeats"],
+        "reason": result.provenance.settings.get("feature_sets_reason", ""),
     }
 
 

@@ -8,8 +8,9 @@ after the one-time loads, and charges each CPU second (this process's) to the in
 - ``label set``: deciding whether per-item options are one shared label set (``audited_layout``);
 - ``encoders``: fitting and applying every feature set's encoder (``ItemTask.encode``, ``OptionTask.encode``: the
   n-gram counts, readability, option features, scaling);
-- ``fits``: the classifier grid on the inner split, the refit and its predictions, and the final model
-  (``choose_classifier``, ``refit_chosen``, every ``task.fit``/``task.predict``);
+- ``grid fits``: the classifier grid on the inner split (``choose_classifier``);
+- ``refit``: the chosen entry refitted on the whole training fold (``refit_chosen``);
+- ``fits``: every other ``task.fit``/``task.predict`` (the held-out predictions, the final model);
 - ``bootstrap/permutations``: a probe's scores, intervals and permutation p-values (``score_predictions``) and the
   verdict's interval (``bootstrap_draws_kappa``);
 - ``heuristics``, ``cues``, ``controls``: ``run_heuristics``, ``find_cues``, ``audit_controls``;
@@ -20,6 +21,9 @@ after the one-time loads, and charges each CPU second (this process's) to the in
 CPU seconds are this process's: on a shared machine they measure the audit; wall seconds measure the neighbours too.
 
 Run: .venv/bin/python benchmarks/audit_steps.py [--datasets neubaroco,...] [--repeat 1] [--no-record]
+     [--synthetic 10000,30000 [--all-feature-sets]]
+``--synthetic N,...`` audits ``benchmarks/audit_scaling.py``'s synthetic shared-label benchmark of each size instead
+(``pfungst.audit.audit`` in this process, the default settings, or the 13 paper sets with ``--all-feature-sets``).
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ STEPS = (
     "load",
     "label set",
     "encoders",
+    "grid fits",
+    "refit",
     "fits",
     "bootstrap/permutations",
     "heuristics",
@@ -80,8 +86,13 @@ class StepClock:
             self._switch()
             self.stack.pop()
 
-    def wrap(self, name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+    def wrap(self, name: str, function: Callable[..., Any], inside: tuple[str, ...] = ()) -> Callable[..., Any]:
+        """``function`` charged to step ``name``, except when called inside one of the steps ``inside`` (those
+        keep the time)."""
+
         def timed(*args: Any, **kwargs: Any) -> Any:
+            if self.stack[-1] in inside:
+                return function(*args, **kwargs)
             with self.step(name):
                 return function(*args, **kwargs)
 
@@ -90,14 +101,19 @@ class StepClock:
 
 def instrument(clock: StepClock) -> None:
     """Wrap the functions of each step where their callers look them up."""
-    from pfungst.audit import probe, probe_assembly, probe_outcome, probe_tasks, run
+    from pfungst.audit import fold_fits, probe_assembly, probe_outcome, probe_tasks, run
     from pfungst.cli import audit_commands, option_groups
 
     patches = {
         "load": [(option_groups.DataOptions, "load")],
         "label set": [(run, "audited_layout")],
-        "fits": [(probe, "choose_classifier"), (probe, "refit_chosen")],
-        "bootstrap/permutations": [(probe_assembly, "score_predictions"), (run, "bootstrap_draws_kappa")],
+        "grid fits": [(fold_fits, "choose_classifier")],
+        "refit": [(fold_fits, "refit_chosen")],
+        "bootstrap/permutations": [
+            (probe_assembly, "score_predictions"),
+            (run, "verdict_interval"),
+            (run, "refit_ratio"),
+        ],
         "heuristics": [(run, "run_heuristics")],
         "cues": [(run, "find_cues")],
         "controls": [(run, "audit_controls")],
@@ -110,8 +126,8 @@ def instrument(clock: StepClock) -> None:
     del probe_outcome  # score_predictions is looked up in probe_assembly
     for task in (probe_tasks.ItemTask, probe_tasks.OptionTask):
         task.encode = clock.wrap("encoders", task.encode)
-        task.fit = clock.wrap("fits", task.fit)
-        task.predict = clock.wrap("fits", task.predict)
+        task.fit = clock.wrap("fits", task.fit, inside=("grid fits", "refit"))
+        task.predict = clock.wrap("fits", task.predict, inside=("grid fits", "refit"))
 
 
 def one_time_loads() -> Callable[[list[str]], Any]:
@@ -156,6 +172,33 @@ def table(per_dataset: dict[str, dict[str, float]], walls: dict[str, float], loa
     return "\n".join(lines)
 
 
+def synthetic_table(clock: StepClock, sizes: list[int], all_sets: bool, loads: float) -> str:
+    """:func:`table` of audits of ``audit_scaling``'s synthetic benchmark, one column per size."""
+    from audit_scaling import make_items
+
+    import pfungst
+    from pfungst.audit import AuditConfig
+
+    per_size: dict[str, dict[str, float]] = {}
+    walls: dict[str, float] = {}
+    for size in sizes:
+        benchmark = make_items(size)
+        clock.seconds.clear()
+        started = time.perf_counter()
+        clock.mark = time.process_time()
+        result = pfungst.audit.audit(benchmark, AuditConfig(all_feature_sets=all_sets))
+        clock._switch()
+        name = f"{size:,} items"
+        per_size[name], walls[name] = dict(clock.seconds), time.perf_counter() - started
+        print(
+            f"  {name}: {sum(per_size[name].values()):.1f} s CPU, {walls[name]:.1f} s wall, verdict "
+            f"{result.verdict.label}, kappa {result.verdict.estimate.value:.4f}",
+            file=sys.stderr,
+            flush=True,
+        )
+    return table(per_size, walls, loads)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", default=",".join(DATASETS), help="Pacchiardi datasets (default: all four).")
@@ -163,6 +206,8 @@ def main() -> None:
     parser.add_argument(
         "--json-dir", type=Path, help="Also write each result's JSON (--json) and keep it here as DATASET.json."
     )
+    parser.add_argument("--synthetic", help="Audit synthetic benchmarks of these sizes (comma-separated) instead.")
+    parser.add_argument("--all-feature-sets", action="store_true", help="With --synthetic: the 13 paper sets.")
     add_record_option(parser)
     args = parser.parse_args()
     clock = StepClock()
@@ -170,6 +215,13 @@ def main() -> None:
         app = one_time_loads()
     loads = clock.seconds["one-time loads"]
     instrument(clock)
+    if args.synthetic:
+        found = synthetic_table(clock, [int(size) for size in args.synthetic.split(",")], args.all_feature_sets, loads)
+        print(found)
+        if not args.no_record:
+            sets = "the 13 paper sets" if args.all_feature_sets else "the default sets"
+            record_results("audit_steps", f"Where a synthetic audit's CPU seconds go ({sets})", found)
+        return
     best: dict[str, dict[str, float]] = {}
     walls: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as folder:

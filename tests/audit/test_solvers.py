@@ -8,14 +8,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import sparse
 from sklearn.linear_model import LogisticRegression
 from sklearn.multiclass import OneVsRestClassifier
 from typer.testing import CliRunner
 
 import pfungst
-from pfungst.audit import AuditConfig
+from pfungst.audit import AuditConfig, classifiers
 from pfungst.audit.classifiers import (
     DEFAULT_C_GRID,
+    DUAL_MIN_ROWS,
     L1_SPARSE_TOL,
     LIBLINEAR_TOL,
     fit_item_classifier,
@@ -77,6 +79,24 @@ def test_liblinear_l2_on_three_classes_is_one_vs_rest_and_predicts_each_class(se
         max_iter=1000,
     )
     assert isinstance(paper, LogisticRegression) and paper.solver == "lbfgs"  # multinomial
+
+
+def test_large_l2_fits_solve_liblinears_dual_and_reach_the_primals_optimum(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    y = np.repeat([0, 1, 2], 200)
+    X = sparse.random(600, 300, density=0.05, random_state=seed, format="csr") + sparse.csr_matrix(np.eye(3, 300)[y])
+    spec = ProbeConfig(c_grid=(1.0,), classifiers=("l2_C1",)).candidates()[0]
+    assert DUAL_MIN_ROWS == 10_000 and not spec.dual(DUAL_MIN_ROWS - 1) and spec.dual(DUAL_MIN_ROWS)
+    primal = fit_item_classifier(spec, X, y, n_classes=3, seed=seed, max_iter=1000)
+    monkeypatch.setattr(classifiers, "DUAL_MIN_ROWS", 600)
+    dual = fit_item_classifier(spec, X, y, n_classes=3, seed=seed, max_iter=1000)
+    assert isinstance(dual, OneVsRestLogistic) and dual.estimator.dual and not primal.estimator.dual
+    held_out = sparse.random(200, 300, density=0.05, random_state=seed + 1, format="csr")
+    assert np.mean(dual.predict(held_out) == primal.predict(held_out)) > 0.97
+    np.testing.assert_allclose(dual.coef_, primal.coef_, atol=0.05 * np.abs(primal.coef_).max())
+    dense = fit_item_classifier(spec, X.toarray(), y, n_classes=3, seed=seed, max_iter=1000)
+    assert not dense.estimator.dual  # a few dense columns (readability) keep the primal, where the dual is slow
 
 
 @pytest.mark.parametrize(("name", "fields"), [("cue-word", ("hypothesis",)), ("longest-option", ()), ("control", ())])
