@@ -82,7 +82,7 @@ def print_figures(result: SuiteResult, found: int, wall: float, peak_mib: float)
     print(f"gold-position artifacts: {len(flagged)} ({', '.join(flagged[:20])}{', ...' if len(flagged) > 20 else ''})")
     print(
         f"content predictable: {sum(e.content.label == 'predictable' for e in result.entries)}; BH rejected "
-        f"(FDR {result.settings.get('alpha')}): {result.content_tests.n_rejected}"
+        f"(FDR {result.provenance.settings.get('alpha')}): {result.content_tests.n_rejected}"
     )
     print("\n| rank | task | items | statistic | content [CI] | q (BH) | best content probe | gold position |")
     print("|---:|---|---:|---|---|---:|---|---|")

@@ -38,7 +38,7 @@ from sklearn.multiclass import OneVsRestClassifier
 from threadpoolctl import threadpool_limits
 
 import pfungst
-import pfungst.audit.probe as probe_module
+import pfungst.audit.fold_fits as fold_fits_module
 from pfungst.audit import AuditConfig
 from pfungst.audit.classifiers import DEFAULT_C_GRID, candidate_grid, make_classifier
 from pfungst.audit.gpt2 import gpt2_encoding
@@ -78,7 +78,7 @@ class Steps:
 def capturing(found: list[Problem], steps: Steps) -> Iterator[None]:
     """Record every item-level selection problem that the audit's folds pass to ``choose_classifier``, and time the
     selection and the refit (the audit runs its folds in this process: ``n_jobs=1``)."""
-    choose_original, refit_original = probe_module.choose_classifier, probe_module.refit_chosen
+    choose_original, refit_original = fold_fits_module.choose_classifier, fold_fits_module.refit_chosen
 
     def choose(task: Any, candidates: Any, blocks: Any, score: Any, **options: Any) -> Any:
         started = time.process_time()
@@ -94,11 +94,11 @@ def capturing(found: list[Problem], steps: Steps) -> Iterator[None]:
         steps.refit += time.process_time() - started
         return model
 
-    probe_module.choose_classifier, probe_module.refit_chosen = choose, refit
+    fold_fits_module.choose_classifier, fold_fits_module.refit_chosen = choose, refit
     try:
         yield
     finally:
-        probe_module.choose_classifier, probe_module.refit_chosen = choose_original, refit_original
+        fold_fits_module.choose_classifier, fold_fits_module.refit_chosen = choose_original, refit_original
 
 
 def capture(name: str) -> tuple[list[Problem], Steps]:
