@@ -88,6 +88,14 @@ def test_non_utf8_bytes_in_a_csv_cell(tmp_path: Path) -> None:
         pfungst.load(path, reader="csv", option_columns="A,B")
 
 
+def test_non_utf8_bytes_in_a_csv_header(tmp_path: Path) -> None:
+    """A column name is never decoded with stand-in characters: they would reach every message and result file."""
+    path = tmp_path / "items.csv"
+    path.write_bytes(b"question,A,B,an\x8bswer\nok?,x,y,A\n")
+    with pytest.raises(ReaderError, match=r"items\.csv:1: field '\(header\)': invalid UTF-8 byte 0x8B"):
+        pfungst.load(path, reader="csv", option_columns="A,B")
+
+
 def test_empty_file(tmp_path: Path) -> None:
     path = tmp_path / "items.jsonl"
     path.write_text("")

@@ -287,7 +287,7 @@ def iter_csv(
             continue
         if header and columns is None:
             columns = [name.strip() for name in row]
-            _check_repeated_columns(path, line, columns)
+            _check_header(path, line, columns)
             continue
         if columns is None:
             data: Any = row
@@ -334,6 +334,15 @@ def _cell_error(path: Path, line: int, cell: str, name: str) -> ReaderError | No
             "Look for an unbalanced quote before it, or store the benchmark as JSON lines",
         )
     return _bad_bytes(path, line, cell, name)
+
+
+def _check_header(path: Path, line: int, columns: list[str]) -> None:
+    """Refuse a header with bytes that are not UTF-8 (a column name would carry them into every message and result
+    file) or naming a column twice."""
+    error = next(filter(None, (_bad_bytes(path, line, name, "(header)") for name in columns)), None)
+    if error is not None:
+        raise error
+    _check_repeated_columns(path, line, columns)
 
 
 def _check_repeated_columns(path: Path, line: int, columns: list[str]) -> None:
