@@ -21,10 +21,12 @@ from pfungst.stats import cohen_kappa
 GRID = candidate_grid(["l2_C1", "l1_C1"], [0.01, 0.1, 1.0, 10.0, 100.0])
 
 
-def _blocks(seed: int, n_items: int = 400) -> tuple[ItemTask, object, object, object]:
+def _blocks(
+    seed: int, n_items: int = 400, feature_set: str = "1-grams_tfidf"
+) -> tuple[ItemTask, object, object, object]:
     inputs = ItemInputs.from_benchmark(make_synthetic("cue-word", n_items, seed=seed), fields=("hypothesis",))
     task = ItemTask(inputs)
-    encoder = make_encoder(get_feature_set("1-grams_tfidf"), EncoderSettings({}, scale_sparse=True))
+    encoder = make_encoder(get_feature_set(feature_set), EncoderSettings({}, scale_sparse=True))
     block = task.encode(encoder, np.arange(n_items), fit=True)
     fit_items, val_items = inner_split(block.y, 0.25, seed)
     return task, block, block.take(fit_items), block.take(val_items)
@@ -96,3 +98,18 @@ def test_warm_paths_need_the_lbfgs_fits_of_sklearn_solvers() -> None:
 def test_a_negative_grid_patience_is_refused() -> None:
     with pytest.raises(ConfigError, match=r"grid_patience \(--grid-patience\) must be at least 0, not -1"):
         ProbeConfig(grid_patience=-1).validate()
+
+
+def test_columns_no_inner_fit_row_uses_change_no_grid_choice(seed: int) -> None:
+    """The fold's grid drops the n-gram columns that no inner-fit row has (they get zero weight): the same choice and
+    the same validation scores, to the solver's tolerance."""
+    task, _, fit_block, val_block = _blocks(seed, feature_set="2-grams_tfidf")
+    occupied = fit_block.occupied_columns()
+    assert occupied is not None and 0 < occupied.size < fit_block.X.shape[1]  # word pairs only in validation rows
+    kept = fit_block.keep_columns(occupied), val_block.keep_columns(occupied)
+    assert kept[0].X.shape[1] == kept[1].X.shape[1] == occupied.size and kept[0].X.nnz == fit_block.X.nnz
+    full = choose_classifier(task, GRID, (fit_block, val_block), _accuracy, seed=seed, max_iter=1000, warm_start=False)
+    cut = choose_classifier(task, GRID, kept, _accuracy, seed=seed, max_iter=1000, warm_start=False)
+    assert cut.best == full.best
+    assert max(abs(cut.scores[name] - full.scores[name]) for name in full.scores) <= 0.03
+    assert kept[0].keep_columns(kept[0].occupied_columns()) is kept[0]  # nothing left to drop

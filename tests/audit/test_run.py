@@ -172,7 +172,7 @@ def test_a_benchmark_past_the_large_size_probes_word_presence_once_and_says_why_
 
     benchmark = make_synthetic("cue-word", 300, seed=seed)
     with pytest.warns(UserWarning, match="the default past 200 items"):
-        result = pfungst.audit.audit(benchmark, FAST, fields=("hypothesis",), size_limits=(100, 200), seed=seed)
+        result = pfungst.audit.audit(benchmark, FAST, fields=("hypothesis",), size_limits=(100, 100, 200), seed=seed)
     assert result.provenance.settings["feature_sets"] == ["1-grams_presence"]
     assert [p.feature_set for p in result.probes] == ["1-grams_presence"]
     assert result.provenance.settings["n_repeats"] == 1 and {f.repeat for f in result.best.folds} == {0}
@@ -190,10 +190,26 @@ def test_a_medium_benchmark_probes_the_declared_word_and_readability_subset(seed
 
     benchmark = make_synthetic("cue-word", 300, seed=seed)
     with pytest.warns(UserWarning, match="the default for 100 to 1,000 items"):
-        result = pfungst.audit.audit(benchmark, FAST, fields=("hypothesis",), size_limits=(100, 1000), seed=seed)
+        result = pfungst.audit.audit(benchmark, FAST, fields=("hypothesis",), size_limits=(100, 100, 1000), seed=seed)
     assert [p.feature_set for p in result.probes] == list(MEDIUM_DEFAULTS)
     assert set(MEDIUM_DEFAULTS) == {"1-grams_presence", "1-grams_tfidf", "readability"}
     assert result.provenance.settings["n_repeats"] == 1 and result.verdict.n_feature_sets == len(MEDIUM_DEFAULTS)
+
+
+def test_past_the_repeat_size_the_default_probes_the_thirteen_sets_once_and_says_why(seed: int) -> None:
+    from pfungst.audit.feature_sets import PAPER_FEATURE_SETS
+
+    benchmark = make_synthetic("cue-word", 300, seed=seed)
+    result = pfungst.audit.audit(benchmark, FAST, fields=("hypothesis",), size_limits=(200, 1000, 2000), seed=seed)
+    assert [p.feature_set for p in result.probes] == list(PAPER_FEATURE_SETS)
+    assert result.provenance.settings["n_repeats"] == 1 and {f.repeat for f in result.best.folds} == {0}
+    reason = result.provenance.settings["feature_sets_reason"]
+    assert "1 repeat of the cross-fitting" in reason and "the default for 200 to 1,000 items (300 here)" in reason
+    assert result.verdict.widening is not None and result.verdict.widening.method.startswith("bootstrap only")
+    forced = pfungst.audit.audit(
+        benchmark, FAST, fields=("hypothesis",), feature_sets=("1-grams_presence",), size_limits=(200, 1000, 2000)
+    )
+    assert forced.provenance.settings["n_repeats"] == 2  # named sets keep --n-repeats
 
 
 def test_all_feature_sets_keeps_the_thirteen_at_any_size_and_named_sets_are_kept() -> None:
@@ -202,21 +218,21 @@ def test_all_feature_sets_keeps_the_thirteen_at_any_size_and_named_sets_are_kept
     from pfungst.audit.size_defaults import default_feature_sets, size_default
 
     at_limit, past = make_synthetic("cue-word", 200), make_synthetic("cue-word", 201)
-    assert default_feature_sets(at_limit, size_limits=(200, 300)) == PAPER_FEATURE_SETS
-    assert default_feature_sets(past, size_limits=(200, 300)) != PAPER_FEATURE_SETS
-    paper = Pacchiardi2024().default_sets(past, 2, size_limits=(100, 100), all_sets=False)
+    assert default_feature_sets(at_limit, size_limits=(200, 200, 300)) == PAPER_FEATURE_SETS
+    assert default_feature_sets(past, size_limits=(200, 200, 300)) != PAPER_FEATURE_SETS
+    paper = Pacchiardi2024().default_sets(past, 2, size_limits=(100, 100, 100), all_sets=False)
     assert paper.feature_sets == PAPER_FEATURE_SETS
-    forced = size_default(past, 2, size_limits=(100, 100), all_sets=True)
+    forced = size_default(past, 2, size_limits=(100, 100, 100), all_sets=True)
     assert (forced.feature_sets, forced.n_repeats, forced.reduced) == (PAPER_FEATURE_SETS, 2, False)
     assert "all sets asked for" in forced.reason
-    with pytest.raises(pfungst.ConfigError, match=r"size_limits must be two item counts .* not \(300, 200\)"):
-        AuditConfig(size_limits=(300, 200))
+    with pytest.raises(pfungst.ConfigError, match=r"size_limits must be three item counts .* not \(100, 300, 200\)"):
+        AuditConfig(size_limits=(100, 300, 200))
 
 
 def test_all_feature_sets_with_named_sets_warns_that_it_has_no_effect(seed: int) -> None:
     benchmark = make_synthetic("cue-word", 200, seed=seed)
     with pytest.warns(UserWarning, match="all_feature_sets has no effect when feature sets are named"):
         result = pfungst.audit.audit(
-            benchmark, FAST, feature_sets=("1-grams_presence",), all_feature_sets=True, size_limits=(100, 100)
+            benchmark, FAST, feature_sets=("1-grams_presence",), all_feature_sets=True, size_limits=(100, 100, 100)
         )
     assert result.provenance.settings["feature_sets_reason"] == "named in the settings"

@@ -208,3 +208,31 @@ def test_predictions_read_off_the_coefficients_are_scikit_learns(seed: int) -> N
         model = LogisticRegression(solver=solver, random_state=seed).fit(X, y)
         held_out = rng.normal(size=(500, 6))
         assert np.array_equal(predict_classes(model, held_out), model.predict(held_out))
+
+
+@pytest.mark.parametrize("C", [0.01, 0.1, 1.0])
+def test_l1_fits_leave_out_only_columns_the_full_fit_leaves_at_zero(
+    seed: int, C: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A column whose values sum to at most 1 / C cannot get an L1 weight: a large fit leaves it out and gives it
+    0, and predicts as the fit on every column does; a small fit keeps every column (bit for bit as before)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, 600)
+    rare = sparse.random(600, 3000, density=0.003, format="csr", random_state=seed)  # rare n-grams
+    cue = sparse.csr_matrix(((y == 0) & (rng.random(600) < 0.7)).astype(float)[:, np.newaxis])
+    X = sparse.hstack([cue, rare], format="csr")
+    kept = classifiers.l1_screened_columns(X, C)
+    assert kept is not None and 0 in kept and kept.size < X.shape[1]
+    spec = classifiers.ClassifierSpec(f"l1_C{C:g}", "l1", C, "liblinear")
+    full = OneVsRestLogistic(make_classifier(spec, n_classes=2, seed=seed, max_iter=1000)).fit(X, y)
+    assert classifiers.SCREEN_MIN_ROWS == 10_000 > X.shape[0]
+    small = fit_item_classifier(spec, X, y, n_classes=3, seed=seed, max_iter=1000)
+    assert np.array_equal(small.coef_, full.coef_)
+    monkeypatch.setattr(classifiers, "SCREEN_MIN_ROWS", 600)
+    screened = fit_item_classifier(spec, X, y, n_classes=3, seed=seed, max_iter=1000)
+    dropped = np.setdiff1d(np.arange(X.shape[1]), kept)
+    assert screened.coef_.shape == full.coef_.shape
+    assert not screened.coef_[:, dropped].any() and not full.coef_[:, dropped].any()
+    assert np.mean(predict_classes(screened, X) == predict_classes(full, X)) >= 0.99
+    if C >= 0.1:  # the cue's weight (at 0.01 every weight may be 0), named by the model of all the columns
+        assert top_features(screened, np.arange(X.shape[1]).astype(str), ("a", "b", "c"), 1)[0].feature == "0"

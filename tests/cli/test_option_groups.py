@@ -90,8 +90,9 @@ def test_an_option_group_refuses_a_command_option_of_the_same_name() -> None:
 
 def test_the_audit_options_say_the_size_limit_and_the_c_grid_the_audit_uses() -> None:
     from pfungst.audit.classifiers import DEFAULT_C_GRID
-    from pfungst.audit.size_defaults import MEDIUM_ITEMS
+    from pfungst.audit.size_defaults import MEDIUM_ITEMS, REPEAT_ITEMS
 
     options = _options(("audit",))
-    assert f"past {MEDIUM_ITEMS:,} items" in options["--all-feature-sets"].help
+    assert f"past {REPEAT_ITEMS:,} items" in options["--all-feature-sets"].help
+    assert f"past {MEDIUM_ITEMS:,}" in options["--all-feature-sets"].help
     assert options["--c-grid"].default == ",".join(f"{c:g}" for c in DEFAULT_C_GRID)

@@ -186,3 +186,18 @@ def test_cross_fitting_keeps_every_duplicate_group_the_findings_report_in_one_gr
     for code in ("exact-duplicate", "near-duplicate"):
         for group in findings[code].groups:
             assert len({ids[item_id] for item_id in group}) == 1, (code, group)
+
+
+def test_near_duplicate_components_asked_twice_for_the_same_texts_are_the_same_and_independent() -> None:
+    """An audit asks for the same texts' components twice (sibling groups, item findings): the second answer is
+    the first, and changing one answer changes neither the other nor a later one."""
+    from pfungst.data.near_duplicates import near_duplicate_components
+
+    said = "the chief told the counselor that he took the day off and went home early"
+    texts = [said, said.replace(" he ", " she "), "a cat sat on the mat", said]
+    first = near_duplicate_components(texts, 0.6)
+    second = near_duplicate_components(list(texts), 0.6)
+    assert first.tolist() == second.tolist() == [0, 0, 1, 0]
+    first[:] = 7
+    assert near_duplicate_components(texts, 0.6).tolist() == [0, 0, 1, 0]
+    assert near_duplicate_components(texts, 0.99).tolist() == [0, 1, 2, 0]  # another threshold: computed again

@@ -14,11 +14,22 @@ from pfungst.settings import check_settings, comma_list, comma_text, setting
 if TYPE_CHECKING:  # the settings load without scikit-learn (the command line builds its options from them)
     from pfungst.audit.probe import ProbeConfig
 
-__all__ = ["LARGE_ITEMS", "MAX_REFITS", "MEDIUM_ITEMS", "AuditConfig", "check_refits", "check_size_limits"]
+__all__ = [
+    "LARGE_ITEMS",
+    "MAX_REFITS",
+    "MEDIUM_ITEMS",
+    "REPEAT_ITEMS",
+    "AuditConfig",
+    "check_refits",
+    "check_size_limits",
+]
 
-MEDIUM_ITEMS = 10_000
-"""Past this many items a shared-label benchmark's default is :data:`~pfungst.audit.size_defaults.MEDIUM_DEFAULTS`,
-with one repeat, instead of the 13 sets with two: the 13 take about a minute and a half of CPU at 10,000 items
+REPEAT_ITEMS = 10_000
+"""Past this many items a shared-label benchmark's default cross-fits once instead of ``n_repeats`` times
+(:mod:`~pfungst.audit.size_defaults`): the fold assignment then moves kappa far less than the interval's width."""
+MEDIUM_ITEMS = 100_000
+"""Past this many items a shared-label benchmark's default is :data:`~pfungst.audit.size_defaults.MEDIUM_DEFAULTS`
+instead of the 13 sets: the 13 with one repeat take about 300 CPU s at 100,000 items
 (``benchmarks/audit_scaling.py``) and grow with the items."""
 LARGE_ITEMS = 200_000
 """Past this many items a shared-label benchmark's default is :data:`~pfungst.audit.size_defaults.LARGE_DEFAULTS`,
@@ -36,12 +47,13 @@ def check_refits(n_refits: int) -> None:
         )
 
 
-def check_size_limits(limits: tuple[int, int]) -> None:
-    """Raise :class:`ConfigError` unless ``limits`` is (medium, large) items with ``0 < medium <= large``."""
-    if len(limits) != 2 or not 0 < limits[0] <= limits[1]:
+def check_size_limits(limits: tuple[int, ...]) -> None:
+    """Raise :class:`ConfigError` unless ``limits`` is (repeat, medium, large) items with
+    ``0 < repeat <= medium <= large``."""
+    if len(limits) != 3 or not 0 < limits[0] <= limits[1] <= limits[2]:
         raise ConfigError(
-            f"size_limits must be two item counts (medium, large) with 0 < medium <= large "
-            f"({MEDIUM_ITEMS}, {LARGE_ITEMS} by default), not {tuple(limits)}"
+            f"size_limits must be three item counts (repeat, medium, large) with 0 < repeat <= medium <= large "
+            f"({REPEAT_ITEMS}, {MEDIUM_ITEMS}, {LARGE_ITEMS} by default), not {tuple(limits)}"
         )
 
 
@@ -64,16 +76,17 @@ class AuditConfig(ProbeSettings):
     all_feature_sets: bool = field(
         default=False,
         metadata=setting(
-            f"Probe every default feature set at any size (the 13 paper sets for shared labels) instead of the "
-            f"smaller default past {MEDIUM_ITEMS:,} items.",
+            f"Probe every default feature set at any size (the 13 paper sets for shared labels), with --n-repeats, "
+            f"instead of one repeat past {REPEAT_ITEMS:,} items and fewer sets past {MEDIUM_ITEMS:,}.",
             flags=("--all-feature-sets",),
         ),
     )
     """With no sets named, probe the full default at any size (the 13 paper sets for shared labels, with
-    ``n_repeats``) instead of the size-aware subset past ``size_limits[0]`` items."""
-    size_limits: tuple[int, int] = (MEDIUM_ITEMS, LARGE_ITEMS)
-    """Items past which a shared-label benchmark's default is the medium subset, then word 1-gram presence with one
-    repeat (:mod:`~pfungst.audit.size_defaults`)."""
+    ``n_repeats``) instead of one repeat past ``size_limits[0]`` items and the size-aware subset past
+    ``size_limits[1]``."""
+    size_limits: tuple[int, int, int] = (REPEAT_ITEMS, MEDIUM_ITEMS, LARGE_ITEMS)
+    """Items past which a shared-label benchmark's default cross-fits once, then probes the medium subset, then word
+    1-gram presence (:mod:`~pfungst.audit.size_defaults`)."""
     fields: tuple[str, ...] = field(
         default=(),
         metadata=setting(

@@ -109,7 +109,7 @@ class CrossFit(ProbeProtocol):
         return feasible_splits(golds, config.n_splits, what, groups=groups.ids), groups
 
     def default_sets(
-        self, benchmark: Benchmark, n_repeats: int, size_limits: tuple[int, int], all_sets: bool
+        self, benchmark: Benchmark, n_repeats: int, size_limits: tuple[int, int, int], all_sets: bool
     ) -> SizeDefault:
         from pfungst.audit.size_defaults import size_default
 

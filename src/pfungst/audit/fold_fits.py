@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pfungst.audit.classifiers import counting_convergence_warnings, top_features
+from pfungst.audit.classifiers import SCREEN_MIN_ROWS, counting_convergence_warnings, top_features
 from pfungst.audit.encoder import make_encoder
 from pfungst.audit.grid_path import choose_classifier, refit_chosen
 from pfungst.audit.paper_protocol import PAPER_MAX_ITER, paper_split
@@ -53,6 +53,11 @@ def crossfit_fold(
         select_groups = train_groups if selection is None or train_groups is None else train_groups[selection]
         inner_train, inner_val = inner_split(select_block.y, config.validation_fraction, inner_seed, select_groups)
         fit_block, val_block = select_block.take(inner_train), select_block.take(inner_val)
+        if not config.warm_start and fit_block.y.size >= SCREEN_MIN_ROWS:  # a warm refit needs every column
+            # Columns empty in the inner fit's rows get zero weight: dropping them changes no optimum, and a grid
+            # on a sample of a large fold otherwise pays for every n-gram of the whole fold in every fit.
+            occupied = fit_block.occupied_columns()
+            fit_block, val_block = fit_block.keep_columns(occupied), val_block.keep_columns(occupied)
         chosen = choose_classifier(
             task,
             config.candidates(),

@@ -23,7 +23,26 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["NgramPresence"]
+__all__ = ["NgramPresence", "token_ids"]
+
+
+def token_ids(documents: Iterable[Sequence[str]]) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
+    """Each token looked up once: the vocabulary (token -> id, numbered by first occurrence), every document's token
+    ids one document after another (int32: 4 bytes a token, not a Python int each), and each document's length.
+
+    Example:
+        >>> vocabulary, ids, lengths = token_ids([["a", "cat"], [], ["a"]])
+        >>> vocabulary, ids.tolist(), lengths.tolist()
+        ({'a': 0, 'cat': 1}, [0, 1, 0], [2, 0, 1])
+    """
+    vocabulary: dict[str, int] = {}
+    ids, lengths = array("i"), array("q")
+    for tokens in documents:
+        ids.extend([vocabulary.setdefault(token, len(vocabulary)) for token in tokens])
+        lengths.append(len(tokens))
+    word = np.frombuffer(ids, dtype=np.int32) if ids else np.zeros(0, dtype=np.int32)
+    size = np.frombuffer(lengths, dtype=np.int64) if lengths else np.zeros(0, dtype=np.int64)
+    return vocabulary, word, size
 
 
 @dataclass(frozen=True)
@@ -58,13 +77,7 @@ class NgramPresence:
             n_classes: How many classes.
             min_documents: Keep only n-grams that occur in at least this many documents.
         """
-        vocabulary: dict[str, int] = {}
-        ids, lengths = array("i"), array("q")  # 4 bytes a token, not a Python int each
-        for tokens in documents:
-            ids.extend([vocabulary.setdefault(token, len(vocabulary)) for token in tokens])
-            lengths.append(len(tokens))
-        word = np.frombuffer(ids, dtype=np.int32) if ids else np.zeros(0, dtype=np.int32)
-        size = np.frombuffer(lengths, dtype=np.int64) if lengths else np.zeros(0, dtype=np.int64)
+        vocabulary, word, size = token_ids(documents)
         owner = np.repeat(np.arange(size.size, dtype=np.int32), size)
         label = np.asarray(classes, dtype=np.int64)
         low, high = ngram_range

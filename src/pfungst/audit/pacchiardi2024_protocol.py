@@ -120,7 +120,7 @@ class Pacchiardi2024(ProbeProtocol):
         )
 
     def default_sets(
-        self, benchmark: Benchmark, n_repeats: int, size_limits: tuple[int, int], all_sets: bool
+        self, benchmark: Benchmark, n_repeats: int, size_limits: tuple[int, int, int], all_sets: bool
     ) -> SizeDefault:
         from pfungst.audit.feature_sets import PAPER_FEATURE_SETS
         from pfungst.audit.size_defaults import SizeDefault

@@ -114,7 +114,7 @@ class ProbeProtocol(ABC):
 
     @abstractmethod
     def default_sets(
-        self, benchmark: Benchmark, n_repeats: int, size_limits: tuple[int, int], all_sets: bool
+        self, benchmark: Benchmark, n_repeats: int, size_limits: tuple[int, int, int], all_sets: bool
     ) -> SizeDefault:
         """The feature sets (and repeats) a default audit probes under this protocol, and why."""
 

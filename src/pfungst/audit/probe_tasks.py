@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.pipeline import Pipeline
 
@@ -61,6 +62,20 @@ class Block:
         renumber = np.full(self.y.size, -1)
         renumber[items] = np.arange(items.size)
         return Block(self.X[np.flatnonzero(mask)], self.y[items], renumber[self.row_item[mask]], self.is_gold[mask])
+
+    def occupied_columns(self) -> np.ndarray | None:
+        """The columns of a sparse ``X`` with a nonzero entry in some row, ascending; None when ``X`` is dense or
+        every column has one."""
+        if not sp.issparse(self.X):
+            return None
+        occupied = np.flatnonzero(sp.csr_matrix(self.X).count_nonzero(axis=0))
+        return None if occupied.size == self.X.shape[1] else occupied
+
+    def keep_columns(self, columns: np.ndarray | None) -> Block:
+        """This block with only the feature columns ``columns`` (None: all of them)."""
+        if columns is None:
+            return self
+        return Block(sp.csr_matrix(self.X)[:, columns], self.y, self.row_item, self.is_gold)
 
 
 class ItemTask:

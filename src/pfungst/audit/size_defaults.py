@@ -1,20 +1,20 @@
 """Which feature sets (and how many cross-fitting repeats) a default audit runs, by the benchmark's size.
 
 A shared-label benchmark's default is the 13 feature sets of Pacchiardi et al. 2024 up to :data:`MEDIUM_ITEMS`
-items; past that a subset chosen to keep a default audit within about ten minutes of one core: the cost of a set
-grows with the items (its refits on every training fold, its encoding), and the GPT-2 token sets and 2-gram sets
-cost several times the word 1-gram sets (at 10,000 items with scikit-learn's solvers: 80 s of CPU for GPT-2 token
-TF-IDF, 22 s for word TF-IDF). Per-item benchmarks, the ``pacchiardi2024`` protocol (its
-:meth:`~pfungst.audit.pacchiardi2024_protocol.Pacchiardi2024.default_sets`) and named feature sets are not cut.
-:func:`size_default` says which sets run and why; the audit records that in its settings (``feature_sets``,
-``feature_sets_reason``) and prints it.
+items (100,000), with ``n_repeats`` (2) repeats up to :data:`REPEAT_ITEMS` (10,000) and one past that; past
+:data:`MEDIUM_ITEMS` a subset chosen to keep a default audit within about ten minutes of one core: the cost of a
+set grows with the items (its refits on every training fold, its encoding). The 13 sets with one repeat took about
+300 CPU s at 100,000 items (``benchmarks/audit_scaling.py --sizes 100000``). Per-item benchmarks, the
+``pacchiardi2024`` protocol (its :meth:`~pfungst.audit.pacchiardi2024_protocol.Pacchiardi2024.default_sets`) and
+named feature sets are not cut. :func:`size_default` says which sets run and why; the audit records that in its
+settings (``feature_sets``, ``feature_sets_reason``, ``n_repeats``) and prints it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pfungst.audit.audit_config import LARGE_ITEMS, MEDIUM_ITEMS, check_size_limits
+from pfungst.audit.audit_config import LARGE_ITEMS, MEDIUM_ITEMS, REPEAT_ITEMS, check_size_limits
 from pfungst.audit.feature_sets import PAPER_FEATURE_SETS, builtin_defaults
 from pfungst.data.benchmark import Benchmark
 
@@ -23,6 +23,7 @@ __all__ = [
     "LARGE_ITEMS",
     "MEDIUM_DEFAULTS",
     "MEDIUM_ITEMS",
+    "REPEAT_ITEMS",
     "SizeDefault",
     "check_size_limits",
     "default_feature_sets",
@@ -32,13 +33,13 @@ __all__ = [
 MEDIUM_DEFAULTS: tuple[str, ...] = ("1-grams_presence", "1-grams_tfidf", "readability")
 """Word 1-gram presence and TF-IDF, and the readability and length set: the word sets that name cue words, and the
 one dense set (length, sentence and word statistics), without the GPT-2 token sets (their cues show in the word sets
-too) and the 2-gram sets, which cost most at this size (with ``2-grams_presence`` the four-set default took 1,014 s
-of CPU at 100,000 items and 2.3 GiB; word 1-gram presence alone 72 s, readability 50 s)."""
+too) and the 2-gram sets, which cost most at this size."""
 LARGE_DEFAULTS: tuple[str, ...] = ("1-grams_presence",)
 """Word 1-gram presence: the set that names planted words, and the cheapest of the word sets to refit."""
 SIZE_REPEATS = 1
-"""Cross-fitting repeats of a size-cut default: with tens of thousands of items the fold assignment moves kappa by
-far less than the bootstrap interval's width, so a second repeat doubles the fits for little."""
+"""Cross-fitting repeats of a default past :data:`REPEAT_ITEMS` items: with tens of thousands of items the fold
+assignment moves kappa by far less than the bootstrap interval's width, so a second repeat doubles the fits for
+little."""
 
 
 @dataclass(frozen=True)
@@ -56,13 +57,13 @@ class SizeDefault:
 
 
 def default_feature_sets(
-    benchmark: Benchmark, size_limits: tuple[int, int] = (MEDIUM_ITEMS, LARGE_ITEMS)
+    benchmark: Benchmark, size_limits: tuple[int, int, int] = (REPEAT_ITEMS, MEDIUM_ITEMS, LARGE_ITEMS)
 ) -> tuple[str, ...]:
     """The feature sets a default (cross-fitted) audit of ``benchmark`` probes (see :func:`size_default`).
 
     Example:
         >>> from pfungst.data.synthetic import make_synthetic
-        >>> default_feature_sets(make_synthetic("cue-word", 300), size_limits=(100, 200))
+        >>> default_feature_sets(make_synthetic("cue-word", 300), size_limits=(50, 100, 200))
         ('1-grams_presence',)
     """
     return size_default(benchmark, 2, size_limits=size_limits).feature_sets
@@ -72,24 +73,35 @@ def size_default(
     benchmark: Benchmark,
     n_repeats: int,
     *,
-    size_limits: tuple[int, int] = (MEDIUM_ITEMS, LARGE_ITEMS),
+    size_limits: tuple[int, int, int] = (REPEAT_ITEMS, MEDIUM_ITEMS, LARGE_ITEMS),
     all_sets: bool = False,
 ) -> SizeDefault:
     """The default feature sets and repeats for ``benchmark`` (cross-fitted), and the reason.
 
-    Shared labels: the 13 paper sets up to ``size_limits[0]`` items, :data:`MEDIUM_DEFAULTS` up to
-    ``size_limits[1]``, :data:`LARGE_DEFAULTS` past that; both with :data:`SIZE_REPEATS` repeat (``n_repeats`` when
-    smaller). Per-item choices: the sets that declare ``per_item`` in their ``default_for``, at any size.
-    ``all_sets`` keeps the full default and ``n_repeats`` at any size.
+    Shared labels, with ``size_limits = (repeat, medium, large)``: the 13 paper sets up to ``medium`` items, with
+    ``n_repeats`` up to ``repeat`` items and :data:`SIZE_REPEATS` past that (``n_repeats`` when smaller);
+    :data:`MEDIUM_DEFAULTS` up to ``large``, :data:`LARGE_DEFAULTS` past that, both with :data:`SIZE_REPEATS`.
+    Per-item choices: the sets that declare ``per_item`` in their ``default_for``, at any size. ``all_sets`` keeps
+    the 13 sets and ``n_repeats`` at any size.
     """
     if benchmark.option_kind.has_positions:
         return SizeDefault(builtin_defaults(benchmark.option_kind), n_repeats, "the default for per-item choices")
-    n_items, (medium, large) = len(benchmark), size_limits
-    if all_sets or n_items <= medium:
-        why = "all sets asked for" if all_sets and n_items > medium else f"up to {medium:,} items"
-        return SizeDefault(PAPER_FEATURE_SETS, n_repeats, f"the 13 paper feature sets: the default {why}")
+    n_items, (repeat, medium, large) = len(benchmark), size_limits
+    if all_sets and n_items > repeat:
+        return SizeDefault(PAPER_FEATURE_SETS, n_repeats, "the 13 paper feature sets: all sets asked for")
+    if n_items <= repeat:
+        return SizeDefault(
+            PAPER_FEATURE_SETS, n_repeats, f"the 13 paper feature sets: the default up to {repeat:,} items"
+        )
     repeats = min(n_repeats, SIZE_REPEATS)
     once = f"{repeats} repeat of the cross-fitting (the fold assignment moves kappa far less than the interval's width)"
+    if n_items <= medium:
+        return SizeDefault(
+            PAPER_FEATURE_SETS,
+            repeats,
+            f"the 13 paper feature sets with {once}: the default for {repeat:,} to {medium:,} items ({n_items:,} "
+            "here); --n-repeats applies to named sets (--feature-set) or with --all-feature-sets",
+        )
     if n_items <= large:
         return SizeDefault(
             MEDIUM_DEFAULTS,

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from pfungst.audit.feature_sets import PAPER_FEATURE_SETS, get_feature_set
@@ -165,3 +168,44 @@ def test_corpus_rows_with_no_ngram_left_name_min_df() -> None:
 
     with pytest.raises(ConfigError, match="found no n-grams in 2 training texts.*min_df"):
         NgramFeatures(min_df=2).fit(TextCorpus(("a cat", "one dog")).rows([0, 1]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    texts=st.lists(st.text(alphabet=st.sampled_from(list("ab cdÉé'.\n")), max_size=30), min_size=1, max_size=8),
+    level=st.sampled_from(["word", "gpt2"]),
+    ngram_range=st.sampled_from([(1, 1), (1, 2), (2, 2)]),
+    paper_compatible=st.booleans(),
+)
+def test_corpus_counts_from_token_ids_are_count_vectorizers(
+    texts: list[str], level: str, ngram_range: tuple[int, int], paper_compatible: bool
+) -> None:
+    """The corpus's n-gram counts, built from each text's token ids once, have CountVectorizer's columns, order and
+    counts (any text: empty, repeated tokens, accents, punctuation)."""
+    from pfungst.audit.features.corpus import TextCorpus
+
+    params = {"level": level, "ngram_range": ngram_range, "weighting": "presence", "paper_compatible": paper_compatible}
+    plain, shared = NgramFeatures(**params), NgramFeatures(**params)
+    try:
+        X_plain = plain.fit_transform(texts)
+    except ConfigError:  # no n-gram at all: the corpus path says so too
+        with pytest.raises(ConfigError, match="found no n-grams"):
+            shared.fit(TextCorpus(texts).rows(range(len(texts))))
+        return
+    X_shared = shared.fit_transform(TextCorpus(texts).rows(range(len(texts))))
+    assert shared.get_feature_names_out().tolist() == plain.get_feature_names_out().tolist()
+    assert (X_shared != X_plain).nnz == 0
+
+
+def test_corpus_counts_of_real_benchmark_texts_are_count_vectorizers(shared_data: Path) -> None:
+    from pfungst.audit.features.corpus import TextCorpus
+
+    lines = (shared_data / "mnli" / "dev_matched.tsv").read_text(encoding="utf-8").splitlines()
+    texts = [line[:800] for line in lines[1:1500]]
+    for level in ("word", "gpt2"):
+        params = {"level": level, "ngram_range": (1, 2), "weighting": "tf"}
+        plain, shared = NgramFeatures(**params), NgramFeatures(**params)
+        X_plain = plain.fit_transform(texts)
+        X_shared = shared.fit_transform(TextCorpus(texts).rows(range(len(texts))))
+        assert shared.get_feature_names_out().tolist() == plain.get_feature_names_out().tolist()
+        assert abs(X_shared - X_plain).max() == 0

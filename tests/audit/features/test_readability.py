@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import textstat
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pfungst.audit.features import readability
+from pfungst.audit.features.corpus import TextCorpus
 from pfungst.audit.features.readability import PAPER_FEATURES, ReadabilityFeatures, yules_k
 from pfungst.errors import ConfigError
 
@@ -84,3 +89,34 @@ def test_output_is_dense_one_row_per_text() -> None:
 def test_a_single_string_is_refused() -> None:
     with pytest.raises(ConfigError, match="not a single string"):
         ReadabilityFeatures().fit(SENTENCE)
+
+
+def _textstat_scores(text: str) -> tuple[float, float, float]:
+    return (textstat.flesch_reading_ease(text), textstat.gunning_fog(text), textstat.smog_index(text))
+
+
+def test_classic_formulas_equal_textstat_on_real_benchmark_texts(shared_data: Path) -> None:
+    """The per-word cached formulas give textstat's values to the last bit on every question and option of real
+    benchmarks (punctuation, numbers, contractions, several sentences, non-ASCII)."""
+    texts = []
+    for path in sorted(shared_data.glob("*/*.jsonl"))[:12]:
+        for line in path.read_text(encoding="utf-8").splitlines()[:300]:
+            texts.append(line[:1500])  # the raw JSON lines: every kind of punctuation and quoting
+    assert len(texts) > 1000
+    for text in texts:
+        assert readability._textstat_scores(text) == _textstat_scores(text), text[:80]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("abcdeiouy xyzAEÉİß'‘’=_-.!?,;:\n0123")), max_size=120))
+def test_classic_formulas_equal_textstat_on_any_text(text: str) -> None:
+    assert readability._textstat_scores(text) == _textstat_scores(text)
+
+
+def test_corpus_rows_are_computed_once_and_equal_the_plain_texts() -> None:
+    corpus = TextCorpus((SENTENCE, "A short one.", "", "Another text, with words!"))
+    features = ReadabilityFeatures().fit(corpus.rows([0, 1]))
+    via_corpus = features.transform(corpus.frame([3, 0, 2])["text"])
+    plain = features.transform([corpus.texts[3], corpus.texts[0], corpus.texts[2]])
+    assert np.array_equal(via_corpus, plain)
+    assert np.array_equal(features.transform(corpus.rows([1])), features.transform(["A short one."]))

@@ -22,12 +22,13 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
 import numpy as np
 import pandas as pd
+
+from pfungst.data.fingerprint import texts_fingerprint
 
 __all__ = ["ROWS_ATTR", "TEXT_FIELD", "CorpusRows", "TextCorpus", "corpus_rows", "presented_rows"]
 
@@ -46,11 +47,7 @@ class TextCorpus:
 
     def __init__(self, texts: Sequence[str]) -> None:
         self.texts: tuple[str, ...] = tuple(texts)
-        digest = hashlib.blake2b(digest_size=16)
-        for text in self.texts:
-            digest.update(text.encode("utf-8", "surrogatepass"))
-            digest.update(b"\x00")
-        self.key: str = f"{len(self.texts)}:{digest.hexdigest()}"
+        self.key: str = texts_fingerprint(self.texts)
         """``N:hash`` of the texts in order; equal keys mean equal corpora."""
         self.array: np.ndarray = np.empty(len(self.texts), dtype=object)
         """The same texts as an object array (the same string objects), to take rows of and compare with."""

@@ -43,6 +43,7 @@ from sklearn.utils.validation import check_is_fitted
 from pfungst.audit.features.corpus import CorpusRows, TextCorpus, corpus_rows
 from pfungst.audit.features.texts import as_texts
 from pfungst.audit.gpt2 import gpt2_symbols
+from pfungst.audit.ngram_presence import token_ids
 from pfungst.errors import ConfigError
 
 __all__ = ["NgramFeatures"]
@@ -151,6 +152,16 @@ def _cached_corpus_counts(corpus: TextCorpus, analyzer: _NgramAnalyzer) -> _Corp
     if found is not None:
         _CORPUS_COUNTS.move_to_end(key)
         return found
+    low, high = analyzer.ngram_range
+    found = _counted_tokens(corpus, analyzer) if high <= 2 else _vectorized(corpus, analyzer)
+    _CORPUS_COUNTS[key] = found
+    while len(_CORPUS_COUNTS) > _CORPUS_COUNTS_KEPT or (len(_CORPUS_COUNTS) > 2 and _stored() > _CORPUS_COUNTS_ENTRIES):
+        _CORPUS_COUNTS.popitem(last=False)
+    return found
+
+
+def _vectorized(corpus: TextCorpus, analyzer: _NgramAnalyzer) -> _CorpusCounts:
+    """The corpus counted by ``CountVectorizer`` with ``analyzer`` (n-grams longer than 2)."""
     vectorizer = CountVectorizer(analyzer=analyzer, lowercase=False, dtype=np.float32)
     try:
         matrix = vectorizer.fit_transform(corpus.texts).tocsr()
@@ -160,11 +171,82 @@ def _cached_corpus_counts(corpus: TextCorpus, analyzer: _NgramAnalyzer) -> _Corp
     else:
         terms = np.asarray(vectorizer.get_feature_names_out(), dtype=object)
     matrix.sort_indices()
-    found = _CorpusCounts(terms, matrix)
-    _CORPUS_COUNTS[key] = found
-    while len(_CORPUS_COUNTS) > _CORPUS_COUNTS_KEPT or (len(_CORPUS_COUNTS) > 2 and _stored() > _CORPUS_COUNTS_ENTRIES):
-        _CORPUS_COUNTS.popitem(last=False)
+    return _CorpusCounts(terms, matrix)
+
+
+@dataclass(frozen=True)
+class _CorpusTokens:
+    """Every text's tokens as ids into ``vocabulary`` (in order of first appearance), text after text."""
+
+    vocabulary: np.ndarray
+    ids: np.ndarray
+    """int32: 4 bytes a token (160 MB for a million texts of 40 words)."""
+    lengths: np.ndarray
+    """Per text, its number of tokens."""
+
+    @property
+    def document(self) -> np.ndarray:
+        """Per token, the text it belongs to."""
+        return np.repeat(np.arange(self.lengths.size, dtype=np.int32), self.lengths)
+
+
+_CORPUS_TOKENS: OrderedDict[tuple[str, str, bool, bool], _CorpusTokens] = OrderedDict()
+_CORPUS_TOKENS_KEPT = 2
+"""Tokenised corpora kept per process: words and GPT-2 tokens, each read by its 1-gram and its 2-gram counts."""
+
+
+def _corpus_tokens(corpus: TextCorpus, analyzer: _NgramAnalyzer) -> _CorpusTokens:
+    """The tokens of every text of ``corpus`` as the analyzer's 1-grams give them (tokenised once per process)."""
+    key = (corpus.key, analyzer.level, analyzer.lowercase, analyzer.strip_accents)
+    found = _CORPUS_TOKENS.get(key)
+    if found is None:
+        level, lowercase, strip = analyzer.level, analyzer.lowercase, analyzer.strip_accents
+        vocabulary, ids, lengths = token_ids(
+            _document_grams(text, level, (1, 1), lowercase, strip) for text in corpus.texts
+        )
+        found = _CorpusTokens(np.asarray(list(vocabulary), dtype=object), ids, lengths)
+        _CORPUS_TOKENS[key] = found
+        while len(_CORPUS_TOKENS) > _CORPUS_TOKENS_KEPT:
+            _CORPUS_TOKENS.popitem(last=False)
+    _CORPUS_TOKENS.move_to_end(key)
     return found
+
+
+def _counted_tokens(corpus: TextCorpus, analyzer: _NgramAnalyzer) -> _CorpusCounts:
+    """The counts ``CountVectorizer(analyzer=analyzer)`` gives (the same columns, in its sorted order, the same
+    counts), from the corpus's token ids: 1-grams are the ids, 2-grams the pairs of ids next to each other in a
+    text, joined as the analyzer joins them (``"a b"``). Tokens hold no spaces, so each joined 2-gram is one pair."""
+    tokens = _corpus_tokens(corpus, analyzer)
+    low, high = analyzer.ngram_range
+    size, ids, document = tokens.vocabulary.size, tokens.ids.astype(np.int64), tokens.document
+    terms, rows, keys = [], [], []
+    if low == 1:
+        terms.append(tokens.vocabulary)
+        rows.append(document)
+        keys.append(ids)
+    if high == 2 and ids.size > 1:
+        same_text = document[1:] == document[:-1]
+        pairs, inverse = np.unique(ids[:-1][same_text] * size + ids[1:][same_text], return_inverse=True)
+        first, second = np.divmod(pairs, size)
+        vocabulary = tokens.vocabulary
+        terms.append(
+            np.asarray([f"{vocabulary[a]} {vocabulary[b]}" for a, b in zip(first, second, strict=True)], dtype=object)
+        )
+        rows.append(document[1:][same_text])
+        keys.append(inverse.reshape(-1) + sum(part.size for part in terms[:-1]))
+    every = np.concatenate(terms) if terms else np.asarray([], dtype=object)
+    if every.size == 0:
+        return _CorpusCounts(every, sp.csr_matrix((len(corpus), 0), dtype=np.float32))
+    order = np.asarray(sorted(range(every.size), key=every.__getitem__), dtype=np.int64)
+    column = np.empty(every.size, dtype=np.int64)
+    column[order] = np.arange(every.size)
+    row_index, column_index = np.concatenate(rows), column[np.concatenate(keys)]
+    matrix = sp.csr_matrix(
+        (np.ones(row_index.size, dtype=np.float32), (row_index, column_index)), shape=(len(corpus), every.size)
+    )
+    matrix.sum_duplicates()
+    matrix.sort_indices()
+    return _CorpusCounts(every[order], matrix)
 
 
 def _stored() -> int:

