@@ -271,13 +271,14 @@ def fit_item_classifier(
 
 
 def l1_screened_columns(X: Any, C: float) -> np.ndarray | None:
-    """The columns an L1 logistic regression at ``C`` can give a nonzero weight, or None when that is every column.
+    """The columns an L1 logistic regression at ``C`` can give a nonzero weight, or None to fit on every column.
 
     liblinear minimises ``||w||_1 + C * sum_i log(1 + exp(-y_i w.x_i))``; the loss term's derivative in ``w_j`` is
     smaller in size than ``C * sum_i |x_ij|`` at any ``w``, so where that is at most 1 the optimum has ``w_j = 0``
     exactly, whatever the other weights. Those columns are left out of the fit (their weight is 0): the same
     optimum, while liblinear's L1 solver otherwise pays for every column in every pass (1.6 million word pairs of
-    80,000 items, of which a few thousand pass at ``C`` = 0.01). One column is always kept.
+    80,000 items, of which a few thousand pass at ``C`` = 0.01). One column is always kept; where more than half of
+    the columns pass, the fit takes them all (None), rather than a copy of most of the matrix.
     """
     if sp.issparse(X):
         csr = sp.csr_matrix(X)
@@ -285,7 +286,7 @@ def l1_screened_columns(X: Any, C: float) -> np.ndarray | None:
     else:
         mass = np.abs(np.asarray(X, dtype=np.float64)).sum(axis=0)
     kept = np.flatnonzero(C * mass > 1.0)
-    if kept.size == mass.size:
+    if kept.size > mass.size // 2:  # too few to leave out for a copy of the matrix to pay (a million items: 0.4 GB)
         return None
     return kept if kept.size else np.asarray([int(np.argmax(mass))])
 

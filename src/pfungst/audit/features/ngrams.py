@@ -184,11 +184,6 @@ class _CorpusTokens:
     lengths: np.ndarray
     """Per text, its number of tokens."""
 
-    @property
-    def document(self) -> np.ndarray:
-        """Per token, the text it belongs to."""
-        return np.repeat(np.arange(self.lengths.size, dtype=np.int32), self.lengths)
-
 
 _CORPUS_TOKENS: OrderedDict[tuple[str, str, bool, bool], _CorpusTokens] = OrderedDict()
 _CORPUS_TOKENS_KEPT = 2
@@ -215,36 +210,48 @@ def _corpus_tokens(corpus: TextCorpus, analyzer: _NgramAnalyzer) -> _CorpusToken
 def _counted_tokens(corpus: TextCorpus, analyzer: _NgramAnalyzer) -> _CorpusCounts:
     """The counts ``CountVectorizer(analyzer=analyzer)`` gives (the same columns, in its sorted order, the same
     counts), from the corpus's token ids: 1-grams are the ids, 2-grams the pairs of ids next to each other in a
-    text, joined as the analyzer joins them (``"a b"``). Tokens hold no spaces, so each joined 2-gram is one pair."""
+    text, joined as the analyzer joins them (``"a b"``). Tokens hold no spaces, so each joined 2-gram is one pair.
+
+    Each part's entries come text by text already, so its matrix is built row by row (no sort of the whole corpus's
+    entries; int32 column numbers), and the parts are added."""
     tokens = _corpus_tokens(corpus, analyzer)
     low, high = analyzer.ngram_range
-    size, ids, document = tokens.vocabulary.size, tokens.ids.astype(np.int64), tokens.document
-    terms, rows, keys = [], [], []
+    terms: list[np.ndarray] = []
+    parts: list[tuple[np.ndarray, np.ndarray]] = []  # per part: each entry's key, each text's number of entries
     if low == 1:
         terms.append(tokens.vocabulary)
-        rows.append(document)
-        keys.append(ids)
-    if high == 2 and ids.size > 1:
-        same_text = document[1:] == document[:-1]
-        pairs, inverse = np.unique(ids[:-1][same_text] * size + ids[1:][same_text], return_inverse=True)
+        parts.append((tokens.ids, tokens.lengths))
+    if high == 2:
+        size, ids = tokens.vocabulary.size, tokens.ids
+        follows = np.ones(max(ids.size - 1, 0), dtype=bool)  # token i + 1 is in token i's text
+        ends = np.cumsum(tokens.lengths)[:-1] - 1
+        follows[ends[(ends >= 0) & (ends < follows.size)]] = False
+        codes = ids[:-1][follows].astype(np.int64) * size + ids[1:][follows]
+        pairs, inverse = np.unique(codes, return_inverse=True)
+        del codes
         first, second = np.divmod(pairs, size)
         vocabulary = tokens.vocabulary
         terms.append(
             np.asarray([f"{vocabulary[a]} {vocabulary[b]}" for a, b in zip(first, second, strict=True)], dtype=object)
         )
-        rows.append(document[1:][same_text])
-        keys.append(inverse.reshape(-1) + sum(part.size for part in terms[:-1]))
+        offset = sum(part.size for part in terms[:-1])
+        parts.append((inverse.reshape(-1) + offset, np.maximum(tokens.lengths - 1, 0)))
     every = np.concatenate(terms) if terms else np.asarray([], dtype=object)
     if every.size == 0:
         return _CorpusCounts(every, sp.csr_matrix((len(corpus), 0), dtype=np.float32))
     order = np.asarray(sorted(range(every.size), key=every.__getitem__), dtype=np.int64)
-    column = np.empty(every.size, dtype=np.int64)
-    column[order] = np.arange(every.size)
-    row_index, column_index = np.concatenate(rows), column[np.concatenate(keys)]
-    matrix = sp.csr_matrix(
-        (np.ones(row_index.size, dtype=np.float32), (row_index, column_index)), shape=(len(corpus), every.size)
-    )
-    matrix.sum_duplicates()
+    column = np.empty(every.size, dtype=np.int32)
+    column[order] = np.arange(every.size, dtype=np.int32)
+    matrix: sp.csr_matrix | None = None
+    for keys, per_text in parts:
+        indptr = np.zeros(per_text.size + 1, dtype=np.int64)
+        np.cumsum(per_text, out=indptr[1:])
+        part = sp.csr_matrix(
+            (np.ones(keys.size, dtype=np.float32), column[keys], indptr), shape=(len(corpus), every.size)
+        )
+        part.sum_duplicates()  # sorts each row's columns, then adds repeats
+        matrix = part if matrix is None else matrix + part
+    assert matrix is not None
     matrix.sort_indices()
     return _CorpusCounts(every[order], matrix)
 
