@@ -144,7 +144,7 @@ def one_time_loads() -> Callable[[list[str]], Any]:
 
 
 def run_cli(app: Callable[..., Any], path: Path, out: Path | None) -> None:
-    """``pfungst audit PATH --quiet`` (with ``--json OUT`` when given), its stdout discarded."""
+    """``pfungst audit PATH --quiet`` (with ``--json OUT`` when given, else beside PATH), its stdout discarded."""
     with redirect_stdout(io.StringIO()):
         try:
             app(["audit", str(path), "--quiet", *(["--json", str(out)] if out else [])], standalone_mode=False)
@@ -230,7 +230,8 @@ def main() -> None:
                 clock.seconds.clear()
                 started = time.perf_counter()
                 clock.mark = time.process_time()
-                out = Path(folder) / f"{name}-{time.time_ns()}.json" if args.json_dir else None
+                # Always a file of our own: without --json the audit saves its JSON beside the data file.
+                out = Path(folder) / f"{name}-{time.time_ns()}.json"
                 run_cli(app, DATA / name / "gpt-4-0613.jsonl", out)
                 clock._switch()
                 seconds = dict(clock.seconds)
