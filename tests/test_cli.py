@@ -309,6 +309,8 @@ def test_score_killed_with_sigkill_resumes_without_repeating_a_model_call(shared
         "--threads",
         "1",
         "--quiet",
+        "--json",
+        str(tmp_path / "killed.json"),  # never beside the shared data file
         *options,
     ]
     process = subprocess.Popen(
@@ -356,6 +358,8 @@ def test_score_interrupted_with_ctrl_c_exits_130_and_keeps_its_answers(shared_da
         "30",
         "--chunk-size",
         "2",
+        "--json",
+        str(tmp_path / "interrupted.json"),  # never beside the shared data file
     ]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
