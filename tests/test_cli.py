@@ -355,7 +355,7 @@ def test_score_interrupted_with_ctrl_c_exits_130_and_keeps_its_answers(shared_da
         "1",
         "--quiet",
         "--limit",
-        "30",
+        "200",  # 800 requests: still running when the first rows are seen, even on a busy machine
         "--chunk-size",
         "2",
         "--json",
@@ -369,7 +369,7 @@ def test_score_interrupted_with_ctrl_c_exits_130_and_keeps_its_answers(shared_da
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr
     assert "interrupted" in stderr and "Traceback" not in stderr
-    assert 0 < _cache_rows(cache) < 120
+    assert 0 < _cache_rows(cache) < 800
 
 
 # --- pfungst stress: the embedded SmolLM2 model on a tiny benchmark ---------------------------------------------
