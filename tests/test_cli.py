@@ -361,7 +361,14 @@ def test_score_interrupted_with_ctrl_c_exits_130_and_keeps_its_answers(shared_da
         "--json",
         str(tmp_path / "interrupted.json"),  # never beside the shared data file
     ]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        # as from a terminal: a run started in the background (nohup, `cmd &` in a script) inherits SIGINT ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 120
     while _cache_rows(cache) == 0 and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
