@@ -3,11 +3,12 @@
 A shared-label benchmark's default is the 13 feature sets of Pacchiardi et al. 2024 up to :data:`MEDIUM_ITEMS`
 items (100,000), with ``n_repeats`` (2) repeats up to :data:`REPEAT_ITEMS` (10,000) and one past that; past
 :data:`MEDIUM_ITEMS` a subset chosen to keep a default audit within about ten minutes of one core: the cost of a
-set grows with the items (its refits on every training fold, its encoding). The 13 sets with one repeat took about
-300 CPU s at 100,000 items (``benchmarks/audit_scaling.py --sizes 100000``). Per-item benchmarks, the
-``pacchiardi2024`` protocol (its :meth:`~pfungst.audit.pacchiardi2024_protocol.Pacchiardi2024.default_sets`) and
-named feature sets are not cut. :func:`size_default` says which sets run and why; the audit records that in its
-settings (``feature_sets``, ``feature_sets_reason``, ``n_repeats``) and prints it.
+set grows with the items (its refits on every training fold, its encoding). The 13 sets with one repeat took 273
+CPU s at 100,000 synthetic items, 2 cores shared with another job (``benchmarks/audit_scaling.py``). Per-item
+benchmarks, the ``pacchiardi2024`` protocol
+(:meth:`~pfungst.audit.pacchiardi2024_protocol.Pacchiardi2024.default_sets`) and named feature sets are not cut.
+:func:`size_default` says which sets run and why; the audit records that in its settings (``feature_sets``,
+``feature_sets_reason``, ``n_repeats``) and prints it.
 """
 
 from __future__ import annotations
