@@ -13,6 +13,16 @@ and prints the median seconds, items per second, the ratio to lm-eval, tokens fe
 once plus every choice token), whether each backend picks the same option as lm-eval on every item (argmax of the
 summed log-likelihood) and the largest absolute difference of log-likelihoods. Only the scoring call is timed; torch
 (and llama.cpp) use ``--threads`` threads. Needs torch, transformers and ``lm-eval`` (``pip install lm-eval``).
+
+Against the machine's limit: the script measures float32 matrix-multiply throughput (torch, the model's own layer
+shapes at ``--threads`` threads, best of several products) and reports each backend's tokens per second and the
+floating-point work it did (2 flops per weight per token fed, plus the vocabulary projection at every position a
+backend projects: all positions for ``HFLM`` and llama.cpp, which keep every position's logits, the scored ones for
+``HFModel``) as a share of that throughput; llama.cpp's row counts the same work although its 4-bit weights use
+integer arithmetic. The last line gives the ceiling this sets: HFModel's own work (already below the minimum's, as
+options share leading tokens) at the measured throughput, against lm-eval's median. With float32 arithmetic no
+backend doing that work can beat lm-eval by more than that ratio on this machine.
+
 Usage::
 
     python benchmarks/compare_lm_eval.py --model-dir /tmp/smollm2-hf [--items 200] [--runs 3] [--threads 2]
@@ -24,9 +34,11 @@ import argparse
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from matmul_limit import Work, matmul_gflops
 from results_file import add_record_option, recording
 
 import pfungst
@@ -40,8 +52,9 @@ TITLE = "Cloze throughput against lm-evaluation-harness"
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "llm_foundry" / "arc_easy.jsonl"
 
-Scorer = Callable[[Sequence[LoglikelihoodRequest]], tuple[list[float], int, int]]
-"""Scores requests; returns the log-likelihoods, the real tokens fed and the tokens fed including padding."""
+Scorer = Callable[[Sequence[LoglikelihoodRequest]], tuple[list[float], int, int, int]]
+"""Scores requests; returns the log-likelihoods, the real tokens fed, the tokens fed including padding and the
+positions projected onto the vocabulary."""
 
 
 def build_requests(n_items: int) -> tuple[list[LoglikelihoodRequest], list[int]]:
@@ -71,33 +84,38 @@ def lm_eval_scorer(model_dir: str, batch_size: int) -> Scorer:
 
     lm._model_call = counting_call  # type: ignore[method-assign]
 
-    def score(requests: Sequence[LoglikelihoodRequest]) -> tuple[list[float], int, int]:
+    def score(requests: Sequence[LoglikelihoodRequest]) -> tuple[list[float], int, int, int]:
         fed[0] = 0
         instances = [
             Instance(request_type="loglikelihood", doc={}, arguments=(r.context, r.continuation), idx=i)
             for i, r in enumerate(requests)
         ]
-        return [float(logprob) for logprob, _ in lm.loglikelihood(instances, disable_tqdm=True)], -1, fed[0]
+        logprobs = [float(logprob) for logprob, _ in lm.loglikelihood(instances, disable_tqdm=True)]
+        return logprobs, -1, fed[0], fed[0]  # HFLM keeps every position's logits
 
     return score
 
 
-def pfungst_scorer(model: Any) -> Scorer:
-    """A pfungst backend; real and padded token counts from its ``stats``."""
+def pfungst_scorer(model: Any, *, projects_all: bool) -> Scorer:
+    """A pfungst backend; real and padded token counts from its ``stats``. ``projects_all``: it computes the logits
+    of every position it evaluates (llama.cpp's ``logits_all``), not only where a choice token is predicted."""
 
-    def score(requests: Sequence[LoglikelihoodRequest]) -> tuple[list[float], int, int]:
+    def score(requests: Sequence[LoglikelihoodRequest]) -> tuple[list[float], int, int, int]:
         before = (model.stats.tokens_evaluated, getattr(model.stats, "tokens_padded", 0))
-        logprobs = [result.logprob for result in model.loglikelihood(requests)]
+        results = model.loglikelihood(requests)
         real = model.stats.tokens_evaluated - before[0]
-        return logprobs, real, real + getattr(model.stats, "tokens_padded", 0) - before[1]
+        fed = real + getattr(model.stats, "tokens_padded", 0) - before[1]
+        return [r.logprob for r in results], real, fed, real if projects_all else sum(r.n_tokens for r in results)
 
     return score
 
 
-def minimum_tokens(model: Any, requests: Sequence[LoglikelihoodRequest]) -> int:
-    """Each distinct context's tokens once plus every continuation token (as ``model`` splits them)."""
+def minimum_tokens(model: Any, requests: Sequence[LoglikelihoodRequest]) -> tuple[int, int]:
+    """Each distinct context's tokens once plus every continuation token (as ``model`` splits them), and the
+    continuation tokens alone (the positions that must be projected onto the vocabulary)."""
     contexts = {r.context.rstrip() for r in requests}
-    return sum(len(model.tokenize(c)) for c in contexts) + sum(r.n_tokens for r in model.loglikelihood(requests))
+    continuation = sum(r.n_tokens for r in model.loglikelihood(requests))
+    return sum(len(model.tokenize(c)) for c in contexts) + continuation, continuation
 
 
 def _choices(logprobs: Sequence[float], sizes: Sequence[int]) -> list[int]:
@@ -115,26 +133,40 @@ def run(scorers: dict[str, Scorer], requests: Sequence[LoglikelihoodRequest], ru
     for round_ in range(runs):
         for name, scorer in scorers.items():
             started = time.perf_counter()
-            logprobs, real, fed = scorer(requests)
+            logprobs, real, fed, projected = scorer(requests)
             seconds = time.perf_counter() - started
-            out[name].update(logprobs=logprobs, real=real, fed=fed)
+            out[name].update(logprobs=logprobs, real=real, fed=fed, projected=projected)
             out[name]["seconds"].append(seconds)
             print(f"  round {round_ + 1}: {name:<18} {seconds:7.2f} s", flush=True)
     return out
 
 
-def print_table(results: dict[str, dict[str, Any]], sizes: Sequence[int], golds: Sequence[int], minimum: int) -> None:
-    """One row per backend, lm-eval first; agreement and differences are against lm-eval."""
+@dataclass(frozen=True)
+class Limit:
+    """What the machine and the model allow: matrix-multiply throughput, work per token and the minimum tokens."""
+
+    gflops: float
+    shape: str
+    work: Work
+    minimum: int
+    """Each context once plus every choice token."""
+    scored: int
+    """Choice tokens: the positions whose prediction must be projected onto the vocabulary."""
+
+
+def print_table(results: dict[str, dict[str, Any]], sizes: Sequence[int], golds: Sequence[int], limit: Limit) -> None:
+    """One row per backend, lm-eval first; agreement and differences are against lm-eval; then the ceiling."""
     reference = results["lm-eval HFLM"]
     base_seconds = statistics.median(reference["seconds"])
     base_choices = _choices(reference["logprobs"], sizes)
-    n_items = len(sizes)
+    n_items, minimum = len(sizes), limit.minimum
     print(
         f"\n{n_items} items, {sum(sizes)} requests; minimum tokens (each context once + every choice token): {minimum}"
     )
     print(
         f"{'backend':<18} {'median s':>8} {'runs (s)':>22} {'items/s':>8} {'x lm-eval':>9} {'real tok':>9} "
-        f"{'fed+pad':>8} {'fed/min':>7} {'same choice':>12} {'max|dLL|':>9} {'acc':>5}"
+        f"{'fed+pad':>8} {'fed/min':>7} {'same choice':>12} {'max|dLL|':>9} {'acc':>5} {'tok/s':>6} "
+        f"{'GFLOP/s':>7} {'of peak':>7}"
     )
     for name, result in results.items():
         seconds = statistics.median(result["seconds"])
@@ -144,11 +176,24 @@ def print_table(results: dict[str, dict[str, Any]], sizes: Sequence[int], golds:
         accuracy = sum(c == g for c, g in zip(choices, golds, strict=True)) / n_items
         real = "n/a" if result["real"] < 0 else str(result["real"])
         runs = "/".join(f"{s:.1f}" for s in result["seconds"])
+        rate = limit.work.flops(result["fed"], result["projected"]) / seconds / 1e9
         print(
             f"{name:<18} {seconds:>8.2f} {runs:>22} {n_items / seconds:>8.2f} {base_seconds / seconds:>9.2f} "
             f"{real:>9} {result['fed']:>8} {result['fed'] / minimum:>7.2f} {f'{same}/{n_items}':>12} "
-            f"{diff:>9.2e} {accuracy:>5.3f}"
+            f"{diff:>9.2e} {accuracy:>5.3f} {result['fed'] / seconds:>6.0f} {rate:>7.1f} {rate / limit.gflops:>7.0%}"
         )
+    own = results["pfungst HFModel"]
+    work = limit.work.flops(own["fed"], own["projected"])
+    floor = work / limit.gflops / 1e9
+    print(
+        f"\nMeasured float32 matrix-multiply throughput: {limit.gflops:.1f} GFLOP/s (torch, {limit.shape}). "
+        f"Work: {limit.work.per_token / 1e6:.0f} MFLOP per token fed plus {limit.work.per_projection / 1e6:.0f} "
+        f"MFLOP per position projected onto the vocabulary. pfungst HFModel's work ({work / 1e9:.0f} GFLOP: "
+        f"{own['fed']} tokens, {own['projected']} projections; the minimum is {minimum} tokens, "
+        f"{limit.scored} projections) takes {floor:.2f} s at that throughput: at most "
+        f"{base_seconds / floor:.1f}x lm-eval's {base_seconds:.2f} s in float32 arithmetic on this machine, "
+        "before attention, normalisation and the rest."
+    )
 
 
 def main() -> None:
@@ -173,21 +218,24 @@ def main() -> None:
         golds = [item.gold for item in list(pfungst.load(DATA))[: args.items]]
         hf_options = {"batch_size": args.hf_batch_size} if args.hf_batch_size else {}
         hf = HFModel(args.model_dir, n_threads=args.threads, **hf_options)
+        config = hf._model.config
+        throughput = matmul_gflops(config, args.threads)  # before the other models load
         scorers = {
             "lm-eval HFLM": lm_eval_scorer(args.model_dir, args.batch_size),
-            "pfungst HFModel": pfungst_scorer(hf),
+            "pfungst HFModel": pfungst_scorer(hf, projects_all=False),
         }
         if not args.no_llamacpp:
             from pfungst.models.embedded import embedded_model_path
             from pfungst.models.llamacpp import LlamaCppModel
 
-            scorers["pfungst llama.cpp"] = pfungst_scorer(LlamaCppModel(embedded_model_path(), n_threads=args.threads))
-        minimum = minimum_tokens(hf, requests)
+            llama = LlamaCppModel(embedded_model_path(), n_threads=args.threads)
+            scorers["pfungst llama.cpp"] = pfungst_scorer(llama, projects_all=True)
+        limit = Limit(*throughput, Work.of(config), *minimum_tokens(hf, requests))
         print(
             f"torch {torch.__version__}, {torch.get_num_threads()} threads; HFModel batch size {hf.batch_size}, "
             f"prefix sharing {hf.prefix_sharing}; lm-eval batch size {args.batch_size}"
         )
-        print_table(run(scorers, requests, args.runs), sizes, golds, minimum)
+        print_table(run(scorers, requests, args.runs), sizes, golds, limit)
 
 
 if __name__ == "__main__":
