@@ -7,7 +7,8 @@ pfungst's ``cloze-raw`` rule does under the ``mmlu`` format (context ``"Question
 * lm-eval's ``HFLM`` (``lm.loglikelihood`` over ``Instance`` objects, batch size 8: its best on a CPU),
 * pfungst's :class:`~pfungst.models.hf.HFModel` on the same transformers folder,
 * pfungst's :class:`~pfungst.models.llamacpp.LlamaCppModel` on the bundled GGUF (for information: another engine
-  and 4-bit weights, so its log-likelihoods differ),
+  and 4-bit weights, so its log-likelihoods differ), with its stored Q4_1 weights and with ``weights="f16"`` (a
+  converted copy in ``$PFUNGST_MODELS`` or ``~/.cache/pfungst/models``, written on the first run),
 
 and prints the median seconds, items per second, the ratio to lm-eval, tokens fed against the minimum (each context
 once plus every choice token), whether each backend picks the same option as lm-eval on every item (argmax of the
@@ -205,7 +206,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=8, help="lm-eval's batch size")
     parser.add_argument("--hf-batch-size", type=int, default=None, help="HFModel's batch size (its default if unset)")
-    parser.add_argument("--no-llamacpp", action="store_true", help="skip the llama.cpp row")
+    parser.add_argument("--no-llamacpp", action="store_true", help="skip the llama.cpp rows")
     add_record_option(parser)
     args = parser.parse_args()
     with recording("compare_lm_eval", TITLE, enabled=not args.no_record):
@@ -230,6 +231,8 @@ def main() -> None:
 
             llama = LlamaCppModel(embedded_model_path(), n_threads=args.threads)
             scorers["pfungst llama.cpp"] = pfungst_scorer(llama, projects_all=True)
+            f16 = LlamaCppModel(embedded_model_path(), n_threads=args.threads, weights="f16")
+            scorers["llama.cpp f16"] = pfungst_scorer(f16, projects_all=True)
         limit = Limit(*throughput, Work.of(config), *minimum_tokens(hf, requests))
         print(
             f"torch {torch.__version__}, {torch.get_num_threads()} threads; HFModel batch size {hf.batch_size}, "

@@ -79,7 +79,16 @@ def test_recording_keeps_the_old_figures_when_the_run_fails(results_file: Module
     assert "old figures" in _section(path.read_text(), "speed")
 
 
-@pytest.mark.parametrize("script", sorted(p.name for p in BENCHMARKS.glob("*.py") if p.name != "results_file.py"))
+SCRIPTS = sorted(p.name for p in BENCHMARKS.glob("*.py") if 'if __name__ == "__main__":' in p.read_text())
+"""The benchmark scripts; the other modules (``results_file``, ``matmul_limit``) are helpers they import."""
+
+
+def test_the_helpers_are_not_mistaken_for_scripts() -> None:
+    assert "compare_lm_eval.py" in SCRIPTS
+    assert not {"results_file.py", "matmul_limit.py"} & set(SCRIPTS)
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
 def test_every_benchmark_script_records_its_figures_and_offers_no_record(script: str) -> None:
     source = (BENCHMARKS / script).read_text()
     assert "add_record_option(parser)" in source

@@ -171,6 +171,7 @@ def five_items(tmp_path: Path) -> Path:
     [
         (["score", "{data}", "--model", "smollm2", "--threads", "0"], r"n_threads \(--threads.* at least 1.*got 0"),
         (["score", "{data}", "--model", "smollm2", "--threads", "-4"], r"n_threads \(--threads.* at least 1.*got -4"),
+        (["score", "{data}", "--model", "smollm2", "--weights", "q4"], r"weights \(--weights\) 'q4'.*stored, f16, f32"),
         (["stress", "{data}", "--model", "smollm2", "--sample", "999"], r"--sample\) 999 is more than the 5 items"),
         (["audit", "{data}", "--c-grid", "1e-300"], r"--c-grid.*every C must be a number from 1e-06 to 1e\+06"),
         (["audit", "{data}", "--c-grid", ""], r"--c-grid.*'' is not a list of numbers"),

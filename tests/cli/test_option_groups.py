@@ -24,7 +24,7 @@ SHARED = {
 
 OPTIONS = {
     "data": ("--reader", "--map", "--on-error", "--strict"),
-    "model": ("--cache", "--chunk-size", "--threads", "--timeout", "--deadline", "--retries"),
+    "model": ("--cache", "--chunk-size", "--threads", "--weights", "--timeout", "--deadline", "--retries"),
     "sampling": ("--limit", "--sample", "--seed", "--n-bootstrap"),
     "audit": (
         "--feature-set",

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from pfungst.data import Benchmark, Item
-from pfungst.errors import BackendUnavailable, ContextOverflow, MissingDependency, RequestFailed
+from pfungst.errors import BackendUnavailable, ConfigError, ContextOverflow, MissingDependency, RequestFailed
 from pfungst.models.embedded import embedded_model_path
 from pfungst.models.llamacpp import LlamaCppModel, file_fingerprint
 from pfungst.models.requests import GenerateRequest, LoglikelihoodRequest, NextTokenRequest
@@ -25,6 +25,23 @@ OPTIONS = (" a rock", " the sun", " a spoon", " sand")
 def model() -> Iterator[LlamaCppModel]:
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
     loaded = LlamaCppModel(embedded_model_path(), n_ctx=512, n_threads=1)
+    yield loaded
+    loaded.close()
+
+
+@pytest.fixture(scope="module")
+def converted_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A fresh folder for converted weights, as ``$PFUNGST_MODELS``, for this module's tests."""
+    folder = tmp_path_factory.mktemp("converted")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PFUNGST_MODELS", str(folder))
+        yield folder
+
+
+@pytest.fixture(scope="module")
+def f16_model(converted_folder: Path) -> Iterator[LlamaCppModel]:
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    loaded = LlamaCppModel(embedded_model_path(), n_ctx=512, n_threads=1, weights="f16")
     yield loaded
     loaded.close()
 
@@ -78,6 +95,60 @@ def test_fingerprint_holds_name_size_and_sha256_never_the_path_and_follows_conte
     assert first == f"llamacpp:m.gguf:104:{hashlib.sha256(old).hexdigest()}"
     assert second == f"llamacpp:m.gguf:105:{hashlib.sha256(new).hexdigest()}"
     assert str(tmp_path) not in first  # privacy: the name, never the folder
+
+
+def test_unknown_weights_are_refused_with_the_known_ones() -> None:
+    with pytest.raises(ConfigError, match=r"Unknown weights 'q4' for a llama.cpp model. Available: stored, f16, f32"):
+        LlamaCppModel(embedded_model_path(), weights="q4")
+
+
+def test_an_unwritable_folder_for_converted_weights_is_named_with_the_way_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("PFUNGST_MODELS", str(blocker / "models"))
+    with pytest.raises(BackendUnavailable, match=r"Cannot write the f16 copy of .*PFUNGST_MODELS.*weights='stored'"):
+        LlamaCppModel(embedded_model_path(), n_threads=1, weights="f16")
+
+
+# -- converted weights ----------------------------------------------------------------------------------------------
+
+
+def test_f16_weights_are_converted_once_named_in_the_fingerprint_and_pick_the_same_options(
+    model: LlamaCppModel, f16_model: LlamaCppModel, converted_folder: Path
+) -> None:
+    (copy,) = converted_folder.glob("*.f16.gguf")
+    written = copy.stat().st_mtime_ns
+    again = LlamaCppModel(embedded_model_path(), n_ctx=512, n_threads=1, weights="f16")
+    requests = [LoglikelihoodRequest(CONTEXT, option) for option in OPTIONS]
+
+    stored = [result.logprob for result in model.loglikelihood(requests)]
+    converted = [result.logprob for result in f16_model.loglikelihood(requests)]
+
+    assert copy.stat().st_mtime_ns == written  # the second model reads the copy the first one wrote
+    assert again.fingerprint == f16_model.fingerprint == model.fingerprint.replace(".gguf:", ".gguf@f16:", 1)
+    assert again.loglikelihood(requests) == f16_model.loglikelihood(requests)
+    assert int(np.argmax(converted)) == int(np.argmax(stored))
+    assert converted != stored and np.allclose(converted, stored, atol=1.5)  # other arithmetic, the same model
+    again.close()
+
+
+def test_f16_results_are_bit_identical_whatever_the_batch_order_or_what_was_evaluated_before(
+    f16_model: LlamaCppModel,
+) -> None:
+    requests = [LoglikelihoodRequest(CONTEXT, option) for option in OPTIONS]
+    requests += [LoglikelihoodRequest("Question: 2 + 2 =", " 4"), LoglikelihoodRequest(CONTEXT + " the", " sun")]
+    forward = f16_model.loglikelihood(requests)
+
+    backward = f16_model.loglikelihood(requests[::-1])[::-1]
+    one_by_one = [f16_model.loglikelihood([request])[0] for request in requests]
+
+    assert backward == forward
+    assert one_by_one == forward
+    (whole,) = f16_model.loglikelihood([LoglikelihoodRequest(CONTEXT, " the sun")])
+    assert whole.logprob == pytest.approx(_slow_loglikelihood(f16_model.weights_path, CONTEXT, " the sun")[0], abs=1e-9)
 
 
 # -- log-likelihood -------------------------------------------------------------------------------------------------

@@ -194,6 +194,14 @@ _Cache = Annotated[
     READ_WRITE,
 ]
 _Threads = Annotated[int | None, typer.Option(help="CPU threads for a llama.cpp model (default: its choice).")]
+_Weights = Annotated[
+    str | None,
+    typer.Option(
+        help="Weight type a llama.cpp model computes with: stored (the file's own), f16 or f32 (a converted copy, "
+        "written once into ~/.cache/pfungst/models or $PFUNGST_MODELS; faster for Q4_1 files such as the "
+        "embedded model). Default: stored."
+    ),
+]
 _Timeout = Annotated[
     float | None, typer.Option(help="Seconds a model server may take to answer one request (openai: models).")
 ]
@@ -224,6 +232,8 @@ class ModelOptions(OptionGroup):
     """The SQLite cache file; None for the default one."""
     threads: _Threads = None
     """CPU threads of a llama.cpp model; None for its choice."""
+    weights: _Weights = None
+    """Weight type of a llama.cpp model; None for the file's own."""
     timeout: _Timeout = None
     """Seconds per request to a model server; None for the backend's default."""
     deadline: _Deadline = None
@@ -245,7 +255,7 @@ class ModelOptions(OptionGroup):
         when one model is known).
 
         Raises:
-            ConfigError: ``--threads`` or ``--retries`` out of range;
+            ConfigError: ``--threads`` or ``--retries`` out of range; ``--weights`` not a known type;
                 ``--timeout`` or ``--deadline`` is not a number of seconds within
                 :func:`~pfungst.models.seconds.check_seconds`'s bounds.
         """
@@ -256,6 +266,7 @@ class ModelOptions(OptionGroup):
         check_seconds("--deadline", self.deadline)
         backend: dict[str, Any] = {"n_threads": self.threads} if self.threads is not None else {}
         given = {
+            "weights": self.weights,
             "timeout": self.timeout,
             "retries": self.retries,
             "deadline": self.deadline,

@@ -22,6 +22,7 @@ from pfungst.errors import (
     unknown_name_message,
 )
 from pfungst.evaluate.formats import PromptFormat, get_format
+from pfungst.models.gguf_weights import check_weights
 from pfungst.settings import check_settings, setting
 
 if TYPE_CHECKING:  # the settings load without numpy (the command line builds its options from them)
@@ -208,9 +209,9 @@ def override_run_settings(config: _Holder, settings: Mapping[str, Any], what: st
 
 def check_model_options(options: Mapping[str, Any]) -> None:
     """Raise :class:`ConfigError` for a backend setting out of its range: ``n_threads`` 1 to
-    :data:`~pfungst.errors.JOBS_PER_CPU` per core, ``retries`` 0 to :data:`MAX_RETRIES` (timeouts are checked by the
-    HTTP backend). Checked whether or not the model's backend takes the setting, so a value is refused the same way
-    for every model."""
+    :data:`~pfungst.errors.JOBS_PER_CPU` per core, ``retries`` 0 to :data:`MAX_RETRIES`, ``weights`` not one of
+    :data:`~pfungst.models.gguf_weights.WEIGHTS` (timeouts are checked by the HTTP backend). Checked whether or not
+    the model's backend takes the setting, so a value is refused the same way for every model."""
     if options.get("n_threads") is not None:
         check_count(
             f"n_threads (--threads; {JOBS_PER_CPU} per CPU core at most)",
@@ -221,6 +222,8 @@ def check_model_options(options: Mapping[str, Any]) -> None:
         )
     if options.get("retries") is not None:
         check_count("retries (--retries)", options["retries"], minimum=0, maximum=MAX_RETRIES)
+    if options.get("weights") is not None:
+        check_weights(options["weights"], "weights (--weights)")
 
 
 def check_count(name: str, value: Any, minimum: int, none: str = "", maximum: int | None = None) -> None:
