@@ -149,7 +149,7 @@ NOT_CONFIG = {
     "fail_on",
     "card",
 }
-MODEL_OPTIONS = {"threads", "timeout", "deadline", "retries", "debug"}  # the backend's options (model_options)
+MODEL_OPTIONS = {"threads", "weights", "timeout", "deadline", "retries", "debug"}  # the backend's (model_options)
 COMMANDS = {
     "audit": (pfungst.AuditConfig, {"feature_set", "deduplicate", "fix", "findings", "validity"}),
     "score": (pfungst.RunConfig, set()),
