@@ -17,11 +17,11 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from pfungst.errors import BackendUnavailable, ConfigError
+from pfungst.path_checks import create_beside
 
 __all__ = ["WEIGHTS", "check_weights", "converted_copy", "weights_folder"]
 
@@ -64,7 +64,7 @@ def converted_copy(llama_cpp: Any, source: Path, sha256: str, weights: str, thre
     params.nthread = threads
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+        temporary, descriptor = create_beside(target)
         os.close(descriptor)
     except OSError as exc:
         raise BackendUnavailable(
@@ -73,13 +73,12 @@ def converted_copy(llama_cpp: Any, source: Path, sha256: str, weights: str, thre
         ) from exc
     try:
         with _quiet():
-            status = llama_cpp.llama_model_quantize(str(source).encode(), temporary.encode(), ctypes.byref(params))
+            status = llama_cpp.llama_model_quantize(str(source).encode(), str(temporary).encode(), ctypes.byref(params))
         if status != 0:
             raise BackendUnavailable(f"llama.cpp could not write {weights} weights of {source} (status {status}).")
         os.replace(temporary, target)
     finally:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+        temporary.unlink(missing_ok=True)
     return target
 
 

@@ -60,6 +60,18 @@ def file_fingerprint(path: str | Path, weights: str = "stored") -> str:
         BackendUnavailable: The file cannot be read.
     """
     resolved = Path(path).resolve()
+    size, digest = _file_sha256(resolved)
+    tag = "" if weights == "stored" else f"@{weights}"
+    return f"llamacpp:{resolved.name}{tag}:{size}:{digest}"
+
+
+def _file_sha256(path: Path) -> tuple[int, str]:
+    """The size and SHA-256 of a model file, hashed once per (resolved path, modification time, size) in a process.
+
+    Raises:
+        BackendUnavailable: The file cannot be read.
+    """
+    resolved = path.resolve()
     try:
         stat = resolved.stat()
         key = (str(resolved), stat.st_mtime_ns, stat.st_size)
@@ -70,8 +82,7 @@ def file_fingerprint(path: str | Path, weights: str = "stored") -> str:
                 _HASHES[key] = digest
     except OSError as exc:
         raise BackendUnavailable(f"Cannot read the model file {resolved}: {exc}") from exc
-    tag = "" if weights == "stored" else f"@{weights}"
-    return f"llamacpp:{resolved.name}{tag}:{stat.st_size}:{digest}"
+    return stat.st_size, digest
 
 
 def _sha256(path: Path) -> str:
@@ -165,8 +176,7 @@ class LlamaCppModel(LocalModel):
         self._fingerprint: str | None = None
         source = self.path
         if weights != "stored":
-            sha256 = self.fingerprint.rsplit(":", 1)[1]
-            source = converted_copy(llama_cpp, self.path, sha256, weights, n_threads)
+            source = converted_copy(llama_cpp, self.path, _file_sha256(self.path)[1], weights, n_threads)
         self.weights_path = source
         try:
             self._llama = llama_cpp.Llama(
