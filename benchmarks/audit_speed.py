@@ -21,7 +21,7 @@ interleaved dataset by dataset so that all see the same machine load:
 ``--arms`` picks which run (``sklearn`` always does). It prints per dataset and arm the wall and CPU seconds, the CPU
 ratio sklearn / arm, whether the verdict (label and kind) and its feature set are the same as ``sklearn``'s, the
 largest and median |delta kappa| over the 13 probes and how many fold choices are the same; then per arm the ratio
-reference / CPU against the 10x target and whether its kappas moved no more than ``seed``'s over all 52 probes:
+reference / CPU against the 20x target and whether its kappas moved no more than ``seed``'s over all 52 probes:
 its median and 90th percentile |delta kappa| no larger than those of a change of seed (the largest of 52 is
 printed too, but one draw is too noisy to judge by).
 ``--extra PATH[:FIELD,...]`` adds other benchmarks to that comparison (timed, no reference). CPU seconds are this
@@ -53,8 +53,9 @@ from results_file import add_record_option, record_results  # noqa: E402
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "pacchiardi"
 REFERENCE_SECONDS = {"neubaroco": 14, "moral_permissibility": 25, "causal_judgment": 39, "commonsense_qa_2": 82}
 """The reference implementation's seconds per dataset on 2 cores (issue 10); 160 s in all."""
-TARGET_RATIO = 10.0
-"""Issue 28's target: the default protocol at least 10x faster than the reference's 160 s, in one process."""
+TARGET_RATIO = 20.0
+"""Issue 40's target (issue 28 asked for 10x): the default protocol at least 20x faster than the reference's 160 s
+(8 CPU seconds), in one process."""
 YARDSTICK = "seed"
 """The arm whose distance from ``sklearn`` (a change of seed) measures how precisely the protocol fixes a kappa."""
 

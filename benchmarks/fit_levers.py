@@ -1,15 +1,15 @@
 """What each of the large-benchmark fitting levers saves, and that none moves the result more than a change of seed.
 
-Four levers of the default audit act only where a benchmark is large (a few thousand items and up); each is exact up
-to the solvers' tolerance:
+Four levers of the default audit; the first three act only where a benchmark is large (ten thousand items and up),
+each exact up to the solvers' tolerance, the fourth wherever it is cheaper:
 
 - ``dual``: L2 by liblinear's dual coordinate descent from :data:`~pfungst.audit.classifiers.DUAL_MIN_ROWS` training
   rows (the same objective as the primal);
 - ``prune``: the fold's classifier grid drops the n-gram columns no inner-fit row has (their weight is 0);
 - ``screen``: L1 fits leave out the columns whose values sum to at most ``1 / C``, whose L1 weight is 0 at the
   optimum (:func:`~pfungst.audit.classifiers.l1_screened_columns`);
-- ``table``: bootstrap and permutation draws on the contingency table past
-  :data:`~pfungst.audit.resampled_kappa.TABLE_ITEMS` items (the same distribution).
+- ``table``: bootstrap and permutation draws on the contingency table where it has fewer possible cells than there
+  are items (:func:`~pfungst.audit.resampled_kappa.resamples_table`; the same distribution).
 
 It audits ``audit_scaling``'s synthetic shared-label benchmark (``--items``, default 30,000; ``--all-feature-sets``:
 the 13 paper sets) in one process, in arms: ``before`` (every lever off), ``no <lever>`` (every lever but that one),
@@ -50,7 +50,7 @@ def lever_off(name: str) -> Iterator[None]:
         "dual": (classifiers, "DUAL_MIN_ROWS", 10**12),
         "prune": (probe_tasks.Block, "occupied_columns", lambda self: None),
         "screen": (classifiers, "l1_screened_columns", lambda X, C: None),
-        "table": (resampled_kappa, "TABLE_ITEMS", 10**12),
+        "table": (resampled_kappa, "resamples_table", lambda n, k, n_repeats: False),
     }
     owner, attribute, value = patches[name]
     before = getattr(owner, attribute)

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy import sparse
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.multiclass import OneVsRestClassifier
 from typer.testing import CliRunner
@@ -24,7 +25,7 @@ from pfungst.audit.classifiers import (
     make_classifier,
     top_features,
 )
-from pfungst.audit.one_vs_rest import OneVsRestLogistic, predict_classes
+from pfungst.audit.liblinear_logistic import LiblinearLogistic, predict_classes
 from pfungst.audit.probe import ProbeConfig
 from pfungst.cli import app
 from pfungst.data.synthetic import make_synthetic
@@ -68,7 +69,7 @@ def test_liblinear_l2_on_three_classes_is_one_vs_rest_and_predicts_each_class(se
     X = rng.normal(size=(120, 5)) + np.eye(3, 5)[y] * 3
     spec = ProbeConfig(c_grid=(1.0,), classifiers=("l2_C1",)).candidates()[0]
     model = fit_item_classifier(spec, X, y, n_classes=3, seed=seed, max_iter=1000)
-    assert isinstance(model, OneVsRestLogistic) and model.estimator.solver == "liblinear"
+    assert isinstance(model, LiblinearLogistic) and model.coef_.shape == (3, 5)
     assert np.mean(model.predict(X) == y) > 0.9
     paper = fit_item_classifier(
         ProbeConfig(c_grid=(1.0,), classifiers=("l2_C1",), solvers="sklearn").candidates()[0],
@@ -91,12 +92,12 @@ def test_large_l2_fits_solve_liblinears_dual_and_reach_the_primals_optimum(
     primal = fit_item_classifier(spec, X, y, n_classes=3, seed=seed, max_iter=1000)
     monkeypatch.setattr(classifiers, "DUAL_MIN_ROWS", 600)
     dual = fit_item_classifier(spec, X, y, n_classes=3, seed=seed, max_iter=1000)
-    assert isinstance(dual, OneVsRestLogistic) and dual.estimator.dual and not primal.estimator.dual
+    assert isinstance(dual, LiblinearLogistic) and dual.dual and not primal.dual
     held_out = sparse.random(200, 300, density=0.05, random_state=seed + 1, format="csr")
     assert np.mean(dual.predict(held_out) == primal.predict(held_out)) > 0.97
     np.testing.assert_allclose(dual.coef_, primal.coef_, atol=0.05 * np.abs(primal.coef_).max())
     dense = fit_item_classifier(spec, X.toarray(), y, n_classes=3, seed=seed, max_iter=1000)
-    assert not dense.estimator.dual  # a few dense columns (readability) keep the primal, where the dual is slow
+    assert not dense.dual  # a few dense columns (readability) keep the primal, where the dual is slow
 
 
 @pytest.mark.parametrize(("name", "fields"), [("cue-word", ("hypothesis",)), ("longest-option", ()), ("control", ())])
@@ -172,32 +173,48 @@ def test_a_one_vs_rest_model_fitted_on_two_of_three_classes_names_its_features(s
     X = rng.normal(size=(60, 2)) + np.outer(y == 2, [3.0, 0.0])
     spec = ProbeConfig(c_grid=(1.0,), classifiers=("l2_C1",)).candidates()[0]
     model = fit_item_classifier(spec, X, y, n_classes=3, seed=seed, max_iter=1000)
-    assert isinstance(model, OneVsRestLogistic) and len(model.estimators_) == 1
+    assert isinstance(model, LiblinearLogistic) and model.coef_.shape[0] == 1
     top = top_features(model, ["shifted", "noise"], ["a", "b", "c"], top_k=1)
     assert [(weight.class_name, weight.feature) for weight in top if weight.rank == 1][0] == ("c", "shifted")
     assert {weight.class_name for weight in top} <= {"a", "c"}
 
 
+@pytest.mark.parametrize("sparse_input", [False, True])
 @pytest.mark.parametrize("classes", [(0, 1, 2), (0, 2)])
 @pytest.mark.parametrize("name", ["l1_C0.01", "l1_C1", "l1_C100", "l2_C1"])
-def test_one_vs_rest_gives_scikit_learns_one_vs_rest_models_and_predictions(
-    name: str, classes: tuple[int, ...], seed: int
+def test_liblinear_fits_are_scikit_learns_models_and_predictions(
+    name: str, classes: tuple[int, ...], sparse_input: bool, seed: int
 ) -> None:
-    # The grid's own one-vs-rest loop must be OneVsRestClassifier without the overhead: same coefficients, same
-    # classes, ties (L1 at C = 0.01: every weight zero) to the first class, two classes as one binary model.
+    # The grid's own liblinear call must give what LogisticRegression gives (one-vs-rest: OneVsRestClassifier),
+    # coefficient for coefficient: same classes, ties (L1 at C = 0.01: every weight zero) to the first class, two
+    # classes as one binary model.
     rng = np.random.default_rng(seed)
     y = rng.choice(classes, size=150)
     X = (rng.random((150, 40)) < 0.15).astype(float) + np.eye(3, 40)[y] * rng.random((150, 1))
+    X = sparse.csr_matrix(X) if sparse_input else X
     spec = next(spec for spec in ProbeConfig().candidates() if spec.name == name)
     ours = fit_item_classifier(spec, X, y, n_classes=3, seed=seed, max_iter=1000)
-    theirs = OneVsRestClassifier(make_classifier(spec, n_classes=3, seed=seed, max_iter=1000).estimator).fit(X, y)
-    assert isinstance(ours, OneVsRestLogistic)
-    assert np.array_equal(ours.classes_, theirs.classes_) and len(ours.estimators_) == len(theirs.estimators_)
-    for mine, reference in zip(ours.estimators_, theirs.estimators_, strict=True):
-        assert np.array_equal(mine.coef_, reference.coef_) and np.array_equal(mine.intercept_, reference.intercept_)
+    reference = LogisticRegression(
+        C=spec.C, l1_ratio=float(spec.penalty == "l1"), solver="liblinear", tol=spec.tol, max_iter=1000,
+        random_state=seed,
+    )  # fmt: skip
+    theirs = (OneVsRestClassifier(reference) if len(classes) > 2 else reference).fit(X, y)
+    assert isinstance(ours, LiblinearLogistic)
+    assert np.array_equal(ours.classes_, theirs.classes_)
+    binaries = getattr(theirs, "estimators_", [theirs])
+    assert np.array_equal(ours.coef_, np.vstack([model.coef_ for model in binaries]))
+    assert np.array_equal(ours.intercept_, np.concatenate([model.intercept_ for model in binaries]))
     held_out = (rng.random((300, 40)) < 0.15).astype(float)
     assert np.array_equal(predict_classes(ours, held_out), theirs.predict(held_out))
     assert np.array_equal(ours.predict(held_out), theirs.predict(held_out))
+
+
+def test_a_liblinear_fit_that_stops_at_max_iter_warns_as_scikit_learn_does(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1], 100)
+    X = rng.normal(size=(200, 30)) + y[:, np.newaxis]
+    with pytest.warns(ConvergenceWarning, match="Liblinear failed to converge"):
+        LiblinearLogistic(C=100.0, penalty="l1", tol=1e-8, max_iter=1, random_state=seed).fit(X, y)
 
 
 def test_predictions_read_off_the_coefficients_are_scikit_learns(seed: int) -> None:
@@ -224,7 +241,7 @@ def test_l1_fits_leave_out_only_columns_the_full_fit_leaves_at_zero(
     kept = classifiers.l1_screened_columns(X, C)
     assert kept is not None and 0 in kept and kept.size < X.shape[1]
     spec = classifiers.ClassifierSpec(f"l1_C{C:g}", "l1", C, "liblinear")
-    full = OneVsRestLogistic(make_classifier(spec, n_classes=2, seed=seed, max_iter=1000)).fit(X, y)
+    full = make_classifier(spec, seed=seed, max_iter=1000).fit(X, y)
     assert classifiers.SCREEN_MIN_ROWS == 10_000 > X.shape[0]
     small = fit_item_classifier(spec, X, y, n_classes=3, seed=seed, max_iter=1000)
     assert np.array_equal(small.coef_, full.coef_)

@@ -31,9 +31,9 @@ Why these solvers: with ``penalty="l1"`` scikit-learn's default solver (lbfgs) i
 the paper's code ran for L1 (fast and exact on sparse n-grams). liblinear shuffles coordinates with
 ``random_state``, which the paper left unseeded; here it is the probe's seed, so every run repeats exactly.
 liblinear is binary-only since scikit-learn 1.8, so for K > 2 it is fitted one-vs-rest
-(:class:`~pfungst.audit.one_vs_rest.OneVsRestLogistic`: the models ``OneVsRestClassifier`` gives, without its
-per-call overhead), which is what scikit-learn did inside ``LogisticRegression`` when the paper ran. L2 keeps the
-paper's default, lbfgs (deterministic). Option-level inputs use
+(:class:`~pfungst.audit.liblinear_logistic.LiblinearLogistic`: the models ``LogisticRegression`` and
+``OneVsRestClassifier`` give, without their per-fit checks), which is what scikit-learn did inside
+``LogisticRegression`` when the paper ran. L2 keeps the paper's default, lbfgs (deterministic). Option-level inputs use
 :class:`~pfungst.audit.conditional_logit.ConditionalLogit` with the same penalty and ``C``.
 """
 
@@ -55,7 +55,7 @@ from sklearn.linear_model import LogisticRegression
 
 from pfungst.audit.c_grid import DEFAULT_C_GRID, MAX_C, MIN_C, Solvers, check_c_grid
 from pfungst.audit.conditional_logit import ConditionalLogit
-from pfungst.audit.one_vs_rest import OneVsRestLogistic
+from pfungst.audit.liblinear_logistic import LiblinearLogistic
 from pfungst.errors import ConfigError
 from pfungst.registry import Registry
 
@@ -224,24 +224,16 @@ def _spec(classifier: ClassifierSpec | str) -> ClassifierSpec:
     return classifier if isinstance(classifier, ClassifierSpec) else CLASSIFIERS.resolve(classifier)
 
 
-def make_classifier(
-    classifier: ClassifierSpec | str, *, n_classes: int, seed: int, max_iter: int, n_rows: int = 0
-) -> ClassifierMixin:
+def make_classifier(classifier: ClassifierSpec | str, *, seed: int, max_iter: int, n_rows: int = 0) -> ClassifierMixin:
     """A fresh item-level classifier for a grid entry (a spec, or a name of :data:`CLASSIFIERS`; see the module
     docstring for the solvers) to be fitted on a sparse matrix of ``n_rows`` rows (0 for a dense one: that picks
     liblinear's L2 solver, :data:`DUAL_MIN_ROWS`)."""
     spec = _spec(classifier)
-    l1_ratio = 1.0 if spec.penalty == "l1" else 0.0
-    model = LogisticRegression(
-        C=spec.C,
-        l1_ratio=l1_ratio,
-        dual=spec.dual(n_rows),
-        solver=spec.item_solver,
-        tol=spec.tol,
-        max_iter=max_iter,
-        random_state=seed,
+    if spec.item_solver == "lbfgs":
+        return LogisticRegression(C=spec.C, solver="lbfgs", tol=spec.tol, max_iter=max_iter, random_state=seed)
+    return LiblinearLogistic(
+        C=spec.C, penalty=spec.penalty, dual=spec.dual(n_rows), tol=spec.tol, max_iter=max_iter, random_state=seed
     )
-    return model if spec.item_solver == "lbfgs" or n_classes <= 2 else OneVsRestLogistic(model)
 
 
 def make_choice_model(classifier: ClassifierSpec | str, *, max_iter: int) -> ConditionalLogit:
@@ -258,7 +250,7 @@ def fit_item_classifier(
         return DummyClassifier(strategy="most_frequent").fit(X, y)
     spec = _spec(classifier)
     n_rows = X.shape[0] if sp.issparse(X) else 0  # the dual only for sparse matrices (see DUAL_MIN_ROWS)
-    model = make_classifier(spec, n_classes=n_classes, seed=seed, max_iter=max_iter, n_rows=n_rows)
+    model = make_classifier(spec, seed=seed, max_iter=max_iter, n_rows=n_rows)
     if spec.item_solver == "lbfgs":
         return model.fit(X, y)
     screened = spec.penalty == "l1" and spec.solvers == "liblinear" and X.shape[0] >= SCREEN_MIN_ROWS
@@ -291,13 +283,12 @@ def l1_screened_columns(X: Any, C: float) -> np.ndarray | None:
     return kept if kept.size else np.asarray([int(np.argmax(mass))])
 
 
-def _widened(model: Any, kept: np.ndarray, n_features: int) -> Any:
+def _widened(model: LiblinearLogistic, kept: np.ndarray, n_features: int) -> LiblinearLogistic:
     """``model``, fitted on the columns ``kept``, with zero weights for the others: a model of all ``n_features``."""
-    for estimator in (model, *getattr(model, "estimators_", ())):
-        coef = np.zeros((estimator.coef_.shape[0], n_features))
-        coef[:, kept] = estimator.coef_
-        estimator.coef_ = coef
-        estimator.n_features_in_ = n_features
+    coef = np.zeros((model.coef_.shape[0], n_features))
+    coef[:, kept] = model.coef_
+    model.coef_ = coef
+    model.n_features_in_ = n_features
     return model
 
 
@@ -306,7 +297,7 @@ _LIBLINEAR = threading.Lock()
 by each fit: fits in two threads at once would interleave its draws and give other coefficients than a serial run.
 One liblinear fit at a time keeps audits whose jobs run in threads (``--parallel threads``, a Dask worker's threads)
 bit-identical to serial ones (lbfgs fits still run together). A fit holds it alone: one-vs-rest fits its classes in
-a loop of its own (:class:`~pfungst.audit.one_vs_rest.OneVsRestLogistic`), with no nested jobs to wait for."""
+a loop of its own (:class:`~pfungst.audit.liblinear_logistic.LiblinearLogistic`), with no nested jobs to wait for."""
 
 
 @contextmanager
@@ -372,7 +363,7 @@ def class_weights(model: Any, class_names: Sequence[str]) -> dict[str, np.ndarra
     """Per class, the coefficient vector that raises its score (binary models: +coef for class 1, -coef for 0)."""
     if isinstance(model, ConditionalLogit):
         return {"chosen": model.coef_, "not chosen": -model.coef_}
-    if isinstance(model, OneVsRestLogistic | LogisticRegression):
+    if isinstance(model, LiblinearLogistic | LogisticRegression):
         coef, classes = np.atleast_2d(model.coef_), model.classes_
         if coef.shape[0] == 1:  # binary (also one-vs-rest fitted on a fold with two of the K classes)
             return {class_names[int(classes[1])]: coef[0], class_names[int(classes[0])]: -coef[0]}

@@ -75,7 +75,7 @@ def choose_classifier(
         best, stale = -np.inf, 0
         for spec in path:
             if warm:
-                model = _path_step(model, spec, fit_block, task.n_classes, seed, max_iter)
+                model = _path_step(model, spec, fit_block, seed, max_iter)
                 starts[spec.name] = copy.deepcopy(model)
             else:
                 model = task.fit(spec, fit_block, seed=seed, max_iter=max_iter)
@@ -107,10 +107,10 @@ def _warm_startable(task: _Task, spec: ClassifierSpec, y: np.ndarray) -> bool:
 
 
 def _path_step(
-    model: LogisticRegression | None, spec: ClassifierSpec, block: Any, n_classes: int, seed: int, max_iter: int
+    model: LogisticRegression | None, spec: ClassifierSpec, block: Any, seed: int, max_iter: int
 ) -> LogisticRegression:
     """Move the path's estimator to ``spec.C`` and refit from its current optimum (the first step from zero)."""
     if model is None:
-        model = make_classifier(spec, n_classes=n_classes, seed=seed, max_iter=max_iter)
+        model = make_classifier(spec, seed=seed, max_iter=max_iter)
         model.set_params(warm_start=True)
     return model.set_params(C=spec.C).fit(block.X, block.y)

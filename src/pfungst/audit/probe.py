@@ -188,7 +188,7 @@ def _check_components(plans: Sequence[ProbePlan], config: ProbeConfig) -> None:
     classifiers = [
         make_choice_model(spec, max_iter=max_iter)
         if level == "option"
-        else make_classifier(spec, n_classes=n_classes, seed=config.seed, max_iter=max_iter)
+        else make_classifier(spec, seed=config.seed, max_iter=max_iter)
         for level, n_classes in kinds
         for spec in config.candidates()
     ]

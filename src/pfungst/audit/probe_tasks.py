@@ -29,7 +29,7 @@ from pfungst.audit.encoder import fit_encoder
 from pfungst.audit.features.corpus import TextCorpus
 from pfungst.audit.folds import fold_ids, is_grouped
 from pfungst.audit.inputs import ItemInputs, OptionTable
-from pfungst.audit.one_vs_rest import predict_classes
+from pfungst.audit.liblinear_logistic import predict_classes
 
 __all__ = [
     "Block",
