@@ -4,6 +4,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -201,3 +202,28 @@ def test_near_duplicate_components_asked_twice_for_the_same_texts_are_the_same_a
     first[:] = 7
     assert near_duplicate_components(texts, 0.6).tolist() == [0, 0, 1, 0]
     assert near_duplicate_components(texts, 0.99).tolist() == [0, 1, 2, 0]  # another threshold: computed again
+
+
+def test_near_duplicates_found_chunk_by_chunk_are_those_found_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Texts are hashed a chunk at a time to bound memory: any chunk size joins the same texts, across chunk
+    boundaries too, and texts without words (which have no entries) stay components of their own."""
+    from pfungst.data import near_duplicates
+
+    rng = np.random.default_rng(3)
+    vocabulary = [f"w{k}" for k in range(400)]
+    texts: list[str] = []
+    for position in range(600):
+        if position % 97 == 5:
+            texts.append("")
+        elif texts and rng.random() < 0.3:  # an earlier text with one word changed: a near duplicate
+            words = (texts[int(rng.integers(0, len(texts)))] or "w1").split()
+            words[int(rng.integers(0, len(words)))] = vocabulary[int(rng.integers(0, 400))]
+            texts.append(" ".join(words))
+        else:
+            texts.append(" ".join(rng.choice(vocabulary, size=int(rng.integers(8, 25)))))
+    whole = near_duplicates._components(texts, 0.6, 8, 4, 0)
+    assert 100 < int(whole.max()) + 1 < 550  # planted pairs joined
+    assert len(set(whole[[5, 102, 199]].tolist())) == 3  # the empty texts: each its own
+    monkeypatch.setattr(near_duplicates, "CHUNK_TEXTS", 37)
+    assert np.array_equal(near_duplicates._components(texts, 0.6, 8, 4, 0), whole)
+    assert near_duplicates.word_sets(texts).shape == (600, 1 << 22)

@@ -7,7 +7,9 @@ a collision can join two words once in millions. Each text gets ``n_bands x band
 hashing modulo the Mersenne prime 2**31 - 1, seeded); texts whose hashes agree on a whole band are candidates
 (at Jaccard 0.8, 8 bands of 4 find a pair with probability 0.985; at 0.5, 0.40), each candidate is checked
 against the first text of its bucket by its exact Jaccard similarity, and the pairs that pass are joined into
-components. Work grows linearly with the number of texts (a million short texts in about a minute on one core).
+components. Work grows linearly with the number of texts (a million short texts in about a minute on one core), and
+the texts are hashed a chunk at a time (:data:`CHUNK_TEXTS`), so memory beyond the word sets themselves stays
+bounded (a million texts of 20 to 60 words: about 1 GB in all, where hashing them at once took 3.7).
 
 Example:
     >>> said = "the chief told the counselor that he took the day off and went home early"
@@ -28,13 +30,19 @@ from sklearn.feature_extraction.text import HashingVectorizer
 
 from pfungst.data.fingerprint import texts_fingerprint
 
-__all__ = ["near_duplicate_components", "word_sets"]
+__all__ = ["CHUNK_TEXTS", "near_duplicate_components", "word_sets"]
 
 _PRIME = (1 << 31) - 1
+CHUNK_TEXTS = 50_000
+"""Texts hashed, and min-hashed, at a time: bounds the transient memory at any number of texts."""
 
 
 def word_sets(texts: Sequence[str]) -> sparse.csr_matrix:
-    """One row per text, a 1 in the (hashed) column of each distinct lower-cased word."""
+    """One row per text, a 1 in the (hashed) column of each distinct lower-cased word (and word pair), float32.
+
+    The texts are hashed :data:`CHUNK_TEXTS` at a time and only the column numbers are kept, so the transient
+    memory of scikit-learn's vectoriser stays that of one chunk (a million texts: 80 million entries).
+    """
     vectorizer = HashingVectorizer(
         n_features=1 << 22,
         token_pattern=r"(?u)\b\w+\b",
@@ -42,10 +50,21 @@ def word_sets(texts: Sequence[str]) -> sparse.csr_matrix:
         binary=True,
         norm=None,
         alternate_sign=False,
+        dtype=np.float32,
     )
-    words = vectorizer.transform(texts).tocsr()
-    words.sort_indices()
-    return words
+    columns, lengths = [], []
+    for start in range(0, len(texts), CHUNK_TEXTS):
+        chunk = vectorizer.transform(texts[start : start + CHUNK_TEXTS]).tocsr()
+        chunk.sort_indices()
+        columns.append(chunk.indices.astype(np.int32, copy=False))
+        lengths.append(np.diff(chunk.indptr))
+    indices = np.concatenate(columns) if columns else np.zeros(0, dtype=np.int32)
+    del columns
+    indptr = np.zeros(len(texts) + 1, dtype=np.int64)
+    if lengths:
+        np.cumsum(np.concatenate(lengths), out=indptr[1:])
+    data = np.ones(indices.size, dtype=np.float32)
+    return sparse.csr_matrix((data, indices, indptr), shape=(len(texts), 1 << 22))
 
 
 def near_duplicate_components(
@@ -90,20 +109,25 @@ def _components(texts: Sequence[str], threshold: float, n_bands: int, band_rows:
 def _band_keys(
     words: sparse.csr_matrix, filled: np.ndarray, n_bands: int, band_rows: int, seed: int
 ) -> list[np.ndarray]:
-    """Per band, one key per filled text: its ``band_rows`` min-hashes combined."""
+    """Per band, one key per filled text: its ``band_rows`` min-hashes combined (:data:`CHUNK_TEXTS` texts at a time,
+    so that the hashes of all the entries are never held at once)."""
     rng = np.random.default_rng([seed, 2_147_483_647])
     a = rng.integers(1, _PRIME, size=n_bands * band_rows, dtype=np.int64)
     b = rng.integers(0, _PRIME, size=n_bands * band_rows, dtype=np.int64)
-    columns = words.indices.astype(np.int64)
-    starts = words.indptr[filled]
-    keys = []
-    for band in range(n_bands):
-        key = np.zeros(filled.size, dtype=np.uint64)
-        for row in range(band * band_rows, (band + 1) * band_rows):
-            hashes = (a[row] * columns + b[row]) % _PRIME  # columns < 2**22, a < 2**31: no overflow
-            key = key * np.uint64(_PRIME) + np.minimum.reduceat(hashes, starts).astype(np.uint64)
-        keys.append(key)
-    return keys
+    keys = np.zeros((n_bands, filled.size), dtype=np.uint64)
+    for lo in range(0, filled.size, CHUNK_TEXTS):
+        rows = filled[lo : lo + CHUNK_TEXTS]
+        first = words.indptr[rows[0]]
+        # Texts without words have no entries, so the filled rows' entries are one contiguous run.
+        columns = words.indices[first : words.indptr[rows[-1] + 1]].astype(np.int64)
+        starts = words.indptr[rows] - first
+        for band in range(n_bands):
+            key = np.zeros(rows.size, dtype=np.uint64)
+            for row in range(band * band_rows, (band + 1) * band_rows):
+                hashes = (a[row] * columns + b[row]) % _PRIME  # columns < 2**22, a < 2**31: no overflow
+                key = key * np.uint64(_PRIME) + np.minimum.reduceat(hashes, starts).astype(np.uint64)
+            keys[band, lo : lo + rows.size] = key
+    return list(keys)
 
 
 def _band_pairs(filled: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
