@@ -11,10 +11,9 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import Pipeline
 
-from pfungst.audit.encoder import EncoderSettings, make_encoder
+from pfungst.audit.encoder import EncoderSettings, encoded_feature_set, make_encoder
 from pfungst.audit.feature_sets import FeatureSet, get_feature_set
 from pfungst.audit.features.corpus import TextCorpus, corpus_rows
 from pfungst.audit.features.ngrams import NgramFeatures
@@ -126,14 +125,19 @@ def test_paper_protocol_encoder_keeps_the_k_columns_of_highest_anova_f(seed: int
     assert np.array_equal(X.toarray(), counts[:, kept])
 
 
-def test_encoder_is_a_column_transformer_with_one_triple_per_feature_set() -> None:
+def test_encoder_hands_each_feature_set_its_field_and_never_the_answer() -> None:
     encoder = make_encoder(get_feature_set("2-grams_tfidf"), CROSSFIT)
-    assert isinstance(encoder, Pipeline) and isinstance(encoder.named_steps["features"], ColumnTransformer)
-    ((name, part, field),) = encoder.named_steps["features"].transformers
-    assert (name, field) == ("2-grams_tfidf", "text")
-    assert part.named_steps["transform"].get_params()["ngram_range"] == (1, 2)
-    option_field = make_encoder(get_feature_set("options"), CROSSFIT).named_steps["features"].transformers[0][2]
+    assert isinstance(encoder, Pipeline) and list(encoder.named_steps) == ["field", "transform", "scale", "select"]
+    field = encoder.named_steps["field"]
+    assert (field.feature_set, field.field) == ("2-grams_tfidf", "text") and encoded_feature_set(
+        encoder
+    ) == field.feature_set
+    assert encoder.named_steps["transform"].get_params()["ngram_range"] == (1, 2)
+    option_field = make_encoder(get_feature_set("options"), CROSSFIT).named_steps["field"].field
     assert "is_gold" not in option_field and "option" in option_field
+    frame = TextCorpus(("a cat",)).frame([0]).rename(columns={"text": "question"})
+    with pytest.raises(ValueError, match=r"feature set '2-grams_tfidf' reads column\(s\) \['text'\]"):
+        encoder.fit(frame)
 
 
 def test_a_sparse_feature_set_without_zeros_is_scaled_by_column_maximum_not_standardised() -> None:
@@ -162,10 +166,10 @@ def test_crossfit_features_are_fitted_without_labels_and_paper_selection_with_th
     plugin = FeatureSet("recorder", "", "item", f"{__name__}:_RecordsLabels")
     crossfit = make_encoder(plugin, CROSSFIT)
     task.encode(crossfit, train, fit=True)
-    assert not crossfit.named_steps["features"].named_transformers_["recorder"].named_steps["transform"].saw_labels_
+    assert not crossfit.named_steps["transform"].saw_labels_
     paper = make_encoder(plugin, EncoderSettings({}, scale_dense=False, select_k=1))
     task.encode(paper, train, fit=True)
-    assert paper.named_steps["features"].named_transformers_["recorder"].named_steps["transform"].saw_labels_
+    assert paper.named_steps["transform"].saw_labels_
 
 
 def test_whole_corpus_counts_are_not_used_for_texts_a_step_has_changed() -> None:

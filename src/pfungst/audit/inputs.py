@@ -158,7 +158,7 @@ class OptionRows:
 
     def input_frame(self) -> pd.DataFrame:
         """The rows' frame with its ``attrs`` naming these rows, for a transformer that reuses whole-table work
-        (:func:`option_rows` finds them again in the columns a ``ColumnTransformer`` passes on)."""
+        (:func:`option_rows` finds them again in the columns the encoder's ``InputField`` passes on)."""
         frame = self.frame.copy(deep=False)
         frame.attrs[ROWS_ATTR] = self
         return frame

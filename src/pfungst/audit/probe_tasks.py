@@ -25,7 +25,7 @@ from pfungst.audit.classifiers import (
     make_choice_model,
     top_features,
 )
-from pfungst.audit.encoder import fit_encoder
+from pfungst.audit.encoder import encoded_feature_set, fit_encoder
 from pfungst.audit.features.corpus import TextCorpus
 from pfungst.audit.folds import fold_ids, is_grouped
 from pfungst.audit.inputs import ItemInputs, OptionTable
@@ -99,7 +99,7 @@ class ItemTask:
         frame = self.corpus.frame(items)
         y = self.y[items]
         X = fit_encoder(encoder, frame, y) if fit else encoder.transform(frame)
-        check_finite(X, _feature_set_name(encoder))
+        check_finite(X, encoded_feature_set(encoder))
         return Block(X, y)
 
     def fit(self, name: ClassifierSpec | str, block: Block, *, seed: int, max_iter: int) -> Any:
@@ -139,7 +139,7 @@ class OptionTask:
         frame = rows.input_frame()
         is_gold = frame["is_gold"].to_numpy(dtype=bool)
         X = fit_encoder(encoder, frame, is_gold.astype(int)) if fit else encoder.transform(frame)
-        check_finite(X, _feature_set_name(encoder))
+        check_finite(X, encoded_feature_set(encoder))
         if fit:
             self.random_ties = not _has_position_columns(encoder)
         return Block(X, self.y[items], frame["item"].to_numpy(dtype=int), is_gold)
@@ -163,13 +163,6 @@ class OptionTask:
         found = np.full(block.y.size, np.nan)
         found[rows[is_gold]] = model.predict_proba_rows(block.X, rows)[is_gold]
         return found
-
-
-def _feature_set_name(encoder: Pipeline) -> str:
-    """The feature set an encoder of :func:`~pfungst.audit.encoder.make_encoder` encodes (its one transformer's
-    name)."""
-    features = encoder.named_steps.get("features")
-    return str(features.transformers[0][0]) if features is not None else "?"
 
 
 def _has_position_columns(encoder: Pipeline) -> bool:

@@ -7,9 +7,9 @@ holds every item's text with a content fingerprint; :class:`CorpusRows` is the s
 transformer that can reuse whole-corpus work, such as :class:`~pfungst.audit.features.ngrams.NgramFeatures`,
 reads ``corpus`` and ``rows`` to slice a count matrix computed once per corpus instead of counting again.
 
-The probe's encoder (a scikit-learn ``ColumnTransformer``) takes a frame: :meth:`TextCorpus.frame` gives the texts
-as a ``text`` column whose ``attrs`` remember the ``CorpusRows`` they present; the column the transformer gets keeps
-them, and :func:`corpus_rows` finds them again, once it has checked that the texts are still those rows' texts.
+The probe's encoder (:func:`~pfungst.audit.encoder.make_encoder`) takes a frame: :meth:`TextCorpus.frame` gives the
+texts as a ``text`` column whose ``attrs`` remember the ``CorpusRows`` they present; the column the transformer gets
+keeps them, and :func:`corpus_rows` finds them again, once it has checked that the texts are still those rows' texts.
 
 Example:
     >>> corpus = TextCorpus(("a cat", "a dog", "not a cat"))
