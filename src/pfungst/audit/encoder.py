@@ -12,8 +12,7 @@
 :class:`InputField` hands the transformer what the feature set's level reads of the input frame: the ``text``
 column at item level (a pandas Series of strings), the option table's columns but ``is_gold`` at option level
 (:data:`~pfungst.audit.inputs.OPTION_FIELDS`). It is what a ``ColumnTransformer`` of one transformer would do,
-without its per-call checks and dispatch (a probe encodes a few hundred folds: on the four Pacchiardi datasets the
-encoders took 3.6 CPU seconds with the ``ColumnTransformer``, 2.7 with this). :class:`FeatureScaler`
+without its per-call checks and dispatch, which a probe would pay in each of a few hundred folds. :class:`FeatureScaler`
 (crossfit protocol) makes one ``C`` mean the same for every feature: ``StandardScaler`` for a dense output such as
 readability scores, ``MaxAbsScaler`` for a sparse one such as n-grams (each column divided by its largest absolute
 value: sparsity kept, presence columns unchanged, term frequencies and TF-IDF weights brought to 0..1); a

@@ -2,12 +2,12 @@
 
 The audit's grid fits thousands of small logistic regressions (a few hundred items a fold). In such a fit
 scikit-learn's ``LogisticRegression(solver="liblinear")`` spends more time checking its input, parameters and
-targets than liblinear spends solving (the default audit of the four Pacchiardi datasets: 7.5 s of liblinear in
-23 s of CPU), and ``OneVsRestClassifier`` adds its own checks and a clone per class. :class:`LiblinearLogistic` is the
-one case the audit needs: binary, or one binary model per class against the rest for K > 2, each solved by the
-routine scikit-learn itself calls (``sklearn.svm._liblinear.train_wrap``) with the arguments it passes, so the
-coefficients are the ones ``LogisticRegression`` and ``OneVsRestClassifier(LogisticRegression(...))`` give, bit for
-bit (``tests/audit/test_solvers.py`` checks it on every supported scikit-learn). Inputs are the probe's own: float64
+targets than liblinear spends solving, and ``OneVsRestClassifier`` adds its own checks and a clone per class.
+:class:`LiblinearLogistic` is the one case the audit needs: binary, or one binary model per class against the rest
+for K > 2, each solved by the routine scikit-learn itself calls (``sklearn.svm._liblinear.train_wrap``) with the
+arguments it passes, so the coefficients are the ones ``LogisticRegression`` and
+``OneVsRestClassifier(LogisticRegression(...))`` give, bit for bit (``tests/audit/test_solvers.py`` checks it on the
+installed scikit-learn, the guard against a change in that private binding). Inputs are the probe's own: float64
 features, sparse or dense, and integer labels; nothing else is checked.
 """
 
@@ -108,8 +108,8 @@ def _solver_input(X: Any) -> tuple[Any, bool]:
         return np.ascontiguousarray(X, dtype=np.float64), False
     csr = sp.csr_matrix(X, dtype=np.float64)
     if csr.indices.dtype != np.int32 or csr.indptr.dtype != np.int32:
-        if csr.nnz > _SEED_BOUND:
-            raise ValueError(f"liblinear takes at most {_SEED_BOUND} stored values, got {csr.nnz}")
+        if csr.nnz > np.iinfo(np.int32).max:
+            raise ValueError(f"liblinear takes at most {np.iinfo(np.int32).max} stored values, got {csr.nnz}")
         csr = sp.csr_matrix((csr.data, csr.indices.astype(np.int32), csr.indptr.astype(np.int32)), shape=csr.shape)
     return csr, True
 

@@ -16,8 +16,8 @@ items only through the counts of each (label, prediction of each repeat) cell, s
 is a multinomial draw of those counts, and a label shuffle is a multivariate hypergeometric split of the label
 counts over the cells of the fixed predictions. The distribution is the same, the draws are others (as with another
 seed); the cost no longer grows with the items (at a million items, 1,000 item resamples take about 30 s, the
-table's well under one; the four Pacchiardi datasets' default audits: 3 of 17 CPU seconds less). With more possible
-cells than items (many labels or repeats on few items) the items themselves are drawn, as above.
+table's well under one; on the four Pacchiardi datasets the draws take 0.3 CPU s, ``benchmarks/audit_steps.py``).
+With more possible cells than items (many labels or repeats on few items) the items themselves are drawn, as above.
 """
 
 from __future__ import annotations
