@@ -13,8 +13,10 @@ Then their second experiment (:func:`pfungst.reliance.paper.paper_kappa_tests`, 
 datasets with model logs, beside pfungst's own reliance analysis of the same data.
 
 Run: .venv/bin/python benchmarks/reproduce_pacchiardi2024.py [--seeds 20] [--no-reliance] [--others]
+     [--paper-code DIR --paper-python PATH]
 Prints every cell (ours, theirs, difference, the L1 range, the classifier chosen), the count within 0.03, the seconds
-per dataset against the reference implementation's, and the second experiment.
+per dataset against the paper's code (timed in the same run with ``--paper-code``: see ``paper_reference.py``;
+without it, issue 10's figures), and the second experiment.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
+from paper_reference import ISSUE10_SECONDS, PaperCode, add_paper_options
 from results_file import add_record_option, recording
 
 import pfungst
@@ -52,9 +55,6 @@ SOURCES = {
     "fantasy_reasoning": "kindsofreasoning/fantasy_reasoning.jsonl",
     "metaphor_boolean": "kindsofreasoning/metaphor_boolean.jsonl",
 }
-REFERENCE_SECONDS = {"neubaroco": 14, "moral_permissibility": 25, "causal_judgment": 39, "commonsense_qa_2": 82}
-"""The reference implementation's time per dataset (all feature sets and classifiers, its XGBoost column included,
-2 cores), as reported in issue 10."""
 TOLERANCE = 0.03
 CONFIG = ProbeConfig(protocol="pacchiardi2024", n_bootstrap=1, n_permutations=1)
 """The cell needs no interval: one bootstrap resample and one permutation keep the scoring cost negligible."""
@@ -106,18 +106,25 @@ def table_cells(
     return rows, seconds, list(outcomes.values())
 
 
-def print_table(seeds: int) -> dict[str, list[ProbeOutcome]]:
-    """Print every cell, the counts and the timing; return each dataset's seed-0 probe outcomes."""
+def print_table(seeds: int, paper: PaperCode) -> dict[str, list[ProbeOutcome]]:
+    """Print every cell, the counts and the timing against the paper's code (all its feature sets and classifiers,
+    its XGBoost column included); return each dataset's seed-0 probe outcomes."""
     reference = pd.read_csv(ROOT / "reference" / "pacchiardi2024_kappa_subset.csv")
     started = time.process_time()
     gpt2_encoding(), get_feature_set("readability").make()  # one-time loads, as imports are
     timing = [f"one-time loads (GPT-2 tokenizer, readability module): {time.process_time() - started:.2f} s CPU"]
     rows, probes = [], {}
+    last = None
     for dataset in SOURCES:
         cells, (wall, cpu), probes[dataset] = table_cells(dataset, reference, seeds)
         rows += cells
-        theirs = REFERENCE_SECONDS.get(dataset)
-        ratio = f"{theirs / cpu:.0f}x faster than the reference's {theirs} s" if theirs else "no reference time"
+        theirs = paper.time(dataset) if dataset in ISSUE10_SECONDS else None
+        last = theirs or last
+        ratio = (
+            f"{theirs.cpu / cpu:.1f}x less CPU than the paper's code's {theirs.cpu:.1f} s ({theirs.wall:.1f} s wall)"
+            if theirs
+            else "no reference time"
+        )
         timing.append(f"{dataset:22s} {cpu:6.2f} s CPU ({ratio}); {wall:6.2f} s wall")
         print(f"{dataset}: {sum(c['status'] != 'MISS' for c in cells)} of {len(cells)} cells reproduced", flush=True)
     frame = pd.DataFrame(rows)
@@ -129,6 +136,7 @@ def print_table(seeds: int) -> dict[str, list[ProbeOutcome]]:
     print(f"{seeds}-seed range: {inside}; reproduced: {within + inside} of {len(frame)}")
     print(frame.assign(ok=frame.status != "MISS").groupby("dataset")["ok"].agg(["sum", "count"]).to_string())
     print("\nseconds per dataset (rows loaded and ordered, 13 feature sets, seed 0; one process, one thread):")
+    print(f"baseline: {paper.describe(last)}")
     print("\n".join(timing))
     return probes
 
@@ -140,7 +148,7 @@ def print_reliance(probes: dict[str, list[ProbeOutcome]], audits: Path) -> None:
     .json where present (``benchmarks/reliance_pacchiardi.py`` writes them there too) and saving it otherwise.
     """
     outcomes = read_outcomes(DATA / "pacchiardi")
-    theirs = paper_kappa_tests({name: probes[name] for name in REFERENCE_SECONDS}, outcomes)
+    theirs = paper_kappa_tests({name: probes[name] for name in ISSUE10_SECONDS}, outcomes)
     print("\n=== their second experiment (Pacchiardi et al. 2024's computation, pfungst.reliance.paper) ===")
     for split in theirs.datasets:
         print(
@@ -152,7 +160,7 @@ def print_reliance(probes: dict[str, list[ProbeOutcome]], audits: Path) -> None:
         print(theirs.to_frame().round(3).to_string(index=False))
         print(theirs.families.to_string(index=False) if not theirs.families.empty else "no dataset kept: no t-test")
     paths = []
-    for dataset in REFERENCE_SECONDS:
+    for dataset in ISSUE10_SECONDS:
         path = audits / f"audit_{dataset}.json"
         if not path.is_file():
             pfungst.audit.audit(load_rows(dataset), AuditConfig(seed=0, heuristics=False, cues=False)).save_json(
@@ -199,10 +207,12 @@ def main() -> None:
     parser.add_argument(
         "--audits", type=Path, default=Path("benchmarks/out/reliance-pacchiardi"), help="crossfit audit JSONs"
     )
+    add_paper_options(parser)
     add_record_option(parser)
     args = parser.parse_args()
+    paper = PaperCode(args.paper_code, args.paper_python)
     with recording("reproduce_pacchiardi2024", TITLE, enabled=not args.no_record):
-        probes = print_table(args.seeds)
+        probes = print_table(args.seeds, paper)
         if args.others:
             print_other_datasets()
         if not args.no_reliance:
