@@ -1,4 +1,4 @@
-"""The one serializer: plain JSON values, the bytes results have always been written as, and atomic files."""
+"""The one serializer: plain JSON values, indented JSON with one-line scalar containers, and atomic files."""
 
 from __future__ import annotations
 
@@ -17,13 +17,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pfungst
 from pfungst.data import Benchmark, Item, make_synthetic
 from pfungst.data.summary import summarize
 from pfungst.errors import ConfigError
 from pfungst.path_checks import check_outputs
-from pfungst.serialization import atomic_write, to_jsonable, write_json, write_jsonl, write_records
+from pfungst.serialization import atomic_write, frame_records, to_jsonable, write_json, write_jsonl, write_records
 from tests.evaluate.fakes import ScriptedModel, by_continuation
 
 SOURCE = Path(pfungst.__file__).parents[1]
@@ -98,21 +100,75 @@ def test_to_jsonable_refuses_what_json_cannot_hold_unless_given_a_default() -> N
     assert to_jsonable({"x": {1, 2}}, default=repr) == {"x": "{1, 2}"}
 
 
-def test_score_stress_audit_and_summary_json_are_byte_for_byte_what_they_were(tmp_path: Path) -> None:
-    """The bytes of today's ``save_json`` (indent 2, UTF-8 unescaped, key order, final newline) are kept."""
+def test_score_stress_audit_and_summary_json_hold_the_values_json_dumps_would_write(tmp_path: Path) -> None:
+    """``save_json`` writes the values (and key order) of ``json.dumps(indent=2)`` with NaN as null, UTF-8
+    unescaped, with a final newline; below the top, a container of scalars takes one line."""
     model = ScriptedModel(loglikelihood_script=by_continuation({"Option 1-1 ß": float("-inf")}))
     score = pfungst.score(_benchmark(), model, rule="cloze-raw", cache=False)
     stress = pfungst.stress.stress(_benchmark(), ScriptedModel(), perturbations=("cyclic", "pride"), cache=False)
     audit = pfungst.audit.audit(
         make_synthetic("gold-position", n_items=60, seed=1), n_bootstrap=20, n_permutations=20, n_repeats=1, n_splits=3
     )
-    for name, result in (("score", score), ("stress", stress), ("audit", audit)):
-        written = result.save_json(tmp_path / f"{name}.json", items=True).read_text(encoding="utf-8")
-        assert written == _old_json(result.to_dict(items=True)), name
-    assert "tößy" in (tmp_path / "score.json").read_text(encoding="utf-8")
-    assert '"scores": [\n' in (tmp_path / "score.json").read_text() and "null" in (tmp_path / "score.json").read_text()
     summary = summarize(_benchmark())
-    assert summary.save_json(tmp_path / "summary.json").read_text(encoding="utf-8") == _old_json(summary.to_dict())
+    for name, result, data in (
+        ("score", score, score.to_dict(items=True)),
+        ("stress", stress, stress.to_dict(items=True)),
+        ("audit", audit, audit.to_dict(items=True)),
+        ("summary", summary, summary.to_dict()),
+    ):
+        path = tmp_path / f"{name}.json"
+        written = (result.save_json(path, items=True) if name != "summary" else result.save_json(path)).read_text()
+        assert _pairs(written) == _pairs(_old_json(data)), name  # the same values, keys in the same order
+        assert written.endswith("}\n") and written.startswith("{\n  ")
+    text = (tmp_path / "score.json").read_text(encoding="utf-8")
+    assert "tößy" in text and "null" in text
+    audit_text = (tmp_path / "audit.json").read_text()
+    record = audit.probes[0].to_dict(items=True)["items"][0]
+    assert json.dumps(record, ensure_ascii=False) in audit_text  # one item's record on one line
+    assert (
+        sum(line.lstrip().startswith('{"item_id": ') for line in audit_text.splitlines()) >= audit.benchmark["n_items"]
+    )
+    assert '"ci": {"low": ' in audit_text  # an interval on one line
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=JSON_VALUES)
+def test_any_json_value_reads_back_as_written(value: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
+    path = write_json(tmp_path_factory.mktemp("json") / "v.json", {"value": value})
+    assert _pairs(path.read_text(encoding="utf-8")) == _pairs(json.dumps({"value": value}))
+
+
+def test_frame_records_are_the_records_pandas_gives_converted() -> None:
+    frame = pd.DataFrame(
+        {
+            "id": ["a", "b", "ß", "d"],
+            "count": np.array([1, 2, 3, 4]),
+            "flag": np.array([True, False, True, False]),
+            "maybe_int": pd.array([1, None, 3, None], dtype="Int64"),
+            "maybe_bool": pd.array([True, None, False, None], dtype="boolean"),
+            "x": [0.5, float("nan"), float("inf"), -1.0],
+            "label": ["yes", None, "no", None],
+            3: [np.float64(1.5), 2.0, 3.0, 4.0],
+        }
+    )
+    old = to_jsonable(frame.astype(object).where(frame.notna(), None).to_dict(orient="records"))
+    new = frame_records(frame)
+    assert json.dumps(new) == json.dumps(old)  # the same values and types (true is not 1), keys in order
+    assert new[1] == {
+        "id": "b", "count": 2, "flag": False, "maybe_int": None, "maybe_bool": None, "x": None, "label": None, "3": 2.0
+    }  # fmt: skip
+
+
+def _pairs(text: str) -> Any:
+    """The JSON value of ``text`` with every object as its list of (key, value) pairs, so that order counts."""
+    return json.loads(text, object_pairs_hook=list)
 
 
 def test_records_are_json_lines_or_parquet_and_nothing_else(tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ from pfungst.path_checks import create_beside, file_kind
 __all__ = [
     "RECORD_SUFFIXES",
     "atomic_write",
+    "frame_records",
     "to_jsonable",
     "write_csv",
     "write_json",
@@ -35,6 +36,11 @@ __all__ = [
 
 RECORD_SUFFIXES = (".jsonl", ".parquet")
 """Per-item record files :func:`write_records` writes: JSON Lines, or Parquet for pandas and Arrow users."""
+
+
+_PLAIN = frozenset({str, int, bool, type(None)})
+"""Types written as they are (exactly these: a subclass goes the general way)."""
+_SCALARS = _PLAIN | {float}
 
 
 def to_jsonable(value: Any, default: Callable[[Any], Any] | None = None) -> Any:
@@ -53,6 +59,18 @@ def to_jsonable(value: Any, default: Callable[[Any], Any] | None = None) -> Any:
         >>> to_jsonable({"a": (1, float("nan")), 2: np.float64(0.5), "c": np.array([True, False])})
         {'a': [1, None], '2': 0.5, 'c': [True, False]}
     """
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if kind is dict:  # the common containers, their plain members not called on (a result has millions)
+        return {
+            (key if type(key) is str else _key(key)): (item if type(item) in _PLAIN else to_jsonable(item, default))
+            for key, item in value.items()
+        }
+    if kind is list or kind is tuple:
+        return [item if type(item) in _PLAIN else to_jsonable(item, default) for item in value]
     if value is None or isinstance(value, str | bool | int):
         return value
     if isinstance(value, float):  # numpy's float64 too
@@ -74,6 +92,45 @@ def to_jsonable(value: Any, default: Callable[[Any], Any] | None = None) -> Any:
     raise TypeError(f"cannot write a {type(value).__name__} as JSON: {value!r}")
 
 
+def frame_records(frame: Any) -> list[dict[str, Any]]:
+    """A pandas DataFrame's rows as dicts of plain JSON values (missing values as ``None``): the values of
+    ``to_jsonable(frame.to_dict(orient="records"))``, built column by column (a column at a time in numpy), which
+    on a million rows takes seconds rather than minutes.
+
+    Example:
+        >>> import pandas as pd
+        >>> frame_records(pd.DataFrame({"id": ["a", "b"], "x": [0.5, float("nan")], "ok": pd.array([True, None])}))
+        [{'id': 'a', 'x': 0.5, 'ok': True}, {'id': 'b', 'x': None, 'ok': None}]
+    """
+    names = [_key(name) for name in frame.columns]
+    columns = [_column_values(frame[name]) for name in frame.columns]
+    return [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
+
+
+def _column_values(column: Any) -> list[Any]:
+    """One column as plain JSON values; NaN, infinity and missing values as ``None``."""
+    import numpy as np
+    from pandas.api import types
+
+    missing = column.isna().to_numpy()
+    for is_kind, dtype, fill in (
+        (types.is_bool_dtype, bool, False),
+        (types.is_integer_dtype, np.int64, 0),
+        (types.is_float_dtype, np.float64, np.nan),
+    ):
+        if is_kind(column.dtype):
+            values = column.to_numpy(dtype=dtype, na_value=fill)
+            listed = values.tolist()
+            gaps = missing | ~np.isfinite(values) if dtype is np.float64 else missing
+            for index in np.flatnonzero(gaps):
+                listed[index] = None
+            return listed
+    return [
+        value if type(value) is str else None if gap else to_jsonable(value)
+        for value, gap in zip(column.tolist(), missing.tolist(), strict=True)
+    ]
+
+
 def _key(key: Any) -> str:
     """A dict key as :func:`json.dumps` writes it (``True`` -> ``"true"``, ``1`` -> ``"1"``, ``None`` -> ``"null"``)."""
     if isinstance(key, str):
@@ -83,12 +140,67 @@ def _key(key: Any) -> str:
     return str(key)
 
 
+def _refuse(value: Any) -> Any:
+    raise TypeError(f"cannot write a {type(value).__name__} as JSON: {value!r}")
+
+
+_C_ENCODER = getattr(json.encoder, "c_make_encoder", None)  # CPython's C encoder (absent from the type stubs)
+_ONE_LINE_C = (
+    _C_ENCODER(None, _refuse, json.encoder.encode_basestring, None, ": ", ", ", False, False, False)
+    if _C_ENCODER is not None
+    else None
+)
+_ONE_LINE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+
+
+def _one_line(value: Any) -> str:
+    """``value`` (plain JSON values) on one line: ``json.dumps(value, ensure_ascii=False, allow_nan=False,
+    separators=(", ", ": "))``, by the C encoder without its per-call set-up where Python has it."""
+    if _ONE_LINE_C is None:
+        return _ONE_LINE.encode(value)
+    return "".join(_ONE_LINE_C(value, 0))
+
+
 def _dumps(data: Any) -> str:
-    return json.dumps(to_jsonable(data), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """``data`` as JSON text: containers indented two spaces a level, except that a list or dict below the top whose
+    members are all scalars (an interval, one item's record, a list of ids) goes on one line. The same values as
+    ``json.dumps(indent=2)``, in far fewer lines, and fast: each one-line container is one call of the C encoder."""
+    parts: list[str] = []
+    _encode(to_jsonable(data), "\n", parts, top=True)
+    parts.append("\n")
+    return "".join(parts)
+
+
+def _encode(value: Any, newline: str, parts: list[str], top: bool = False) -> None:
+    """Append ``value``'s text to ``parts``; ``newline`` is a line break and the current indentation."""
+    if isinstance(value, dict):
+        items = value.items()
+        if not value or (not top and all(type(member) in _SCALARS for member in value.values())):
+            parts.append(_one_line(value))
+            return
+        inner = newline + "  "
+        parts.append("{")
+        for index, (key, member) in enumerate(items):
+            parts.append(("," if index else "") + inner + _one_line(key) + ": ")
+            _encode(member, inner, parts)
+        parts.append(newline + "}")
+    elif isinstance(value, list):
+        if not value or (not top and all(type(member) in _SCALARS for member in value)):
+            parts.append(_one_line(value))
+            return
+        inner = newline + "  "
+        parts.append("[")
+        for index, member in enumerate(value):
+            parts.append(("," if index else "") + inner)
+            _encode(member, inner, parts)
+        parts.append(newline + "]")
+    else:
+        parts.append(_one_line(value))
 
 
 def write_json(path: str | Path, data: Any) -> Path:
     """Write ``data`` as indented UTF-8 JSON with a final newline, atomically (folders created); returns the path.
+    Below the top, a list or dict of scalars takes one line (an interval, one item's record).
 
     A ``.gz`` name (``result.json.gz``) writes it gzip-compressed; every reader of result files inflates it.
 

@@ -28,7 +28,7 @@ from pfungst.audit.probe_protocol import ProbeProtocol, get_protocol
 from pfungst.audit.resampled_kappa import bootstrap_draws_kappa, interval_from_draws, kappa_permutation_pvalue
 from pfungst.errors import ConfigError
 from pfungst.schema import Fields, read_dataclass
-from pfungst.serialization import to_jsonable
+from pfungst.serialization import frame_records, to_jsonable
 from pfungst.stats import (
     ConfidenceInterval,
     Estimate,
@@ -349,8 +349,7 @@ class ProbeOutcome:
             "seconds": self.seconds,
         }
         if items:
-            frame = self.to_frame()
-            result["items"] = to_jsonable(frame.astype(object).where(frame.notna(), None).to_dict(orient="records"))
+            result["items"] = frame_records(self.to_frame())
         return result
 
     def __repr__(self) -> str:
