@@ -12,7 +12,7 @@ fitted on the audit's CPU seconds by default: on a shared machine wall time meas
 seconds`` fits wall time; with ``--n-jobs`` above 1 only wall time counts the workers).
 
 Run: .venv/bin/python benchmarks/audit_scaling.py [--sizes 10000,100000,1000000] [--concurrent 3]
-     [--feature-set 1-grams_presence ...] [--all-feature-sets] [--n-jobs 1] [--parallel processes|threads]
+     [--feature-set 1-grams_presence ...] [--all-feature-sets] [--splits 5] [--n-jobs 1] [--parallel processes|threads]
      [--deadline-minutes 60] [--no-cues] [--no-record]
 Without ``--feature-set`` each size runs its default (``pfungst.audit.size_defaults``); ``--concurrent N`` runs N
 sizes at once (CPU seconds and peak memory stay each audit's own; wall seconds then include the others);
@@ -83,6 +83,7 @@ def run_one(n_items: int, args: argparse.Namespace) -> dict[str, object]:
     config = AuditConfig(
         feature_sets=tuple(args.feature_set),
         all_feature_sets=args.all_feature_sets,
+        n_splits=args.splits,
         n_jobs=args.n_jobs,
         cues=args.cues,
         parallel=args.parallel,
@@ -107,6 +108,7 @@ def run_one(n_items: int, args: argparse.Namespace) -> dict[str, object]:
         "peak_mib_self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "feature_sets": result.provenance.settings["feature_sets"],
         "n_repeats": result.provenance.settings["n_repeats"],
+        "n_splits": result.provenance.settings["n_splits"],
         "reason": result.provenance.settings.get("feature_sets_reason", ""),
     }
 
@@ -117,6 +119,7 @@ def child_command(n_items: int, args: argparse.Namespace) -> list[str]:
     command += ["--parallel", args.parallel]
     command += [part for name in args.feature_set for part in ("--feature-set", name)]
     command += ["--all-feature-sets"] if args.all_feature_sets else []
+    command += ["--splits", str(args.splits)]
     command += [] if args.cues else ["--no-cues"]
     timer = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
     return [timer, "-v", *command] if timer else command
@@ -176,7 +179,7 @@ def row_line(row: dict[str, object]) -> str:
         f"- {row['items']:,} items: {row['seconds']:.1f} s wall, {row['cpu_seconds']:.1f} s CPU, "
         f"peak {row['peak_mib']:.0f} MiB, load {row['load']:.1f}; {row['verdict']} ({row['best']}, kappa "
         f"{row['kappa']:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]), cue found: {row['cue_found']}; "  # type: ignore[index]
-        f"{len(row['feature_sets'])} feature set(s) x {row['n_repeats']} repeat(s): "  # type: ignore[arg-type]
+        f"{len(row['feature_sets'])} feature set(s) x {row['n_repeats']} repeat(s) of {row['n_splits']} folds: "  # type: ignore[arg-type]
         f"{', '.join(row['feature_sets'])} ({row['reason']})"  # type: ignore[arg-type]
     )
 
@@ -227,6 +230,7 @@ def main() -> None:
     parser.add_argument(
         "--deadline-minutes", type=float, default=0, help="Stop sizes still running this long after the start."
     )
+    parser.add_argument("--splits", type=int, default=5, help="Folds of the cross-fitting (--splits).")
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--parallel", choices=("processes", "threads"), default="processes")
     parser.add_argument("--no-cues", dest="cues", action="store_false")

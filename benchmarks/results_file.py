@@ -70,14 +70,18 @@ def machine() -> str:
 
 
 def commit() -> str:
-    """The short commit of the checkout, with ``+changes`` when the work tree differs from it."""
+    """The short commit of the checkout, with ``+changes`` when the work tree differs from it (RESULTS.md aside:
+    another benchmark recording its figures meanwhile changes no code)."""
     root = Path(__file__).resolve().parents[1]
     try:
         revision = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, check=True
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True, text=True
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", f":!{RESULTS.relative_to(root)}"],
+            cwd=root,
+            capture_output=True,
+            text=True,
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
