@@ -6,8 +6,8 @@ training items (the selection itself runs on a sample: ``--selection-max-items``
 items, two folds on 1 x. With hundreds of thousands of items per fold, a model trained on half the items is hardly
 weaker than one trained on four fifths. This script measures what the fold count does to the result: it audits
 ``audit_scaling``'s synthetic shared-label benchmark (``--items``, default 100,000) with ``--all-feature-sets`` and
-one repeat, in arms ``five`` (``--splits 5``, the default), ``seed`` (five folds, the next seed: the yardstick),
-``three`` and ``two`` (``--splits 3``, ``--splits 2``), and prints per arm the CPU seconds, the ratio against
+one repeat, in arms ``five`` (``--n-splits 5``, the default), ``seed`` (five folds, the next seed: the yardstick),
+``three`` and ``two`` (``--n-splits 3``, ``--n-splits 2``), and prints per arm the CPU seconds, the ratio against
 ``five``, the verdict (label, feature set, kappa and interval) and, against ``five``, the median, 90th percentile and
 largest |delta kappa| over the 13 probes. A fold count keeps the result when its kappas move no more than a change
 of seed moves them (median and 90th percentile).
