@@ -150,6 +150,7 @@ def test_frame_records_are_the_records_pandas_gives_converted() -> None:
         {
             "id": ["a", "b", "ß", "d"],
             "count": np.array([1, 2, 3, 4]),
+            "big": np.array([2**64 - 1, 0, 1, 2], dtype=np.uint64),
             "flag": np.array([True, False, True, False]),
             "maybe_int": pd.array([1, None, 3, None], dtype="Int64"),
             "maybe_bool": pd.array([True, None, False, None], dtype="boolean"),
@@ -161,8 +162,10 @@ def test_frame_records_are_the_records_pandas_gives_converted() -> None:
     old = to_jsonable(frame.astype(object).where(frame.notna(), None).to_dict(orient="records"))
     new = frame_records(frame)
     assert json.dumps(new) == json.dumps(old)  # the same values and types (true is not 1), keys in order
+    assert new[0]["big"] == 2**64 - 1
     assert new[1] == {
-        "id": "b", "count": 2, "flag": False, "maybe_int": None, "maybe_bool": None, "x": None, "label": None, "3": 2.0
+        "id": "b", "count": 2, "big": 0, "flag": False, "maybe_int": None, "maybe_bool": None, "x": None,
+        "label": None, "3": 2.0,
     }  # fmt: skip
 
 

@@ -113,9 +113,10 @@ def _column_values(column: Any) -> list[Any]:
     from pandas.api import types
 
     missing = column.isna().to_numpy()
+    integers = np.uint64 if getattr(column.dtype, "kind", "") == "u" else np.int64
     for is_kind, dtype, fill in (
         (types.is_bool_dtype, bool, False),
-        (types.is_integer_dtype, np.int64, 0),
+        (types.is_integer_dtype, integers, 0),
         (types.is_float_dtype, np.float64, np.nan),
     ):
         if is_kind(column.dtype):
