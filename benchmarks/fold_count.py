@@ -64,27 +64,25 @@ def main() -> None:
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     base = results["five"]
+    moved = {  # |delta kappa| of each probe against five folds
+        arm: [abs(a.kappa.value - b.kappa.value) for a, b in zip(base.probes, results[arm].probes, strict=True)]
+        for arm in arms
+    }
     for arm in arms:
         folds, seed = ARMS[arm]
         verdict = results[arm].verdict
         ci = verdict.estimate.ci
         interval = f" [{ci.low:.4f}, {ci.high:.4f}]" if ci is not None else ""
-        deltas = [abs(a.kappa.value - b.kappa.value) for a, b in zip(base.probes, results[arm].probes, strict=True)]
-        median, ninetieth, largest = spread(deltas)
+        median, ninetieth, largest = spread(moved[arm])
         lines.append(
             f"| {arm} | {folds} | {seed} | {seconds[arm]:.0f} | {seconds['five'] / seconds[arm]:.2f}x "
             f"| {verdict.label} ({verdict.feature_set}) | {verdict.estimate.value:.4f}{interval} "
             f"| {median:.4f} | {ninetieth:.4f} | {largest:.4f} |"
         )
     if "seed" in results:
-        yardstick = spread(
-            [abs(a.kappa.value - b.kappa.value) for a, b in zip(base.probes, results["seed"].probes, strict=True)]
-        )
-        for arm in arms[1:]:
-            if arm == "seed":
-                continue
-            deltas = [abs(a.kappa.value - b.kappa.value) for a, b in zip(base.probes, results[arm].probes, strict=True)]
-            median, ninetieth, _ = spread(deltas)
+        yardstick = spread(moved["seed"])
+        for arm in (arm for arm in arms[1:] if arm != "seed"):
+            median, ninetieth, _ = spread(moved[arm])
             within = median <= yardstick[0] and ninetieth <= yardstick[1]
             lines.append(
                 f"- {arm}: {'within' if within else 'NOT within'} a change of seed (median {median:.4f} against "

@@ -73,6 +73,8 @@ def offline_punkt() -> None:
     import punkt
     from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 
+    # The same parameters as pfungst.audit.features.paper_readability builds: repeated, since this file runs in the
+    # paper's environment, where pfungst is not installed.
     english = punkt.load_model("english")
     params = PunktParameters()
     params.abbrev_types = set(english.abbrev_types)
@@ -131,14 +133,14 @@ def main() -> None:
         raise SystemExit("the notebook's cells did not define what paper_code.py expects (another version?)")
     for name in names:
         scope["total_list"] = [(scope["EvalsResultsLoader"], name)]
-        scope["filename"] = str(Path(tempfile.mkdtemp()) / "ground_truth_prediction_performance.pkl")
-        with contextlib.redirect_stdout(sys.stderr):
+        with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(sys.stderr):
+            # stdout is for the figures: the notebook's progress lines go to stderr
+            scope["filename"] = str(Path(folder) / "ground_truth_prediction_performance.pkl")
             scope["primal_performance_df"] = scope["load_with_conditions"](scope["filename"], True)
-        started, cpu = time.perf_counter(), time.process_time()
-        with contextlib.redirect_stdout(sys.stderr):  # the notebook's progress lines; stdout is for the figures
+            started, cpu = time.perf_counter(), time.process_time()
             for index in PER_DATASET:
                 exec(cell_source(cells, index), scope)
-        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+            wall, cpu = time.perf_counter() - started, time.process_time() - cpu
         rows = len(scope["primal_performance_df"])
         figures = {"dataset": name, "wall": wall, "cpu": cpu, "rows": rows, "versions": versions()}
         print(json.dumps(figures), flush=True)

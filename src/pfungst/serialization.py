@@ -43,6 +43,11 @@ _PLAIN = frozenset({str, int, bool, type(None)})
 _SCALARS = _PLAIN | {float}
 
 
+def _refuse(value: Any) -> Any:
+    """What happens to a value that has no JSON form (``json.dumps`` raises the same)."""
+    raise TypeError(f"cannot write a {type(value).__name__} as JSON: {value!r}")
+
+
 def to_jsonable(value: Any, default: Callable[[Any], Any] | None = None) -> Any:
     """``value`` as plain JSON values, the one conversion every pfungst file uses.
 
@@ -87,9 +92,7 @@ def to_jsonable(value: Any, default: Callable[[Any], Any] | None = None) -> Any:
         to_dict = getattr(value, "to_dict", None)
         data = to_dict() if callable(to_dict) else {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
         return to_jsonable(data, default)
-    if default is not None:
-        return default(value)
-    raise TypeError(f"cannot write a {type(value).__name__} as JSON: {value!r}")
+    return (_refuse if default is None else default)(value)
 
 
 def frame_records(frame: Any) -> list[dict[str, Any]]:
@@ -141,10 +144,6 @@ def _key(key: Any) -> str:
     return str(key)
 
 
-def _refuse(value: Any) -> Any:
-    raise TypeError(f"cannot write a {type(value).__name__} as JSON: {value!r}")
-
-
 _C_ENCODER = getattr(json.encoder, "c_make_encoder", None)  # CPython's C encoder (absent from the type stubs)
 _ONE_LINE_C = (
     _C_ENCODER(None, _refuse, json.encoder.encode_basestring, None, ": ", ", ", False, False, False)
@@ -175,13 +174,12 @@ def _dumps(data: Any) -> str:
 def _encode(value: Any, newline: str, parts: list[str], top: bool = False) -> None:
     """Append ``value``'s text to ``parts``; ``newline`` is a line break and the current indentation."""
     if isinstance(value, dict):
-        items = value.items()
         if not value or (not top and all(type(member) in _SCALARS for member in value.values())):
             parts.append(_one_line(value))
             return
         inner = newline + "  "
         parts.append("{")
-        for index, (key, member) in enumerate(items):
+        for index, (key, member) in enumerate(value.items()):
             parts.append(("," if index else "") + inner + _one_line(key) + ": ")
             _encode(member, inner, parts)
         parts.append(newline + "}")
