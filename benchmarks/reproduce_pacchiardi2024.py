@@ -27,7 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
-from paper_reference import ISSUE10_SECONDS, PaperCode, add_paper_options
+from paper_reference import PACCHIARDI, PaperCode, add_paper_options
 from results_file import add_record_option, recording
 
 import pfungst
@@ -118,7 +118,7 @@ def print_table(seeds: int, paper: PaperCode) -> dict[str, list[ProbeOutcome]]:
     for dataset in SOURCES:
         cells, (wall, cpu), probes[dataset] = table_cells(dataset, reference, seeds)
         rows += cells
-        theirs = paper.time(dataset) if dataset in ISSUE10_SECONDS else None
+        theirs = paper.time(dataset) if dataset in PACCHIARDI else None
         last = theirs or last
         ratio = (
             f"{theirs.cpu / cpu:.1f}x less CPU than the paper's code's {theirs.cpu:.1f} s ({theirs.wall:.1f} s wall)"
@@ -148,7 +148,7 @@ def print_reliance(probes: dict[str, list[ProbeOutcome]], audits: Path) -> None:
     .json where present (``benchmarks/reliance_pacchiardi.py`` writes them there too) and saving it otherwise.
     """
     outcomes = read_outcomes(DATA / "pacchiardi")
-    theirs = paper_kappa_tests({name: probes[name] for name in ISSUE10_SECONDS}, outcomes)
+    theirs = paper_kappa_tests({name: probes[name] for name in PACCHIARDI}, outcomes)
     print("\n=== their second experiment (Pacchiardi et al. 2024's computation, pfungst.reliance.paper) ===")
     for split in theirs.datasets:
         print(
@@ -160,7 +160,7 @@ def print_reliance(probes: dict[str, list[ProbeOutcome]], audits: Path) -> None:
         print(theirs.to_frame().round(3).to_string(index=False))
         print(theirs.families.to_string(index=False) if not theirs.families.empty else "no dataset kept: no t-test")
     paths = []
-    for dataset in ISSUE10_SECONDS:
+    for dataset in PACCHIARDI:
         path = audits / f"audit_{dataset}.json"
         if not path.is_file():
             pfungst.audit.audit(load_rows(dataset), AuditConfig(seed=0, heuristics=False, cues=False)).save_json(
