@@ -18,8 +18,8 @@ summed log-likelihood) and the largest absolute difference of log-likelihoods. O
 Against the machine's limit: the script measures float32 matrix-multiply throughput (torch, the model's own layer
 shapes at ``--threads`` threads, best of several products) and reports each backend's tokens per second and the
 floating-point work it did (2 flops per weight per token fed, plus the vocabulary projection at every position a
-backend projects: all positions for ``HFLM`` and llama.cpp, which keep every position's logits, the scored ones for
-``HFModel``) as a share of that throughput; llama.cpp's row counts the same work although its 4-bit weights use
+backend projects: all positions for ``HFLM``, which keeps every position's logits, the scored ones for ``HFModel`` and
+llama.cpp) as a share of that throughput; llama.cpp's row counts the same work although its 4-bit weights use
 integer arithmetic. The last line gives the ceiling this sets: HFModel's own work (already below the minimum's, as
 options share leading tokens) at the measured throughput, against lm-eval's median. With float32 arithmetic no
 backend doing that work can beat lm-eval by more than that ratio on this machine.
@@ -97,16 +97,16 @@ def lm_eval_scorer(model_dir: str, batch_size: int) -> Scorer:
     return score
 
 
-def pfungst_scorer(model: Any, *, projects_all: bool) -> Scorer:
-    """A pfungst backend; real and padded token counts from its ``stats``. ``projects_all``: it computes the logits
-    of every position it evaluates (llama.cpp's ``logits_all``), not only where a choice token is predicted."""
+def pfungst_scorer(model: Any) -> Scorer:
+    """A pfungst backend; real and padded token counts from its ``stats`` (it projects only the positions that
+    predict a choice token)."""
 
     def score(requests: Sequence[LoglikelihoodRequest]) -> tuple[list[float], int, int, int]:
         before = (model.stats.tokens_evaluated, getattr(model.stats, "tokens_padded", 0))
         results = model.loglikelihood(requests)
         real = model.stats.tokens_evaluated - before[0]
         fed = real + getattr(model.stats, "tokens_padded", 0) - before[1]
-        return [r.logprob for r in results], real, fed, real if projects_all else sum(r.n_tokens for r in results)
+        return [r.logprob for r in results], real, fed, sum(r.n_tokens for r in results)
 
     return score
 
@@ -223,16 +223,16 @@ def main() -> None:
         throughput = matmul_gflops(config, args.threads)  # before the other models load
         scorers = {
             "lm-eval HFLM": lm_eval_scorer(args.model_dir, args.batch_size),
-            "pfungst HFModel": pfungst_scorer(hf, projects_all=False),
+            "pfungst HFModel": pfungst_scorer(hf),
         }
         if not args.no_llamacpp:
             from pfungst.models.embedded import embedded_model_path
             from pfungst.models.llamacpp import LlamaCppModel
 
             llama = LlamaCppModel(embedded_model_path(), n_threads=args.threads)
-            scorers["pfungst llama.cpp"] = pfungst_scorer(llama, projects_all=True)
+            scorers["pfungst llama.cpp"] = pfungst_scorer(llama)
             f16 = LlamaCppModel(embedded_model_path(), n_threads=args.threads, weights="f16")
-            scorers["llama.cpp f16"] = pfungst_scorer(f16, projects_all=True)
+            scorers["llama.cpp f16"] = pfungst_scorer(f16)
         limit = Limit(*throughput, Work.of(config), *minimum_tokens(hf, requests))
         print(
             f"torch {torch.__version__}, {torch.get_num_threads()} threads; HFModel batch size {hf.batch_size}, "

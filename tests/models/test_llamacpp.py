@@ -135,7 +135,7 @@ def test_f16_weights_are_converted_once_named_in_the_fingerprint_and_pick_the_sa
     again.close()
 
 
-def test_f16_results_are_bit_identical_whatever_the_batch_order_or_what_was_evaluated_before(
+def test_f16_results_do_not_depend_on_batch_order_and_differ_from_one_by_one_by_rounding_only(
     f16_model: LlamaCppModel,
 ) -> None:
     requests = [LoglikelihoodRequest(CONTEXT, option) for option in OPTIONS]
@@ -145,8 +145,10 @@ def test_f16_results_are_bit_identical_whatever_the_batch_order_or_what_was_eval
     backward = f16_model.loglikelihood(requests[::-1])[::-1]
     one_by_one = [f16_model.loglikelihood([request])[0] for request in requests]
 
-    assert backward == forward
-    assert one_by_one == forward
+    assert backward == forward  # the same requests are decoded in the same chunks
+    # decoded beside other sequences or alone: float products summed in another order (quantized weights are summed
+    # in integers, exactly); the differences stay far below those between the weight types
+    assert [r.logprob for r in one_by_one] == pytest.approx([r.logprob for r in forward], abs=1e-2)
     (whole,) = f16_model.loglikelihood([LoglikelihoodRequest(CONTEXT, " the sun")])
     assert whole.logprob == pytest.approx(_slow_loglikelihood(f16_model.weights_path, CONTEXT, " the sun")[0], abs=1e-9)
 
@@ -204,6 +206,31 @@ def test_options_sharing_a_context_evaluate_it_once(model: LlamaCppModel) -> Non
     assert minimum == len(model.tokenize(CONTEXT)) + 2  # " a rock" and " a spoon" share " a"
 
 
+def test_float_weights_decode_each_contexts_continuations_in_one_call(f16_model: LlamaCppModel) -> None:
+    contexts = [CONTEXT, "Question: 2 + 2 =", "Which animal barks?"]
+    requests = [LoglikelihoodRequest(context, option) for context in contexts for option in OPTIONS]
+    f16_model.loglikelihood([LoglikelihoodRequest("Unrelated text to move the cache away.", " x")])
+    calls = f16_model.stats.calls
+
+    together = f16_model.loglikelihood(requests)
+
+    assert f16_model.stats.calls - calls == len(contexts)
+    by_item = [f16_model.loglikelihood(requests[first : first + 4]) for first in range(0, len(requests), 4)]
+    assert together == [result for results in by_item for result in results]  # other items change nothing
+
+
+def test_a_trie_longer_than_the_batch_is_fed_in_several_calls_with_the_same_results(model: LlamaCppModel) -> None:
+    requests = [LoglikelihoodRequest(CONTEXT, option) for option in OPTIONS]
+    requests.append(LoglikelihoodRequest("Say it:", " the sun rises in the east and sets in the west, every day"))
+    small = LlamaCppModel(model.path, n_ctx=512, n_batch=8, n_threads=1)
+
+    in_pieces = small.loglikelihood(requests)
+
+    assert small.stats.calls > len(model.tokenize(CONTEXT)) // 8
+    assert in_pieces == model.loglikelihood(requests)
+    small.close()
+
+
 def test_results_are_bit_identical_whatever_the_batch_order_or_what_was_evaluated_before(model: LlamaCppModel) -> None:
     requests = [LoglikelihoodRequest(CONTEXT, option) for option in OPTIONS]
     requests += [LoglikelihoodRequest("Question: 2 + 2 =", " 4"), LoglikelihoodRequest(CONTEXT + " the", " sun")]
@@ -227,7 +254,7 @@ def test_extending_the_evaluated_prefix_by_one_token_gives_the_whole_text_value(
 
     (extended,) = fresh.loglikelihood([LoglikelihoodRequest(CONTEXT, " the sun")])  # needs one more token: " the"
 
-    assert fresh.stats.tokens_evaluated - before == 2  # " the" and the context's last token again
+    assert fresh.stats.tokens_evaluated - before <= 3  # " the", and no call of a lone token: the context's last two
     assert extended == whole
     fresh.close()
 

@@ -43,7 +43,7 @@ class EvaluationStats:
     tokens_evaluated: int = 0
     """Tokens fed through the network (a forward pass over each); tokens reused from the KV cache are not counted."""
     calls: int = 0
-    """Evaluation calls (``Llama.eval``, a forward pass), each over one or more new tokens."""
+    """Evaluation calls (a llama.cpp decode call, a transformers forward pass), each over one or more new tokens."""
     sequences: int = 0
     """Token sequences scored or generated from (one per continuation, candidate or prompt)."""
 
