@@ -219,6 +219,19 @@ def test_float_weights_decode_each_contexts_continuations_in_one_call(f16_model:
     assert together == [result for results in by_item for result in results]  # other items change nothing
 
 
+def test_stored_weights_in_one_call_per_context_on_request_named_in_the_fingerprint(model: LlamaCppModel) -> None:
+    requests = [LoglikelihoodRequest(CONTEXT, option) for option in OPTIONS]
+    trie = LlamaCppModel(model.path, n_ctx=512, n_threads=1, prefix_trie=True)
+
+    shared = trie.loglikelihood(requests)
+
+    assert trie.stats.calls == 1 and "prefix_trie=True" in repr(trie)
+    assert trie.fingerprint == model.fingerprint.replace(".gguf:", ".gguf+trie:", 1)
+    exact = model.loglikelihood(requests)
+    assert [r.logprob for r in shared] == pytest.approx([r.logprob for r in exact], abs=1.0)  # llama.cpp's rounding
+    trie.close()
+
+
 def test_a_trie_longer_than_the_batch_is_fed_in_several_calls_with_the_same_results(model: LlamaCppModel) -> None:
     requests = [LoglikelihoodRequest(CONTEXT, option) for option in OPTIONS]
     requests.append(LoglikelihoodRequest("Say it:", " the sun rises in the east and sets in the west, every day"))

@@ -15,8 +15,9 @@ order, on other requests, on what was evaluated before, or on a run having been 
 equals evaluating the whole text at once, as lm-evaluation-harness does. Decoding a context's continuations together
 as one prefix trie instead (each shared token once, one call) moved 74 of the 2,480 SmolLM2 Q4_1 scores of a
 20-item stress run (by up to 0.58 nat, no choice changed), so the stored weights do not. Converted float weights
-(``weights="f16"`` or ``"f32"``) do: there a context's continuations share one call, and a continuation decoded
-beside its siblings differs from it decoded alone by rounding (up to about 0.002 nat for SmolLM2).
+(``weights="f16"`` or ``"f32"``) do (``prefix_trie=None``): there a context's continuations share one call, and a
+continuation decoded beside its siblings differs from it decoded alone by rounding (up to about 0.002 nat for
+SmolLM2). ``prefix_trie=True`` asks for the shared call with the stored weights too; the fingerprint then says so.
 
 The token boundary of a continuation, the scoring calls and the generation loop are shared with the transformers
 backend (:mod:`pfungst.models.local`). Prompts are tokenized with special tokens parsed (as the llama.cpp server
@@ -61,9 +62,11 @@ _SEQUENCES = 64
 (with the stored weights: the resident prefix and one continuation; see the module docstring)."""
 
 
-def file_fingerprint(path: str | Path, weights: str = "stored") -> str:
+def file_fingerprint(path: str | Path, weights: str = "stored", prefix_trie: bool = False) -> str:
     """Identify a model file by name, size and the SHA-256 of the whole file: ``llamacpp:<name>:<size>:<sha256>``,
-    with ``@<weights>`` after the name when it is computed with converted weights (:mod:`~pfungst.models.gguf_weights`).
+    with ``@<weights>`` after the name when it is computed with converted weights (:mod:`~pfungst.models.gguf_weights`)
+    and ``+trie`` when stored weights decode a context's continuations in one call (other scores, see the module
+    docstring).
 
     Never by its path: the fingerprint is the cache key's model part and is recorded in every result and report, which
     must not carry a local folder (a user name, a home directory). The same file anywhere is the same model. The hash
@@ -75,6 +78,8 @@ def file_fingerprint(path: str | Path, weights: str = "stored") -> str:
     resolved = Path(path).resolve()
     size, digest = _file_sha256(resolved)
     tag = "" if weights == "stored" else f"@{weights}"
+    if prefix_trie and weights == "stored":
+        tag += "+trie"
     return f"llamacpp:{resolved.name}{tag}:{size}:{digest}"
 
 
@@ -141,6 +146,9 @@ class LlamaCppModel(LocalModel):
         weights: ``stored`` computes with the file's own weight types; ``f16`` or ``f32`` with a converted copy,
             written once into a cache folder (:mod:`~pfungst.models.gguf_weights`): faster where llama.cpp's CPU
             backend has no batched kernel for the stored type (Q4_1), at 2x or 4x the size of a 4-bit file.
+        prefix_trie: Decode the continuations of one context together, as a prefix trie in one call (faster; scores
+            then differ from evaluating each text alone by llama.cpp's rounding, see the module docstring); ``None``
+            does so with float weights only.
 
     Raises:
         BackendUnavailable: The file is missing, is not GGUF, or llama.cpp cannot load or convert it.
@@ -161,6 +169,7 @@ class LlamaCppModel(LocalModel):
         seed: int = 0,
         n_batch: int = 512,
         weights: str = "stored",
+        prefix_trie: bool | None = None,
     ) -> None:
         self.path = Path(path).expanduser()
         self.weights = check_weights(weights)
@@ -189,8 +198,9 @@ class LlamaCppModel(LocalModel):
         except (ValueError, RuntimeError, OSError) as exc:
             raise BackendUnavailable(f"llama.cpp could not load {self.path}: {exc}") from exc
         n_batch = min(n_batch, n_ctx)
+        self.prefix_trie = weights != "stored" if prefix_trie is None else prefix_trie
         sequences = 2  # the resident prefix and one continuation: exact (see the module docstring)
-        if weights != "stored":
+        if self.prefix_trie:
             sequences = min(_SEQUENCES, int(llama_cpp.llama_max_parallel_sequences()), n_batch)
         self._trie = TrieContext(
             llama_cpp, self._llama, n_ctx=n_ctx, n_batch=n_batch, sequences=sequences, stats=self.stats
@@ -203,13 +213,14 @@ class LlamaCppModel(LocalModel):
 
     def __repr__(self) -> str:
         weights = "" if self.weights == "stored" else f", weights={self.weights!r}"
-        return f"LlamaCppModel({str(self.path)!r}, n_ctx={self.n_ctx}{weights})"
+        trie = "" if self.prefix_trie == (self.weights != "stored") else f", prefix_trie={self.prefix_trie}"
+        return f"LlamaCppModel({str(self.path)!r}, n_ctx={self.n_ctx}{weights}{trie})"
 
     @property
     def fingerprint(self) -> str:
         """``llamacpp:<name>[@<weights>]:<size>:<sha256>`` of the model file (:func:`file_fingerprint`)."""
         if self._fingerprint is None:
-            self._fingerprint = file_fingerprint(self.path, self.weights)
+            self._fingerprint = file_fingerprint(self.path, self.weights, self.prefix_trie)
         return self._fingerprint
 
     def close(self) -> None:
