@@ -148,7 +148,7 @@ def test_f16_results_do_not_depend_on_batch_order_and_differ_from_one_by_one_by_
     assert backward == forward  # the same requests are decoded in the same chunks
     # decoded beside other sequences or alone: float products summed in another order (quantized weights are summed
     # in integers, exactly); the differences stay far below those between the weight types
-    assert [r.logprob for r in one_by_one] == pytest.approx([r.logprob for r in forward], abs=1e-2)
+    assert [r.logprob for r in one_by_one] == pytest.approx([r.logprob for r in forward], abs=2e-2)
     (whole,) = f16_model.loglikelihood([LoglikelihoodRequest(CONTEXT, " the sun")])
     assert whole.logprob == pytest.approx(_slow_loglikelihood(f16_model.weights_path, CONTEXT, " the sun")[0], abs=1e-9)
 

@@ -13,11 +13,12 @@ sequences' cells does change its attention sums, so with the stored (quantized) 
 in a call of its own, right after its context's cells, exactly as if it were alone: a result does not depend on batch
 order, on other requests, on what was evaluated before, or on a run having been interrupted and resumed, and it
 equals evaluating the whole text at once, as lm-evaluation-harness does. Decoding a context's continuations together
-as one prefix trie instead (each shared token once, one call) moved 74 of the 2,480 SmolLM2 Q4_1 scores of a
-20-item stress run (by up to 0.58 nat, no choice changed), so the stored weights do not. Converted float weights
+as one prefix trie instead (each shared token once, one call) moved 58 of 400 SmolLM2 Q4_1 cloze scores of 100
+ARC-Easy items, by up to 0.46 nat (no choice changed; ``benchmarks/llamacpp_prefix_trie.py``), so the stored weights
+do not. Converted float weights
 (``weights="f16"`` or ``"f32"``) do (``prefix_trie=None``): there a context's continuations share one call, and a
-continuation decoded beside its siblings differs from it decoded alone by rounding (up to about 0.002 nat for
-SmolLM2). ``prefix_trie=True`` asks for the shared call with the stored weights too; the fingerprint then says so.
+continuation decoded beside its siblings differs from it decoded alone by rounding (up to 0.015 nat in the same
+measurement). ``prefix_trie=True`` asks for the shared call with the stored weights too; the fingerprint then says so.
 
 The token boundary of a continuation, the scoring calls and the generation loop are shared with the transformers
 backend (:mod:`pfungst.models.local`). Prompts are tokenized with special tokens parsed (as the llama.cpp server
