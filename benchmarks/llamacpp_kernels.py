@@ -4,7 +4,8 @@ The embedded SmolLM2 file stores its layers as Q4_1. ggml's CPU backend has batc
 tinyBLAS, the repacked layouts) for float32, float16, bfloat16, Q8_0 and Q4_0 but not for Q4_1, which it multiplies
 one dot product at a time. This script writes copies of the file with other weight types (``llama_model_quantize``
 into a temporary folder; float32 is the exact dequantisation of the Q4_1 weights), then times one decode of
-``--tokens`` tokens at several batch sizes with each, as the backend runs it (``logits_all``), and reports tokens per
+``--tokens`` tokens at several batch sizes with each, with logits at every position (``logits_all``; the backend asks
+for them only where a continuation token is predicted), and reports tokens per
 second and the floating-point work done as a share of the float32 matrix-multiply throughput measured in the same
 run (:mod:`matmul_limit`, which needs torch). Small batches show the other limit: every decode call reads all the
 weights (540 MB as float32), so a call of a dozen tokens (one option after its shared prompt) is bound by memory, not
