@@ -119,7 +119,8 @@ def minimum_tokens(model: Any, requests: Sequence[LoglikelihoodRequest]) -> tupl
     return sum(len(model.tokenize(c)) for c in contexts) + continuation, continuation
 
 
-def _choices(logprobs: Sequence[float], sizes: Sequence[int]) -> list[int]:
+def choices(logprobs: Sequence[float], sizes: Sequence[int]) -> list[int]:
+    """Each item's chosen option: the argmax of its options' summed log-likelihoods."""
     chosen, first = [], 0
     for size in sizes:
         scores = logprobs[first : first + size]
@@ -159,7 +160,7 @@ def print_table(results: dict[str, dict[str, Any]], sizes: Sequence[int], golds:
     """One row per backend, lm-eval first; agreement and differences are against lm-eval; then the ceiling."""
     reference = results["lm-eval HFLM"]
     base_seconds = statistics.median(reference["seconds"])
-    base_choices = _choices(reference["logprobs"], sizes)
+    base_choices = choices(reference["logprobs"], sizes)
     n_items, minimum = len(sizes), limit.minimum
     print(
         f"\n{n_items} items, {sum(sizes)} requests; minimum tokens (each context once + every choice token): {minimum}"
@@ -171,10 +172,10 @@ def print_table(results: dict[str, dict[str, Any]], sizes: Sequence[int], golds:
     )
     for name, result in results.items():
         seconds = statistics.median(result["seconds"])
-        choices = _choices(result["logprobs"], sizes)
-        same = sum(a == b for a, b in zip(choices, base_choices, strict=True))
+        chosen = choices(result["logprobs"], sizes)
+        same = sum(a == b for a, b in zip(chosen, base_choices, strict=True))
         diff = max(abs(a - b) for a, b in zip(result["logprobs"], reference["logprobs"], strict=True))
-        accuracy = sum(c == g for c, g in zip(choices, golds, strict=True)) / n_items
+        accuracy = sum(c == g for c, g in zip(chosen, golds, strict=True)) / n_items
         real = "n/a" if result["real"] < 0 else str(result["real"])
         runs = "/".join(f"{s:.1f}" for s in result["seconds"])
         rate = limit.work.flops(result["fed"], result["projected"]) / seconds / 1e9

@@ -18,7 +18,7 @@ import argparse
 import statistics
 import time
 
-from compare_lm_eval import build_requests
+from compare_lm_eval import build_requests, choices
 from results_file import add_record_option, recording
 
 from pfungst.models.embedded import embedded_model_path
@@ -29,14 +29,6 @@ TITLE = "llama.cpp: an item's options in one call (prefix trie) or each alone"
 """This script's section title in benchmarks/RESULTS.md."""
 
 WEIGHTS = ("stored", "f16")
-
-
-def _choices(logprobs: list[float], sizes: list[int]) -> list[int]:
-    chosen, first = [], 0
-    for size in sizes:
-        chosen.append(max(range(size), key=lambda option: logprobs[first + option]))
-        first += size
-    return chosen
 
 
 def _time(model: LlamaCppModel, requests: list[LoglikelihoodRequest]) -> tuple[float, list[float], int, int]:
@@ -83,7 +75,7 @@ def main() -> None:
         for weights in WEIGHTS:
             exact, trie = last[(weights, False)][1], last[(weights, True)][1]
             moved = [abs(a - b) for a, b in zip(exact, trie, strict=True)]
-            changed = sum(a != b for a, b in zip(_choices(exact, sizes), _choices(trie, sizes), strict=True))
+            changed = sum(a != b for a, b in zip(choices(exact, sizes), choices(trie, sizes), strict=True))
             ratio = statistics.median(seconds[(weights, False)]) / statistics.median(seconds[(weights, True)])
             print(
                 f"{weights:8} {ratio:12.2f}x {max(moved):10.2e} {sum(m > 0 for m in moved):>6}/{len(moved):<6} "

@@ -205,22 +205,20 @@ def _tokens_wanted(row: PackedRow) -> dict[int, set[int]]:
     return wanted
 
 
-def _read(
-    logits: np.ndarray, nodes: list[int], wanted: dict[int, set[int]]
-) -> dict[int, tuple[float, int, dict[int, float]]]:
-    """Per output node: its log normaliser, its argmax token and the log-probabilities of the tokens wanted there."""
-    read: dict[int, tuple[float, int, dict[int, float]]] = {}
+def _read(logits: np.ndarray, nodes: list[int], wanted: dict[int, set[int]]) -> dict[int, tuple[int, dict[int, float]]]:
+    """Per output node: its argmax token and the log-probabilities of the tokens wanted there."""
+    read: dict[int, tuple[int, dict[int, float]]] = {}
     for begin in range(0, len(nodes), _ROWS_PER_BLOCK):
         block = logits[begin : begin + _ROWS_PER_BLOCK].astype(np.float64)
         peak = block.max(axis=-1, keepdims=True)
         normaliser = (peak + np.log(np.exp(block - peak).sum(axis=-1, keepdims=True)))[:, 0]
         for offset, node in enumerate(nodes[begin : begin + _ROWS_PER_BLOCK]):
             values = {token: float(block[offset, token] - normaliser[offset]) for token in wanted[node]}
-            read[node] = (float(normaliser[offset]), int(block[offset].argmax()), values)
+            read[node] = (int(block[offset].argmax()), values)
     return read
 
 
-def _score(pairs: list[tuple[int, int]], seen: dict[int, tuple[float, int, dict[int, float]]]) -> Score:
-    logprobs = np.array([seen[node][2][token] for node, token in pairs])
-    greedy = all(seen[node][1] == token for node, token in pairs)
+def _score(pairs: list[tuple[int, int]], seen: dict[int, tuple[int, dict[int, float]]]) -> Score:
+    logprobs = np.array([seen[node][1][token] for node, token in pairs])
+    greedy = all(seen[node][0] == token for node, token in pairs)
     return Score(float(logprobs.sum()), greedy)
