@@ -24,7 +24,16 @@ SHARED = {
 
 OPTIONS = {
     "data": ("--reader", "--map", "--on-error", "--strict"),
-    "model": ("--cache", "--chunk-size", "--threads", "--weights", "--timeout", "--deadline", "--retries"),
+    "model": (
+        "--cache",
+        "--chunk-size",
+        "--threads",
+        "--weights",
+        "--prefix-trie",
+        "--timeout",
+        "--deadline",
+        "--retries",
+    ),
     "sampling": ("--limit", "--sample", "--seed", "--n-bootstrap"),
     "audit": (
         "--feature-set",

@@ -149,7 +149,15 @@ NOT_CONFIG = {
     "fail_on",
     "card",
 }
-MODEL_OPTIONS = {"threads", "weights", "timeout", "deadline", "retries", "debug"}  # the backend's (model_options)
+MODEL_OPTIONS = {
+    "threads",
+    "weights",
+    "prefix_trie",
+    "timeout",
+    "deadline",
+    "retries",
+    "debug",
+}  # the backend's (model_options)
 COMMANDS = {
     "audit": (pfungst.AuditConfig, {"feature_set", "deduplicate", "fix", "findings", "validity"}),
     "score": (pfungst.RunConfig, set()),

@@ -62,3 +62,20 @@ def test_score_takes_cluster_by_none_for_the_independent_item_interval(tmp_path:
     summary = json.loads(result.stdout)
     assert summary["accuracy"]["method"] == "wilson" and summary["design_effect"] is None
     assert summary["provenance"]["settings"]["cluster_by"] == "none"
+
+
+def test_prefix_trie_reaches_the_llamacpp_model_and_is_named_in_its_fingerprint(tmp_path: Path) -> None:
+    """``--prefix-trie`` with the stored weights scores an item's options in one call: other answers, so another
+    fingerprint and no answer of the exact default served from the cache; ``--no-prefix-trie`` is the default's."""
+    from tests.test_cli import _need_smollm2
+
+    _need_smollm2()
+    data = str(_clustered_benchmark(tmp_path))
+    args = ["score", data, "--rule", "cloze-raw", "--cache", str(tmp_path / "c.sqlite"), "--threads", "1"]
+    runs = {}
+    for flag in ("--no-prefix-trie", "--prefix-trie"):
+        result = runner.invoke(app, [*args, flag, "--quiet", "--json", "-"])
+        assert result.exit_code == 0, result.output
+        runs[flag] = json.loads(result.stdout)
+    assert "+trie" not in runs["--no-prefix-trie"]["model"] and "+trie" in runs["--prefix-trie"]["model"]
+    assert runs["--prefix-trie"]["counts"]["misses"] == runs["--no-prefix-trie"]["counts"]["misses"] > 0

@@ -202,6 +202,15 @@ _Weights = Annotated[
         "embedded model). Default: stored."
     ),
 ]
+_PrefixTrie = Annotated[
+    bool | None,
+    typer.Option(
+        "--prefix-trie/--no-prefix-trie",
+        help="Decode an item's options in one llama.cpp call, as their prefix trie (faster; scores differ from each "
+        "option decoded alone by rounding with f16 or f32 weights, by more with quantized ones). Default: on with "
+        "--weights f16 or f32, off with stored weights.",
+    ),
+]
 _Timeout = Annotated[
     float | None, typer.Option(help="Seconds a model server may take to answer one request (openai: models).")
 ]
@@ -234,6 +243,8 @@ class ModelOptions(OptionGroup):
     """CPU threads of a llama.cpp model; None for its choice."""
     weights: _Weights = None
     """Weight type of a llama.cpp model; None for the file's own."""
+    prefix_trie: _PrefixTrie = None
+    """Whether a llama.cpp model decodes an item's options in one call; None for its choice by weight type."""
     timeout: _Timeout = None
     """Seconds per request to a model server; None for the backend's default."""
     deadline: _Deadline = None
@@ -267,6 +278,7 @@ class ModelOptions(OptionGroup):
         backend: dict[str, Any] = {"n_threads": self.threads} if self.threads is not None else {}
         given = {
             "weights": self.weights,
+            "prefix_trie": self.prefix_trie,
             "timeout": self.timeout,
             "retries": self.retries,
             "deadline": self.deadline,
