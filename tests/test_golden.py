@@ -357,8 +357,8 @@ def _cache_all_but_held_out(cache: Path) -> int:
 @pytest.mark.slow
 def test_fixed_seed_stress_run_on_20_arc_challenge_items_is_unchanged(tmp_path: Path, shared_data: Path) -> None:
     """The run asks exactly the recorded requests, the model answers the held-out ones as recorded (llama.cpp's
-    numbers, checked on a fifth of the requests of every perturbation kind), and every figure and outcome is the
-    golden one."""
+    numbers, checked on a fifth of the next-token and of the log-likelihood requests), and every figure and outcome is
+    the golden one."""
     data = shared_data / "arc" / "ARC-Challenge-Test.jsonl"
     out = tmp_path / "stress.json"
     items = tmp_path / "outcomes.jsonl"
