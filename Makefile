@@ -7,7 +7,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 
-.PHONY: demo test docs install install-dev clean
+.PHONY: demo test typecheck docs install install-dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,9 +46,12 @@ test: $(VENV)/.installed-dev
 	$(BIN)/python -m pip check
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
-	$(BIN)/mypy
-	$(MAKE) docs
+	$(MAKE) -j2 --output-sync=target typecheck docs
 	$(BIN)/python -m pytest -q -n auto --dist loadfile
+
+# Each takes one core: `make test` runs them side by side.
+typecheck: $(VENV)/.installed-dev
+	$(BIN)/mypy
 
 # The tutorials execute their code (the embedded model included) while the site builds; NO_MKDOCS_2_WARNING keeps
 # mkdocs-material's notice about its successor out of the log.

@@ -50,7 +50,9 @@ The stress run's 568 model answers are recorded too (``stress-arc20-answers.json
 80ba7ec, whose results equalled these files): the rerun finds four in five of each request kind in its cache and asks
 the embedded model the fifth. So it checks every request the run makes (one not recorded is a miss, and the misses
 must be exactly the held-out ones), llama.cpp's answers on a fifth of them, and every figure, in about a quarter of the
-time of asking all (70 s against 250 s on one core).
+time of asking all (70 s against 250 s on one core). The demo's 109 answers are recorded the same way
+(``demo-stress-answers.jsonl.gz``, from the demo at commit d2af5d2, whose results equalled these files): its rerun
+finds four in five of them in the cache in its output folder (about 20 s of model time saved).
 """
 
 from __future__ import annotations
@@ -280,7 +282,14 @@ def test_scores_of_candidates_not_chosen_and_float_noise_are_not_compared() -> N
 
 @pytest.mark.slow
 def test_demo_results_are_unchanged(tmp_path: Path) -> None:
+    """The demo asks exactly the recorded requests (all but the held-out ones found in the cache in its folder), and
+    every figure of its four audits and its stress run is the golden one."""
+    cache = tmp_path / "demo" / "gold-position.stress-cache.sqlite"
+    cache.parent.mkdir()
+    held_out = _cache_all_but_held_out(cache, DEMO_ANSWERS)
     _pfungst("demo", "--out", str(tmp_path / "demo"), cache=tmp_path / "cache.sqlite")
+    misses = json.loads((tmp_path / "demo" / "gold-position.stress.json").read_text())["counts"]["misses"]
+    assert misses == held_out, f"the demo asked the model {misses} requests, {held_out} held out: the requests changed"
     old_files = sorted((GOLDEN / "demo").glob("*.json.gz"))
     assert len(old_files) == 5
     for old_file in old_files:
@@ -297,6 +306,8 @@ def test_demo_results_are_unchanged(tmp_path: Path) -> None:
 
 ANSWERS = GOLDEN / "stress-arc20-answers.jsonl.gz"
 """The embedded model's answer to every request of the fixed-seed stress run (``request`` and ``result`` per line)."""
+DEMO_ANSWERS = GOLDEN / "demo-stress-answers.jsonl.gz"
+"""The embedded model's answer to every request of the demo's stress run, as :data:`ANSWERS`."""
 HELD_OUT = 5
 """One recorded answer in this many, of each request kind, is left out of the cache and asked of the model again."""
 
@@ -305,7 +316,8 @@ def record_answers(cache: Path, out: Path) -> int:
     """Write the answers in ``cache`` (a run's SQLite model cache) as ``ANSWERS`` lines, sorted; return how many.
 
     To record them again: ``python -c "from pathlib import Path; from tests.test_golden import record_answers;
-    record_answers(Path('CACHE'), Path('tests/golden/stress-arc20-answers.jsonl.gz'))"`` after the golden run.
+    record_answers(Path('CACHE'), Path('tests/golden/stress-arc20-answers.jsonl.gz'))"`` after the golden run (the
+    demo's: its folder's ``gold-position.stress-cache.sqlite``, into ``demo-stress-answers.jsonl.gz``).
     """
     with sqlite3.connect(cache) as connection:
         rows = sorted(connection.execute("SELECT request, result FROM results"))
@@ -336,14 +348,15 @@ class _Recorded:
     next_token_logprobs = loglikelihood
 
 
-def _cache_all_but_held_out(cache: Path) -> int:
-    """Store the recorded answers in ``cache``, all but one in ``HELD_OUT`` of each kind; return how many held out."""
+def _cache_all_but_held_out(cache: Path, recorded: Path = ANSWERS) -> int:
+    """Store the answers recorded in ``recorded`` in ``cache``, all but one in ``HELD_OUT`` of each kind; return how
+    many are held out."""
     try:
         fingerprint = file_fingerprint(embedded_model_path())
     except MissingDependency as exc:
         pytest.skip(str(exc))
     answers = {}
-    for line in _read(ANSWERS):
+    for line in _read(recorded):
         request = _request(line["request"])
         answers[request] = read_row(request, json.dumps(line["result"]))
     kept = {kind: [r for r in answers if isinstance(r, kind)] for kind in (LoglikelihoodRequest, NextTokenRequest)}

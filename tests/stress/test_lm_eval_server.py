@@ -115,14 +115,28 @@ def _twin(result: StressResult, outcome: Outcome) -> Outcome:
     )
 
 
+LM_EVAL_WITHOUT_BUILTIN_TASKS = """
+import sys
+from lm_eval.__main__ import cli_evaluate
+from lm_eval.tasks import TaskManager
+index_all = TaskManager.__init__
+TaskManager.__init__ = lambda self, *args, **kwargs: index_all(self, *args, **{**kwargs, "include_defaults": False})
+sys.argv[0] = "lm_eval"
+cli_evaluate()
+"""
+"""``python -m lm_eval``, except that its task manager indexes only ``--include_path``: lm_eval reads every one of
+its own thousands of task files at each start (about 20 s of a busy core), and the exported tasks use none."""
+
+
 def _run_lm_eval(server: str, tokenizer: Path, tasks: Path, out: Path) -> None:
-    """``lm_eval`` with its OpenAI-compatible completions model; requests sent as text (llama-cpp-python's server
-    takes no token lists), context tokens counted with the SmolLM2 tokenizer."""
+    """The ``lm_eval`` command line with its OpenAI-compatible completions model; requests sent as text
+    (llama-cpp-python's server takes no token lists), context tokens counted with the SmolLM2 tokenizer."""
     model_args = (
         f"model=smollm2,base_url={server}/v1/completions,tokenizer_backend=huggingface,tokenizer={tokenizer},"
         "tokenized_requests=False,num_concurrent=1,max_retries=2"
     )
-    command = [sys.executable, "-m", "lm_eval", "--model", "local-completions", "--model_args", model_args]
+    command = [sys.executable, "-c", LM_EVAL_WITHOUT_BUILTIN_TASKS, "--model", "local-completions"]
+    command += ["--model_args", model_args]
     command += ["--include_path", str(tasks), "--tasks", "pfungst_tiny", "--log_samples", "--output_path", str(out)]
     env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "HF_DATASETS_CACHE": str(out / "hf")}
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800, check=False)
