@@ -12,7 +12,7 @@ fitted on the audit's CPU seconds by default: on a shared machine wall time meas
 seconds`` fits wall time; with ``--n-jobs`` above 1 only wall time counts the workers).
 
 Run: .venv/bin/python benchmarks/audit_scaling.py [--sizes 10000,100000,1000000] [--concurrent 3]
-     [--feature-set 1-grams_presence ...] [--all-feature-sets] [--n-splits 5] [--n-jobs 1]
+     [--feature-set 1-grams_presence ...] [--all-feature-sets] [--n-splits 5] [--n-repeats 2] [--n-jobs 1]
      [--parallel processes|threads] [--deadline-minutes 60] [--no-cues] [--no-record]
 Without ``--feature-set`` each size runs its default (``pfungst.audit.size_defaults``); ``--concurrent N`` runs N
 sizes at once (CPU seconds and peak memory stay each audit's own; wall seconds then include the others);
@@ -91,6 +91,7 @@ def run_one(n_items: int, args: argparse.Namespace) -> dict[str, object]:
         feature_sets=tuple(args.feature_set),
         all_feature_sets=args.all_feature_sets,
         n_splits=args.n_splits,
+        n_repeats=args.n_repeats,
         n_jobs=args.n_jobs,
         cues=args.cues,
         parallel=args.parallel,
@@ -127,7 +128,7 @@ def child_command(n_items: int, args: argparse.Namespace) -> list[str]:
     command += ["--parallel", args.parallel]
     command += [part for name in args.feature_set for part in ("--feature-set", name)]
     command += ["--all-feature-sets"] if args.all_feature_sets else []
-    command += ["--n-splits", str(args.n_splits)]
+    command += ["--n-splits", str(args.n_splits), "--n-repeats", str(args.n_repeats)]
     command += [] if args.cues else ["--no-cues"]
     timer = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
     return [timer, "-v", *command] if timer else command
@@ -280,6 +281,9 @@ def main() -> None:
         "--deadline-minutes", type=float, default=0, help="Stop sizes still running this long after the start."
     )
     parser.add_argument("--n-splits", type=int, default=5, help="Folds of the cross-fitting (the CLI's --n-splits).")
+    parser.add_argument(
+        "--n-repeats", type=int, default=2, help="Cross-fitting repeats where they apply (the CLI's --n-repeats)."
+    )
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--parallel", choices=("processes", "threads"), default="processes")
     parser.add_argument("--no-cues", dest="cues", action="store_false")
