@@ -47,6 +47,18 @@ def add_record_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _load_now() -> float | None:
+    """The 1-minute load average, or None where the system does not report one."""
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return None
+
+
+_LOAD_AT_START = _load_now()
+"""The load when the benchmark started (this module is imported at its start), not when its figures are written."""
+
+
 def machine() -> str:
     """One line naming this machine: CPU model, logical cores, memory and OS."""
     cpu = platform.processor() or platform.machine()
@@ -63,9 +75,7 @@ def machine() -> str:
         memory = f", {pages * page_size / 2**30:.0f} GiB"
     except (ValueError, OSError, AttributeError):
         pass
-    load = ""
-    with contextlib.suppress(OSError):
-        load = f", load {os.getloadavg()[0]:.1f} at start"
+    load = "" if _LOAD_AT_START is None else f", load {_LOAD_AT_START:.1f} at start"
     return f"{cpu}, {os.cpu_count()} logical cores{memory}, {platform.system()} {platform.release()}{load}"
 
 

@@ -13,13 +13,17 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
-@pytest.fixture(scope="module")
-def results_file() -> ModuleType:
+def _load_results_file() -> ModuleType:
     spec = importlib.util.spec_from_file_location("results_file", BENCHMARKS / "results_file.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="module")
+def results_file() -> ModuleType:
+    return _load_results_file()
 
 
 def _section(text: str, name: str) -> str:
@@ -50,6 +54,18 @@ def test_a_section_names_commit_date_and_machine(results_file: ModuleType, tmp_p
 
     provenance = _section(path.read_text(), "speed").splitlines()[2]
     assert re.match(r"Commit `[0-9a-f]+(\+changes)?`, \d{4}-\d\d-\d\d \d\d:\d\d UTC; .* logical cores", provenance)
+
+
+def test_the_load_recorded_is_the_load_when_the_benchmark_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long benchmark loads the machine itself: the load it writes beside its figures is the one it started under."""
+    monkeypatch.setattr("os.getloadavg", lambda: (0.3, 0.2, 0.1))
+    started = _load_results_file()  # a script imports it first thing
+    monkeypatch.setattr("os.getloadavg", lambda: (2.0, 1.5, 1.0))
+    started.record_results("speed", "Speed", "figures", command="python speed.py", path=tmp_path / "RESULTS.md")
+
+    assert "load 0.3 at start" in _section((tmp_path / "RESULTS.md").read_text(), "speed")
 
 
 def test_recording_records_what_was_printed_unless_told_not_to(
