@@ -10,6 +10,7 @@ import pytest
 import pfungst.audit.feature_sets as feature_sets_module
 import pfungst.audit.item_flag_rules as item_flag_rules_module
 import pfungst.audit.run as run_module
+import pfungst.audit.verdict_rule as verdict_rule_module
 from pfungst.audit.feature_sets import PAPER_FEATURE_SETS, FeatureSet, get_feature_set
 from pfungst.audit.inputs import OptionTable
 from pfungst.audit.run import AuditConfig, audit
@@ -23,7 +24,7 @@ def _with_sets(monkeypatch: pytest.MonkeyPatch, *extra: FeatureSet) -> None:
     """Make the audit resolve ``extra`` by name, beside the built-in sets (as a plugin's sets are)."""
     by_name = {feature_set.name: feature_set for feature_set in extra}
     # the config looks its names up when it validates; the per-item flags when they pick the options-only probe
-    for module in (run_module, feature_sets_module, item_flag_rules_module):
+    for module in (run_module, verdict_rule_module, feature_sets_module, item_flag_rules_module):
         monkeypatch.setattr(module, "get_feature_set", lambda name: by_name.get(name) or get_feature_set(name))
 
 

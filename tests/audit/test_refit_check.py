@@ -15,7 +15,7 @@ from pfungst.audit.feature_sets import FeatureSet, get_feature_set
 from pfungst.audit.inputs import ItemInputs
 from pfungst.audit.probe import ProbeConfig, run_probe
 from pfungst.audit.refit_check import null_copy, refit_check, refit_interval
-from pfungst.audit.run import verdict_of
+from pfungst.audit.verdict_rule import verdict_of
 from pfungst.data.option_kind import OptionKind
 from pfungst.data.synthetic import make_synthetic
 from pfungst.errors import ConfigError

@@ -12,7 +12,13 @@ from scipy import stats as scipy_stats
 import pfungst
 from pfungst.audit import shuffled_copy
 from pfungst.audit.verdict import Verdict
-from pfungst.audit.verdict_interval import BETWEEN_REPEATS, BOOTSTRAP_ONLY, refit_ratio, verdict_interval
+from pfungst.audit.verdict_interval import (
+    BETWEEN_REPEATS,
+    BOOTSTRAP_ONLY,
+    probe_intervals,
+    refit_ratio,
+    verdict_interval,
+)
 from pfungst.data.synthetic import make_synthetic
 from pfungst.schema import Fields
 
@@ -105,6 +111,20 @@ def test_the_pooled_ratio_widens_by_the_audits_mean_between_to_bootstrap_varianc
     assert n_pooled == 2 and ratio == pytest.approx((own.between_repeat_sd / own.bootstrap_sd) ** 2 / 2, rel=0.05)
     assert pooled.between_repeat_sd == 0 and pooled.refit_sd == pytest.approx(math.sqrt(ratio) * pooled.bootstrap_sd)
     assert pooled.n_pooled == 2 and ci.low < pooled.bootstrap_low  # widened although its own repeats agree
+
+
+def test_every_probes_interval_at_once_is_each_ones_verdict_interval_with_the_pooled_ratio() -> None:
+    probes = [(*_repeats(seed=seed, flips=flips), 2.0) for seed, flips in ((7, (0.3, 0.36)), (8, (0.2, 0.4)))]
+    probes.append((probes[0][0][:0], probes[0][1][:, :0], 2.0))  # a probe that predicted nothing
+    pooled = refit_ratio(probes, "kappa", n_resamples=300, seed=2)
+    found = probe_intervals(probes, "kappa", n_resamples=300, seed=2, level=0.98)
+
+    for (gold, prediction, n_classes), (ci, widening) in zip(probes[:2], found, strict=False):
+        assert (ci, widening) == verdict_interval(
+            gold, prediction, "kappa", n_classes, n_resamples=300, seed=2, level=0.98, pooled=pooled
+        )
+        assert widening.n_pooled == 2
+    assert math.isnan(found[2][0].low) and math.isnan(found[2][0].high)
 
 
 def test_one_repeat_pools_nothing() -> None:

@@ -14,11 +14,12 @@ Computed once, in the audit stage, from the verdict, the position / content spli
    ``content``, like any other, unless the task was declared to be answered from its words (``expected``).
 4. **The cue is named** where one survives multiple-testing correction (:func:`~pfungst.audit.cue_naming.name_cue`).
 5. **Three states** (the verdict's own label): ``predictable`` (lower bound above the threshold), ``no evidence``
-   (upper bound below it, with :func:`detectable`) and ``inconclusive`` (the interval spans it, with
+   (every feature set's upper bound below it, with :func:`detectable`) and ``inconclusive`` (neither, with
    :func:`items_needed`).
 
-Both resolution figures read the standard error off the deciding interval, ``se = (high - low) / (2 z_L)`` with
-``z_L`` the normal critical value of the interval's own (simultaneous) level ``L``, and assume it shrinks as
+Both resolution figures read the standard error off the deciding interval (``Verdict.deciding``: the best feature
+set's, or the one with the highest upper bound where the label is not "predictable"), ``se = (high - low) / (2 z_L)``
+with ``z_L`` the normal critical value of the interval's own (simultaneous) level ``L``, and assume it shrinks as
 ``1 / sqrt(n)``; ``z_b = 0.8416`` is the normal quantile of 80% power.
 """
 
@@ -206,9 +207,9 @@ def _content_headline(verdict: Verdict, cue: NamedCue | None, declared: str) -> 
         statistic=verdict.statistic,
         estimate=verdict.estimate,
         threshold=verdict.threshold,
-        resolution=_resolution(certainty, verdict.estimate, verdict.threshold),
-        detectable=detectable(verdict.estimate),
-        items_needed=items_needed(verdict.estimate, verdict.threshold) if certainty == "inconclusive" else None,
+        resolution=_resolution(certainty, verdict.deciding, verdict.threshold),
+        detectable=detectable(verdict.deciding),
+        items_needed=items_needed(verdict.deciding, verdict.threshold) if certainty == "inconclusive" else None,
         besides=(),
         action=_action(certainty, explains, cue, verdict),
         declared=declared,
@@ -231,7 +232,7 @@ def _resolution(certainty: Certainty, estimate: Estimate, threshold: float) -> s
 
 def _action(certainty: Certainty, explains: Explains, cue: NamedCue | None, verdict: Verdict) -> str:
     if certainty == "inconclusive":
-        needed = items_needed(verdict.estimate, verdict.threshold)
+        needed = items_needed(verdict.deciding, verdict.threshold)
         more = f" (about {needed})" if needed is not None else ""
         return f"audit more items{more} before reading the result as clean or as a finding"
     if certainty == "no evidence" or explains == "expected":

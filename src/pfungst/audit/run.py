@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
-
-import numpy as np
 
 from pfungst.audit.audit_config import AuditConfig
 from pfungst.audit.cluster import cluster_backend
@@ -25,25 +22,17 @@ from pfungst.audit.label_set import audited_layout
 from pfungst.audit.position_content import PositionContentSplit, position_artifact
 from pfungst.audit.probe import run_probes
 from pfungst.audit.probe_outcome import ProbeOutcome
-from pfungst.audit.refit_check import refit_check, repeat_averaged
+from pfungst.audit.refit_check import refit_check
 from pfungst.audit.result import AuditResult, Verdict
 from pfungst.audit.size_defaults import SizeDefault
 from pfungst.audit.task_declaration import declaration
-from pfungst.audit.verdict import Evidence, verdict_label
-from pfungst.audit.verdict_interval import refit_ratio, verdict_interval
+from pfungst.audit.verdict_rule import verdict_of
 from pfungst.data.benchmark import Benchmark
 from pfungst.data.item_checks import check_items
-from pfungst.data.option_kind import OptionKind
-from pfungst.errors import ConfigError, override_settings
+from pfungst.errors import override_settings
 from pfungst.provenance import Provenance
-from pfungst.stats import (
-    Estimate,
-    binomial_pvalue,
-    bonferroni_level,
-    bonferroni_pvalue,
-)
 
-__all__ = ["AuditConfig", "audit", "verdict_of"]
+__all__ = ["AuditConfig", "audit"]
 
 Progress = Callable[[str, int, int], None]
 """Called as ``progress(step, done, total)`` before each probe and once at the end."""
@@ -92,7 +81,7 @@ def audit(
     report("heuristics and cues", 1, 1)
     heuristics = _heuristics(benchmark, config, groups) if config.heuristics else None
     cues = find_cues(benchmark, config=CueConfig(fields=config.fields, top_k=config.cue_top_k)) if config.cues else None
-    verdict = _refit_checked(_verdict(probes, config, benchmark.option_kind), benchmark, config, groups)
+    verdict = _refit_checked(verdict_of(probes, config, benchmark.option_kind), benchmark, config, groups)
     parts = _split(benchmark, probes, verdict, heuristics, config, groups)
     verdict = _position_evidence(verdict, parts)
     controls = audit_controls(
@@ -156,7 +145,7 @@ def _split(
     blind = [p for p in probes if get_feature_set(p.feature_set).position_blind]
     if not blind:
         return None
-    content = _refit_checked(_verdict(blind, config, benchmark.option_kind), benchmark, config, groups)
+    content = _refit_checked(verdict_of(blind, config, benchmark.option_kind), benchmark, config, groups)
     position = position_artifact(heuristics, config.threshold)
     return PositionContentSplit(benchmark.name, content, position, tuple(p.feature_set for p in blind))
 
@@ -214,105 +203,3 @@ def _inputs(benchmark: Benchmark, name: str, config: AuditConfig) -> ItemInputs 
     if feature_set.level == "option":
         return OptionTable.from_benchmark(benchmark, config.fields, with_question=feature_set.sees_question)
     return ItemInputs.from_benchmark(benchmark, config.fields)
-
-
-def verdict_of(probes: Sequence[ProbeOutcome], config: AuditConfig, option_kind: OptionKind) -> Verdict:
-    """The verdict over ``probes`` alone (their best, Bonferroni over them) of a benchmark of ``option_kind``
-    (``shared_labels`` or ``per_item``): e.g. the position-blind probes only.
-
-    Raises:
-        ConfigError: ``probes`` is empty.
-    """
-    if not probes:
-        raise ConfigError("a verdict needs at least one probe")
-    return _verdict(list(probes), config, option_kind)
-
-
-def _best_pvalue(
-    source: Estimate, statistic: str, gold: np.ndarray, prediction: np.ndarray, n_classes: float
-) -> tuple[float, str]:
-    """The best probe's p-value and its method; a chance-corrected accuracy is tested against uniform guessing among
-    the options (or labels), not against the label marginals (one-sided binomial test)."""
-    if statistic != "chance_corrected_accuracy":
-        return source.pvalue, source.method
-    chance = 1 / n_classes
-    pvalue = binomial_pvalue(int(np.sum(gold == prediction)), len(gold), chance, alternative="greater")
-    return pvalue, f"accuracy corrected for uniform guessing (chance {chance:.3f}); one-sided binomial test"
-
-
-def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: OptionKind) -> Verdict:
-    """Best probe by point estimate (ties: the one that sees the least input); its interval widened (Bonferroni)
-    for having picked the best of several.
-
-    The point and the interval come from one statistic: the repeat-averaged score (the mean over the cross-fitting
-    repeats of kappa, or of the chance-corrected accuracy), computed on all items for the point and on bootstrap
-    resamples of the items for the percentile interval (the same resampled items in every repeat). Averaging over
-    repeats removes the noise of one fold assignment, which is why it is the point; bootstrapping a single repeat
-    instead (as before) measured another statistic, whose interval could exclude the point on degenerate data. The
-    bootstrap holds the predictions fixed; the interval is widened by the spread across repeats (its ratio to the
-    bootstrap variance pooled over all the probes), so that it covers the refit too
-    (:func:`~pfungst.audit.verdict_interval.verdict_interval`).
-    """
-    statistic = option_kind.statistic
-    best = max(probes, key=lambda p: (_value(getattr(p, statistic)), -_breadth(p.feature_set, config.fields)))
-    level = bonferroni_level(config.level, len(probes))
-    mask = best.predicted
-    gold, prediction = best.gold[mask], _repeats(best)[:, mask]
-    n_classes = _effective_classes(best)
-    interval, widening = verdict_interval(
-        gold,
-        prediction,
-        statistic,
-        n_classes,
-        n_resamples=config.n_bootstrap,
-        seed=config.seed,
-        level=level,
-        pooled=refit_ratio(
-            [(p.gold[p.predicted], _repeats(p)[:, p.predicted], _effective_classes(p)) for p in probes],
-            statistic,
-            n_resamples=config.n_bootstrap,
-            seed=config.seed,
-        ),
-    )
-    source: Estimate = getattr(best, statistic)
-    pvalue, method = _best_pvalue(source, statistic, gold, prediction[0], n_classes)
-    pvalue = bonferroni_pvalue(pvalue, len(probes))
-    estimate = Estimate(
-        value=repeat_averaged(gold, prediction, statistic, n_classes),
-        method=f"{method}; repeat-averaged statistic, {widening.description}; Bonferroni over {len(probes)} "
-        "feature sets",
-        n=source.n,
-        ci=interval,
-        pvalue=pvalue,
-        baseline=source.baseline,
-    )
-    label = verdict_label(interval, config.threshold)
-    return Verdict(
-        label=label,
-        feature_set=best.feature_set,
-        statistic=statistic,
-        estimate=estimate,
-        threshold=config.threshold,
-        n_feature_sets=len(probes),
-        note=config.protocol.verdict_note(statistic),
-        evidence=Evidence.of(get_feature_set(best.feature_set), config.fields, option_kind),
-        widening=widening,
-    )
-
-
-def _repeats(outcome: ProbeOutcome) -> np.ndarray:
-    """The probe's predictions, repeats x items."""
-    return outcome.predictions if outcome.predictions is not None else outcome.prediction[np.newaxis, :]
-
-
-def _effective_classes(outcome: ProbeOutcome) -> float:
-    """K of the probe's chance-corrected accuracy: 1 / (mean over items of 1 / number of options)."""
-    return 1.0 / float(outcome.settings["chance"])
-
-
-def _breadth(name: str, fields: tuple[str, ...]) -> int:  # among ties, the set that sees the least input
-    return ("options", "partial", "position", "full").index(get_feature_set(name).evidence_input(fields))
-
-
-def _value(estimate: Estimate) -> float:
-    return -math.inf if math.isnan(estimate.value) else estimate.value

@@ -4,33 +4,62 @@ position)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast, get_args
 
 from pfungst.audit.feature_sets import EvidenceInput, FeatureSet
 from pfungst.audit.verdict_interval import IntervalWidening
 from pfungst.data.option_kind import OptionKind
-from pfungst.schema import Fields
+from pfungst.schema import Fields, read_dataclass
 from pfungst.stats import ConfidenceInterval, Estimate
 
-__all__ = ["LABELS", "Evidence", "Label", "Verdict", "verdict_label"]
+__all__ = ["LABELS", "Evidence", "Label", "ProbeBound", "Verdict", "verdict_label"]
 
 Label = Literal["predictable", "inconclusive", "no evidence"]
 """The three states: the lower bound is above the threshold, the interval spans it, or the upper bound is below it."""
 LABELS: tuple[str, ...] = get_args(Label)
 
 
-def verdict_label(interval: ConfidenceInterval, threshold: float) -> Label:
+def verdict_label(interval: ConfidenceInterval, threshold: float, *, highest_upper: float = math.nan) -> Label:
     """The three states: the lower bound above ``threshold``, the upper bound below it, or (spanning it) neither.
+
+    ``highest_upper`` is the highest upper bound of the other simultaneous intervals, where the best probe's is one
+    of several: "no evidence" needs every one of them below ``threshold`` too (NaN: no other).
 
     Example:
         >>> from pfungst.stats import ConfidenceInterval
         >>> [verdict_label(ConfidenceInterval(low, high), 0.2) for low, high in ((0.3, 0.5), (-0.1, 0.1), (0.1, 0.3))]
         ['predictable', 'no evidence', 'inconclusive']
+        >>> verdict_label(ConfidenceInterval(-0.1, 0.1), 0.2, highest_upper=0.25)
+        'inconclusive'
     """
     if interval.low > threshold:
         return "predictable"
-    return "no evidence" if interval.high < threshold else "inconclusive"
+    high = interval.high if math.isnan(highest_upper) else max(interval.high, highest_upper)
+    return "no evidence" if high < threshold else "inconclusive"
+
+
+@dataclass(frozen=True)
+class ProbeBound:
+    """A feature set other than the best whose simultaneous upper bound is higher than the best one's: the figure
+    that "no evidence" must also clear."""
+
+    feature_set: str
+    estimate: Estimate
+    """Its repeat-averaged statistic with its simultaneous interval (Bonferroni over the same feature sets)."""
+
+    @classmethod
+    def from_fields(cls, fields: Fields) -> ProbeBound:
+        """Read :meth:`to_dict` back.
+
+        Raises:
+            ReaderError: a value of the wrong type, or a missing key.
+        """
+        return read_dataclass(cls, fields)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"feature_set": self.feature_set, "estimate": self.estimate.to_dict()}
 
 
 _INPUTS: tuple[str, ...] = get_args(EvidenceInput)
@@ -109,8 +138,8 @@ class Verdict:
     threshold."""
 
     label: Label
-    """``predictable`` (the lower bound exceeds :attr:`threshold`), ``no evidence`` (the upper bound is below it) or
-    ``inconclusive`` (the interval spans it: too few items to tell)."""
+    """``predictable`` (the lower bound exceeds :attr:`threshold`), ``no evidence`` (the upper bound is below it, and
+    so is every other feature set's: :attr:`highest_upper`) or ``inconclusive`` (neither: too few items to tell)."""
     feature_set: str
     """The feature set with the highest point estimate."""
     statistic: str
@@ -133,6 +162,18 @@ class Verdict:
     """How :attr:`estimate`'s interval covers the refit: the fixed-prediction bootstrap interval and the spread across
     cross-fitting repeats added to it, with the method's name (:mod:`~pfungst.audit.verdict_interval`); None for a
     verdict built without it."""
+    highest_upper: ProbeBound | None = None
+    """The feature set whose simultaneous upper bound is the highest, where that is not the best one: a cue that any
+    feature set's interval leaves room for is not ruled out, so "no evidence" needs it below the threshold too. None
+    where the best feature set's upper bound is the highest (or no other has an interval)."""
+
+    @property
+    def deciding(self) -> Estimate:
+        """The estimate whose interval decides the label: the best feature set's for "predictable", else the one with
+        the highest upper bound (:attr:`highest_upper` where there is one)."""
+        if self.label == "predictable" or self.highest_upper is None:
+            return self.estimate
+        return self.highest_upper.estimate
 
     @property
     def lexical(self) -> bool:
@@ -158,11 +199,13 @@ class Verdict:
             "inconclusive": "the interval spans",
             "no evidence": "the upper bound is below",
         }[self.label]
+        if self.label == "inconclusive" and ci is not None and ci.high < self.threshold:
+            comparison = "the upper bound is below"
         text = (
             f"{self.label} ({self.evidence.description}): best feature set {self.feature_set}, "
             f"{self.statistic} {self.estimate.value:.3f} "
             f"{bound} ({level} simultaneous interval over {self.n_feature_sets} feature sets); {comparison} "
-            f"the threshold {self.threshold:g}"
+            f"the threshold {self.threshold:g}{self._other_bound()}"
         )
         if self.label != "predictable" and self.signal_below_threshold and self.refit is None:
             text += " (a signal is present, since the interval excludes 0 even when widened twofold, but it is smaller "
@@ -176,6 +219,21 @@ class Verdict:
             else:
                 text += f" (no signal is claimed: the refit-aware interval {span} does not exclude 0)"
         return f"{text}; {self.note}" if self.note else text
+
+    def _other_bound(self) -> str:
+        """The other feature set's upper bound in words, where it keeps "no evidence" from being claimed or was
+        cleared besides the best one's."""
+        other = self.highest_upper
+        if other is None or other.estimate.ci is None or self.label == "predictable":
+            return ""
+        ci = other.estimate.ci
+        figures = f"{other.feature_set}, {self.statistic} {other.estimate.value:.3f} [{ci.low:.3f}, {ci.high:.3f}]"
+        if self.label == "no evidence":
+            return f", as is every feature set's (the highest: {figures})"
+        best = self.estimate.ci
+        if best is not None and best.high < self.threshold:
+            return f", but not that of feature set {figures}: a cue of that size is not ruled out"
+        return ""
 
     @property
     def signal_below_threshold(self) -> bool:
@@ -215,6 +273,7 @@ class Verdict:
             evidence=Evidence.from_fields(fields.sub("evidence")),
             refit=fields.estimate("refit") if fields.has("refit") else None,
             widening=IntervalWidening.from_fields(fields.sub("widening")) if fields.has("widening") else None,
+            highest_upper=ProbeBound.from_fields(fields.sub("highest_upper")) if fields.has("highest_upper") else None,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -228,6 +287,7 @@ class Verdict:
             "note": self.note,
             "refit": self.refit.to_dict() if self.refit is not None else None,
             "widening": self.widening.to_dict() if self.widening is not None else None,
+            "highest_upper": self.highest_upper.to_dict() if self.highest_upper is not None else None,
             "signal_below_threshold": self.signal_below_threshold,
             "evidence": self.evidence.to_dict(),
             "kind": self.kind,

@@ -41,7 +41,14 @@ from pfungst.schema import Fields, read_dataclass
 from pfungst.serialization import to_jsonable
 from pfungst.stats import ConfidenceInterval, chance_corrected_accuracy
 
-__all__ = ["BETWEEN_REPEATS", "BOOTSTRAP_ONLY", "IntervalWidening", "refit_ratio", "verdict_interval"]
+__all__ = [
+    "BETWEEN_REPEATS",
+    "BOOTSTRAP_ONLY",
+    "IntervalWidening",
+    "probe_intervals",
+    "refit_ratio",
+    "verdict_interval",
+]
 
 BETWEEN_REPEATS = "bootstrap widened by the between-repeat variance pooled over the probes"
 """Method name of the interval when the cross-fitting has two or more repeats."""
@@ -138,11 +145,50 @@ def verdict_interval(
         True
     """
     prediction = np.atleast_2d(prediction)
+    draws = _bootstrap_draws(gold, prediction, statistic, n_classes, n_resamples, seed) if gold.size else None
+    return _interval(gold, prediction, statistic, n_classes, draws, level, pooled)
+
+
+def probe_intervals(
+    probes: Sequence[tuple[np.ndarray, np.ndarray, float]], statistic: str, *, n_resamples: int, seed: int, level: float
+) -> list[tuple[ConfidenceInterval, IntervalWidening]]:
+    """Every probe's interval at ``level`` (``(gold, prediction, n_classes)`` each, prediction as repeats x items),
+    each widened by the ratio pooled over all of them (:func:`refit_ratio`): what :func:`verdict_interval` gives
+    each probe with ``pooled=refit_ratio(probes, ...)``, with each probe's bootstrap drawn once, not twice.
+
+    Example:
+        >>> gold = np.array([0, 1] * 50)
+        >>> flip = lambda share: np.where(np.arange(100) < share, 1 - gold, gold)
+        >>> probes = [(gold, np.stack([flip(20), flip(30)]), 2.0), (gold, np.stack([flip(40), flip(45)]), 2.0)]
+        >>> [ci.high > ci.low for ci, _ in probe_intervals(probes, "kappa", n_resamples=200, seed=0, level=0.95)]
+        [True, True]
+    """
+    arrays = [(gold, np.atleast_2d(prediction), n_classes) for gold, prediction, n_classes in probes]
+    draws = [
+        _bootstrap_draws(gold, prediction, statistic, n_classes, n_resamples, seed) if gold.size else None
+        for gold, prediction, n_classes in arrays
+    ]
+    pooled = _pooled(arrays, draws, statistic)
+    return [
+        _interval(gold, prediction, statistic, n_classes, probe_draws, level, pooled)
+        for (gold, prediction, n_classes), probe_draws in zip(arrays, draws, strict=True)
+    ]
+
+
+def _interval(
+    gold: np.ndarray,
+    prediction: np.ndarray,
+    statistic: str,
+    n_classes: float,
+    draws: np.ndarray | None,
+    level: float,
+    pooled: tuple[float, int] | None,
+) -> tuple[ConfidenceInterval, IntervalWidening]:
+    """:func:`verdict_interval` from the probe's bootstrap draws (None: no items)."""
     n_repeats = prediction.shape[0]
-    if not gold.size:
+    if draws is None:
         nan = ConfidenceInterval(math.nan, math.nan, level)
         return nan, IntervalWidening(BOOTSTRAP_ONLY, math.nan, math.nan, math.nan, math.nan, n_repeats)
-    draws = _bootstrap_draws(gold, prediction, statistic, n_classes, n_resamples, seed)
     bootstrap = interval_from_draws(draws, level)
     bootstrap_sd, between = _spreads(draws, gold, prediction, statistic, n_classes)
     ratio, n_pooled = pooled if pooled is not None else (_ratio(bootstrap_sd, between), 1)
@@ -180,13 +226,25 @@ def refit_ratio(
         >>> n, ratio > 0
         (2, True)
     """
+    arrays = [(gold, np.atleast_2d(prediction), n_classes) for gold, prediction, n_classes in probes]
+    draws = [
+        _bootstrap_draws(gold, prediction, statistic, n_classes, n_resamples, seed)
+        if prediction.shape[0] > 1 and gold.size
+        else None
+        for gold, prediction, n_classes in arrays
+    ]
+    return _pooled(arrays, draws, statistic)
+
+
+def _pooled(
+    probes: Sequence[tuple[np.ndarray, np.ndarray, float]], draws: Sequence[np.ndarray | None], statistic: str
+) -> tuple[float, int]:
+    """:func:`refit_ratio` from each probe's bootstrap draws (None: no items)."""
     ratios = []
-    for gold, prediction, n_classes in probes:
-        prediction = np.atleast_2d(prediction)
-        if prediction.shape[0] < 2 or not gold.size:
+    for (gold, prediction, n_classes), probe_draws in zip(probes, draws, strict=True):
+        if prediction.shape[0] < 2 or probe_draws is None:
             continue
-        draws = _bootstrap_draws(gold, prediction, statistic, n_classes, n_resamples, seed)
-        ratio = _ratio(*_spreads(draws, gold, prediction, statistic, n_classes))
+        ratio = _ratio(*_spreads(probe_draws, gold, prediction, statistic, n_classes))
         if not math.isnan(ratio):
             ratios.append(ratio)
     return (float(np.mean(ratios)), len(ratios)) if ratios else (math.nan, 0)
