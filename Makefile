@@ -47,7 +47,7 @@ test: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 	$(MAKE) -j2 --output-sync=target typecheck docs
-	$(BIN)/python -m pytest -q -n auto --dist loadfile
+	$(BIN)/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
 
 # Each takes one core: `make test` runs them side by side.
 typecheck: $(VENV)/.installed-dev

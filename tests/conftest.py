@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -52,3 +53,13 @@ def _cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.getbasetemp() / "model-caches"
     folder.mkdir(exist_ok=True)
     return folder
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The files that hold a ``slow`` test first, then the others, each group by its number of tests (most first);
+    a file's tests stay together in their order. ``make test`` runs ``--dist loadfile --no-loadscope-reorder``, so
+    pytest-xdist hands the files out in this order: the two workers take the long files first and end together,
+    where ordering by test count alone left a file of two tests taking two minutes for the end."""
+    per_file = Counter(item.path for item in items)
+    slow = {item.path for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: (item.path not in slow, -per_file[item.path]))
