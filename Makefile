@@ -42,14 +42,20 @@ install-dev: $(VENV)/.installed-dev
 demo: $(VENV)/.installed
 	$(BIN)/pfungst demo --out pfungst-demo
 
+# mypy and the docs build (a minute of one core each) run beside the test suite, whose two workers leave a core idle
+# now and then; their output waits in CHECKS_LOG and is printed when the suite ends, so the suite's own shows live.
+CHECKS_LOG = .make-test-checks.log
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pip check
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
-	$(MAKE) -j2 --output-sync=target typecheck docs
-	$(BIN)/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
+	@$(MAKE) --no-print-directory -j2 --output-sync=target typecheck docs > $(CHECKS_LOG) 2>&1 & checks=$$!; \
+	echo "mypy and the docs build run beside the tests; their output follows the tests'"; \
+	$(BIN)/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder; tests=$$?; \
+	wait $$checks; checked=$$?; cat $(CHECKS_LOG); rm -f $(CHECKS_LOG); \
+	if [ $$checked != 0 ]; then echo "make test: mypy or the docs build failed (above)" >&2; fi; \
+	[ $$tests = 0 ] && [ $$checked = 0 ]
 
-# Each takes one core: `make test` runs them side by side.
 typecheck: $(VENV)/.installed-dev
 	$(BIN)/mypy
 
