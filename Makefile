@@ -44,11 +44,14 @@ demo: $(VENV)/.installed
 
 # mypy and the docs build (a minute of one core each) run beside the test suite, whose two workers leave a core idle
 # now and then; their output waits in CHECKS_LOG and is printed when the suite ends, so the suite's own shows live.
+# compileall writes the bytecode once for the many Python processes the tests start: where PYTHONDONTWRITEBYTECODE is
+# set (CI machines), none of them would write it, and each would compile pfungst again (about 7% of the CLI tests' CPU).
 CHECKS_LOG = .make-test-checks.log
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pip check
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/python -m compileall -q src tests
 	@$(MAKE) --no-print-directory -j2 --output-sync=target typecheck docs > $(CHECKS_LOG) 2>&1 & checks=$$!; \
 	echo "mypy and the docs build run beside the tests; their output follows the tests'"; \
 	$(BIN)/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder; tests=$$?; \
