@@ -101,7 +101,7 @@ class StepClock:
 
 def instrument(clock: StepClock) -> None:
     """Wrap the functions of each step where their callers look them up."""
-    from pfungst.audit import fold_fits, probe_assembly, probe_outcome, probe_tasks, run
+    from pfungst.audit import fold_fits, probe_assembly, probe_outcome, probe_tasks, run, verdict_rule
     from pfungst.cli import audit_commands, option_groups
 
     patches = {
@@ -111,8 +111,7 @@ def instrument(clock: StepClock) -> None:
         "refit": [(fold_fits, "refit_chosen")],
         "bootstrap/permutations": [
             (probe_assembly, "score_predictions"),
-            (run, "verdict_interval"),
-            (run, "refit_ratio"),
+            (verdict_rule, "probe_intervals"),
         ],
         "heuristics": [(run, "run_heuristics")],
         "cues": [(run, "find_cues")],

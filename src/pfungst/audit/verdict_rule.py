@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -47,7 +48,8 @@ def _best_pvalue(
 
 def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: OptionKind) -> Verdict:
     """Best probe by point estimate (ties: the one that sees the least input); its interval widened (Bonferroni)
-    for having picked the best of several.
+    for having picked the best of several. Every probe gets its interval at that level: "no evidence" needs all their
+    upper bounds below the threshold (the highest other one is recorded as ``highest_upper``).
 
     The point and the interval come from one statistic: the repeat-averaged score (the mean over the cross-fitting
     repeats of kappa, or of the chance-corrected accuracy), computed on all items for the point and on bootstrap
@@ -56,39 +58,34 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: Optio
     instead (as before) measured another statistic, whose interval could exclude the point on degenerate data. The
     bootstrap holds the predictions fixed; the interval is widened by the spread across repeats (its ratio to the
     bootstrap variance pooled over all the probes), so that it covers the refit too
-    (:func:`~pfungst.audit.verdict_interval.verdict_interval`).
+    (:func:`~pfungst.audit.verdict_interval.probe_intervals`).
     """
     statistic = option_kind.statistic
     best = max(probes, key=lambda p: (_value(getattr(p, statistic)), -_breadth(p.feature_set, config.fields)))
-    level = bonferroni_level(config.level, len(probes))
+    arrays = [(p.gold[p.predicted], _repeats(p)[:, p.predicted], _effective_classes(p)) for p in probes]
     intervals = probe_intervals(
-        [(p.gold[p.predicted], _repeats(p)[:, p.predicted], _effective_classes(p)) for p in probes],
+        arrays,
         statistic,
         n_resamples=config.n_bootstrap,
         seed=config.seed,
-        level=level,
+        level=bonferroni_level(config.level, len(probes)),
     )
-    interval, widening = intervals[probes.index(best)]
-    mask = best.predicted
-    gold, prediction = best.gold[mask], _repeats(best)[:, mask]
-    n_classes = _effective_classes(best)
-    source: Estimate = getattr(best, statistic)
-    pvalue, method = _best_pvalue(source, statistic, gold, prediction[0], n_classes)
-    pvalue = bonferroni_pvalue(pvalue, len(probes))
-    estimate = Estimate(
-        value=repeat_averaged(gold, prediction, statistic, n_classes),
-        method=f"{method}; repeat-averaged statistic, {widening.description}; Bonferroni over {len(probes)} "
-        "feature sets",
-        n=source.n,
-        ci=interval,
-        pvalue=pvalue,
-        baseline=source.baseline,
-    )
-    highest = _highest_upper(probes, intervals, best, statistic)
-    highest_upper = highest.estimate.ci.high if highest is not None and highest.estimate.ci is not None else math.nan
-    label = verdict_label(interval, config.threshold, highest_upper=highest_upper)
+    at = probes.index(best)
+    gold, prediction, n_classes = arrays[at]
+    pvalue, method = _best_pvalue(getattr(best, statistic), statistic, gold, prediction[0], n_classes)
+    estimate = _estimate(best, arrays[at], intervals[at], statistic, len(probes), method=f"{method}; ")
+    estimate = replace(estimate, pvalue=bonferroni_pvalue(pvalue, len(probes)))
+    other = _highest_upper(intervals, at)
+    highest = None
+    if other is not None:
+        bound = _estimate(probes[other], arrays[other], intervals[other], statistic, len(probes))
+        highest = ProbeBound(probes[other].feature_set, bound)
     return Verdict(
-        label=label,
+        label=verdict_label(
+            intervals[at][0],
+            config.threshold,
+            highest_upper=intervals[other][0].high if other is not None else math.nan,
+        ),
         feature_set=best.feature_set,
         statistic=statistic,
         estimate=estimate,
@@ -96,32 +93,43 @@ def _verdict(probes: list[ProbeOutcome], config: AuditConfig, option_kind: Optio
         n_feature_sets=len(probes),
         note=config.protocol.verdict_note(statistic),
         evidence=Evidence.of(get_feature_set(best.feature_set), config.fields, option_kind),
-        widening=widening,
+        widening=intervals[at][1],
         highest_upper=highest,
     )
 
 
-def _highest_upper(
-    probes: list[ProbeOutcome],
-    intervals: list[tuple[ConfidenceInterval, IntervalWidening]],
-    best: ProbeOutcome,
+def _estimate(
+    probe: ProbeOutcome,
+    arrays: tuple[np.ndarray, np.ndarray, float],
+    interval: tuple[ConfidenceInterval, IntervalWidening],
     statistic: str,
-) -> ProbeBound | None:
-    """The probe other than ``best`` with the highest finite upper bound, where it is above ``best``'s (a probe with
-    no interval, no predicted items, says nothing either way); None otherwise."""
-    top = best.feature_set
-    high = intervals[probes.index(best)][0].high
-    for probe, (ci, _) in zip(probes, intervals, strict=True):
-        if math.isfinite(ci.high) and not ci.high <= high:
-            top, high = probe.feature_set, ci.high
-    if top == best.feature_set:
-        return None
-    probe, (ci, widening) = next((p, i) for p, i in zip(probes, intervals, strict=True) if p.feature_set == top)
-    mask = probe.predicted
-    value = repeat_averaged(probe.gold[mask], _repeats(probe)[:, mask], statistic, _effective_classes(probe))
+    n_probes: int,
+    *,
+    method: str = "",
+) -> Estimate:
+    """The probe's repeat-averaged statistic with its simultaneous interval (no p-value); ``method`` leads its
+    method's description."""
+    gold, prediction, n_classes = arrays
+    ci, widening = interval
     source: Estimate = getattr(probe, statistic)
-    method = f"repeat-averaged statistic, {widening.description}; Bonferroni over {len(probes)} feature sets"
-    return ProbeBound(top, Estimate(value=value, method=method, n=source.n, ci=ci, baseline=source.baseline))
+    return Estimate(
+        value=repeat_averaged(gold, prediction, statistic, n_classes),
+        method=f"{method}repeat-averaged statistic, {widening.description}; Bonferroni over {n_probes} feature sets",
+        n=source.n,
+        ci=ci,
+        baseline=source.baseline,
+    )
+
+
+def _highest_upper(intervals: list[tuple[ConfidenceInterval, IntervalWidening]], best: int) -> int | None:
+    """The index of the probe other than ``best`` with the highest finite upper bound, where it is above ``best``'s
+    (a probe with no interval, no predicted items, says nothing either way); None otherwise."""
+    finite = [i for i, (ci, _) in enumerate(intervals) if i != best and math.isfinite(ci.high)]
+    top = max(finite, key=lambda i: intervals[i][0].high, default=None)
+    own = intervals[best][0].high
+    if top is None or intervals[top][0].high <= own:
+        return None
+    return top
 
 
 def _repeats(outcome: ProbeOutcome) -> np.ndarray:
