@@ -29,8 +29,8 @@ from pfungst.audit.gpt2 import gpt2_encoding
 TITLE = "Dask cluster: 1 against 2 local workers"
 """This script's section title in benchmarks/RESULTS.md."""
 
-SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
-DEFAULT_DATA = SHARED_DATA / "pacchiardi" / "commonsense_qa_2" / "gpt-4-0613.jsonl"
+REPOSITORY = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = REPOSITORY.parent / "shared" / "data" / "pacchiardi" / "commonsense_qa_2" / "gpt-4-0613.jsonl"
 
 
 def figures(result: AuditResult) -> str:
@@ -50,6 +50,15 @@ def timed_audit(benchmark: pfungst.Benchmark, n_workers: int) -> tuple[float, Au
         started = time.perf_counter()
         result = pfungst.audit.audit(benchmark, cluster=cluster.scheduler_address)
         return time.perf_counter() - started, result
+
+
+def _shown(path: Path) -> str:
+    """``path`` as printed in the record: relative to the repository's parent (``../shared/...``) where it lies there,
+    so that the record names no machine's folders."""
+    try:
+        return str(Path("..") / path.resolve().relative_to(REPOSITORY.parent))
+    except ValueError:
+        return str(path)
 
 
 def main() -> None:
@@ -74,7 +83,8 @@ def main() -> None:
         base = seconds[counts[0]]
         for n_workers in counts[1:]:
             print(f"speed-up {counts[0]} -> {n_workers} workers: {base / seconds[n_workers]:.2f}x")
-        print(f"{len(benchmark)} items of {args.data}; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
+        load = os.getloadavg()[0]
+        print(f"{len(benchmark)} items of {_shown(Path(args.data))}; {os.cpu_count()} cores; load average {load:.1f}")
 
 
 if __name__ == "__main__":
