@@ -6,11 +6,13 @@ starts ``--processes`` copies of ``pfungst score DATA --limit N --rule letter`` 
 with a fresh cache, so every request reaches the model), once per arm:
 
 - ``alone``: one process with ``--threads`` set to the machine's cores (the yardstick);
+- ``alone, 1``: one process with ``--threads 1`` (what one thread costs where the cores are free);
 - ``all cores``: every process with ``--threads`` set to the machine's cores;
 - ``one each``: every process with ``--threads 1``;
 - ``default``: every process with no ``--threads``, as a user runs it (:func:`~pfungst.models.threads.choose_threads`
-  reads the one-minute load average when the model loads: on 2 cores any load above 0 gives one thread, and the
-  load left by the arm before counts too).
+  looks at what else is running when the model loads);
+- ``default, alone``: one process with no ``--threads``, right after the others (the machine now idle, its one-minute
+  load average still high).
 
 It prints, per arm, each process's wall seconds, the threads the processes used, the slowest against ``alone``, and
 whether every process chose what the ``alone`` run chose on every item.
@@ -86,7 +88,7 @@ def arm_line(name: str, runs: list[dict[str, object]], alone: float, choices: di
     same = all(run["choices"] == choices for run in runs)
     shown = "/".join(f"{value:.1f}" for value in seconds)
     return (
-        f"{name:<10} {len(runs)} process(es), threads {','.join(threads):<4} seconds {shown:<18} "
+        f"{name:<14} {len(runs)} process(es), threads {','.join(threads):<4} seconds {shown:<18} "
         f"slowest {seconds[-1] / alone:5.2f}x alone   same choices as alone: {'yes' if same else 'NO'}"
     )
 
@@ -102,12 +104,13 @@ def main() -> None:
         print(f"skipped: {args.data} is absent (../shared/data)")
         return
     cores = _cores()
-    arms = [("all cores", cores), ("one each", 1), ("default", None)]
+    arms = [("alone, 1", 1, 1), ("all cores", args.processes, cores), ("one each", args.processes, 1)]
+    arms += [("default", args.processes, None), ("default, alone", 1, None)]
     with recording("llamacpp_threads", TITLE, enabled=not args.no_record), tempfile.TemporaryDirectory() as folder:
         (alone,) = run_arm(args.data, args.limit, 1, cores, Path(folder))
         lines = [arm_line("alone", [alone], float(alone["seconds"]), alone["choices"])]  # type: ignore[arg-type]
-        for name, threads in arms:
-            runs = run_arm(args.data, args.limit, args.processes, threads, Path(folder))
+        for name, processes, threads in arms:
+            runs = run_arm(args.data, args.limit, processes, threads, Path(folder))
             lines.append(arm_line(name, runs, float(alone["seconds"]), alone["choices"]))  # type: ignore[arg-type]
         print(f"pfungst score {args.data.name} --limit {args.limit} --rule letter (embedded SmolLM2); {cores} cores")
         print("\n".join(lines))

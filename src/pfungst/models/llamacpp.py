@@ -155,7 +155,8 @@ class LlamaCppModel(LocalModel):
         path: A GGUF model file.
         n_ctx: Context window in tokens; a sequence longer than this fails with :class:`RequestFailed`.
         n_threads: CPU threads for every evaluation; ``None`` chooses from the free cores (the cores less the
-            one-minute load, at least 1; :func:`~pfungst.models.threads.choose_threads`) and says so on stderr.
+            other tasks running when it loads, at least 1; :func:`~pfungst.models.threads.choose_threads`) and says
+            so on stderr.
         seed: llama.cpp's own seed (sampled generation uses each request's ``seed`` instead).
         n_batch: Most tokens per llama.cpp decode call (a longer trie is fed in several calls).
         weights: ``stored`` computes with the file's own weight types; ``f16`` or ``f32`` with a converted copy,
