@@ -10,7 +10,8 @@ goes below one.
 What is running is sampled when the model loads (Linux's ``/proc/loadavg`` counts the runnable tasks: the median of
 a few samples over a tenth of a second, less this one). The one-minute load average, the fallback elsewhere, also
 counts what this same user ran in the minute before (a previous run, a test suite): on two idle cores it kept one
-thread for a minute after every run, at half the speed two give (``benchmarks/llamacpp_threads.py``).
+thread for a minute after every run, which then took 1.4 to 1.5 times as long as with two
+(``benchmarks/llamacpp_threads.py``).
 """
 
 from __future__ import annotations
