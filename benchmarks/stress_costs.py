@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -202,7 +203,7 @@ def main() -> None:
         first = run(benchmark, "identity", {}, args.items, args.threads)
         rows_results = []
         for case in CASES:
-            print(f"running {case.name} ...", flush=True)
+            print(f"running {case.name} ...", file=sys.stderr, flush=True)  # progress: not part of the record
             rows_results.append((case, run(benchmark, case.spec, case.settings, args.items, args.threads)))
         last = run(benchmark, "identity", {}, args.items, args.threads)
         runs = [first.counts.seconds, last.counts.seconds]
