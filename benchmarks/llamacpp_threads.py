@@ -23,6 +23,7 @@ Run: .venv/bin/python benchmarks/llamacpp_threads.py [--data FILE] [--limit 12] 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -34,6 +35,8 @@ from pathlib import Path
 
 from results_file import add_record_option, recording
 
+from pfungst.models.threads import choose_threads
+
 TITLE = "llama.cpp threads on a shared machine"
 """This script's section title in benchmarks/RESULTS.md."""
 REPOSITORY = Path(__file__).resolve().parents[1]
@@ -41,30 +44,25 @@ ARC = REPOSITORY.parent / "shared" / "data" / "arc" / "ARC-Challenge-Test.jsonl"
 _CHOSEN = re.compile(r"llama\.cpp: (\d+) CPU thread")
 
 
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
 def run_arm(data: Path, limit: int, processes: int, threads: int | None, folder: Path) -> list[dict[str, object]]:
     """Start ``processes`` scoring runs at once and wait for all: per process its seconds, threads and choices."""
     started = []
-    for index in range(processes):
-        stem = folder / f"run{index}"
-        command = [sys.executable, "-m", "pfungst", "score", str(data), "--limit", str(limit), "--rule", "letter"]
-        command += ["--cache", f"{stem}.sqlite", "--out", f"{stem}.jsonl", "--json", f"{stem}.json", "--quiet"]
-        if threads is not None:
-            command += ["--threads", str(threads)]
-        stderr = open(f"{stem}.err", "w+")  # noqa: SIM115 (closed below, after the process ends)
-        started.append((time.perf_counter(), subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr), stem))
-    ended: dict[int, float] = {}
-    while len(ended) < len(started):  # each process's own end, not when this loop reached it
-        for index, (_, process, _) in enumerate(started):
-            if index not in ended and process.poll() is not None:
-                ended[index] = time.perf_counter()
-        time.sleep(0.05)
+    with contextlib.ExitStack() as logs:
+        for index in range(processes):
+            stem = folder / f"run{index}"
+            command = [sys.executable, "-m", "pfungst", "score", str(data), "--limit", str(limit), "--rule", "letter"]
+            command += ["--cache", f"{stem}.sqlite", "--out", f"{stem}.jsonl", "--json", f"{stem}.json", "--quiet"]
+            if threads is not None:
+                command += ["--threads", str(threads)]
+            stderr = logs.enter_context(open(f"{stem}.err", "w"))
+            process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr)
+            started.append((time.perf_counter(), process, stem))
+        ended: dict[int, float] = {}
+        while len(ended) < len(started):  # each process's own end, not when this loop reached it
+            for index, (_, process, _) in enumerate(started):
+                if index not in ended and process.poll() is not None:
+                    ended[index] = time.perf_counter()
+            time.sleep(0.05)
     runs = []
     for index, (start, process, stem) in enumerate(started):
         code = process.returncode
@@ -103,7 +101,7 @@ def main() -> None:
     if not args.data.exists():
         print(f"skipped: {args.data} is absent (../shared/data)")
         return
-    cores = _cores()
+    cores = choose_threads(load=0.0).cores  # the cores this process may run on
     arms = [("alone, 1", 1, 1), ("all cores", args.processes, cores), ("one each", args.processes, 1)]
     arms += [("default", args.processes, None), ("default, alone", 1, None)]
     with recording("llamacpp_threads", TITLE, enabled=not args.no_record), tempfile.TemporaryDirectory() as folder:
